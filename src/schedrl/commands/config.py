@@ -1,0 +1,25 @@
+"""``schedrl config``: validate pipeline config files."""
+
+from __future__ import annotations
+
+from schedrl.config import DEFAULT_SCHEMA_DIR, load_config
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "config",
+        help="validate pipeline config files against the schemas",
+        description="Validate one or more pipeline config files (config/*.yaml). A misspelt or "
+        "invalid key is reported as one line naming it, with exit status 2.",
+    )
+    p.add_argument("files", nargs="+", metavar="CONFIG.yaml", help="config file(s) to check")
+    p.add_argument("--schemas", default=str(DEFAULT_SCHEMA_DIR), metavar="DIR",
+                   help="folder holding config.schema.yaml and per-section schemas (default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    for path in args.files:
+        load_config(path, args.schemas)
+        print(f"{path}: ok")
+    return 0

@@ -1,0 +1,66 @@
+"""Small file helpers shared by every layer: atomic writes and JSON with stable formatting.
+
+Outputs are written to a temporary file beside the target and renamed into place, so an
+interrupted run never leaves a half-written file that looks finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it is renamed to ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text(path: str | Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write JSON with sorted keys and a trailing newline (byte-stable across runs)."""
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_default) + "\n")
+
+
+def read_json(path: str | Path) -> Any:
+    with Path(path).open() as fh:
+        return json.load(fh)
+
+
+def write_csv(path: str | Path, frame, **kwargs) -> None:
+    """Write a pandas DataFrame as CSV atomically (index off unless asked)."""
+    kwargs.setdefault("index", False)
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, **kwargs)
+
+
+def _default(obj):
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

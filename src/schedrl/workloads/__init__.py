@@ -1,0 +1,1 @@
+"""Workloads: SWF traces, synthetic generators (Lublin-Feitelson, DeepRM) and trace extensions."""
