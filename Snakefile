@@ -1,0 +1,56 @@
+# schedrl: one DAG reproducing five papers on RL job scheduling. See README.md.
+#   snakemake --cores 8 all                                   default scale
+#   snakemake --cores 2 all --configfile config/smoke.yaml    CI scale
+#   snakemake --profile workflow/profiles/slurm --configfile config/paper.yaml all
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/workloads.smk"
+include: "workflow/rules/sem.smk"
+include: "workflow/rules/mdp.smk"
+include: "workflow/rules/deeprm.smk"
+include: "workflow/rules/mrsch.smk"
+include: "workflow/rules/runtime.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True
+
+
+rule sem:
+    input:
+        paper_targets("sem"),
+
+
+rule mdp:
+    input:
+        paper_targets("mdp"),
+
+
+rule deeprm:
+    input:
+        paper_targets("deeprm"),
+
+
+rule mrsch:
+    input:
+        paper_targets("mrsch"),
+
+
+rule runtime:
+    input:
+        paper_targets("runtime"),
+
+
+rule report:
+    input:
+        paper_targets("report"),

@@ -1,0 +1,51 @@
+"""Claims tables: one row per claim a paper makes, the paper's value, ours and a verdict.
+
+Every paper's rules write ``results/<paper>/claims.csv`` with ``CLAIM_COLUMNS``; the report
+concatenates them. Verdicts come from ``VERDICTS`` so the report can count them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from schedrl.errors import InputFileError
+from schedrl.io import write_csv
+
+CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict", "note")
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+
+
+def make_claims(rows: list[dict]) -> pd.DataFrame:
+    """Build a claims table, checking columns and verdicts."""
+    frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    bad = sorted(set(frame["verdict"]) - set(VERDICTS))
+    if bad:
+        raise ValueError(f"unknown verdict(s) {bad}; use one of {VERDICTS}")
+    return frame
+
+
+def write_claims(path: str | Path, rows: list[dict]) -> pd.DataFrame:
+    frame = make_claims(rows)
+    write_csv(path, frame)
+    return frame
+
+
+def read_claims(path: str | Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in CLAIM_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputFileError(path, f"claims table lacks column(s) {', '.join(missing)}")
+    return frame[list(CLAIM_COLUMNS)]
+
+
+def verdict(ours: float, paper: float, *, rel_tol: float = 0.1, abs_tol: float = 0.0) -> str:
+    """'reproduced' within tolerance, 'partly reproduced' within twice it, else 'not reproduced'."""
+    gap = abs(ours - paper)
+    tol = max(rel_tol * abs(paper), abs_tol)
+    if gap <= tol:
+        return "reproduced"
+    if gap <= 2 * tol:
+        return "partly reproduced"
+    return "not reproduced"

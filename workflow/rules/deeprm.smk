@@ -1,0 +1,1 @@
+# Rules for the SB3 DeepRM report (deeprm-sb3-report.txt).

@@ -1,0 +1,1 @@
+# Rules for the runtime-prediction paper (runtime-prediction.txt; brief beside it).

@@ -1,0 +1,1 @@
+# Workload generation and trace analysis rules (issue: Workloads).
