@@ -1,7 +1,7 @@
 # schedrl: one DAG reproducing five papers on RL job scheduling. See README.md.
 #   snakemake --cores 8 all                                   default scale
-#   snakemake --cores 2 all --configfile config/smoke.yaml    CI scale
-#   snakemake --profile workflow/profiles/slurm --configfile config/paper.yaml all
+#   snakemake all --cores 2 --configfile config/smoke.yaml    CI scale
+#   snakemake all --profile workflow/profiles/slurm --configfile config/paper.yaml
 from snakemake.utils import min_version
 
 min_version("9.0")

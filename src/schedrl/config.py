@@ -38,7 +38,10 @@ def _first_error(instance: Any, schema: dict) -> str | None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: (len(e.absolute_path), e.message))
+    # A misspelt key shows up both as an unknown key and as a missing required one: report the
+    # unknown key (it names what the user typed).
+    errors = sorted(validator.iter_errors(instance),
+                    key=lambda e: (e.validator != "additionalProperties", len(e.absolute_path), e.message))
     if not errors:
         return None
     err = errors[0]

@@ -1,0 +1,150 @@
+"""The project's frame: pins agree, CLI help works, config typos are caught, the DAG dry-runs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from schedrl.cli import build_parser, main
+from schedrl.config import load_config, validate_config
+from schedrl.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = ["config/config.yaml", "config/smoke.yaml", "config/paper.yaml"]
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pyproject_pins() -> dict[str, str]:
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())
+    specs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["dev"])
+    pins = {}
+    for spec in specs:
+        name, version = spec.split("==")
+        pins[_norm(name)] = version
+    return pins
+
+
+def _conda_pins() -> dict[str, str]:
+    env = yaml.safe_load((REPO / "envs" / "schedrl.yaml").read_text())
+    pins = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            for spec in dep["pip"]:
+                name, version = spec.split("==")
+                pins[_norm(name)] = version
+        elif "=" in dep:
+            name, version = dep.split("=", 1)
+            pins[_norm(name)] = version.lstrip("=")
+    return pins
+
+
+def test_every_dependency_is_pinned_exactly():
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())
+    for spec in data["project"]["dependencies"] + data["project"]["optional-dependencies"]["dev"]:
+        assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][A-Za-z0-9.]*", spec), spec
+
+
+def test_conda_env_and_pyproject_agree():
+    py, conda = _pyproject_pins(), _conda_pins()
+    conda.pop("python", None)
+    assert set(py) == set(conda), f"only in pyproject: {set(py) - set(conda)}; only in conda: {set(conda) - set(py)}"
+    for name, version in py.items():
+        assert conda[name] == version, f"{name}: pyproject {version} vs envs/schedrl.yaml {conda[name]}"
+
+
+def test_github_workflow_parses_and_uses_conda_env():
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    steps = wf["jobs"]["test"]["steps"]
+    conda = [s for s in steps if "setup-miniconda" in s.get("uses", "")]
+    assert conda and conda[0]["with"]["environment-file"] == "envs/schedrl.yaml"
+    runs = " ".join(s.get("run", "") for s in steps)
+    assert "pytest" in runs and "config/smoke.yaml" in runs
+
+
+def test_help_lists_every_subcommand(capsys):
+    parser = build_parser()
+    commands = sorted(parser._subparsers._group_actions[0].choices)
+    assert {"config", "report"} <= set(commands)
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for name in commands:
+        assert name in out
+    for name in commands:
+        with pytest.raises(SystemExit) as exc:
+            main([name, "--help"])
+        assert exc.value.code == 0, name
+        assert "usage:" in capsys.readouterr().out
+
+
+def test_usage_error_is_one_line_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["no-such-command"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-command" in err[0]
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_shipped_configs_validate(path):
+    load_config(REPO / path)
+
+
+def test_misspelt_key_is_named(tmp_path, capsys):
+    config = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    config["sede"] = config.pop("seed")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config))
+    assert main(["config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "'sede'" in err[0] and str(bad) in err[0]
+
+
+def test_nested_typo_is_named_with_its_path():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["traces"]["dir"] = ["x"]
+    with pytest.raises(ConfigError, match=r"'traces\.dir'"):
+        validate_config(config)
+
+
+def test_missing_config_file_is_one_line(tmp_path, capsys):
+    assert main(["config", str(tmp_path / "nope.yaml")]) == 2
+    assert "nope.yaml: no such file" in capsys.readouterr().err
+
+
+def _snakemake(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    exe = shutil.which("snakemake") or str(Path(sys.executable).parent / "snakemake")
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_dag_dry_runs(path):
+    proc = _snakemake("all", "-n", "--quiet", "rules", "--configfile", path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_dag_dry_runs_with_slurm_profile():
+    proc = _snakemake("all", "-n", "--quiet", "rules", "--profile", "workflow/profiles/slurm",
+                      "--configfile", "config/paper.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_snakemake_rejects_misspelt_key_in_one_line(tmp_path):
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("scale: smoke\nsede: 1\n")
+    proc = _snakemake("all", "-n", "--configfile", str(bad))
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if "sede" in ln]
+    assert lines and lines[0].startswith("schedrl: ")
