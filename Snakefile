@@ -11,6 +11,13 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    name=r"[A-Za-z0-9_.\-]+",
+    seed=r"\d+",
+
+
 include: "workflow/rules/workloads.smk"
 include: "workflow/rules/sem.smk"
 include: "workflow/rules/mdp.smk"

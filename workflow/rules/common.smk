@@ -19,15 +19,12 @@ TARGETS = {name: [] for name in (*PAPERS, "workloads", "report")}
 CLAIMS = []
 
 SCHEDRL = "schedrl"
-
-
-wildcard_constraints:
-    name=r"[A-Za-z0-9_.\-]+",
-    seed=r"\d+",
+# Every rule runs in the project environment (`--use-conda` builds it from envs/schedrl.yaml).
+CONDA_ENV = "../../envs/schedrl.yaml"
 
 
 def register(group, *paths):
-    """Add final outputs to a paper's (or 'workloads'/'report') target list."""
+    """Add final outputs to a paper's (or the workloads and report groups) target list."""
     TARGETS[group].extend(str(p) for p in paths)
 
 

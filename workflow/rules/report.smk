@@ -14,8 +14,10 @@ rule reproduction_report:
         scale=config["scale"],
     log:
         "logs/report/reproduction.log",
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} report --scale {params.scale} --claims {input.claims:q} "
+        "schedrl report --scale {params.scale} --claims {input.claims:q} "
         "--sections {input.sections:q} --out {output.report:q} --claims-out {output.claims:q} 2> {log:q}"
 
 
