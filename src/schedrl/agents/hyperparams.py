@@ -1,0 +1,139 @@
+"""rl-zoo style hyperparameters: one YAML file per algorithm, keyed by env variant.
+
+``hyperparams/<algo>.yaml`` maps a variant name (e.g. ``deeprm-discrete-image``) to a block of
+keyword arguments of the SB3 class, plus two extras: ``policy`` (default ``MlpPolicy``) and
+``n_envs`` (parallel copies of the env in a DummyVecEnv, default 1). The block ``default`` is the
+fallback; a variant block is merged over it key by key, so a variant lists only what it changes.
+
+YAML cannot hold Python objects, so a few values are written as names and turned into objects by
+``resolve_hyperparams``:
+
+* ``policy_kwargs.activation_fn``: ``tanh``, ``relu``, ``leaky_relu``, ``elu``, ``sigmoid``, ``gelu``
+* ``policy_kwargs.optimizer_class``: ``adam``, ``rmsprop``, ``sgd``
+* ``policy_kwargs.net_arch``: a list of layer widths, or ``{pi: [...], vf: [...]}`` (``qf`` for DQN)
+* ``learning_rate`` / ``clip_range``: a number or ``lin_<x>`` (linear decay from x to 0)
+* ``train_freq``: an integer or ``[n, step|episode]``
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from pathlib import Path
+from typing import Any
+
+from schedrl.config import load_yaml
+from schedrl.errors import ConfigError
+
+HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
+EXTRA_KEYS = ("policy", "n_envs")
+
+_ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "leaky_relu": "LeakyReLU", "elu": "ELU",
+                "sigmoid": "Sigmoid", "gelu": "GELU"}
+_OPTIMIZERS = {"adam": "Adam", "rmsprop": "RMSprop", "sgd": "SGD"}
+
+
+def hyperparams_file(algo: str, directory: str | Path | None = None) -> Path:
+    return Path(directory or HYPERPARAMS_DIR) / f"{algo.lower()}.yaml"
+
+
+def load_hyperparams(algo: str, variant: str | None = None, directory: str | Path | None = None,
+                     overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plain (YAML-valued) hyperparameters of ``algo`` for env ``variant``.
+
+    ``default`` is merged under the variant's block (missing variant: ``default`` alone), then
+    ``overrides`` on top. The result is JSON-serialisable: it is what a run folder records.
+    """
+    path = hyperparams_file(algo, directory)
+    table = load_yaml(path)
+    if not isinstance(table, dict) or "default" not in table:
+        raise ConfigError(f"{path}: needs a top-level 'default' block")
+    for key, block in table.items():
+        if not isinstance(block, dict):
+            raise ConfigError(f"{path}: block '{key}' must be a mapping")
+    merged = copy.deepcopy(table["default"])
+    if variant is not None and variant in table:
+        merged.update(copy.deepcopy(table[variant]))
+    if overrides:
+        merged.update(copy.deepcopy(overrides))
+    merged.setdefault("policy", "MlpPolicy")
+    merged.setdefault("n_envs", 1)
+    return merged
+
+
+def _linear(start: float):
+    def schedule(progress_remaining: float) -> float:
+        return progress_remaining * start
+
+    return schedule
+
+
+def _schedule(key: str, value):
+    if isinstance(value, str):
+        if value.startswith("lin_"):
+            try:
+                return _linear(float(value[4:]))
+            except ValueError:
+                pass
+        raise ConfigError(f"hyperparameter '{key}': expected a number or 'lin_<x>', got '{value}'")
+    return float(value)
+
+
+def _policy_kwargs(raw: dict) -> dict:
+    import torch.nn as nn
+    import torch.optim as optim
+
+    out = dict(raw)
+    if "activation_fn" in out:
+        name = str(out["activation_fn"]).lower()
+        if name not in _ACTIVATIONS:
+            raise ConfigError(f"policy_kwargs.activation_fn: unknown '{out['activation_fn']}' "
+                              f"(known: {', '.join(sorted(_ACTIVATIONS))})")
+        out["activation_fn"] = getattr(nn, _ACTIVATIONS[name])
+    if "optimizer_class" in out:
+        name = str(out["optimizer_class"]).lower()
+        if name not in _OPTIMIZERS:
+            raise ConfigError(f"policy_kwargs.optimizer_class: unknown '{out['optimizer_class']}' "
+                              f"(known: {', '.join(sorted(_OPTIMIZERS))})")
+        out["optimizer_class"] = getattr(optim, _OPTIMIZERS[name])
+    arch = out.get("net_arch")
+    if arch is not None:
+        ok_list = isinstance(arch, list) and all(isinstance(w, int) and w > 0 for w in arch)
+        ok_dict = isinstance(arch, dict) and all(
+            k in ("pi", "vf", "qf") and isinstance(v, list) and all(isinstance(w, int) and w > 0 for w in v)
+            for k, v in arch.items())
+        if not (ok_list or ok_dict):
+            raise ConfigError(f"policy_kwargs.net_arch: expected a list of widths or a mapping "
+                              f"pi/vf/qf -> widths, got {arch!r}")
+    return out
+
+
+def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Turn plain hyperparameters into ``(policy, n_envs, kwargs)`` for the SB3 class.
+
+    Unknown keys raise ConfigError naming the key and the algorithm.
+    """
+    from schedrl.agents.registry import algo_class
+
+    cls = algo_class(algo)
+    params = copy.deepcopy(params)
+    policy = params.pop("policy", "MlpPolicy")
+    n_envs = int(params.pop("n_envs", 1))
+    if n_envs < 1:
+        raise ConfigError(f"hyperparameter 'n_envs' must be >= 1, got {n_envs}")
+    if policy not in getattr(cls, "policy_aliases", {}):
+        raise ConfigError(f"{algo}: unknown policy '{policy}' "
+                          f"(known: {', '.join(sorted(cls.policy_aliases))})")
+    allowed = set(inspect.signature(cls.__init__).parameters) - {"self", "policy", "env", "seed",
+                                                                   "_init_setup_model"}
+    for key in params:
+        if key not in allowed:
+            raise ConfigError(f"{algo}: unknown hyperparameter '{key}'")
+    for key in ("learning_rate", "clip_range", "clip_range_vf"):
+        if key in params and params[key] is not None:
+            params[key] = _schedule(key, params[key])
+    if isinstance(params.get("train_freq"), list):
+        params["train_freq"] = tuple(params["train_freq"])
+    if "policy_kwargs" in params:
+        params["policy_kwargs"] = _policy_kwargs(params["policy_kwargs"] or {})
+    return policy, n_envs, params

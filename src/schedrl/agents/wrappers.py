@@ -1,0 +1,42 @@
+"""Gymnasium wrappers used while training and evaluating agents.
+
+``JobMetricsInfo`` turns the per-job table a scheduling env reports at episode end
+(``info["jobs"]``: one row per finished job) into scalar episode metrics in ``info`` (mean slowdown,
+mean completion time, jobs finished), so SB3's Monitor and the learning-curve logger can record
+them beside the episode reward. ``INFO_KEYWORDS`` lists the keys it adds.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+
+def job_metrics(jobs) -> dict[str, float]:
+    """Mean slowdown / completion time and count of a per-job table (DataFrame, dict or records)."""
+    import pandas as pd
+
+    frame = jobs if isinstance(jobs, pd.DataFrame) else pd.DataFrame(jobs)
+    out = {"jobs_finished": float(len(frame))}
+    for column in ("slowdown", "completion_time"):
+        if len(frame) and column in frame.columns:
+            out[f"mean_{column}"] = float(np.mean(frame[column].to_numpy(dtype=float)))
+        else:
+            out[f"mean_{column}"] = float("nan")
+    return out
+
+
+class JobMetricsInfo(gym.Wrapper):
+    """Add ``mean_slowdown``, ``mean_completion_time`` and ``jobs_finished`` to the final info."""
+
+    INFO_KEYWORDS = ("mean_slowdown", "mean_completion_time", "jobs_finished")
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            info = dict(info)
+            info.update(job_metrics(info.get("jobs", [])))
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self):
+        return self.env.get_wrapper_attr("action_masks")()

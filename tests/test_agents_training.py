@@ -1,0 +1,188 @@
+"""Generic agent layer: algorithm registry, hyperparameter YAML, training run folders, resume,
+evaluation. Runs on CartPole-v1 with a few hundred steps so it does not depend on any paper env."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.agents import load_hyperparams, resolve_hyperparams
+from schedrl.agents.registry import ALGOS, algo_class, check_action_space
+from schedrl.agents.wrappers import JobMetricsInfo, job_metrics
+from schedrl.errors import ConfigError
+from schedrl.experiments.evaluate import evaluate_run, load_run
+from schedrl.experiments.train import checkpoints, train
+
+ENV = "CartPole-v1"
+
+
+def small(algo: str) -> dict:
+    hp = load_hyperparams(algo, ENV)
+    if algo == "dqn":
+        hp.update(learning_starts=50, buffer_size=1000)
+    if algo == "trpo":
+        hp.update(n_steps=128, batch_size=64)
+    return hp
+
+
+def test_every_algo_has_a_yaml_that_resolves():
+    for algo in ALGOS:
+        policy, n_envs, kwargs = resolve_hyperparams(algo, load_hyperparams(algo))
+        assert policy == "MlpPolicy" and n_envs >= 1
+        assert "activation_fn" in kwargs["policy_kwargs"]
+        assert not isinstance(kwargs["policy_kwargs"]["activation_fn"], str)
+
+
+def test_acktr_and_unknown_algorithms_are_user_errors():
+    with pytest.raises(ConfigError, match="no stable-baselines3"):
+        algo_class("ACKTR")
+    with pytest.raises(ConfigError, match="unknown algorithm"):
+        algo_class("sac2")
+
+
+def test_dqn_refuses_multibinary():
+    with pytest.raises(ConfigError, match="MultiBinary"):
+        check_action_space("dqn", gym.spaces.MultiBinary(5))
+    check_action_space("a2c", gym.spaces.MultiBinary(5))
+
+
+def test_variant_block_is_merged_over_default(tmp_path):
+    (tmp_path / "a2c.yaml").write_text(
+        "default:\n  n_steps: 5\n  ent_coef: 0.01\n  policy_kwargs: {net_arch: [8], activation_fn: relu}\n"
+        "myenv:\n  n_steps: 16\n  learning_rate: lin_0.001\n")
+    hp = load_hyperparams("a2c", "myenv", tmp_path)
+    assert hp["n_steps"] == 16 and hp["ent_coef"] == 0.01 and hp["policy"] == "MlpPolicy"
+    assert load_hyperparams("a2c", "other", tmp_path)["n_steps"] == 5
+    _, _, kwargs = resolve_hyperparams("a2c", hp)
+    assert kwargs["learning_rate"](1.0) == pytest.approx(1e-3)
+    assert kwargs["learning_rate"](0.5) == pytest.approx(5e-4)
+    import torch.nn as nn
+    assert kwargs["policy_kwargs"]["activation_fn"] is nn.ReLU
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"n_stepz": 3}, "unknown hyperparameter 'n_stepz'"),
+    ({"policy_kwargs": {"activation_fn": "swish9"}}, "activation_fn"),
+    ({"policy_kwargs": {"net_arch": [64, -1]}}, "net_arch"),
+    ({"learning_rate": "cos_3"}, "learning_rate"),
+    ({"policy": "TransformerPolicy"}, "unknown policy"),
+])
+def test_bad_hyperparameters_name_the_key(bad, match):
+    hp = {**load_hyperparams("a2c"), **bad}
+    with pytest.raises(ConfigError, match=match):
+        resolve_hyperparams("a2c", hp)
+
+
+def test_missing_default_block(tmp_path):
+    (tmp_path / "ppo.yaml").write_text("cartpole: {n_steps: 3}\n")
+    with pytest.raises(ConfigError, match="default"):
+        load_hyperparams("ppo", "cartpole", tmp_path)
+
+
+@pytest.mark.parametrize("algo", ["a2c", "ppo", "dqn", "trpo"])
+def test_train_writes_the_run_folder_and_evaluates(tmp_path, algo):
+    run = tmp_path / algo
+    result = train(ENV, {}, algo, small(algo), 300, seed=3, run_dir=run, checkpoint_every=100)
+    assert result.steps >= 300 and not result.skipped
+    for name in ("config.json", "model.zip", "learning_curve.csv", "timing.json", "monitor/0.monitor.csv"):
+        assert (run / name).exists(), name
+    config = json.loads((run / "config.json").read_text())
+    assert config["algo"] == algo and config["seed"] == 3 and config["total_steps"] == 300
+    assert config["hyperparams"] == small(algo)
+    timing = json.loads((run / "timing.json").read_text())
+    assert timing["steps"] == result.steps and timing["steps_per_s"] > 0
+    curve = pd.read_csv(run / "learning_curve.csv")
+    assert list(curve.columns[:4]) == ["timesteps", "env", "reward", "length"]
+    assert curve["timesteps"].is_monotonic_increasing and (curve["reward"] == curve["length"]).all()
+    assert len(checkpoints(run)) <= 2
+    episodes = evaluate_run(run, n_episodes=2, seed=10)
+    assert len(episodes) == 2 and (episodes["length"] > 0).all()
+
+
+def test_same_seed_same_learning_curve(tmp_path):
+    for name in ("a", "b"):
+        train(ENV, {}, "a2c", small("a2c"), 250, seed=7, run_dir=tmp_path / name)
+    a = (tmp_path / "a" / "learning_curve.csv").read_bytes()
+    assert a == (tmp_path / "b" / "learning_curve.csv").read_bytes()
+    train(ENV, {}, "a2c", small("a2c"), 250, seed=8, run_dir=tmp_path / "c")
+    assert a != (tmp_path / "c" / "learning_curve.csv").read_bytes()
+
+
+def test_rerun_is_skipped_and_a_higher_target_resumes(tmp_path):
+    run = tmp_path / "run"
+    first = train(ENV, {}, "ppo", small("ppo"), 256, seed=0, run_dir=run, checkpoint_every=128)
+    again = train(ENV, {}, "ppo", small("ppo"), 256, seed=0, run_dir=run, checkpoint_every=128)
+    assert again.skipped and again.steps == first.steps
+    curve_before = pd.read_csv(run / "learning_curve.csv")
+    more = train(ENV, {}, "ppo", small("ppo"), 512, seed=0, run_dir=run, checkpoint_every=128)
+    assert more.resumed_from == first.steps and more.steps >= 512
+    model, _ = load_run(run)
+    assert model.num_timesteps == more.steps
+    curve = pd.read_csv(run / "learning_curve.csv")
+    assert len(curve) > len(curve_before)
+    pd.testing.assert_frame_equal(curve.iloc[: len(curve_before)], curve_before)
+    timing = json.loads((run / "timing.json").read_text())
+    assert timing["resumed_from"] == first.steps and timing["wall_time_total_s"] >= timing["wall_time_s"]
+
+
+def test_resume_from_checkpoint_after_a_crash(tmp_path):
+    run = tmp_path / "run"
+    train(ENV, {}, "dqn", small("dqn"), 200, seed=0, run_dir=run, checkpoint_every=100)
+    # Simulate a run killed after its checkpoint at 200 steps: no final model, no timing.
+    (run / "model.zip").unlink()
+    (run / "timing.json").unlink()
+    assert checkpoints(run)[-1][0] == 200
+    assert (run / "checkpoints" / "step_200.replay.pkl").exists()
+    result = train(ENV, {}, "dqn", small("dqn"), 300, seed=0, run_dir=run, checkpoint_every=100)
+    assert result.resumed_from == 200 and result.steps == 300
+
+
+def test_a_different_config_is_refused(tmp_path):
+    run = tmp_path / "run"
+    train(ENV, {}, "a2c", small("a2c"), 50, seed=0, run_dir=run)
+    with pytest.raises(ConfigError, match="seed"):
+        train(ENV, {}, "a2c", small("a2c"), 50, seed=1, run_dir=run)
+
+
+def test_maskable_ppo_needs_masks(tmp_path):
+    with pytest.raises(ConfigError, match="action_masks"):
+        train(ENV, {}, "maskable_ppo", small("maskable_ppo"), 64, seed=0, run_dir=tmp_path / "m")
+
+
+def test_unknown_env_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="NoSuchEnv"):
+        train("NoSuchEnv-v9", {}, "a2c", small("a2c"), 10, seed=0, run_dir=tmp_path / "x")
+
+
+class _JobsEnv(gym.Env):
+    """Three-step episode that reports two finished jobs at the end."""
+
+    observation_space = gym.spaces.Box(0, 1, (1,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        done = self.t == 3
+        info = {"jobs": pd.DataFrame({"slowdown": [1.0, 3.0], "completion_time": [2.0, 6.0]})} if done else {}
+        return np.zeros(1, np.float32), -1.0, done, False, info
+
+
+def test_job_metrics_wrapper_summarises_the_final_jobs():
+    env = JobMetricsInfo(_JobsEnv())
+    env.reset(seed=0)
+    info = {}
+    for _ in range(3):
+        _, _, terminated, _, info = env.step(0)
+    assert terminated and info["mean_slowdown"] == 2.0 and info["mean_completion_time"] == 4.0
+    assert info["jobs_finished"] == 2.0
+    empty = job_metrics([])
+    assert empty["jobs_finished"] == 0.0 and np.isnan(empty["mean_slowdown"])
