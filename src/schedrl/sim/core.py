@@ -1,0 +1,297 @@
+"""The compiled event-driven simulation loop (numba): whole-trace runs with a static queue order.
+
+Decision points are job submissions and job ends; all events at one instant are applied before
+the scheduler runs (ends first, then arrivals). At a decision point the scheduler
+
+1. starts jobs from the head of the queue (in policy order) while the head fits;
+2. then, depending on ``backfill``:
+
+   * ``BF_NONE``: stops (the head blocks everyone behind it);
+   * ``BF_EASY``: reserves the head at its *shadow time* (the earliest expected end, by requested
+     walltime, of running jobs after which the head fits in every dimension) and starts any later
+     job that fits now and either ends, by its requested walltime, no later than the shadow time or
+     fits in the *extra* resources (free at the shadow time beyond the head's demand) in every
+     dimension; the extra shrinks by what such jobs take;
+   * ``BF_CONSERVATIVE``: gives every queued job, in policy order, the earliest reservation in a
+     free-resource profile built from requested walltimes and earlier reservations; jobs whose
+     reservation is now start now. The profile is rebuilt at every decision point.
+
+Resources are int64 vectors (see ``cluster.py``), so capacity checks are exact. Reservations use
+requested walltimes; jobs end at their (possibly shorter) actual runtime.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BF_NONE, BF_EASY, BF_CONSERVATIVE = 0, 1, 2
+BACKFILL_CODES = {"none": BF_NONE, "easy": BF_EASY, "conservative": BF_CONSERVATIVE}
+
+
+@njit(cache=True, inline="always")
+def _fits(demand, j, avail):
+    for d in range(avail.shape[0]):
+        if demand[j, d] > avail[d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _heap_push(heap_t, heap_j, size, t, j):
+    i = size
+    heap_t[i] = t
+    heap_j[i] = j
+    while i > 0:
+        parent = (i - 1) >> 1
+        # ties broken by job index so the order of simultaneous ends is deterministic
+        if heap_t[parent] > heap_t[i] or (heap_t[parent] == heap_t[i] and heap_j[parent] > heap_j[i]):
+            heap_t[parent], heap_t[i] = heap_t[i], heap_t[parent]
+            heap_j[parent], heap_j[i] = heap_j[i], heap_j[parent]
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(heap_t, heap_j, size):
+    size -= 1
+    heap_t[0] = heap_t[size]
+    heap_j[0] = heap_j[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        best = left
+        right = left + 1
+        if right < size and (heap_t[right] < heap_t[left]
+                             or (heap_t[right] == heap_t[left] and heap_j[right] < heap_j[left])):
+            best = right
+        if heap_t[best] < heap_t[i] or (heap_t[best] == heap_t[i] and heap_j[best] < heap_j[i]):
+            heap_t[best], heap_t[i] = heap_t[i], heap_t[best]
+            heap_j[best], heap_j[i] = heap_j[i], heap_j[best]
+            i = best
+        else:
+            break
+    return size
+
+
+@njit(cache=True)
+def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill):
+    """Simulate jobs sorted by ``submit``; return (start, end, first_reservation) arrays.
+
+    ``key`` is the static queue priority (lower first; ties by arrival). ``first_reservation`` is
+    the shadow time first promised to a job by EASY (NaN if never reserved).
+    """
+    n = submit.shape[0]
+    ndim = capacity.shape[0]
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    first_res = np.full(n, np.nan)
+    free = capacity.copy()
+    avail = np.empty(ndim, dtype=np.int64)
+    extra = np.empty(ndim, dtype=np.int64)
+
+    queue = np.empty(n, dtype=np.int64)
+    qhead = 0
+    qtail = 0
+    heap_t = np.empty(n, dtype=np.float64)
+    heap_j = np.empty(n, dtype=np.int64)
+    hsize = 0
+    # running jobs sorted by expected end (start + requested walltime), stable
+    run_j = np.empty(n, dtype=np.int64)
+    run_e = np.empty(n, dtype=np.float64)
+    rlen = 0
+    # conservative backfilling's profile: breakpoints and free vector from each breakpoint on
+    if backfill == BF_CONSERVATIVE:
+        ptime = np.empty(n + 2, dtype=np.float64)
+        pfree = np.empty((n + 2, ndim), dtype=np.int64)
+    else:
+        ptime = np.empty(0, dtype=np.float64)
+        pfree = np.empty((0, ndim), dtype=np.int64)
+
+    nxt = 0
+    finished = 0
+    while finished < n:
+        t = np.inf
+        if nxt < n:
+            t = submit[nxt]
+        if hsize > 0 and heap_t[0] < t:
+            t = heap_t[0]
+        # job ends at t
+        while hsize > 0 and heap_t[0] <= t:
+            j = heap_j[0]
+            hsize = _heap_pop(heap_t, heap_j, hsize)
+            for d in range(ndim):
+                free[d] += demand[j, d]
+            p = 0
+            while run_j[p] != j:
+                p += 1
+            for q in range(p, rlen - 1):
+                run_j[q] = run_j[q + 1]
+                run_e[q] = run_e[q + 1]
+            rlen -= 1
+            finished += 1
+        # arrivals at t, inserted in (key, arrival) order
+        while nxt < n and submit[nxt] <= t:
+            k = key[nxt]
+            if qtail == qhead or key[queue[qtail - 1]] <= k:
+                queue[qtail] = nxt
+            else:
+                lo = qhead
+                hi = qtail
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if key[queue[mid]] <= k:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                for q in range(qtail, lo, -1):
+                    queue[q] = queue[q - 1]
+                queue[lo] = nxt
+            qtail += 1
+            nxt += 1
+
+        if qhead == qtail:
+            continue
+
+        if backfill == BF_CONSERVATIVE:
+            # profile from running jobs' requested ends
+            plen = 1
+            ptime[0] = t
+            for d in range(ndim):
+                pfree[0, d] = free[d]
+            for r in range(rlen):
+                e = run_e[r]
+                if e <= t:  # overran its walltime (overrun="continue"): may end any moment
+                    e = np.nextafter(t, np.inf)
+                jr = run_j[r]
+                if ptime[plen - 1] == e:
+                    for d in range(ndim):
+                        pfree[plen - 1, d] += demand[jr, d]
+                else:
+                    ptime[plen] = e
+                    for d in range(ndim):
+                        pfree[plen, d] = pfree[plen - 1, d] + demand[jr, d]
+                    plen += 1
+            w = qhead
+            for p in range(qhead, qtail):
+                j = queue[p]
+                rt = req_time[j]
+                # earliest breakpoint k where the job fits for its whole requested walltime
+                k = 0
+                while True:
+                    ok = True
+                    m = k
+                    while m < plen and (m == k or ptime[m] < ptime[k] + rt):
+                        for d in range(ndim):
+                            if pfree[m, d] < demand[j, d]:
+                                ok = False
+                                break
+                        if not ok:
+                            break
+                        m += 1
+                    if ok:
+                        break
+                    k += 1
+                s = ptime[k]
+                e = s + rt
+                if k > 0 and np.isnan(first_res[j]):
+                    first_res[j] = s
+                # insert a breakpoint at e and take the demand over [s, e)
+                m = k
+                while m < plen and ptime[m] < e:
+                    m += 1
+                if e > s and (m == plen or ptime[m] != e):
+                    for q in range(plen, m, -1):
+                        ptime[q] = ptime[q - 1]
+                        for d in range(ndim):
+                            pfree[q, d] = pfree[q - 1, d]
+                    ptime[m] = e
+                    for d in range(ndim):
+                        pfree[m, d] = pfree[m - 1, d]
+                    plen += 1
+                for q in range(k, m):
+                    for d in range(ndim):
+                        pfree[q, d] -= demand[j, d]
+                if k == 0:
+                    _start(j, t, start, end, run_time, req_time, demand, free,
+                           heap_t, heap_j, hsize, run_j, run_e, rlen)
+                    hsize += 1
+                    rlen += 1
+                else:
+                    queue[w] = j
+                    w += 1
+            qtail = w
+            continue
+
+        # 1. start from the head while it fits
+        while qhead < qtail:
+            j = queue[qhead]
+            if not _fits(demand, j, free):
+                break
+            _start(j, t, start, end, run_time, req_time, demand, free,
+                   heap_t, heap_j, hsize, run_j, run_e, rlen)
+            hsize += 1
+            rlen += 1
+            qhead += 1
+        if backfill != BF_EASY or qhead == qtail or free[0] == 0:
+            continue
+        # 2. EASY: reserve the head at the shadow time, backfill behind it
+        h = queue[qhead]
+        for d in range(ndim):
+            avail[d] = free[d]
+        shadow = np.inf
+        for r in range(rlen):
+            jr = run_j[r]
+            for d in range(ndim):
+                avail[d] += demand[jr, d]
+            if _fits(demand, h, avail):
+                shadow = max(run_e[r], t)
+                break
+        for d in range(ndim):
+            extra[d] = avail[d] - demand[h, d]
+        if np.isnan(first_res[h]):
+            first_res[h] = shadow
+        w = qhead + 1
+        for p in range(qhead + 1, qtail):
+            j = queue[p]
+            go = False
+            if free[0] > 0 and _fits(demand, j, free):
+                if t + req_time[j] <= shadow:
+                    go = True
+                elif _fits(demand, j, extra):
+                    go = True
+                    for d in range(ndim):
+                        extra[d] -= demand[j, d]
+            if go:
+                _start(j, t, start, end, run_time, req_time, demand, free,
+                       heap_t, heap_j, hsize, run_j, run_e, rlen)
+                hsize += 1
+                rlen += 1
+            else:
+                queue[w] = j
+                w += 1
+        qtail = w
+    return start, end, first_res
+
+
+@njit(cache=True)
+def _start(j, t, start, end, run_time, req_time, demand, free, heap_t, heap_j, hsize, run_j, run_e, rlen):
+    """Start job ``j`` at ``t``: book resources, push its end, insert it by expected end."""
+    start[j] = t
+    e = t + run_time[j]
+    end[j] = e
+    for d in range(free.shape[0]):
+        free[d] -= demand[j, d]
+    _heap_push(heap_t, heap_j, hsize, e, j)
+    exp = t + req_time[j]
+    p = rlen
+    while p > 0 and run_e[p - 1] > exp:
+        run_j[p] = run_j[p - 1]
+        run_e[p] = run_e[p - 1]
+        p -= 1
+    run_j[p] = j
+    run_e[p] = exp
