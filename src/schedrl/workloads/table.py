@@ -41,3 +41,86 @@ SWF_FIELDS: tuple[str, ...] = (
 EXT_FIELDS: tuple[str, ...] = ("bb_request", "power_per_node", "runtime_estimate")
 
 MISSING = -1
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+#: The columns the simulator reads; cleaning guarantees they are positive.
+SCHEDULER_FIELDS: tuple[str, ...] = ("submit_time", "req_procs", "req_time", "run_time")
+
+
+def new_table(n_jobs: int = 0, **columns) -> pd.DataFrame:
+    """A job table of ``n_jobs`` rows: every SWF field -1 except those given in ``columns``.
+
+    ``columns`` maps SWF or extension field names to arrays (or scalars) of length ``n_jobs``;
+    ``job_id`` defaults to 1..n. SWF fields are int64 unless a given array holds fractions,
+    extension fields are float64. ``attrs`` start with an empty header, source "" and no cleaning.
+    """
+    unknown = set(columns) - set(SWF_FIELDS) - set(EXT_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown job-table columns: {sorted(unknown)}")
+    data = {}
+    for name in SWF_FIELDS:
+        if name in columns:
+            data[name] = _as_swf_column(np.broadcast_to(np.asarray(columns[name]), (n_jobs,)))
+        elif name == "job_id":
+            data[name] = np.arange(1, n_jobs + 1, dtype=np.int64)
+        else:
+            data[name] = np.full(n_jobs, MISSING, dtype=np.int64)
+    for name in EXT_FIELDS:
+        if name in columns:
+            data[name] = np.broadcast_to(np.asarray(columns[name], dtype=np.float64), (n_jobs,)).copy()
+    frame = pd.DataFrame(data)
+    frame.attrs.update(header={}, source="", cleaning={})
+    return frame
+
+
+def _as_swf_column(values: np.ndarray) -> np.ndarray:
+    """int64 when every value is integral, else float64 (SWF allows e.g. fractional CPU times)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64)
+    values = values.astype(np.float64)
+    if np.all(np.abs(values) < 2**62):  # also False for NaN / inf
+        as_int = values.astype(np.int64)
+        if np.array_equal(as_int, values):
+            return as_int
+    return values.copy()
+
+
+def ext_columns(frame: pd.DataFrame) -> list[str]:
+    """Extension (non-SWF) columns present in ``frame``, known ones first in EXT_FIELDS order."""
+    known = [c for c in EXT_FIELDS if c in frame.columns]
+    other = [c for c in frame.columns if c not in SWF_FIELDS and c not in EXT_FIELDS]
+    return known + other
+
+
+def copy_attrs(src: pd.DataFrame, dst: pd.DataFrame) -> pd.DataFrame:
+    """Give ``dst`` a deep copy of ``src.attrs`` (pandas does not propagate attrs everywhere)."""
+    import copy
+
+    dst.attrs = copy.deepcopy(dict(src.attrs))
+    return dst
+
+
+def machine_size(frame: pd.DataFrame, default: int | None = None) -> int | None:
+    """The machine size stated in the header: MaxProcs, else MaxNodes (leading integer), else default.
+
+    Header values such as ``"1664 (72, 1368, 224)"`` give their first integer.
+    """
+    header = frame.attrs.get("header", {}) or {}
+    for key in ("MaxProcs", "MaxNodes"):
+        value = header.get(key)
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if value is None:
+            continue
+        token = str(value).split()
+        if token:
+            try:
+                size = int(float(token[0]))
+            except ValueError:
+                continue
+            if size > 0:
+                return size
+    return default
