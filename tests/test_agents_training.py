@@ -186,3 +186,23 @@ def test_job_metrics_wrapper_summarises_the_final_jobs():
     assert info["jobs_finished"] == 2.0
     empty = job_metrics([])
     assert empty["jobs_finished"] == 0.0 and np.isnan(empty["mean_slowdown"])
+
+
+def test_cli_train_evaluate_and_errors(tmp_path, capsys):
+    from schedrl.cli import main
+
+    run = tmp_path / "cli"
+    args = ["train", "--env", ENV, "--algo", "a2c", "--steps", "60", "--seed", "0", "--run-dir", str(run),
+            "--hp", "n_steps=6"]
+    assert main(args) == 0
+    assert json.loads((run / "config.json").read_text())["hyperparams"]["n_steps"] == 6
+    assert main(args) == 0 and "already trained" in capsys.readouterr().out
+    out = tmp_path / "eval.csv"
+    assert main(["evaluate", "--run-dir", str(run), "--episodes", "2", "--out", str(out)]) == 0
+    assert len(pd.read_csv(out)) == 2
+    assert main(["train", "--env", ENV, "--algo", "acktr", "--steps", "5", "--seed", "0",
+                 "--run-dir", str(tmp_path / "x")]) == 2
+    assert "no stable-baselines3" in capsys.readouterr().err
+    assert main(["train", "--env", ENV, "--algo", "a2c", "--steps", "5", "--seed", "0",
+                 "--run-dir", str(tmp_path / "y"), "--env-kwarg", "novalue"]) == 2
+    assert main(["evaluate", "--run-dir", str(tmp_path / "nothing"), "--out", str(out)]) == 2

@@ -44,7 +44,9 @@ def load_hyperparams(algo: str, variant: str | None = None, directory: str | Pat
     ``default`` is merged under the variant's block (missing variant: ``default`` alone), then
     ``overrides`` on top. The result is JSON-serialisable: it is what a run folder records.
     """
-    path = hyperparams_file(algo, directory)
+    from schedrl.agents.registry import check_name
+
+    path = hyperparams_file(check_name(algo), directory)
     table = load_yaml(path)
     if not isinstance(table, dict) or "default" not in table:
         raise ConfigError(f"{path}: needs a top-level 'default' block")

@@ -28,7 +28,8 @@ UNAVAILABLE: dict[str, str] = {
 }
 
 
-def _check_name(name: str) -> str:
+def check_name(name: str) -> str:
+    """The lower-case registry key of ``name``; unknown or unported names raise ConfigError."""
     key = name.lower()
     if key in UNAVAILABLE:
         raise ConfigError(f"algorithm '{name}': {UNAVAILABLE[key]}")
@@ -39,23 +40,23 @@ def _check_name(name: str) -> str:
 
 def algo_class(name: str):
     """The SB3 class for ``name`` (case-insensitive); unknown or unported names raise ConfigError."""
-    module, cls, _ = ALGOS[_check_name(name)]
+    module, cls, _ = ALGOS[check_name(name)]
     return getattr(importlib.import_module(module), cls)
 
 
 def uses_masks(name: str) -> bool:
     """True when the algorithm takes ``action_masks`` in ``predict`` (MaskablePPO)."""
-    return _check_name(name) == "maskable_ppo"
+    return check_name(name) == "maskable_ppo"
 
 
 def is_off_policy(name: str) -> bool:
     """True for replay-buffer algorithms (their buffer is checkpointed too)."""
-    return _check_name(name) == "dqn"
+    return check_name(name) == "dqn"
 
 
 def check_action_space(name: str, space) -> None:
     """Raise ConfigError when ``name`` cannot act in ``space`` (e.g. DQN with MultiBinary)."""
-    supported = ALGOS[_check_name(name)][2]
+    supported = ALGOS[check_name(name)][2]
     kind = type(space).__name__
     if kind not in supported:
         raise ConfigError(f"algorithm '{name}' does not support {kind} action spaces "

@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+import yaml
+
 from schedrl.errors import ConfigError
 
 WrapperSpec = str | dict[str, dict[str, Any]]
@@ -66,3 +68,19 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None,
     for cls, kwargs in _wrapper_items(wrappers):
         env = cls(env, **kwargs)
     return env
+
+
+def parse_pairs(pairs: list[str] | None, what: str = "--env-kwarg") -> dict:
+    """Command-line ``KEY=VALUE`` pairs (values read as YAML) as a dict.
+
+    ``["a=1", "b=[1, 2]", "c=x"]`` -> ``{"a": 1, "b": [1, 2], "c": "x"}``."""
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{what} '{pair}': expected KEY=VALUE")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else None
+        except yaml.YAMLError:
+            raise ConfigError(f"{what} '{pair}': value is not valid YAML") from None
+    return out

@@ -1,0 +1,60 @@
+"""``schedrl train``: train one SB3 agent into a run folder (generic over Gymnasium envs)."""
+
+from __future__ import annotations
+
+from schedrl.experiments.envs import parse_pairs
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "train",
+        help="train an SB3 agent (DQN, A2C, PPO, TRPO, MaskablePPO) into a run folder",
+        description="Train one agent on a Gymnasium env into RUN_DIR (config.json, model.zip, "
+        "checkpoints/, monitor/, learning_curve.csv, timing.json). Hyperparameters come from "
+        "hyperparams/<algo>.yaml, block VARIANT merged over 'default', then --hp overrides. A rerun "
+        "resumes from the newest checkpoint up to --steps; a finished run is left alone.",
+    )
+    p.add_argument("--env", required=True, metavar="ID",
+                   help="Gymnasium env id, optionally 'module:id' (e.g. schedrl.envs:schedrl/DeepRM-v0)")
+    p.add_argument("--env-config", metavar="YAML", help="YAML mapping of env keyword arguments")
+    p.add_argument("--env-kwarg", action="append", metavar="KEY=VALUE",
+                   help="env keyword argument (value read as YAML); repeatable, overrides --env-config")
+    p.add_argument("--env-wrapper", action="append", default=[], metavar="MODULE:CLASS",
+                   help="Gymnasium wrapper applied to each env copy; repeatable, innermost first")
+    p.add_argument("--algo", required=True, help="dqn, a2c, ppo, trpo or maskable_ppo")
+    p.add_argument("--variant", help="key of the hyperparameter block (default: the 'default' block)")
+    p.add_argument("--hyperparams-dir", metavar="DIR",
+                   help="folder of <algo>.yaml files (default: the package's agents/hyperparams)")
+    p.add_argument("--hp", action="append", metavar="KEY=VALUE",
+                   help="hyperparameter override (value read as YAML); repeatable")
+    p.add_argument("--steps", type=int, required=True, help="target number of env steps")
+    p.add_argument("--seed", type=int, required=True, help="seed of the agent and the envs")
+    p.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
+    p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: none)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.config import load_yaml
+    from schedrl.errors import ConfigError
+    from schedrl.experiments.train import train
+
+    env_kwargs = {}
+    if args.env_config:
+        env_kwargs = load_yaml(args.env_config) or {}
+        if not isinstance(env_kwargs, dict):
+            raise ConfigError(f"{args.env_config}: expected a mapping of env keyword arguments")
+    env_kwargs.update(parse_pairs(args.env_kwarg))
+    hyperparams = load_hyperparams(args.algo, args.variant, args.hyperparams_dir, parse_pairs(args.hp, "--hp"))
+    result = train(args.env, env_kwargs, args.algo, hyperparams, args.steps, args.seed, args.run_dir,
+                   wrappers=args.env_wrapper, variant=args.variant,
+                   checkpoint_every=args.checkpoint_every, threads=args.threads)
+    if result.skipped:
+        print(f"{result.run_dir}: already trained to {result.steps} steps")
+    else:
+        rate = result.steps_trained / result.wall_time_s if result.wall_time_s > 0 else float("nan")
+        print(f"{result.run_dir}: {result.steps} steps (from {result.resumed_from}), "
+              f"{result.wall_time_s:.1f} s, {rate:.0f} steps/s")
+    return 0
