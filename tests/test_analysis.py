@@ -157,3 +157,56 @@ def test_cdf_is_a_distribution_and_time_is_conserved(frame):
     cdf = A.running_jobs_cdf(steps)
     assert np.all(np.diff(cdf["cdf"]) >= 0) and cdf["cdf"].iloc[-1] == 1.0
     assert cdf["running"].iloc[-1] == A.max_running_jobs(steps)
+
+
+# --------------------------------------------------------------------------- CLI end to end
+def _swf(path, rows, waits=True):
+    """Write a tiny SWF: rows of (submit, wait, run, procs)."""
+    lines = ["; MaxNodes: 16", "; MaxProcs: 16"]
+    for i, (submit, wait, run, procs) in enumerate(rows, start=1):
+        fields = [i, submit, wait if waits else -1, run, procs, -1, -1, procs, run * 2, -1, 1,
+                  1, 1, -1, 1, -1, -1, -1]
+        lines.append(" ".join(str(v) for v in fields))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_cli_trace_and_figures(tmp_path):
+    from schedrl.cli import main
+    from schedrl.io import read_json
+
+    rows = [(0, 0, 100, 8), (10, 0, 50, 4), (20, 40, 30, 8), (30, 0, 200, 2), (500, 0, 10, 16)]
+    _swf(tmp_path / "rec.swf", rows)
+    _swf(tmp_path / "nowait.swf", rows, waits=False)
+    for name, trace in (("rec", "rec.swf"), ("sim", "nowait.swf")):
+        code = main(["analyze", "trace", trace, "--dirs", str(tmp_path), "--name", name, "--nodes", "16",
+                     "--k-max", "50", "--out-dir", str(tmp_path / name)])
+        assert code == 0
+    rec, sim = read_json(tmp_path / "rec" / "summary.json"), read_json(tmp_path / "sim" / "summary.json")
+    assert rec["schedule"] == "recorded" and sim["schedule"] == "simulated"
+    # recorded: [0,100) 8, [10,60) 4, [60,90) 8, [30,230) 2, [500,510) 16 -> 3 at once on [30,90)
+    assert rec["max_running"] == 3
+    steps = A.running_jobs(A.schedule_from_trace(pd.DataFrame({
+        "job_id": [1, 2, 3, 4, 5], "submit_time": [0, 10, 20, 30, 500], "wait_time": [0, 0, 40, 0, 0],
+        "run_time": [100, 50, 30, 200, 10], "alloc_procs": [8, 4, 8, 2, 16]})))
+    assert rec["max_running"] == A.max_running_jobs(steps)
+    k = pd.read_csv(tmp_path / "rec" / "k_largest.csv")
+    assert k["k"].tolist() == list(range(51))
+    # FCFS + EASY on 16 nodes: no job ever exceeds the machine
+    assert sim["over_capacity_share"] == 0.0
+    code = main(["analyze", "sem-figures", str(tmp_path / "rec"), str(tmp_path / "sim"),
+                 "--figures-dir", str(tmp_path / "fig"), "--claims", str(tmp_path / "claims.csv")])
+    assert code == 0
+    for stem in ("fig5_running_jobs_cdf", "table2_max_running", "table3_node_hour_loss", "fig7_k_largest_coverage"):
+        for ext in ("png", "pdf", "csv"):
+            assert (tmp_path / "fig" / f"{stem}.{ext}").is_file()
+    assert (tmp_path / "fig" / "table2_max_running.md").read_text().count("| Mira |") == 1
+
+
+def test_cli_missing_trace_without_stand_in_is_one_line_error(tmp_path, capsys):
+    from schedrl.cli import main
+
+    code = main(["analyze", "trace", "absent.swf", "--dirs", str(tmp_path), "--name", "x", "--nodes", "4",
+                 "--out-dir", str(tmp_path / "x")])
+    assert code == 2
+    assert "absent.swf" in capsys.readouterr().err
+    assert not (tmp_path / "x" / "summary.json").exists()
