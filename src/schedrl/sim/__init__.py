@@ -8,5 +8,9 @@
 
 from schedrl.sim.cluster import ClusterSpec, JobArrays, job_arrays
 from schedrl.sim.simulate import SCHEDULE_COLUMNS, simulate
+from schedrl.sim.stepper import QUEUE_FEATURES, HPCSimulator, SimState
 
-__all__ = ["ClusterSpec", "JobArrays", "SCHEDULE_COLUMNS", "job_arrays", "simulate"]
+__all__ = [
+    "QUEUE_FEATURES", "SCHEDULE_COLUMNS", "ClusterSpec", "HPCSimulator", "JobArrays", "SimState",
+    "job_arrays", "simulate",
+]

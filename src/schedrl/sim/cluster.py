@@ -72,7 +72,8 @@ class JobArrays:
 
     ``order[k]`` is the input row of simulated job ``k``; ``demand`` has one column per
     ``ClusterSpec.dims`` entry. ``run_time`` is what the simulation will run (already cut at the
-    request under ``overrun="kill"``).
+    request under ``overrun="kill"``). ``estimate`` is the ``runtime_estimate`` column where given,
+    else the simulated runtime (the runtime paper trains on actual runtimes).
     """
 
     order: np.ndarray
@@ -83,6 +84,7 @@ class JobArrays:
     req_procs: np.ndarray
     bb: np.ndarray
     power: np.ndarray
+    estimate: np.ndarray
     demand: np.ndarray
     notes: dict = field(default_factory=dict)
 
@@ -137,6 +139,8 @@ def job_arrays(jobs: pd.DataFrame, cluster: ClusterSpec, overrun: str = "kill") 
     if overrun == "kill":
         notes["killed_at_walltime"] = int((run > req_time).sum())
         run = np.minimum(run, req_time)
+    estimate = _column(jobs, "runtime_estimate", np.nan)
+    estimate = np.where(np.isnan(estimate), run, np.maximum(estimate, 0.0))
     bb = np.maximum(_column(jobs, "bb_request"), 0.0)
     power = np.maximum(_column(jobs, "power_per_node"), 0.0)
 
@@ -167,6 +171,7 @@ def job_arrays(jobs: pd.DataFrame, cluster: ClusterSpec, overrun: str = "kill") 
         req_procs=cols[0][order],
         bb=bb[order],
         power=power[order],
+        estimate=estimate[order],
         demand=np.ascontiguousarray(demand[order]),
         notes=notes,
     )

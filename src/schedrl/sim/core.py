@@ -12,9 +12,11 @@ the scheduler runs (ends first, then arrivals). At a decision point the schedule
      job that fits now and either ends, by its requested walltime, no later than the shadow time or
      fits in the *extra* resources (free at the shadow time beyond the head's demand) in every
      dimension; the extra shrinks by what such jobs take;
-   * ``BF_CONSERVATIVE``: gives every queued job, in policy order, the earliest reservation in a
-     free-resource profile built from requested walltimes and earlier reservations; jobs whose
-     reservation is now start now. The profile is rebuilt at every decision point.
+   * ``BF_CONSERVATIVE``: every queued job holds a reservation in a free-resource profile built
+     from running jobs' requested ends and the other reservations. At each decision point the jobs,
+     in policy order, are moved to their earliest slot (never later than the one they held: the
+     profile only gains room when jobs end early) and new jobs get their first one; jobs whose
+     slot is now start now. No reservation is ever delayed (under ``overrun="kill"``).
 
 Resources are int64 vectors (see ``cluster.py``), so capacity checks are exact. Reservations use
 requested walltimes; jobs end at their (possibly shorter) actual runtime.
@@ -105,9 +107,11 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
     run_e = np.empty(n, dtype=np.float64)
     rlen = 0
     # conservative backfilling's profile: breakpoints and free vector from each breakpoint on
+    # and each job's current reservation (NaN: none yet)
+    res_at = np.full(n, np.nan)
     if backfill == BF_CONSERVATIVE:
-        ptime = np.empty(n + 2, dtype=np.float64)
-        pfree = np.empty((n + 2, ndim), dtype=np.int64)
+        ptime = np.empty(2 * n + 4, dtype=np.float64)
+        pfree = np.empty((2 * n + 4, ndim), dtype=np.int64)
     else:
         ptime = np.empty(0, dtype=np.float64)
         pfree = np.empty((0, ndim), dtype=np.int64)
@@ -158,73 +162,21 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
             continue
 
         if backfill == BF_CONSERVATIVE:
-            # profile from running jobs' requested ends
-            plen = 1
-            ptime[0] = t
-            for d in range(ndim):
-                pfree[0, d] = free[d]
-            for r in range(rlen):
-                e = run_e[r]
-                if e <= t:  # overran its walltime (overrun="continue"): may end any moment
-                    e = np.nextafter(t, np.inf)
-                jr = run_j[r]
-                if ptime[plen - 1] == e:
-                    for d in range(ndim):
-                        pfree[plen - 1, d] += demand[jr, d]
-                else:
-                    ptime[plen] = e
-                    for d in range(ndim):
-                        pfree[plen, d] = pfree[plen - 1, d] + demand[jr, d]
-                    plen += 1
-            w = qhead
             for p in range(qhead, qtail):
-                j = queue[p]
-                rt = req_time[j]
-                # earliest breakpoint k where the job fits for its whole requested walltime
-                k = 0
-                while True:
-                    ok = True
-                    m = k
-                    while m < plen and (m == k or ptime[m] < ptime[k] + rt):
-                        for d in range(ndim):
-                            if pfree[m, d] < demand[j, d]:
-                                ok = False
-                                break
-                        if not ok:
-                            break
-                        m += 1
-                    if ok:
-                        break
-                    k += 1
-                s = ptime[k]
-                e = s + rt
-                if k > 0 and np.isnan(first_res[j]):
-                    first_res[j] = s
-                # insert a breakpoint at e and take the demand over [s, e)
-                m = k
-                while m < plen and ptime[m] < e:
-                    m += 1
-                if e > s and (m == plen or ptime[m] != e):
-                    for q in range(plen, m, -1):
-                        ptime[q] = ptime[q - 1]
-                        for d in range(ndim):
-                            pfree[q, d] = pfree[q - 1, d]
-                    ptime[m] = e
-                    for d in range(ndim):
-                        pfree[m, d] = pfree[m - 1, d]
-                    plen += 1
-                for q in range(k, m):
-                    for d in range(ndim):
-                        pfree[q, d] -= demand[j, d]
-                if k == 0:
-                    _start(j, t, start, end, run_time, req_time, demand, free,
-                           heap_t, heap_j, hsize, run_j, run_e, rlen)
-                    hsize += 1
-                    rlen += 1
-                else:
-                    queue[w] = j
-                    w += 1
-            qtail = w
+                # a reservation already in the past was broken by a job running over its
+                # walltime (overrun="continue"): the job is placed afresh
+                if res_at[queue[p]] < t:
+                    res_at[queue[p]] = np.nan
+            qtail, hsize, rlen = _conservative_pass(
+                t, queue, qhead, qtail, res_at, first_res, ptime, pfree, free, start, end,
+                run_time, req_time, demand, heap_t, heap_j, hsize, run_j, run_e, rlen)
+            if rlen == 0 and qhead < qtail:
+                # only possible with overruns: nothing runs, so no event would come; re-plan
+                for p in range(qhead, qtail):
+                    res_at[queue[p]] = np.nan
+                qtail, hsize, rlen = _conservative_pass(
+                    t, queue, qhead, qtail, res_at, first_res, ptime, pfree, free, start, end,
+                    run_time, req_time, demand, heap_t, heap_j, hsize, run_j, run_e, rlen)
             continue
 
         # 1. start from the head while it fits
@@ -276,6 +228,103 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
                 w += 1
         qtail = w
     return start, end, first_res
+
+
+@njit(cache=True)
+def _conservative_pass(t, queue, qhead, qtail, res_at, first_res, ptime, pfree, free, start, end,
+                       run_time, req_time, demand, heap_t, heap_j, hsize, run_j, run_e, rlen):
+    """One conservative-backfilling pass at time ``t``; returns the new (qtail, hsize, rlen)."""
+    ndim = free.shape[0]
+    # profile: the free vector from each breakpoint on, from running jobs' requested ends and
+    # every queued job's current reservation
+    plen = 1
+    ptime[0] = t
+    for d in range(ndim):
+        pfree[0, d] = free[d]
+    for r in range(rlen):
+        e = run_e[r]
+        if e <= t:  # overran its walltime (overrun="continue"): may end any moment
+            e = np.nextafter(t, np.inf)
+        plen = _profile_add(ptime, pfree, plen, e, np.inf, demand, run_j[r], 1)
+    for p in range(qhead, qtail):
+        j = queue[p]
+        if not np.isnan(res_at[j]):
+            plen = _profile_add(ptime, pfree, plen, res_at[j], res_at[j] + req_time[j], demand, j, -1)
+    # in policy order, move each job to its earliest slot (never later than its old one: the
+    # profile only gained room since); new jobs get their first reservation
+    w = qhead
+    for p in range(qhead, qtail):
+        j = queue[p]
+        if not np.isnan(res_at[j]):
+            plen = _profile_add(ptime, pfree, plen, res_at[j], res_at[j] + req_time[j], demand, j, 1)
+        k = _earliest_slot(ptime, pfree, plen, demand, j, req_time[j])
+        s0 = ptime[k]
+        res_at[j] = s0
+        plen = _profile_add(ptime, pfree, plen, s0, s0 + req_time[j], demand, j, -1)
+        if k == 0:
+            _start(j, t, start, end, run_time, req_time, demand, free,
+                   heap_t, heap_j, hsize, run_j, run_e, rlen)
+            hsize += 1
+            rlen += 1
+        else:
+            if np.isnan(first_res[j]):
+                first_res[j] = s0
+            queue[w] = j
+            w += 1
+    return w, hsize, rlen
+
+
+@njit(cache=True)
+def _breakpoint(ptime, pfree, plen, x):
+    """Index of the breakpoint at time ``x`` (>= ptime[0]), inserted if missing; new plen."""
+    m = plen
+    while m > 0 and ptime[m - 1] > x:
+        m -= 1
+    if ptime[m - 1] == x:
+        return m - 1, plen
+    for q in range(plen, m, -1):
+        ptime[q] = ptime[q - 1]
+        for d in range(pfree.shape[1]):
+            pfree[q, d] = pfree[q - 1, d]
+    ptime[m] = x
+    for d in range(pfree.shape[1]):
+        pfree[m, d] = pfree[m - 1, d]
+    return m, plen + 1
+
+
+@njit(cache=True)
+def _profile_add(ptime, pfree, plen, a, b, demand, j, sign):
+    """Add ``sign`` x job ``j``'s demand to the free profile over [a, b) (b may be inf)."""
+    if not b > a:
+        return plen
+    ia, plen = _breakpoint(ptime, pfree, plen, a)
+    ib = plen
+    if b < np.inf:
+        ib, plen = _breakpoint(ptime, pfree, plen, b)
+    for q in range(ia, ib):
+        for d in range(pfree.shape[1]):
+            pfree[q, d] += sign * demand[j, d]
+    return plen
+
+
+@njit(cache=True)
+def _earliest_slot(ptime, pfree, plen, demand, j, duration):
+    """First breakpoint from which job ``j`` fits for ``duration`` (at least at that instant)."""
+    k = 0
+    while True:
+        ok = True
+        m = k
+        while m < plen and (m == k or ptime[m] < ptime[k] + duration):
+            for d in range(pfree.shape[1]):
+                if pfree[m, d] < demand[j, d]:
+                    ok = False
+                    break
+            if not ok:
+                break
+            m += 1
+        if ok:
+            return k
+        k += 1
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import SchedrlError
-from schedrl.sim.cluster import ClusterSpec, job_arrays
+from schedrl.sim.cluster import ClusterSpec, JobArrays, job_arrays
 from schedrl.sim.core import BACKFILL_CODES, simulate_arrays
 
 SCHEDULE_COLUMNS = (
@@ -38,6 +38,15 @@ def simulate(jobs: pd.DataFrame, cluster: ClusterSpec, policy="fcfs", backfill: 
     arr = job_arrays(jobs, cluster, overrun)
     start, end, res = simulate_arrays(arr.submit, arr.req_time, arr.run_time, arr.demand,
                                       pol.key(arr), cluster.capacity(), BACKFILL_CODES[backfill])
+    return schedule_frame(arr, start, end, res, {
+        "nodes": cluster.nodes, "bb_units": cluster.bb_units, "power_budget": cluster.power_budget,
+        "idle_power": cluster.idle_power, "policy": pol.name, "backfill": backfill,
+        "overrun": overrun, "input_fixes": arr.notes,
+    })
+
+
+def schedule_frame(arr: JobArrays, start, end, reservation, info: dict) -> pd.DataFrame:
+    """Assemble the schedule DataFrame (input row order) from per-job arrays in ``arr`` order."""
     inverse = np.empty_like(arr.order)
     inverse[arr.order] = np.arange(len(arr.order))
     frame = pd.DataFrame({
@@ -51,11 +60,7 @@ def simulate(jobs: pd.DataFrame, cluster: ClusterSpec, policy="fcfs", backfill: 
         "req_time": arr.req_time,
         "bb_request": arr.bb,
         "power_per_node": arr.power,
-        "reservation": res,
+        "reservation": reservation,
     }).iloc[inverse].reset_index(drop=True)
-    frame.attrs["sim"] = {
-        "nodes": cluster.nodes, "bb_units": cluster.bb_units, "power_budget": cluster.power_budget,
-        "idle_power": cluster.idle_power, "policy": pol.name, "backfill": backfill,
-        "overrun": overrun, "input_fixes": arr.notes,
-    }
+    frame.attrs["sim"] = dict(info)
     return frame

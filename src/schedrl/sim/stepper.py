@@ -1,0 +1,330 @@
+"""Step API for learning agents: the simulator stops at every decision point and waits for actions.
+
+``HPCSimulator`` holds the same model as the compiled whole-trace loop (``core``): integer resource
+vectors, reservations from requested walltimes, jobs ending at their actual runtime. It adds node
+identities (a job takes the lowest-numbered free nodes) so encoders can read per-node vectors.
+
+Actions at a decision point (``i`` is a position in the waiting queue, arrival order):
+
+* ``start(i)``: start the job now if it fits (and, while a reservation is held, only if it is a
+  valid EASY backfill: it ends by the shadow time or fits in the extra resources);
+* ``reserve(i)``: hold resources for the job at its shadow time (one reservation at a time);
+* ``backfill()``: EASY-backfill the queue around the reservation (reserving the queue head first
+  if nothing is reserved);
+* ``advance()``: run to the next decision point.
+
+Time modes: ``sim_step=None`` is event-driven (decision points at submissions and job ends).
+With ``sim_step`` set the clock moves in ticks of ``sim_step`` seconds (the runtime paper, brief
+4.1): a tick is a decision point when a job arrived or ended since the last one, or when jobs wait
+while nodes are idle; with ``double_idle`` the tick doubles each time such an idle-only decision
+point follows another (reset on the next arrival or end). Jobs start on ticks; a job's resources
+are released on the first tick at or after its end (its recorded end time is exact).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import SchedrlError
+from schedrl.sim.cluster import ClusterSpec, job_arrays
+
+QUEUE_FEATURES = ("req_procs", "req_time", "estimate", "wait", "bb_request", "power_per_node")
+
+
+@dataclass
+class SimState:
+    """What an agent sees at a decision point (arrays are copies, cheap to keep)."""
+
+    clock: float
+    free: np.ndarray            # (dims,) free capacity per resource dimension (int64)
+    capacity: np.ndarray        # (dims,)
+    queue: np.ndarray           # waiting job indices, arrival order
+    queue_features: np.ndarray  # (len(queue), len(QUEUE_FEATURES)) float64
+    running: np.ndarray         # running job indices
+    running_expected_end: np.ndarray  # start + requested walltime
+    running_estimated_end: np.ndarray  # start + runtime estimate
+    node_job: np.ndarray        # (nodes,) job index on each node, -1 when free
+    node_remaining_req: np.ndarray  # (nodes,) requested time left on each node, 0 when free
+    node_remaining_est: np.ndarray  # (nodes,) estimated time left on each node, 0 when free
+    reserved: int               # job index holding the reservation, -1 if none
+    shadow: float               # its reserved start time (inf if none)
+    done: bool
+
+    def window(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``size`` queue rows (features zero-padded) and a validity mask."""
+        feats = np.zeros((size, self.queue_features.shape[1]))
+        k = min(size, len(self.queue))
+        feats[:k] = self.queue_features[:k]
+        mask = np.zeros(size, dtype=bool)
+        mask[:k] = True
+        return feats, mask
+
+
+class HPCSimulator:
+    """Event-driven (or time-stepped) cluster simulator driven one action at a time."""
+
+    def __init__(self, cluster: ClusterSpec, overrun: str = "kill", sim_step: float | None = None,
+                 double_idle: bool = True):
+        if sim_step is not None and sim_step <= 0:
+            raise SchedrlError(f"sim_step must be positive, got {sim_step}")
+        self.cluster = cluster
+        self.overrun = overrun
+        self.sim_step = sim_step
+        self.double_idle = double_idle
+        self.capacity = cluster.capacity()
+        self.jobs = None
+
+    # ------------------------------------------------------------------ setup and reading
+    def reset(self, jobs: pd.DataFrame) -> SimState:
+        """Load a job table and run to the first decision point."""
+        self.jobs = job_arrays(jobs, self.cluster, self.overrun)
+        n = len(self.jobs)
+        self.start_time = np.full(n, np.nan)
+        self.end_time = np.full(n, np.nan)
+        self.first_reservation = np.full(n, np.nan)
+        self.free = self.capacity.copy()
+        self.queue: list[int] = []
+        self.running: list[int] = []
+        self._ends: list[tuple[float, int]] = []  # heap of (release time, job)
+        self.node_job = np.full(self.cluster.nodes, -1, dtype=np.int64)
+        self.node_start = np.zeros(self.cluster.nodes)
+        self._next = 0
+        self.finished = 0
+        self.clock = float(self.jobs.submit[0]) if n else 0.0
+        self.reserved = -1
+        self.shadow = math.inf
+        self._extra = self.capacity.copy()
+        self._step = self.sim_step
+        self._idle_streak = False
+        self.decision_points = 0
+        if self.sim_step is None:
+            self._apply_events(self.clock)
+        else:
+            self._arrive(self.clock)
+        self.decision_points = 1
+        return self.state()
+
+    @property
+    def done(self) -> bool:
+        return self.jobs is not None and self.finished == len(self.jobs)
+
+    def state(self) -> SimState:
+        j = self.jobs
+        q = np.asarray(self.queue, dtype=np.int64)
+        feats = np.stack([j.req_procs[q].astype(np.float64), j.req_time[q], j.estimate[q],
+                          self.clock - j.submit[q], j.bb[q], j.power[q]], axis=1) if len(q) else \
+            np.zeros((0, len(QUEUE_FEATURES)))
+        r = np.asarray(self.running, dtype=np.int64)
+        busy = self.node_job >= 0
+        owner = np.where(busy, self.node_job, 0)
+        rem_req = np.where(busy, self.node_start + j.req_time[owner] - self.clock, 0.0)
+        rem_est = np.where(busy, self.node_start + j.estimate[owner] - self.clock, 0.0)
+        return SimState(
+            clock=self.clock, free=self.free.copy(), capacity=self.capacity, queue=q,
+            queue_features=feats, running=r,
+            running_expected_end=self.start_time[r] + j.req_time[r] if len(r) else np.zeros(0),
+            running_estimated_end=self.start_time[r] + j.estimate[r] if len(r) else np.zeros(0),
+            node_job=self.node_job.copy(), node_remaining_req=np.maximum(rem_req, 0.0),
+            node_remaining_est=np.maximum(rem_est, 0.0), reserved=self.reserved,
+            shadow=self.shadow, done=self.done)
+
+    def fits(self, i: int) -> bool:
+        """Whether the job at queue position ``i`` fits in the free resources now."""
+        return bool(np.all(self.jobs.demand[self.queue[i]] <= self.free))
+
+    # ------------------------------------------------------------------ actions
+    def start(self, i: int) -> bool:
+        """Start the job at queue position ``i`` now; False (nothing changes) if it cannot."""
+        if not 0 <= i < len(self.queue) or not self.fits(i):
+            return False
+        j = self.queue[i]
+        if self.reserved >= 0 and j != self.reserved:
+            self._refresh_shadow()
+            d = self.jobs.demand[j]
+            if self.clock + self.jobs.req_time[j] <= self.shadow:
+                pass
+            elif np.all(d <= self._extra):
+                self._extra = self._extra - d
+            else:
+                return False
+        self._launch(i)
+        return True
+
+    def reserve(self, i: int) -> float:
+        """Reserve resources for the job at queue position ``i``; return its shadow time."""
+        if not 0 <= i < len(self.queue):
+            raise IndexError(f"queue position {i} out of range ({len(self.queue)} waiting)")
+        self.reserved = self.queue[i]
+        self._refresh_shadow()
+        if np.isnan(self.first_reservation[self.reserved]):
+            self.first_reservation[self.reserved] = self.shadow
+        return self.shadow
+
+    def release(self) -> None:
+        """Drop the reservation (a policy that re-plans at every decision point calls this)."""
+        self.reserved = -1
+        self.shadow = math.inf
+        self._extra = self.capacity.copy()
+
+    def backfill(self) -> int:
+        """EASY backfilling around the reservation (the queue head's if none); return jobs started."""
+        if not self.queue:
+            return 0
+        if self.reserved < 0:
+            self.reserve(0)
+        self._refresh_shadow()
+        jobs = self.jobs
+        queue = np.asarray(self.queue, dtype=np.int64)
+        # free capacity only shrinks during the pass: jobs that do not fit now never will
+        cand = queue[(jobs.demand[queue] <= self.free).all(axis=1)]
+        started = 0
+        for j in cand:
+            d = jobs.demand[j]
+            if j == self.reserved or self.free[0] == 0 or not np.all(d <= self.free):
+                continue
+            if self.clock + jobs.req_time[j] > self.shadow:
+                if not np.all(d <= self._extra):
+                    continue
+                self._extra = self._extra - d
+            self._launch(self.queue.index(j))
+            started += 1
+        return started
+
+    def advance(self) -> SimState:
+        """Move the clock to the next decision point and apply its events."""
+        if self.done:
+            return self.state()
+        if self.sim_step is None:
+            t = self._next_event_time()
+            self._apply_events(t)
+        else:
+            self._tick()
+        self.decision_points += 1
+        return self.state()
+
+    # ------------------------------------------------------------------ whole runs
+    def run_policy(self, policy, backfill: str = "easy") -> pd.DataFrame:
+        """Drive the simulator with a queue policy and ``none``/``easy`` backfilling to the end.
+
+        Same decisions as ``schedrl.sim.simulate`` (used to cross-check the compiled loop).
+        """
+        from schedrl.schedulers import get_policy  # registry is one layer up (see simulate.py)
+
+        if backfill not in ("none", "easy"):
+            raise SchedrlError(f"the step API drives backfill 'none' or 'easy', not '{backfill}'")
+        pol = get_policy(policy) if isinstance(policy, str) else policy
+        key = pol.key(self.jobs)
+        while not self.done:
+            self.release()
+            self.queue.sort(key=lambda j: (key[j], j))
+            while self.queue and self.start(0):
+                pass
+            if backfill == "easy" and self.queue and self.free[0] > 0:
+                self.reserve(0)
+                self.backfill()
+            self.advance()
+        return self.schedule()
+
+    def schedule(self) -> pd.DataFrame:
+        """The per-job schedule so far, in the format of ``simulate`` (input row order)."""
+        from schedrl.sim.simulate import schedule_frame
+
+        return schedule_frame(self.jobs, self.start_time, self.end_time, self.first_reservation,
+                              {"nodes": self.cluster.nodes, "mode": "step",
+                               "sim_step": self.sim_step, "overrun": self.overrun})
+
+    # ------------------------------------------------------------------ internals
+    def _launch(self, i: int) -> None:
+        j = self.queue.pop(i)
+        if j == self.reserved:
+            self.release()
+        t = self.clock
+        self.start_time[j] = t
+        end = t + self.jobs.run_time[j]
+        self.end_time[j] = end
+        self.free = self.free - self.jobs.demand[j]
+        nodes = np.flatnonzero(self.node_job < 0)[: self.jobs.req_procs[j]]
+        self.node_job[nodes] = j
+        self.node_start[nodes] = t
+        self.running.append(j)
+        release = end
+        if self.sim_step is not None:  # freed on the first tick at or after the end
+            release = t + math.ceil(self.jobs.run_time[j] / self.sim_step) * self.sim_step
+        heapq.heappush(self._ends, (release, j))
+
+    def _refresh_shadow(self) -> None:
+        """Shadow time and extra resources of the reserved job under the current running set."""
+        h = self.reserved
+        d = self.jobs.demand[h]
+        avail = self.free.copy()
+        if np.all(d <= avail):
+            self.shadow = self.clock
+        else:
+            r = np.asarray(self.running, dtype=np.int64)
+            exp = self.start_time[r] + self.jobs.req_time[r]
+            for k in np.argsort(exp, kind="stable"):
+                avail += self.jobs.demand[r[k]]
+                if np.all(d <= avail):
+                    self.shadow = max(float(exp[k]), self.clock)
+                    break
+        # jobs backfilled past the shadow are not counted back in ``avail``: the extra is net of them
+        self._extra = avail - d
+
+    def _next_event_time(self) -> float:
+        t = math.inf
+        if self._next < len(self.jobs):
+            t = float(self.jobs.submit[self._next])
+        if self._ends and self._ends[0][0] < t:
+            t = self._ends[0][0]
+        return t
+
+    def _finish_until(self, t: float) -> int:
+        count = 0
+        while self._ends and self._ends[0][0] <= t:
+            _, j = heapq.heappop(self._ends)
+            self.free = self.free + self.jobs.demand[j]
+            self.node_job[self.node_job == j] = -1
+            self.running.remove(j)
+            self.finished += 1
+            count += 1
+        return count
+
+    def _arrive(self, t: float) -> int:
+        count = 0
+        while self._next < len(self.jobs) and self.jobs.submit[self._next] <= t:
+            self.queue.append(self._next)
+            self._next += 1
+            count += 1
+        return count
+
+    def _apply_events(self, t: float) -> int:
+        self.clock = t
+        return self._finish_until(t) + self._arrive(t)
+
+    def _tick(self) -> None:
+        """Time-stepped mode: advance tick by tick to the next decision point."""
+        while not self.done:
+            idle_decision = bool(self.queue) and self.free[0] > 0
+            if not idle_decision:
+                # nothing can happen before the next event: jump to the tick that holds it
+                self._step = self.sim_step
+                self._idle_streak = False
+                ticks = max(1, math.ceil((self._next_event_time() - self.clock) / self._step - 1e-9))
+                self.clock += ticks * self._step
+            else:
+                if self._idle_streak and self.double_idle:
+                    self._step *= 2
+                self.clock += self._step
+            events = self._finish_until(self.clock) + self._arrive(self.clock)
+            if events:
+                self._step = self.sim_step
+                self._idle_streak = False
+                return
+            if self.queue and self.free[0] > 0:
+                self._idle_streak = True
+                return
