@@ -123,6 +123,33 @@ def _fit_mask(avail, slot_len, slot_dem, now_only, out):
 
 
 @numba.njit(cache=True)
+def _advance(avail, canvas, res_slot, slot_len, slot_dem, fits_now):
+    """Mark the slot jobs that fit now (``fits_now``), then shift the horizon up one row.
+
+    Returns the number of slot jobs that fit now.
+    """
+    _fit_mask(avail, slot_len, slot_dem, True, fits_now)
+    n_fit = 0
+    for i in range(fits_now.shape[0]):
+        if fits_now[i]:
+            n_fit += 1
+    horizon, num_res = avail.shape
+    for t in range(horizon - 1):
+        for r in range(num_res):
+            avail[t, r] = avail[t + 1, r]
+    for r in range(num_res):
+        avail[horizon - 1, r] = res_slot
+    width = canvas.shape[2]
+    for r in range(num_res):
+        for t in range(horizon - 1):
+            for c in range(width):
+                canvas[r, t, c] = canvas[r, t + 1, c]
+        for c in range(width):
+            canvas[r, horizon - 1, c] = 0.0
+    return n_fit
+
+
+@numba.njit(cache=True)
 def _place(avail, canvas, start, length, demand, color):
     """Book ``demand`` in rows start..start+length-1 and paint the leftmost free canvas cells."""
     num_res = avail.shape[1]
@@ -183,6 +210,7 @@ class Grid:
         self.demand = jobset.demand
         self._arrival_list = jobset.arrival.tolist()
         self._length_list = jobset.length.tolist()
+        self._n_jobs = n
         self.start = np.full(n, -1, dtype=np.int64)
         self.finish = np.full(n, -1, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
@@ -196,7 +224,8 @@ class Grid:
         self.slot_dem[:] = 0
         self.backlog: deque[int] = deque()
         self.dropped: list[int] = []
-        self.count_by_len = np.zeros(p.max_job_len + 1, dtype=np.int64)  # jobs in the system
+        # jobs in the system per length (floats holding exact small integers, for a fast dot)
+        self.count_by_len = np.zeros(p.max_job_len + 1, dtype=np.float64)
         self.n_in_system = 0
         self.n_running = 0  # placed, not finished
         self._finishing: dict[int, list[int]] = {}
@@ -229,7 +258,7 @@ class Grid:
 
     def inv_length_sum(self) -> float:
         """Sum of 1/length over the jobs in the system (running, in slots, in the backlog)."""
-        return float(self.count_by_len @ self._inv_len)
+        return float(np.dot(self.count_by_len, self._inv_len))
 
     def waiting_jobs(self) -> list[int]:
         """Job indices in the slots (slot order) then the backlog (FIFO order)."""
@@ -294,16 +323,10 @@ class Grid:
         """
         p = self.params
         now_fit = self._fit_buf
-        _fit_mask(self.avail, self.slot_len, self.slot_dem, True, now_fit)
-        if now_fit.any():
+        if _advance(self.avail, self.canvas, p.res_slot, self.slot_len, self.slot_dem, now_fit):
             for i in np.flatnonzero(now_fit):
                 self.withheld[self.slots[i]] += 1
         self.now += 1
-        # shift the horizon up by one row
-        self.avail[:-1] = self.avail[1:]
-        self.avail[-1] = p.res_slot
-        self.canvas[:, :-1] = self.canvas[:, 1:]
-        self.canvas[:, -1] = 0.0
         self.version += 1
         done = self._finishing.pop(self.now, None)
         if done:
@@ -315,7 +338,8 @@ class Grid:
             self.n_running -= len(done)
         if self.time_since_new < p.max_track_since_new:
             self.time_since_new += 1
-        self._enqueue_arrivals()
+        if self._next < self._n_jobs and self._arrival_list[self._next] <= self.now:
+            self._enqueue_arrivals()
 
     # -- internals -----------------------------------------------------------------------------
     def _set_slot(self, slot: int, job: int) -> None:

@@ -1,0 +1,55 @@
+"""Steps per second of the DeepRM env under random actions (goal: >= 40,000 for the image env).
+
+Setting of the brief: W = 10 slots, H = 20, res_slot 10 ("10 processors"), DeepRM's other
+defaults. Actions are drawn up front (so the sampler is not timed); the env is stepped directly
+(``env.unwrapped``) and through ``gymnasium.make``'s default wrappers. Usage:
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_deeprm_env.py [--steps 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import schedrl.envs  # noqa: F401  (registers the env)
+
+
+def bench(env, actions) -> float:
+    env.reset(seed=0)
+    t0 = time.perf_counter()
+    for a in actions:
+        _, _, terminated, truncated, _ = env.step(a)
+        if terminated or truncated:
+            env.reset()
+    return len(actions) / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200_000)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    rows = []
+    for obs_mode in ("image", "stacked"):
+        for action_mode in ("discrete", "multibinary"):
+            kwargs = dict(obs_mode=obs_mode, action_mode=action_mode, num_nw=10, time_horizon=20, res_slot=10)
+            wrapped = gym.make("schedrl/DeepRM-v0", **kwargs)
+            if action_mode == "discrete":
+                actions = rng.integers(0, 11, args.steps).tolist()
+            else:
+                actions = list(rng.integers(0, 2, (args.steps, 10), dtype=np.int8))
+            bench(wrapped.unwrapped, actions[:2000])  # warm up numba and caches
+            raw = bench(wrapped.unwrapped, actions)
+            made = bench(wrapped, actions)
+            rows.append((obs_mode, action_mode, raw, made))
+    print(f"{'obs':8} {'action':12} {'steps/s (env)':>14} {'steps/s (gym.make)':>19}")
+    for obs_mode, action_mode, raw, made in rows:
+        print(f"{obs_mode:8} {action_mode:12} {raw:14,.0f} {made:19,.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""State encoders: functions from a simulator state to a float32 numpy array of a declared shape.
+
+An encoder is built once per environment from the simulator's parameters,
+``enc = get_encoder(name)(params)``, declares ``enc.shape``, ``enc.low`` and ``enc.high`` (finite
+bounds for a Gymnasium ``Box``) and is called as ``enc(state) -> np.ndarray`` (a fresh array each
+call). Encoders may cache work between calls on the same state object; each has a from-scratch
+reference function (e.g. ``encode_image``) that tests compare against.
+
+Grid encoders (DeepRM time-slot grid, ``schedrl.sim.grid``): ``image``, ``stacked``.
+"""
+
+from __future__ import annotations
+
+from schedrl.errors import ConfigError
+
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "image": ("schedrl.encoders.grid_images", "ImageEncoder"),
+    "stacked": ("schedrl.encoders.grid_images", "StackedEncoder"),
+}
+
+
+def register_encoder(name: str, module: str, attr: str) -> None:
+    """Make ``get_encoder(name)`` return ``module.attr`` (imported lazily)."""
+    _REGISTRY[name] = (module, attr)
+
+
+def encoder_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_encoder(name: str):
+    """The encoder class registered as ``name``; ConfigError naming the choices otherwise."""
+    try:
+        module, attr = _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"unknown encoder '{name}' (choose from: {', '.join(encoder_names())})") from None
+    import importlib
+
+    return getattr(importlib.import_module(module), attr)

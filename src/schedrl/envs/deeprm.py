@@ -1,0 +1,220 @@
+"""Gymnasium environment ``schedrl/DeepRM-v0``: DeepRM's multi-resource cluster scheduling MDP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from schedrl.encoders import get_encoder
+from schedrl.errors import ConfigError
+from schedrl.sim.grid import Grid, GridParams
+from schedrl.workloads.deeprm import generate_jobset, make_model
+
+OBS_MODES = ("image", "stacked")
+ACTION_MODES = ("discrete", "multibinary")
+REWARDS = ("slowdown", "completion_time")
+
+
+class DeepRMEnv(gym.Env):
+    """DeepRM (Mao et al. 2016) as re-implemented in the SB3 report (deeprm-sb3-report.txt).
+
+    ## Description
+    One machine with ``num_res`` resources of ``res_slot`` units each, seen ``time_horizon`` steps
+    ahead. Jobs arrive (Bernoulli(``new_job_rate``) per time step, DeepRM's bimodal job model) into
+    ``num_nw`` visible job slots, then a backlog of ``backlog_size``; jobs beyond that are dropped.
+    The agent picks jobs from the slots; a picked job is placed at the earliest time in the horizon
+    where it fits (``placement="earliest"``) or only now (``"now"``). The simulator is
+    ``schedrl.sim.grid.Grid``.
+
+    ## Action space
+    * ``action_mode="discrete"``: ``Discrete(num_nw + 1)``. ``i < num_nw`` allocates slot i's job;
+      ``num_nw`` is the void action. Time is frozen while jobs are allocated; a void action, an
+      empty slot or a job that does not fit moves time on by one step (DeepRM's ``MoveOn``).
+    * ``action_mode="multibinary"``: ``MultiBinary(num_nw)`` (report section 3.3.2). The slots whose
+      bit is 1 are tried in increasing order; the first failure (empty slot, job does not fit)
+      ends the step with ``MoveOn``. All-zero actions move on; if every set bit succeeds, time
+      stays frozen and the agent acts again.
+
+    Invalid actions are safe (they move on). Masks: ``info["action_mask"]`` and ``action_masks()``
+    (sb3-contrib ``MaskablePPO``) mark slots whose job fits under the placement rule and the void
+    action (discrete: ``num_nw + 1`` booleans), or per slot ``[bit 0 allowed, bit 1 allowed]``
+    (multibinary: ``2 * num_nw`` booleans, the layout of sb3-contrib's multi-binary masks).
+
+    ## Observation space
+    ``Box(0, 1, shape, float32)``:
+
+    | obs_mode | shape | content |
+    | --- | --- | --- |
+    | ``image`` | ``(time_horizon, (res_slot + max_job_size * num_nw) * num_res + backlog_width + 1)`` | DeepRM image: per resource the machine then each slot; backlog; time since the last job |
+    | ``stacked`` | ``((num_nw + 1) * time_horizon, num_res * res_slot)`` | phase 1: machine on top, then each slot's profile |
+
+    ``backlog_width = ceil(backlog_size / time_horizon)``; the image is 20 x 224 for the defaults
+    (20 x 124 with ``num_nw=5``). See ``schedrl.encoders.grid_images``.
+
+    ## Rewards
+    Zero after an allocation that keeps time frozen. On ``MoveOn`` from step t to t+1, over the
+    jobs in the system during [t, t+1) (running or booked on the machine, in slots, in the backlog):
+
+    * ``reward="slowdown"`` (eq. 3.1): ``-sum(1 / length)``. Over an episode that runs to the end
+      the return is exactly ``-sum(slowdown)`` of its jobs.
+    * ``reward="completion_time"`` (eq. 3.2): ``-(number of jobs)``; the return is
+      ``-sum(completion time)``.
+
+    (DeepRM charges the same sums after advancing, i.e. for [t+1, t+2); episode totals agree.)
+
+    ## Starting state
+    Empty machine at time 0 with the jobs arriving at step 0 in the slots. Job sets: with an int
+    ``jobset_seed``, episodes cycle through the ``num_jobsets`` job sets generated with seeds
+    ``jobset_seed, jobset_seed + 1, ...``; ``reset(seed=...)`` restarts the cycle, and
+    ``reset(options={"jobset": k})`` picks the k-th set of the cycle. With ``jobset_seed=None`` each
+    episode draws a fresh job set from ``self.np_random``.
+
+    ## Episode end
+    Terminated when every job of the set has arrived and finished (dropped jobs excepted).
+    Truncated when time reaches ``episode_max_length``. At either end ``info`` carries:
+
+    * ``jobs``: structured array (``Grid.job_records``) with fields job, arrival, length,
+      demand_r, start, finish, slowdown, completion_time, state, withheld. At truncation jobs still
+      on the machine keep their known finish time (as DeepRM records them) and jobs never placed
+      count with their slowdown so far, ``(now - arrival) / length`` (state "waiting").
+    * ``withheld``: lengths of the jobs withheld at least once. A job is *withheld* at a
+      ``MoveOn`` if it was in a visible slot and its demand fitted in the free resources from the
+      current step for its whole length, so it could have started at once but the agent moved on.
+    * ``dropped``: number of jobs lost to a full backlog.
+
+    ## Arguments
+    ``gymnasium.make("schedrl/DeepRM-v0", **kwargs)`` after ``import schedrl.envs``. Defaults follow
+    DeepRM's ``parameters.py`` with the report's phase-2 ``num_nw=10``: obs_mode "image",
+    action_mode "discrete", reward "slowdown", num_res 2, num_nw 10, time_horizon 20, max_job_len
+    15, res_slot 10, max_job_size 10, backlog_size 60, new_job_rate 0.7 (load 130%), simu_len 50,
+    episode_max_length 200, jobset_seed 0, num_jobsets 10 (DeepRM's ``num_ex``). Further:
+    ``workload`` ("deeprm", "sb3_phase1", "cunha"), ``placement`` ("earliest", "now"),
+    ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True.
+
+    ## Version history
+    * v0: first version.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, obs_mode: str = "image", action_mode: str = "discrete", reward: str = "slowdown",
+                 num_res: int = 2, num_nw: int = 10, time_horizon: int = 20, max_job_len: int = 15,
+                 res_slot: int = 10, max_job_size: int = 10, backlog_size: int = 60,
+                 new_job_rate: float = 0.7, simu_len: int = 50, episode_max_length: int = 200,
+                 jobset_seed: int | None = 0, num_jobsets: int = 10, workload: str = "deeprm",
+                 placement: str = "earliest", max_track_since_new: int = 10, job_num_cap: int = 40,
+                 machine_colors: bool = True, render_mode: str | None = None):
+        for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
+                                     ("action_mode", action_mode, ACTION_MODES),
+                                     ("reward", reward, REWARDS)):
+            if value not in choices:
+                raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"unknown render_mode '{render_mode}'")
+        if episode_max_length < 1 or simu_len < 0 or num_jobsets < 1:
+            raise ConfigError("episode_max_length and num_jobsets must be >= 1 and simu_len >= 0")
+        self.params = GridParams(num_res=num_res, num_nw=num_nw, time_horizon=time_horizon,
+                                 res_slot=res_slot, max_job_len=max_job_len, max_job_size=max_job_size,
+                                 backlog_size=backlog_size, placement=placement,
+                                 max_track_since_new=max_track_since_new, job_num_cap=job_num_cap,
+                                 machine_colors=machine_colors)
+        self.model = make_model(workload, num_res=num_res, max_job_len=max_job_len,
+                                max_job_size=max_job_size, res_slot=res_slot, new_job_rate=new_job_rate)
+        if self.model.max_len > max_job_len or self.model.max_demand > max_job_size:
+            raise ConfigError(f"workload '{workload}' draws jobs larger than max_job_len/max_job_size")
+        self.obs_mode, self.action_mode, self.reward_name = obs_mode, action_mode, reward
+        self.simu_len, self.episode_max_length = int(simu_len), int(episode_max_length)
+        self.jobset_seed, self.num_jobsets = jobset_seed, int(num_jobsets)
+        self.render_mode = render_mode
+
+        self.grid = Grid(self.params)
+        self.encoder = get_encoder(obs_mode)(self.params)
+        self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
+                                            shape=self.encoder.shape, dtype=np.float32)
+        W = num_nw
+        if action_mode == "discrete":
+            self.action_space = spaces.Discrete(W + 1)
+            self._mask = np.ones(W + 1, dtype=np.bool_)
+        else:
+            self.action_space = spaces.MultiBinary(W)
+            self._mask = np.ones(2 * W, dtype=np.bool_)
+        self._fits = np.zeros(W, dtype=np.bool_)
+        self._jobsets = None
+        if jobset_seed is not None:
+            self._jobsets = [generate_jobset(self.model, self.simu_len, int(jobset_seed) + k)
+                             for k in range(self.num_jobsets)]
+        self._episode = 0
+        self.jobset = None
+
+    # -- gymnasium API ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.grid.rng = self.np_random
+        if seed is not None:
+            self._episode = 0
+        if self._jobsets is None:
+            jobset = generate_jobset(self.model, self.simu_len, self.np_random)
+        else:
+            k = self._episode
+            if options and "jobset" in options:
+                k = int(options["jobset"])
+                self._episode = k
+            jobset = self._jobsets[k % self.num_jobsets]
+            self._episode += 1
+        self.jobset = jobset
+        self.grid.reset(jobset)
+        return self.encoder(self.grid), self._info()
+
+    def step(self, action):
+        grid = self.grid
+        W = self.params.num_nw
+        if self.action_mode == "discrete":
+            a = int(action)
+            move = a >= W or a < 0 or not grid.allocate(a)
+        else:
+            move = True
+            for i in np.flatnonzero(np.asarray(action).reshape(-1)[:W]):
+                move = not grid.allocate(int(i))
+                if move:
+                    break
+        reward = 0.0
+        if move:
+            if self.reward_name == "slowdown":
+                reward = -grid.inv_length_sum()
+            else:
+                reward = -float(grid.n_in_system)
+            grid.move_on()
+        terminated = grid.all_done()
+        truncated = not terminated and grid.now >= self.episode_max_length
+        info = self._info()
+        if terminated or truncated:
+            info["jobs"] = grid.job_records()
+            info["withheld"] = grid.withheld_lengths()
+            info["dropped"] = len(grid.dropped)
+        return self.encoder(grid), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions now (see the class docstring), for sb3-contrib's MaskablePPO."""
+        fits = self.grid.fit_mask(out=self._fits)
+        mask = self._mask
+        if self.action_mode == "discrete":
+            mask[:-1] = fits
+        else:
+            mask[1::2] = fits
+        return mask.copy()
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "time": self.grid.now}
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        img = get_encoder("image")(self.params)(self.grid)
+        if self.render_mode == "rgb_array":
+            gray = (255 * (1.0 - img)).astype(np.uint8)
+            return np.repeat(gray[:, :, None], 3, axis=2)
+        rows = ["".join("#" if v >= 1 else ("+" if v > 0 else ".") for v in row) for row in img]
+        return f"t={self.grid.now}\n" + "\n".join(rows)
