@@ -1,0 +1,181 @@
+"""Workload extensions: runtime accuracy (runtime paper), burst buffer and power (MRSch).
+
+* :func:`apply_wra` -- the runtime paper's walltime request accuracy: the Lublin time is the
+  requested walltime and the actual runtime is ``max(1, round(req_time * WRA))``: ``"100"`` all
+  jobs 100 %, ``"050"`` all jobs 50 %, ``"rnd"`` one WRA per job drawn from U(0, 1] (mean 50 %,
+  the paper only states the mean).
+* :func:`split_half` -- first / second half of a workload (suffix a / b).
+* :func:`apply_scenario` -- MRSch Table III (S1-S5) and the power case study (S6-S10 = S1-S5 plus
+  a per-node power U(100, 215) W). A share of the jobs (exactly round(share * n), chosen at
+  random) requests burst buffer; the request size in TB is drawn from the scenario's range
+  [lo, 285] TB. The paper samples the Darshan I/O volumes of the real jobs within that range; the
+  Darshan data are not public, so by default sizes are **log-uniform** on the range (I/O volumes
+  span orders of magnitude); a user with per-job I/O volumes passes them as ``io_tb`` and the
+  sizes are then resampled from those values that fall in the range, as in the paper. Requests
+  are stored in burst-buffer units (``bb_request``; Theta: 1,325 units for 1.26 PB, so
+  ceil(TB / 0.951)). S5 (and S10) halve the node requests of S4 (S9): ``ceil(nodes / 2)``.
+
+Machine capacities come from :mod:`schedrl.workloads.presets` (``THETA``); the header records
+the capacities so a simulator can read them from the file (``MaxBurstBufferUnits``,
+``BurstBufferUnitTB``, ``PowerBudgetWatts``, ``NodeIdleWatts``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError
+from schedrl.workloads.presets import THETA, Machine
+from schedrl.workloads.table import copy_attrs
+
+__all__ = ["WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
+           "bb_units_from_tb"]
+
+WRA_CHOICES = ("100", "050", "rnd")
+BB_MAX_TB = 285.0
+
+
+def _note(frame: pd.DataFrame, text: str) -> None:
+    header = dict(frame.attrs.get("header") or {})
+    notes = header.get("Note", [])
+    notes = list(notes) if isinstance(notes, list) else [notes]
+    header["Note"] = notes + [text]
+    frame.attrs["header"] = header
+
+
+def apply_wra(frame: pd.DataFrame, wra: str | float, seed: int = 0) -> pd.DataFrame:
+    """Actual runtimes from requested walltimes and a walltime request accuracy (see module doc)."""
+    out = copy_attrs(frame, frame.copy())
+    req = out["req_time"].to_numpy().astype(float)
+    if np.any(req <= 0):
+        raise ConfigError("apply_wra needs a positive req_time for every job")
+    key = str(wra).lower()
+    if key == "rnd":
+        rng = np.random.default_rng([seed, 0x57A])
+        ratio = 1.0 - rng.random(len(out))  # U(0, 1]
+        text = "WRA rnd: run_time = req_time x U(0,1] per job (mean 50%)"
+    else:
+        try:
+            value = float(key) / 100.0 if key in ("100", "050") else float(wra)
+        except ValueError:
+            raise ConfigError(f"wra must be one of {', '.join(WRA_CHOICES)} or a ratio in (0, 1], not {wra!r}") from None
+        if not 0.0 < value <= 1.0:
+            raise ConfigError(f"wra ratio must be in (0, 1], not {value}")
+        ratio = np.full(len(out), value)
+        text = f"WRA {key}: run_time = req_time x {value:g}"
+    out["run_time"] = np.maximum(np.floor(req * ratio + 0.5), 1.0).astype(np.int64)
+    out["avg_cpu_time"] = -1
+    _note(out, text)
+    return out
+
+
+def split_half(frame: pd.DataFrame, half: str, first: int | None = None) -> pd.DataFrame:
+    """Half ``"a"`` (the first ``first`` jobs, default n // 2) or ``"b"`` (the rest).
+
+    Submit times are shifted so each half starts at 0; job ids are kept (b keeps 1001..2000).
+    """
+    n = len(frame)
+    first = n // 2 if first is None else int(first)
+    if half not in ("a", "b"):
+        raise ConfigError(f"half must be 'a' or 'b', not {half!r}")
+    if not 0 < first < n:
+        raise ConfigError(f"cannot split {n} jobs after job {first}")
+    part = frame.iloc[:first] if half == "a" else frame.iloc[first:]
+    part = copy_attrs(frame, part.reset_index(drop=True))
+    part["submit_time"] = part["submit_time"] - part["submit_time"].iloc[0]
+    header = dict(part.attrs.get("header") or {})
+    for key in ("MaxJobs", "MaxRecords"):
+        if key in header:
+            header[key] = str(len(part))
+    part.attrs["header"] = header
+    _note(part, f"half {half}: jobs {1 if half == 'a' else first + 1}-{first if half == 'a' else n} "
+                f"of {n}, submit times shifted to start at 0")
+    return part
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One MRSch workload scenario."""
+
+    name: str
+    bb_share: float          # share of jobs with a burst-buffer request
+    bb_min_tb: float         # request size range [bb_min_tb, BB_MAX_TB]
+    node_factor: float = 1.0  # 0.5 halves node requests (S5, S10)
+    power: bool = False       # per-node power U(100, 215) W (S6-S10)
+    bb_key: str = ""          # scenarios with the same key share the same burst-buffer draws
+
+    def describe(self) -> str:
+        parts = [f"{self.bb_share:.0%} of jobs request burst buffer, [{self.bb_min_tb:g}, {BB_MAX_TB:g}] TB"]
+        if self.node_factor != 1.0:
+            parts.append(f"node requests x {self.node_factor:g} (rounded up)")
+        if self.power:
+            parts.append("per-node power U(100, 215) W")
+        return "; ".join(parts)
+
+
+_BASE = {
+    "S1": (0.50, 5.0, 1.0, "S1"),
+    "S2": (0.75, 5.0, 1.0, "S2"),
+    "S3": (0.50, 20.0, 1.0, "S3"),
+    "S4": (0.75, 20.0, 1.0, "S4"),
+    "S5": (0.75, 20.0, 0.5, "S4"),  # S5 = S4 with half the node requests
+}
+SCENARIOS: dict[str, Scenario] = {}
+for _name, (_share, _lo, _factor, _key) in _BASE.items():
+    SCENARIOS[_name] = Scenario(_name, _share, _lo, _factor, False, _key)
+    _power_name = f"S{int(_name[1:]) + 5}"
+    SCENARIOS[_power_name] = Scenario(_power_name, _share, _lo, _factor, True, _key)
+
+
+def bb_units_from_tb(tb: np.ndarray, machine: Machine = THETA) -> np.ndarray:
+    """Burst-buffer units covering ``tb`` terabytes (at least one unit per request)."""
+    return np.maximum(np.ceil(np.asarray(tb, dtype=float) / machine.bb_unit_tb - 1e-9), 1.0)
+
+
+def apply_scenario(frame: pd.DataFrame, scenario: str, seed: int = 0, machine: Machine = THETA,
+                   io_tb: np.ndarray | None = None) -> pd.DataFrame:
+    """The job table extended to an MRSch scenario S1-S10 (see module doc)."""
+    try:
+        sc = SCENARIOS[scenario.upper()]
+    except KeyError:
+        raise ConfigError(f"unknown scenario '{scenario}' (known: {', '.join(SCENARIOS)})") from None
+    n = len(frame)
+    out = copy_attrs(frame, frame.copy())
+    rng = np.random.default_rng([seed, int(sc.bb_key[1:])])
+    n_bb = int(round(sc.bb_share * n))
+    chosen = rng.choice(n, size=n_bb, replace=False) if n else np.empty(0, dtype=int)
+    if io_tb is None:
+        lo, hi = np.log(sc.bb_min_tb), np.log(BB_MAX_TB)
+        tb = np.exp(lo + rng.random(n_bb) * (hi - lo))
+        source = "log-uniform sizes"
+    else:
+        pool = np.asarray(io_tb, dtype=float)
+        pool = pool[np.isfinite(pool) & (pool >= sc.bb_min_tb) & (pool <= BB_MAX_TB)]
+        if pool.size == 0:
+            raise ConfigError(f"no per-job I/O volume falls in [{sc.bb_min_tb:g}, {BB_MAX_TB:g}] TB")
+        tb = rng.choice(pool, size=n_bb, replace=True)
+        source = f"sizes resampled from {pool.size} user I/O volumes"
+    bb = np.full(n, np.nan)
+    bb[chosen] = bb_units_from_tb(tb, machine)
+    out["bb_request"] = bb
+    if sc.node_factor != 1.0:
+        for col in ("req_procs", "alloc_procs"):
+            v = out[col].to_numpy()
+            out[col] = np.where(v > 0, np.maximum(np.ceil(v * sc.node_factor), 1), v).astype(np.int64)
+    if sc.power:
+        lo_w, hi_w = machine.node_watts_range
+        prng = np.random.default_rng([seed, 0xB0])
+        out["power_per_node"] = np.round(lo_w + prng.random(n) * (hi_w - lo_w), 3)
+    header = dict(out.attrs.get("header") or {})
+    header["MaxBurstBufferUnits"] = str(machine.bb_units)
+    header["BurstBufferUnitTB"] = f"{machine.bb_unit_tb:.6f}"
+    if sc.power:
+        header["PowerBudgetWatts"] = f"{machine.power_budget_watts:g}"
+        header["NodeIdleWatts"] = f"{machine.node_idle_watts:g}"
+    out.attrs["header"] = header
+    _note(out, f"MRSch scenario {sc.name} (seed {seed}): {sc.describe()}; {source}")
+    out.attrs["scenario"] = sc.name
+    return out

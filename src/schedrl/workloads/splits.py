@@ -1,0 +1,114 @@
+"""Chronological train / validation / test splits of a trace.
+
+* :func:`sem_split` -- the SEM paper: 60,000 training jobs (100 episodes of 600), the next 1,200
+  for validation, the next 6,000 for testing. A trace too short for the requested counts either
+  fails (``fit="error"``) or has every count scaled down by the same factor (``fit="shrink"``,
+  keeping the number of episodes); the manifest records what was done.
+* :func:`mrsch_split` -- the MRSch paper: of a five-month log, the first three and a half months
+  train, the next two weeks validate, the rest tests (month = 365.25 / 12 days, counted from the
+  first submit).
+
+Each part keeps its job ids; with ``rebase=True`` its submit times are shifted to start at 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError
+from schedrl.workloads.table import copy_attrs
+
+__all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part"]
+
+MONTH_SECONDS = 365.25 / 12 * 86_400
+DAY_SECONDS = 86_400
+
+
+def take_part(frame: pd.DataFrame, rows: slice | np.ndarray, label: str, rebase: bool = True) -> pd.DataFrame:
+    part = copy_attrs(frame, frame.iloc[rows].reset_index(drop=True))
+    if rebase and len(part):
+        part["submit_time"] = part["submit_time"] - part["submit_time"].iloc[0]
+    header = dict(part.attrs.get("header") or {})
+    for key in ("MaxJobs", "MaxRecords"):
+        if key in header:
+            header[key] = str(len(part))
+    notes = header.get("Note", [])
+    notes = list(notes) if isinstance(notes, list) else [notes]
+    header["Note"] = notes + [label + (", submit times shifted to start at 0" if rebase else "")]
+    part.attrs["header"] = header
+    return part
+
+
+def sem_split(frame: pd.DataFrame, train_jobs: int = 60_000, episode_jobs: int = 600, val_jobs: int = 1_200,
+              test_jobs: int = 6_000, fit: str = "error", rebase: bool = True) -> tuple[dict, dict]:
+    """Split into ``{"train", "val", "test"}`` job tables and a manifest (counts, episodes, note)."""
+    for key, v in (("train_jobs", train_jobs), ("episode_jobs", episode_jobs), ("val_jobs", val_jobs),
+                   ("test_jobs", test_jobs)):
+        if not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"sem split: {key} must be a positive integer, not {v!r}")
+    if train_jobs % episode_jobs:
+        raise ConfigError(f"sem split: train_jobs ({train_jobs}) must be a multiple of episode_jobs ({episode_jobs})")
+    if fit not in ("error", "shrink"):
+        raise ConfigError(f"sem split: fit must be 'error' or 'shrink', not {fit!r}")
+    n = len(frame)
+    need = train_jobs + val_jobs + test_jobs
+    episodes = train_jobs // episode_jobs
+    note = ""
+    if need > n:
+        if fit == "error":
+            raise ConfigError(f"sem split needs {need} jobs but the trace has {n} (use fit: shrink)")
+        factor = n / need
+        episode_jobs = max(1, math.floor(episode_jobs * factor))
+        train_jobs = episode_jobs * episodes
+        val_jobs = max(1, math.floor(val_jobs * factor))
+        test_jobs = max(1, min(math.floor(test_jobs * factor), n - train_jobs - val_jobs))
+        if train_jobs + val_jobs + test_jobs > n or test_jobs < 1:
+            raise ConfigError(f"sem split: the trace's {n} jobs are too few to split")
+        note = f"trace has {n} < {need} jobs: counts scaled by {factor:.4f}"
+    bounds = {"train": (0, train_jobs), "val": (train_jobs, train_jobs + val_jobs),
+              "test": (train_jobs + val_jobs, train_jobs + val_jobs + test_jobs)}
+    parts = {k: take_part(frame, slice(a, b), f"SEM split: {k} = jobs {a + 1}-{b} of {n}", rebase)
+             for k, (a, b) in bounds.items()}
+    manifest = {
+        "scheme": "sem", "input_jobs": n, "episodes": episodes, "episode_jobs": episode_jobs,
+        "counts": {k: b - a for k, (a, b) in bounds.items()},
+        "rows": {k: [a, b] for k, (a, b) in bounds.items()}, "note": note,
+    }
+    return parts, manifest
+
+
+def mrsch_split(frame: pd.DataFrame, train_months: float = 3.5, val_days: float = 14.0,
+                total_months: float | None = 5.0, rebase: bool = True) -> tuple[dict, dict]:
+    """Split by submit time into ``{"train", "val", "test"}`` and a manifest."""
+    if train_months <= 0 or val_days <= 0:
+        raise ConfigError("mrsch split: train_months and val_days must be positive")
+    if total_months is not None and total_months * MONTH_SECONDS <= train_months * MONTH_SECONDS + val_days * DAY_SECONDS:
+        raise ConfigError("mrsch split: total_months leaves no test period")
+    n = len(frame)
+    if n == 0:
+        raise ConfigError("mrsch split: empty trace")
+    submit = frame["submit_time"].to_numpy()
+    t0 = submit[0]
+    t_train = t0 + train_months * MONTH_SECONDS
+    t_val = t_train + val_days * DAY_SECONDS
+    t_end = t0 + total_months * MONTH_SECONDS if total_months is not None else np.inf
+    idx = np.searchsorted(submit, [t_train, t_val, t_end], side="left")
+    bounds = {"train": (0, int(idx[0])), "val": (int(idx[0]), int(idx[1])), "test": (int(idx[1]), int(idx[2]))}
+    empty = [k for k, (a, b) in bounds.items() if b <= a]
+    if empty:
+        raise ConfigError(f"mrsch split: the {', '.join(empty)} part(s) would be empty "
+                          f"(trace spans {(submit[-1] - t0) / MONTH_SECONDS:.2f} months)")
+    parts = {k: take_part(frame, slice(a, b), f"MRSch split: {k} = jobs {a + 1}-{b} of {n}", rebase)
+             for k, (a, b) in bounds.items()}
+    span = (submit[-1] - t0) / MONTH_SECONDS
+    manifest = {
+        "scheme": "mrsch", "input_jobs": n, "counts": {k: b - a for k, (a, b) in bounds.items()},
+        "rows": {k: [a, b] for k, (a, b) in bounds.items()},
+        "months": {"train": train_months, "val_days": val_days, "total": total_months},
+        "note": "" if total_months is None or span >= total_months else
+        f"trace spans only {span:.2f} months < {total_months}",
+    }
+    return parts, manifest
