@@ -130,15 +130,45 @@ def _nondominated_sorted(obj):
 
 
 def pareto_ranks(objectives: np.ndarray) -> np.ndarray:
-    """Non-dominated sorting: rank 0 = the front, rank 1 = the front once rank 0 is removed, ..."""
-    n = objectives.shape[0]
+    """Non-dominated sorting: rank 0 = the front, rank 1 = the front once rank 0 is removed, ...
+
+    O(n^2) per front: meant for GA populations (tens of rows).
+    """
+    return _ranks(np.ascontiguousarray(objectives, dtype=np.float64))
+
+
+@numba.njit(cache=True)
+def _ranks(obj):
+    n, r = obj.shape
+    dominated_by = np.zeros(n, dtype=np.int64)  # how many rows dominate row j
+    dom = np.zeros((n, n), dtype=np.bool_)
+    for i in range(n):
+        for j in range(n):
+            ge = True
+            gt = False
+            for c in range(r):
+                if obj[i, c] < obj[j, c]:
+                    ge = False
+                    break
+                if obj[i, c] > obj[j, c]:
+                    gt = True
+            if ge and gt:
+                dom[i, j] = True
+                dominated_by[j] += 1
     ranks = np.full(n, -1, dtype=np.int64)
-    left = np.arange(n)
+    current = np.flatnonzero(dominated_by == 0)
     rank = 0
-    while left.size:
-        front = pareto_mask(objectives[left])
-        ranks[left[front]] = rank
-        left = left[~front]
+    while current.size:
+        nxt = []
+        for i in current:
+            ranks[i] = rank
+        for i in current:
+            for j in range(n):
+                if dom[i, j]:
+                    dominated_by[j] -= 1
+                    if dominated_by[j] == 0:
+                        nxt.append(j)
+        current = np.array(nxt, dtype=np.int64)
         rank += 1
     return ranks
 
@@ -209,15 +239,27 @@ def optimise_window(demand, free, *, capacity=None, seed: int | np.random.Genera
 
 def _repair(masks, demand, free, rng):
     """Drop randomly chosen selected jobs from infeasible chromosomes until they fit."""
-    load = masks.astype(np.float64) @ demand
-    tol = 1e-9 * np.maximum(free, 1.0)
-    for i in np.flatnonzero(np.any(load > free + tol, axis=1)):
-        chosen = rng.permutation(np.flatnonzero(masks[i]))
-        for j in chosen:
-            masks[i, j] = False
-            load[i] -= demand[j]
-            if np.all(load[i] <= free + tol):
-                break
+    return _repair_ordered(masks, demand, free + 1e-9 * np.maximum(free, 1.0), rng.random(masks.shape))
+
+
+@numba.njit(cache=True)
+def _repair_ordered(masks, demand, limit, keys):
+    """Drop selected jobs in increasing ``keys`` order until the chromosome's load fits ``limit``."""
+    n, w = masks.shape
+    r = demand.shape[1]
+    for i in range(n):
+        load = np.zeros(r)
+        for j in range(w):
+            if masks[i, j]:
+                load += demand[j]
+        order = np.argsort(keys[i])
+        k = 0
+        while np.any(load > limit) and k < w:
+            j = order[k]
+            if masks[i, j]:
+                masks[i, j] = False
+                load -= demand[j]
+            k += 1
     return masks
 
 
