@@ -1,0 +1,103 @@
+"""Step API (HPCSimulator): state arrays, actions, reservations, time-stepped mode."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.errors import SchedrlError
+from schedrl.sim import QUEUE_FEATURES, ClusterSpec, HPCSimulator
+
+
+def _jobs(submit, run, procs, req=None):
+    return pd.DataFrame({"job_id": np.arange(1, len(submit) + 1), "submit_time": submit,
+                         "run_time": run, "req_procs": procs,
+                         "req_time": req if req is not None else run})
+
+
+def test_state_arrays_and_node_assignment():
+    sim = HPCSimulator(ClusterSpec(nodes=4))
+    state = sim.reset(_jobs([0, 0, 0], [10, 20, 30], [2, 1, 4], req=[15, 20, 40]))
+    assert state.clock == 0 and list(state.queue) == [0, 1, 2]
+    assert state.queue_features.shape == (3, len(QUEUE_FEATURES))
+    assert sim.start(0) and sim.start(0)          # jobs 0 (2 nodes) then 1 (1 node)
+    assert not sim.start(0)                       # job 2 needs 4 nodes, 1 free
+    state = sim.state()
+    assert list(state.node_job) == [0, 0, 1, -1]  # lowest-numbered free nodes first
+    assert list(state.node_remaining_req) == [15, 15, 20, 0]
+    assert list(state.free) == [1]
+    feats, mask = state.window(3)
+    assert list(mask) == [True, False, False] and feats[0, 0] == 4 and feats[1].sum() == 0
+    state = sim.advance()                         # job 0 ends at 10
+    assert state.clock == 10 and list(state.node_job) == [-1, -1, 1, -1]
+    assert list(state.node_remaining_req) == [0, 0, 10, 0]
+    assert state.queue_features[0, QUEUE_FEATURES.index("wait")] == 10
+
+
+def test_reservation_limits_starts_to_valid_backfills():
+    # 4 nodes: job 0 holds 3 nodes until 100 (requested); job 1 (4 nodes) reserved at 100.
+    sim = HPCSimulator(ClusterSpec(nodes=4))
+    sim.reset(_jobs([0, 0, 0, 0], [100, 10, 50, 200], [3, 4, 1, 1]))
+    assert sim.start(0)
+    assert sim.reserve(0) == 100 and sim.state().reserved == 1
+    # job 3 (200 s) would delay the reservation; job 2 (50 s) ends before it
+    assert not sim.start(2)
+    assert sim.start(1)
+    sim.advance()  # job 2 ends at 50
+    assert sim.clock == 50 and not sim.start(1)
+    sim.advance()
+    assert sim.clock == 100 and sim.start(0)      # the reserved job; the reservation is released
+    assert sim.state().reserved == -1
+    while not sim.done:
+        sim.start(0)
+        sim.advance()
+    sched = sim.schedule()
+    assert list(sched["start_time"]) == [0, 100, 0, 110]
+
+
+def test_backfill_reserves_head_when_nothing_reserved():
+    sim = HPCSimulator(ClusterSpec(nodes=4))
+    sim.reset(_jobs([0, 0, 0, 0], [100, 10, 50, 200], [3, 4, 1, 1]))
+    sim.start(0)
+    assert sim.backfill() == 1 and sim.shadow == 100
+    assert list(sim.state().queue) == [1, 3]
+
+
+def test_time_stepped_mode_ticks_and_releases():
+    sim = HPCSimulator(ClusterSpec(nodes=1), sim_step=60)
+    sim.reset(_jobs([0, 30], [100, 10], [1, 1]))
+    assert sim.start(0)
+    assert sim.advance().clock == 60              # job 1 arrived: a decision point
+    assert not sim.start(0)
+    # no idle node: jump to the tick at which job 0's node is released (first tick >= 100)
+    assert sim.advance().clock == 120
+    assert sim.start(0)
+    sim.advance()
+    assert sim.done
+    sched = sim.schedule()
+    assert list(sched["start_time"]) == [0, 120] and list(sched["end_time"]) == [100, 130]
+
+
+def test_time_stepped_idle_steps_double():
+    # 2 nodes; job 0 (1 node, 1000 s) runs; job 1 needs both nodes: waiting job + idle node.
+    sim = HPCSimulator(ClusterSpec(nodes=2), sim_step=60)
+    sim.reset(_jobs([0, 0], [1000, 10], [1, 2]))
+    sim.start(0)
+    clocks = [sim.advance().clock for _ in range(5)]
+    assert clocks == [60, 180, 420, 900, 1860]    # steps 60, 120, 240, 480, 960
+    assert sim.start(0)                           # node released on the 1860 tick
+    fixed = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, double_idle=False)
+    fixed.reset(_jobs([0, 0], [1000, 10], [1, 2]))
+    fixed.start(0)
+    assert [fixed.advance().clock for _ in range(3)] == [60, 120, 180]
+
+
+def test_bad_arguments():
+    with pytest.raises(SchedrlError):
+        HPCSimulator(ClusterSpec(nodes=2), sim_step=0)
+    sim = HPCSimulator(ClusterSpec(nodes=2))
+    sim.reset(_jobs([0], [5], [1]))
+    assert not sim.start(3)
+    with pytest.raises(IndexError):
+        sim.reserve(3)
+    with pytest.raises(SchedrlError):
+        sim.run_policy("fcfs", "conservative")
