@@ -210,3 +210,18 @@ def test_cli_missing_trace_without_stand_in_is_one_line_error(tmp_path, capsys):
     assert code == 2
     assert "absent.swf" in capsys.readouterr().err
     assert not (tmp_path / "x" / "summary.json").exists()
+
+
+def test_cli_stand_in_when_trace_missing(tmp_path):
+    from schedrl.cli import main
+    from schedrl.io import read_json
+
+    args = ["analyze", "trace", "SDSC-DS-2004-2.1-cln.swf.gz", "--dirs", str(tmp_path), "--name", "datastar",
+            "--nodes", "1664", "--stand-in", "datastar_like", "--stand-in-jobs", "400", "--k-max", "50"]
+    assert main(args + ["--out-dir", str(tmp_path / "a")]) == 0
+    assert main(args + ["--out-dir", str(tmp_path / "b")]) == 0
+    summary = read_json(tmp_path / "a" / "summary.json")
+    assert summary["source_kind"] == "stand-in" and summary["schedule"] == "simulated"
+    assert summary["jobs_analysed"] <= 400 and summary["over_capacity_share"] == 0.0
+    for name in ("summary.json", "k_largest.csv", "running_cdf.csv"):  # seeded: byte-identical
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

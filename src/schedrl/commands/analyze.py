@@ -54,7 +54,8 @@ def register(subparsers) -> None:
     t.add_argument("--thresholds", type=float, nargs="+", default=list(A.PAPER_THRESHOLDS),
                    help="coverage thresholds (default 0.9 0.95)")
     t.add_argument("--stand-in", metavar="PRESET",
-                   help="synthetic workload preset used when TRACE is not found (else: error)")
+                   help="Lublin preset (schedrl.workloads.lublin) generated on --nodes when TRACE is "
+                   "not found (else: error)")
     t.add_argument("--stand-in-jobs", type=int, default=20000, metavar="N", help="stand-in size")
     t.add_argument("--seed", type=int, default=0, help="seed of the stand-in workload")
     t.add_argument("--steps", action="store_true", help="also write running_steps.csv (per interval)")
@@ -72,14 +73,13 @@ def register(subparsers) -> None:
 
 # --------------------------------------------------------------------------- trace
 def resolve_trace(trace: str, dirs: list[str]) -> Path | None:
-    """TRACE itself if it is a file, else the first match in ``dirs`` (None if nowhere)."""
+    """TRACE itself if it is a file, else ``find_trace`` over ``dirs`` (None if nowhere)."""
     path = Path(trace)
     if path.is_file():
         return path
-    for folder in dirs:
-        if (Path(folder) / trace).is_file():
-            return Path(folder) / trace
-    return None
+    from schedrl.workloads.traces import find_trace
+
+    return find_trace(path.name, dirs)
 
 
 def load_schedule(args) -> tuple[pd.DataFrame, dict]:
@@ -94,7 +94,8 @@ def load_schedule(args) -> tuple[pd.DataFrame, dict]:
     elif args.stand_in:
         from schedrl.workloads.lublin import generate
 
-        jobs = generate(args.stand_in, args.stand_in_jobs, args.seed)
+        # the preset's job-size model on this machine's size (for Atlas: datastar_like on 9,216 CPUs)
+        jobs = generate(args.stand_in, args.stand_in_jobs, args.seed, max_nodes=args.nodes)
         info.update(source=args.stand_in, source_kind="stand-in", cleaning={})
     else:
         raise SchedrlError(f"trace '{args.trace}' not found in {', '.join(args.dirs) or 'the current folder'}")

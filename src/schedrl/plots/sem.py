@@ -243,7 +243,7 @@ def markdown_table(frame: pd.DataFrame, title: str, note: str = "") -> str:
 
 
 def _data_note(s: dict) -> str:
-    note = s["source"] if s["source_kind"] == "trace" else f"stand-in {s['source']} (trace not found)"
+    note = s["source"] if s["source_kind"] == "trace" else f"stand-in: Lublin {s['source']} (trace not found)"
     if s.get("max_jobs"):
         note += f", first {s['max_jobs']:,} jobs"
     return note
@@ -330,9 +330,10 @@ def _comparable(s: dict) -> bool:
 
 
 def _claim_note(s: dict) -> str:
-    parts = []
     if s["source_kind"] != "trace":
-        parts.append(f"synthetic stand-in '{s['source']}', the trace was not found")
+        return (f"synthetic stand-in: Lublin preset '{s['source']}' on {s['system_size']:,} {s['unit']} "
+                "(the trace file was not found), FCFS + EASY schedule")
+    parts = []
     if s["schedule"] == "simulated":
         parts.append("log has no wait times: schedule simulated with FCFS + EASY backfilling")
     if s["name"] == "theta":
