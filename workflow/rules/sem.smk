@@ -12,12 +12,10 @@ SEM_TRACE_DIRS = cfg("traces", "dirs", default=[])
 
 def sem_trace_file(wildcards):
     """The trace file when one of traces.dirs holds it; [] (stand-in workload) otherwise."""
-    name = SEM_TRACES[wildcards.trace]["file"]
-    for folder in SEM_TRACE_DIRS:
-        path = Path(folder) / name
-        if path.is_file():
-            return [str(path)]
-    return []
+    from schedrl.workloads.traces import find_trace
+
+    path = find_trace(SEM_TRACES[wildcards.trace]["file"], SEM_TRACE_DIRS)
+    return [str(path)] if path is not None else []
 
 
 rule sem_analyze_trace:
@@ -80,5 +78,6 @@ rule sem_trace_figures:
 if SEM_TRACES:
     register("sem", *rules.sem_trace_figures.output)
     CLAIMS.append(rules.sem_trace_figures.output.claims)
-    # REPORT_SECTIONS is created in report.smk, which is included after this file.
+    # For the report: REPORT_SECTIONS is created in report.smk, included after this file, so the
+    # sections wait here until report.smk appends SEM_REPORT_SECTIONS (or creates its list earlier).
     SEM_REPORT_SECTIONS = [rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md]
