@@ -99,7 +99,11 @@ def _column(jobs: pd.DataFrame, name: str, default: float = 0.0) -> np.ndarray:
     return np.where(np.isnan(values), default, values)
 
 
+BACKFILL_MODES = ("none", "easy", "conservative")
 OVERRUN_MODES = ("kill", "continue")
+OVERRUN_HELP = ("a job running longer than its requested walltime is killed at the request "
+                "(kill, as production schedulers do; default) or runs on to its actual runtime "
+                "(continue)")
 
 
 def job_arrays(jobs: pd.DataFrame, cluster: ClusterSpec, overrun: str = "kill") -> JobArrays:

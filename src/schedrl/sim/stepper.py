@@ -235,8 +235,11 @@ class HPCSimulator:
         from schedrl.sim.simulate import schedule_frame
 
         return schedule_frame(self.jobs, self.start_time, self.end_time, self.first_reservation,
-                              {"nodes": self.cluster.nodes, "mode": "step",
-                               "sim_step": self.sim_step, "overrun": self.overrun})
+                              {"nodes": self.cluster.nodes, "bb_units": self.cluster.bb_units,
+                               "power_budget": self.cluster.power_budget,
+                               "idle_power": self.cluster.idle_power, "mode": "step",
+                               "sim_step": self.sim_step, "overrun": self.overrun,
+                               "input_fixes": self.jobs.notes})
 
     # ------------------------------------------------------------------ internals
     def _launch(self, i: int) -> None:
