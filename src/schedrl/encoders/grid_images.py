@@ -37,6 +37,14 @@ def _copy_machine(buf, canvas, rows0, cols0):
                 buf[rows0[r] + t, cols0[r] + c] = canvas[r, t, c]
 
 
+@numba.njit(cache=True)
+def _draw_slot(buf, rows0, cols0, horizon, width, length, demand):
+    for r in range(rows0.shape[0]):
+        for t in range(horizon):
+            for c in range(width):
+                buf[rows0[r] + t, cols0[r] + c] = 1.0 if (t < length and c < demand[r]) else 0.0
+
+
 class _Layout:
     """Where each part of the grid goes in a 2-D image."""
 
@@ -47,6 +55,8 @@ class _Layout:
         self._rows0 = np.array([a[0] for a in machine_at], dtype=np.int64)
         self._cols0 = np.array([a[1] for a in machine_at], dtype=np.int64)
         self.slot_at = slot_at  # [[(row0, col0)] per resource] per slot
+        self._slot_rows0 = [np.array([a[0] for a in at], dtype=np.int64) for at in slot_at]
+        self._slot_cols0 = [np.array([a[1] for a in at], dtype=np.int64) for at in slot_at]
         self.backlog_at = backlog_at  # (col0, width) or None
         self.time_col = time_col  # column index or None
 
@@ -54,12 +64,8 @@ class _Layout:
         _copy_machine(buf, grid.canvas, self._rows0, self._cols0)
 
     def draw_slot(self, buf, grid: Grid, i: int):
-        H, width = self.params.time_horizon, self.slot_width
-        length = int(grid.slot_len[i])
-        for r, (r0, c0) in enumerate(self.slot_at[i]):
-            buf[r0:r0 + H, c0:c0 + width] = 0.0
-            if length:
-                buf[r0:r0 + length, c0:c0 + int(grid.slot_dem[i, r])] = 1.0
+        _draw_slot(buf, self._slot_rows0[i], self._slot_cols0[i], self.params.time_horizon,
+                   self.slot_width, grid.slot_len[i], grid.slot_dem[i])
 
     def draw_backlog(self, buf, grid: Grid):
         if self.backlog_at is None or self.backlog_at[1] == 0:
@@ -144,7 +150,7 @@ class _IncrementalImage:
             self._backlog = None
             self._time = None
         if grid.version != self._version:
-            lay.draw_machine(buf, grid)
+            _copy_machine(buf, grid.canvas, lay._rows0, lay._cols0)
             self._version = grid.version
         if grid.slot_version != self._slot_versions:
             seen = self._slot_versions

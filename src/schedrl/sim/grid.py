@@ -123,16 +123,12 @@ def _fit_mask(avail, slot_len, slot_dem, now_only, out):
 
 
 @numba.njit(cache=True)
-def _advance(avail, canvas, res_slot, slot_len, slot_dem, fits_now):
-    """Mark the slot jobs that fit now (``fits_now``), then shift the horizon up one row.
-
-    Returns the number of slot jobs that fit now.
-    """
+def _advance(avail, canvas, res_slot, slot_len, slot_dem, slot_job, withheld, fits_now):
+    """Count a withheld step for each slot job that fits now, then shift the horizon up one row."""
     _fit_mask(avail, slot_len, slot_dem, True, fits_now)
-    n_fit = 0
     for i in range(fits_now.shape[0]):
         if fits_now[i]:
-            n_fit += 1
+            withheld[slot_job[i]] += 1
     horizon, num_res = avail.shape
     for t in range(horizon - 1):
         for r in range(num_res):
@@ -146,7 +142,6 @@ def _advance(avail, canvas, res_slot, slot_len, slot_dem, fits_now):
                 canvas[r, t, c] = canvas[r, t + 1, c]
         for c in range(width):
             canvas[r, horizon - 1, c] = 0.0
-    return n_fit
 
 
 @numba.njit(cache=True)
@@ -186,6 +181,7 @@ class Grid:
         self.avail = np.full((H, R), p.res_slot, dtype=np.int64)
         self.canvas = np.zeros((R, H, p.res_slot), dtype=np.float32)
         self.slot_len = np.zeros(W, dtype=np.int64)  # 0 = empty slot
+        self.slot_job = np.full(W, -1, dtype=np.int64)  # mirrors ``slots`` for the kernels
         self.slot_dem = np.zeros((W, R), dtype=np.int64)
         self._fit_buf = np.zeros(W, dtype=np.bool_)
         self._inv_len = 1.0 / np.arange(1, p.max_job_len + 1, dtype=np.float64)
@@ -222,6 +218,7 @@ class Grid:
         self.slots = [-1] * p.num_nw
         self.slot_len[:] = 0
         self.slot_dem[:] = 0
+        self.slot_job[:] = -1
         self.backlog: deque[int] = deque()
         self.dropped: list[int] = []
         # jobs in the system per length (floats holding exact small integers, for a fast dot)
@@ -322,10 +319,8 @@ class Grid:
         scheduler moved on. ``withheld[j]`` counts such steps per job.
         """
         p = self.params
-        now_fit = self._fit_buf
-        if _advance(self.avail, self.canvas, p.res_slot, self.slot_len, self.slot_dem, now_fit):
-            for i in np.flatnonzero(now_fit):
-                self.withheld[self.slots[i]] += 1
+        _advance(self.avail, self.canvas, p.res_slot, self.slot_len, self.slot_dem, self.slot_job,
+                 self.withheld, self._fit_buf)
         self.now += 1
         self.version += 1
         done = self._finishing.pop(self.now, None)
@@ -344,6 +339,7 @@ class Grid:
     # -- internals -----------------------------------------------------------------------------
     def _set_slot(self, slot: int, job: int) -> None:
         self.slots[slot] = job
+        self.slot_job[slot] = job
         if job >= 0:
             self.slot_len[slot] = self._length_list[job]
             self.slot_dem[slot] = self.demand[job]
