@@ -280,6 +280,8 @@ def claims_rows(analyses: list[dict]) -> list[dict]:
             continue
         s, kl = by_name[name]["summary"], by_name[name]["k_largest"].set_index("k")
         for k, paper_pct in losses.items():
+            if k not in kl.index:
+                continue
             ours = float(kl.loc[k, "node_hour_loss_pct"])
             worst.append(ours)
             rows.append(_row(f"table3_loss_{name}_k{k}",
@@ -300,6 +302,8 @@ def claims_rows(analyses: list[dict]) -> list[dict]:
         if name not in by_name:
             continue
         s, kl = by_name[name]["summary"], by_name[name]["k_largest"].set_index("k")
+        if _share_col(thr) not in kl.columns or k not in kl.index:
+            continue  # analysed with other thresholds or a smaller k_max
         ours = 100 * float(kl.loc[k, _share_col(thr)])
         if not _comparable(s):
             v = "not comparable"
@@ -363,5 +367,6 @@ def write_sem_analysis(folders: list[str | Path], figures_dir: str | Path, claim
         wide, "SEM Table 3: node-hour loss of the K-largest-job encoding (%)",
         "Loss = node-hours of running jobs outside the K largest / all node-hours. Paper's Atlas "
         "K=50 value is printed '9e-05' without a unit; shown as 0.009%."))
-    fig7_k_largest_coverage(analyses, figures_dir / "fig7_k_largest_coverage.png")
+    common = set.intersection(*(set(a["summary"]["thresholds"]) for a in analyses))
+    fig7_k_largest_coverage(analyses, figures_dir / "fig7_k_largest_coverage.png", sorted(common))
     write_claims(claims_path, claims_rows(analyses))
