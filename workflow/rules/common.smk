@@ -17,6 +17,8 @@ PAPERS = ("sem", "mdp", "deeprm", "mrsch", "runtime")
 TARGETS = {name: [] for name in (*PAPERS, "workloads", "report")}
 # Machine-readable claims tables (claim, paper value, ours, verdict), read by the report.
 CLAIMS = []
+# Markdown tables (figures/<paper>/*.md) that the report includes under their paper.
+REPORT_SECTIONS = []
 
 SCHEDRL = "schedrl"
 # Every rule runs in the project environment (`--use-conda` builds it from envs/schedrl.yaml).

@@ -1,6 +1,5 @@
 # The reproduction report: every paper's claims table (claim, paper value, ours, verdict) and
-# the markdown tables its rules register in REPORT_SECTIONS, gathered into one document.
-REPORT_SECTIONS = []
+# the markdown tables its rules register in REPORT_SECTIONS (common.smk), gathered into one document.
 
 
 rule reproduction_report:
