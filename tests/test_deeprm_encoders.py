@@ -28,7 +28,7 @@ def test_stacked_shape():
 
 
 def test_registry_rejects_unknown_names():
-    assert {"image", "stacked"} <= set(encoder_names())
+    assert {"image", "stacked", "compact"} <= set(encoder_names())
     with pytest.raises(ConfigError, match="unknown encoder 'pixels'"):
         get_encoder("pixels")
 
@@ -101,3 +101,53 @@ def test_incremental_matches_from_scratch(seed, num_nw, backlog, actions):
             assert im.min() >= 0 and im.max() <= 1
             im[:] = 7  # callers own the array they get
         np.testing.assert_array_equal(image(g), encode_image(g))
+
+
+@pytest.mark.parametrize("n_p, pixels", [(10, 2_280), (38, 8_440), (64, 14_160)])
+def test_mdp_image_sizes(n_p, pixels):
+    # mdp-design's image-like state: H x (n_p (W + 1) + 3 + 1) with one resource, slots n_p wide
+    p = GridParams(num_res=1, num_nw=10, time_horizon=20, res_slot=n_p, max_job_size=n_p, backlog_size=60)
+    assert np.prod(get_encoder("image")(p).shape) == pixels
+
+
+def test_compact_size_is_sched_rl_gym():
+    p = GridParams(num_res=1, num_nw=10, time_horizon=20, res_slot=38, max_job_size=32)
+    assert get_encoder("compact")(p, time_limit=100).shape == (118,)
+    assert get_encoder("compact")(GridParams(), time_limit=100).shape == (4 * 20 + 70 + 8,)
+
+
+def test_hand_compact():
+    g = Grid(SMALL)
+    g.reset(JobSet.from_lists([0, 0, 1], [2, 1, 3], [[3], [2], [1]], simu_len=2))
+    enc = get_encoder("compact")(SMALL, time_limit=10)
+    v = enc(g)
+    assert v.shape == (2 * 5 + 7 * 2 + 8,) and v.dtype == np.float32
+    np.testing.assert_allclose(v[:10], [1, 0] * 5)  # (free, used) / 4 over the horizon
+    # (x + 1) / (limit + 1); limits 10 (time), 5 (length), 4 (memory, procs), 4 (queue: W + backlog),
+    # 4 * 5 * 4 = 80 (queued work), 4 (free procs)
+    np.testing.assert_allclose(v[10:17], [1 / 11, 3 / 6, 1 / 5, 4 / 5, 1 / 5, 1 / 81, 5 / 5], rtol=1e-6)
+    np.testing.assert_allclose(v[17:24], [1 / 11, 2 / 6, 1 / 5, 3 / 5, 2 / 5, 7 / 81, 5 / 5], rtol=1e-6)
+    # backlog 0; no running job: 0, 0, free now 4/4; work 8 / (4 * 10); memory work 0; queue 2/10;
+    # time left 1
+    np.testing.assert_allclose(v[24:], [0, 0, 0, 1, 0.2, 0, 0.2, 1], rtol=1e-6)
+    g.allocate(0)  # j0 runs for 2 steps on 3 units
+    v = enc(g)
+    np.testing.assert_allclose(v[:10], [0.25, 0.75, 0.25, 0.75, 1, 0, 1, 0, 1, 0])
+    np.testing.assert_allclose(v[10:17], 0)  # slot 0 is empty now
+    np.testing.assert_allclose(v[24:], [0, 0.2, 0.75, 1.0, 0.05, 0, 0.1, 1], rtol=1e-6)
+    g.move_on()
+    v = enc(g)
+    assert v[-1] == pytest.approx(0.9) and v[25] == pytest.approx(0.1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 1000), actions=st.lists(st.integers(0, 3), min_size=1, max_size=120))
+def test_compact_stays_in_bounds(seed, actions):
+    p = GridParams(num_nw=3, backlog_size=5)
+    g = Grid(p)
+    g.reset(generate_jobset(mao_model(new_job_rate=1.0), 60, seed))
+    enc = get_encoder("compact")(p, time_limit=50)
+    for a in actions:
+        g.allocate(a) if a < 3 else g.move_on()
+        v = enc(g)
+        assert v.shape == enc.shape and np.all((v >= 0) & (v <= 1))

@@ -25,7 +25,7 @@ def hand_env(**kw) -> DeepRMEnv:
     return env
 
 
-@pytest.mark.parametrize("obs_mode", ["image", "stacked"])
+@pytest.mark.parametrize("obs_mode", ["image", "stacked", "compact"])
 @pytest.mark.parametrize("action_mode", ["discrete", "multibinary"])
 def test_check_env_gymnasium_and_sb3(obs_mode, action_mode):
     from gymnasium.utils.env_checker import check_env as gym_check
@@ -196,3 +196,56 @@ def test_maskable_ppo_learns_a_few_steps():
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
     assert info["action_mask"][int(action)]
+
+
+def test_sparse_transitions_hand_episode():
+    env = hand_env(placement="now", transitions="sparse")
+    env.reset(seed=0)
+    # t=0: j0 placed; j1 (2 units) cannot start now, so time skips to t=1 (j0 and j1 charged)
+    _, r, term, _, _ = env.step(0)
+    assert r == pytest.approx(-1.5) and env.grid.now == 1 and env.grid.slots == [2, 1]
+    # t=1: j2 placed; j1 still blocked -> skip to t=2, where j0 has ended
+    _, r, term, _, _ = env.step(0)
+    assert r == pytest.approx(-(0.5 + 1 + 1 / 3)) and env.grid.now == 2
+    # t=2: j1 placed; nothing left to place -> skip to the end of the episode
+    _, r, term, _, info = env.step(1)
+    assert r == pytest.approx(-(1 + 1 / 3) - 1 / 3) and term and env.grid.now == 4
+    assert info["jobs"]["slowdown"].tolist() == pytest.approx([1, 3, 1])
+
+
+def test_sparse_agent_always_has_a_placeable_job():
+    env = DeepRMEnv(num_nw=5, transitions="sparse", new_job_rate=0.9, jobset_seed=1)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        obs, r, term, trunc, info = env.step(int(rng.integers(6)))
+        if term or trunc:
+            obs, info = env.reset()
+        else:
+            assert info["action_mask"][:-1].any()
+
+
+def test_window_reward_counts_only_visible_jobs():
+    env = hand_env(reward="slowdown_window")
+    env.reset(seed=0)
+    env.step(0)  # j0 to the machine
+    _, r, *_ = env.step(2)  # void: only j1 is in a slot (j0 runs, not counted)
+    assert r == pytest.approx(-1.0)
+
+
+def test_mdp_scenario_arguments():
+    # scenario 3 of mdp-design Table 3: 38 processors, max length 15, max size 32; slots 38 wide
+    env = gym.make("schedrl/DeepRM-v0", obs_mode="image", num_res=1, res_slot=38, max_job_size=38,
+                   workload="cunha", workload_max_job_size=32, new_job_rate=0.3, max_job_len=15,
+                   simu_len=100, placement="now", transitions="sparse", reward="slowdown_window")
+    assert np.prod(env.observation_space.shape) == 8_440
+    e = env.unwrapped
+    assert e.model.dominant == (16, 32)
+    env.reset(seed=0)
+    assert e.jobset.demand.max() <= 32
+    compact = gym.make("schedrl/DeepRM-v0", obs_mode="compact", num_res=1, res_slot=64, max_job_size=64,
+                       workload="cunha", max_job_len=48, placement="now", time_horizon=20)
+    assert compact.observation_space.shape == (118,)
+    compact.reset(seed=0)
+    with pytest.raises(ConfigError, match="larger"):
+        DeepRMEnv(max_job_size=10, workload_max_job_size=12, res_slot=12)

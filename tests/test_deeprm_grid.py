@@ -111,7 +111,7 @@ def test_params_validation():
 def _check_invariants(g: Grid) -> None:
     p = g.params
     # avail = capacity minus the demand of every placed job over its rows in the horizon
-    expect = np.full((p.time_horizon, p.num_res), p.res_slot, dtype=np.int64)
+    expect = np.full((p.rows, p.num_res), p.res_slot, dtype=np.int64)
     for j in np.flatnonzero(g.start >= 0):
         lo, hi = g.start[j] - g.now, g.finish[j] - g.now
         if hi > 0:
@@ -128,6 +128,14 @@ def _check_invariants(g: Grid) -> None:
     assert all(g.finish[j] > g.now for j in running)
     assert g.inv_length_sum() == pytest.approx(sum(1 / g.length[j] for j in waiting + running))
     assert g.backlog_len <= p.backlog_size
+    # the queue bookkeeping the compact state reads
+    assert g.n_waiting == len(waiting)
+    assert np.array_equal(g.waiting_work, sum((g.length[j] * g.demand[j] for j in waiting),
+                                              np.zeros(p.num_res, dtype=np.int64)))
+    first = g.first_to_finish()
+    assert (first == -1) == (not running)
+    if running:
+        assert g.finish[first] == min(g.finish[j] for j in running)
 
 
 @settings(max_examples=40, deadline=None)
@@ -135,9 +143,11 @@ def _check_invariants(g: Grid) -> None:
        placement=st.sampled_from(["earliest", "now"]), num_res=st.integers(1, 3),
        actions=st.lists(st.integers(0, 6), min_size=1, max_size=300))
 def test_invariants_under_random_actions(seed, rate, num_nw, placement, num_res, actions):
-    p = GridParams(num_res=num_res, num_nw=num_nw, backlog_size=7, placement=placement)
+    # placement "now" may book jobs longer than the horizon (sched-rl-gym's d = 48 with H = 20)
+    max_len = 30 if placement == "now" else 15
+    p = GridParams(num_res=num_res, num_nw=num_nw, backlog_size=7, placement=placement, max_job_len=max_len)
     g = Grid(p)
-    g.reset(generate_jobset(mao_model(num_res=num_res, new_job_rate=rate), 30, seed))
+    g.reset(generate_jobset(mao_model(num_res=num_res, max_job_len=max_len, new_job_rate=rate), 30, seed))
     total = 0.0
     for a in actions:
         if a < num_nw:
@@ -168,3 +178,32 @@ def test_invariants_under_random_actions(seed, rate, num_nw, placement, num_res,
     assert np.all(rec["slowdown"] >= 1.0)
     assert np.all(rec["start"] >= rec["arrival"])
     assert len(rec) + len(g.dropped) == len(g.jobset)
+
+
+def test_jobs_longer_than_the_horizon_with_placement_now():
+    p = GridParams(num_res=1, num_nw=2, time_horizon=3, res_slot=2, max_job_len=6, max_job_size=2,
+                   backlog_size=0, placement="now")
+    assert p.rows == 6
+    g = Grid(p)
+    g.reset(JobSet.from_lists([0, 0], [6, 2], [[1], [2]]))
+    assert g.allocate(0) and g.finish[0] == 6
+    assert g.avail[:, 0].tolist() == [1] * 6
+    for _ in range(5):
+        assert not g.fits(1)
+        g.move_on()
+    assert g.now == 5 and not g.fits(1)
+    g.move_on()
+    assert g.fits(1) and g.allocate(1) and g.finish[1] == 8
+    with pytest.raises(ConfigError, match="placement 'now' allows it"):
+        GridParams(time_horizon=3, max_job_len=6)
+
+
+def test_submission_features():
+    g = Grid(SMALL)
+    g.reset(hand_jobs())
+    assert g.sub_queue[:2].tolist() == [0, 1] and g.sub_work[:2].tolist() == [0, 6]
+    assert g.sub_free[:2].tolist() == [4, 4]
+    g.allocate(0)
+    g.move_on()  # j2 arrives with j1 waiting (work 2) and 1 unit free
+    assert (g.sub_queue[2], g.sub_work[2], g.sub_free[2]) == (1, 2, 1)
+    assert g.n_waiting == 2 and g.waiting_work.tolist() == [5]

@@ -1,12 +1,14 @@
 """State encoders: functions from a simulator state to a float32 numpy array of a declared shape.
 
 An encoder is built once per environment from the simulator's parameters,
-``enc = get_encoder(name)(params)``, declares ``enc.shape``, ``enc.low`` and ``enc.high`` (finite
+``enc = get_encoder(name)(params, time_limit=...)`` (``time_limit``: the episode's length in time
+steps, used by encoders that normalise times; others ignore it), declares ``enc.shape``, ``enc.low`` and ``enc.high`` (finite
 bounds for a Gymnasium ``Box``) and is called as ``enc(state) -> np.ndarray`` (a fresh array each
 call). Encoders may cache work between calls on the same state object; each has a from-scratch
 reference function (e.g. ``encode_image``) that tests compare against.
 
-Grid encoders (DeepRM time-slot grid, ``schedrl.sim.grid``): ``image``, ``stacked``.
+Grid encoders (DeepRM time-slot grid, ``schedrl.sim.grid``): ``image``, ``stacked``
+(``grid_images``) and ``compact`` (sched-rl-gym's feature vector, ``compact``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from schedrl.errors import ConfigError
 _REGISTRY: dict[str, tuple[str, str]] = {
     "image": ("schedrl.encoders.grid_images", "ImageEncoder"),
     "stacked": ("schedrl.encoders.grid_images", "StackedEncoder"),
+    "compact": ("schedrl.encoders.compact", "CompactEncoder"),
 }
 
 

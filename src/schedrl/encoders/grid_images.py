@@ -2,7 +2,7 @@
 
 Both are 2-D float32 arrays with values in [0, 1]; machine cells carry the grid's canvas (0 free,
 else the job's colour), a job-slot block has 1 in its first ``length`` rows and first ``demand``
-columns.
+columns (a job longer than the horizon fills all rows: only the horizon is shown).
 
 ``image`` -- height ``time_horizon``, width ``(res_slot + max_job_size * num_nw) * num_res +
 backlog_width + 1`` (SB3 report Fig. 4.1; 124 for num_nw 5, 224 for num_nw 10). Per resource r,
@@ -29,8 +29,9 @@ from schedrl.sim.grid import Grid, GridParams
 
 
 @numba.njit(cache=True)
-def _copy_machine(buf, canvas, rows0, cols0):
-    num_res, horizon, width = canvas.shape
+def _copy_machine(buf, canvas, rows0, cols0, horizon):
+    """Copy the first ``horizon`` rows of each resource's canvas (it may hold more rows)."""
+    num_res, _, width = canvas.shape
     for r in range(num_res):
         for t in range(horizon):
             for c in range(width):
@@ -61,7 +62,7 @@ class _Layout:
         self.time_col = time_col  # column index or None
 
     def draw_machine(self, buf, grid: Grid):
-        _copy_machine(buf, grid.canvas, self._rows0, self._cols0)
+        _copy_machine(buf, grid.canvas, self._rows0, self._cols0, self.params.time_horizon)
 
     def draw_slot(self, buf, grid: Grid, i: int):
         _draw_slot(buf, self._slot_rows0[i], self._slot_cols0[i], self.params.time_horizon,
@@ -131,7 +132,7 @@ class _IncrementalImage:
     layout_fn = None
     name = ""
 
-    def __init__(self, params: GridParams):
+    def __init__(self, params: GridParams, time_limit: int | None = None):
         self.params = params
         self.layout = type(self).layout_fn(params)
         self.shape = self.layout.shape
@@ -150,7 +151,7 @@ class _IncrementalImage:
             self._backlog = None
             self._time = None
         if grid.version != self._version:
-            _copy_machine(buf, grid.canvas, lay._rows0, lay._cols0)
+            _copy_machine(buf, grid.canvas, lay._rows0, lay._cols0, lay.params.time_horizon)
             self._version = grid.version
         if grid.slot_version != self._slot_versions:
             seen = self._slot_versions

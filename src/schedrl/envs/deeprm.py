@@ -13,9 +13,10 @@ from schedrl.errors import ConfigError
 from schedrl.sim.grid import Grid, GridParams
 from schedrl.workloads.deeprm import generate_jobset, make_model
 
-OBS_MODES = ("image", "stacked")
+OBS_MODES = ("image", "stacked", "compact")
 ACTION_MODES = ("discrete", "multibinary")
-REWARDS = ("slowdown", "completion_time")
+REWARDS = ("slowdown", "completion_time", "slowdown_window")
+TRANSITIONS = ("dense", "sparse")
 
 
 class DeepRMEnv(gym.Env):
@@ -50,9 +51,10 @@ class DeepRMEnv(gym.Env):
     | --- | --- | --- |
     | ``image`` | ``(time_horizon, (res_slot + max_job_size * num_nw) * num_res + backlog_width + 1)`` | DeepRM image: per resource the machine then each slot; backlog; time since the last job |
     | ``stacked`` | ``((num_nw + 1) * time_horizon, num_res * res_slot)`` | phase 1: machine on top, then each slot's profile |
+    | ``compact`` | ``(2 * time_horizon * num_res + 7 * num_nw + 8,)`` | sched-rl-gym's feature vector (mdp-design section 4.2) |
 
     ``backlog_width = ceil(backlog_size / time_horizon)``; the image is 20 x 224 for the defaults
-    (20 x 124 with ``num_nw=5``). See ``schedrl.encoders.grid_images``.
+    (20 x 124 with ``num_nw=5``). See ``schedrl.encoders.grid_images`` and ``.compact``.
 
     ## Rewards
     Zero after an allocation that keeps time frozen. On ``MoveOn`` from step t to t+1, over the
@@ -62,8 +64,16 @@ class DeepRMEnv(gym.Env):
       the return is exactly ``-sum(slowdown)`` of its jobs.
     * ``reward="completion_time"`` (eq. 3.2): ``-(number of jobs)``; the return is
       ``-sum(completion time)``.
+    * ``reward="slowdown_window"`` (mdp-design section 4.4, "reduced"): ``-sum(1 / length)`` over
+      the jobs in the W visible slots only.
 
     (DeepRM charges the same sums after advancing, i.e. for [t+1, t+2); episode totals agree.)
+
+    ## Transitions
+    ``transitions="dense"`` (DeepRM): the agent sees every time step. ``"sparse"`` (mdp-design
+    section 4.3, a semi-MDP): after any step, time keeps moving on while no visible job can be
+    placed (and the episode goes on); the step's reward is the sum over the skipped time steps,
+    so episode returns keep their meaning. The initial state is unchanged.
 
     ## Starting state
     Empty machine at time 0 with the jobs arriving at step 0 in the slots. Job sets: with an int
@@ -91,8 +101,11 @@ class DeepRMEnv(gym.Env):
     action_mode "discrete", reward "slowdown", num_res 2, num_nw 10, time_horizon 20, max_job_len
     15, res_slot 10, max_job_size 10, backlog_size 60, new_job_rate 0.7 (load 130%), simu_len 50,
     episode_max_length 200, jobset_seed 0, num_jobsets 10 (DeepRM's ``num_ex``). Further:
-    ``workload`` ("deeprm", "sb3_phase1", "cunha"), ``placement`` ("earliest", "now"),
-    ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True.
+    ``workload`` ("deeprm", "sb3_phase1", "cunha"), ``workload_max_job_size`` (largest demand the
+    workload draws, default ``max_job_size``, which sets the image's slot width; sched-rl-gym draws
+    up to j_s on slots n_p wide), ``placement`` ("earliest", "now"; "now" allows jobs longer than
+    the horizon), ``transitions`` ("dense", "sparse"), ``max_track_since_new`` 10, ``job_num_cap``
+    40 (colours), ``machine_colors`` True.
 
     ## Version history
     * v0: first version.
@@ -106,10 +119,12 @@ class DeepRMEnv(gym.Env):
                  new_job_rate: float = 0.7, simu_len: int = 50, episode_max_length: int = 200,
                  jobset_seed: int | None = 0, num_jobsets: int = 10, workload: str = "deeprm",
                  placement: str = "earliest", max_track_since_new: int = 10, job_num_cap: int = 40,
-                 machine_colors: bool = True, render_mode: str | None = None):
+                 machine_colors: bool = True, transitions: str = "dense",
+                 workload_max_job_size: int | None = None, render_mode: str | None = None):
         for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
                                      ("action_mode", action_mode, ACTION_MODES),
-                                     ("reward", reward, REWARDS)):
+                                     ("reward", reward, REWARDS),
+                                     ("transitions", transitions, TRANSITIONS)):
             if value not in choices:
                 raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -121,17 +136,19 @@ class DeepRMEnv(gym.Env):
                                  backlog_size=backlog_size, placement=placement,
                                  max_track_since_new=max_track_since_new, job_num_cap=job_num_cap,
                                  machine_colors=machine_colors)
+        drawn_size = max_job_size if workload_max_job_size is None else int(workload_max_job_size)
         self.model = make_model(workload, num_res=num_res, max_job_len=max_job_len,
-                                max_job_size=max_job_size, res_slot=res_slot, new_job_rate=new_job_rate)
+                                max_job_size=drawn_size, res_slot=res_slot, new_job_rate=new_job_rate)
         if self.model.max_len > max_job_len or self.model.max_demand > max_job_size:
             raise ConfigError(f"workload '{workload}' draws jobs larger than max_job_len/max_job_size")
         self.obs_mode, self.action_mode, self.reward_name = obs_mode, action_mode, reward
+        self.sparse = transitions == "sparse"
         self.simu_len, self.episode_max_length = int(simu_len), int(episode_max_length)
         self.jobset_seed, self.num_jobsets = jobset_seed, int(num_jobsets)
         self.render_mode = render_mode
 
         self.grid = Grid(self.params)
-        self.encoder = get_encoder(obs_mode)(self.params)
+        self.encoder = get_encoder(obs_mode)(self.params, time_limit=episode_max_length)
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
                                             shape=self.encoder.shape, dtype=np.float32)
         W = num_nw
@@ -142,6 +159,7 @@ class DeepRMEnv(gym.Env):
             self.action_space = spaces.MultiBinary(W)
             self._mask = np.ones(2 * W, dtype=np.bool_)
         self._fits = np.zeros(W, dtype=np.bool_)
+        self._inv_len = np.concatenate([[0.0], 1.0 / np.arange(1, max_job_len + 1)])
         self._jobsets = None
         if jobset_seed is not None:
             self._jobsets = [generate_jobset(self.model, self.simu_len, int(jobset_seed) + k)
@@ -182,19 +200,32 @@ class DeepRMEnv(gym.Env):
                     break
         reward = 0.0
         if move:
-            if self.reward_name == "slowdown":
-                reward = -grid.inv_length_sum()
-            else:
-                reward = -float(grid.n_in_system)
-            grid.move_on()
+            reward = self._move_on()
         terminated = grid.all_done()
         truncated = not terminated and grid.now >= self.episode_max_length
+        if self.sparse:
+            while not (terminated or truncated) and not grid.fit_mask(out=self._fits).any():
+                reward += self._move_on()
+                terminated = grid.all_done()
+                truncated = not terminated and grid.now >= self.episode_max_length
         info = self._info()
         if terminated or truncated:
             info["jobs"] = grid.job_records()
             info["withheld"] = grid.withheld_lengths()
             info["dropped"] = len(grid.dropped)
         return self.encoder(grid), reward, terminated, truncated, info
+
+    def _move_on(self) -> float:
+        """Charge the reward for the current time step, then advance the grid one step."""
+        grid = self.grid
+        if self.reward_name == "slowdown":
+            reward = -grid.inv_length_sum()
+        elif self.reward_name == "completion_time":
+            reward = -float(grid.n_in_system)
+        else:
+            reward = -float(self._inv_len[grid.slot_len].sum())
+        grid.move_on()
+        return reward
 
     def action_masks(self) -> np.ndarray:
         """Valid actions now (see the class docstring), for sb3-contrib's MaskablePPO."""

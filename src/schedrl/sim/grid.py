@@ -71,13 +71,23 @@ class GridParams:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.backlog_size < 0:
             raise ConfigError(f"backlog_size must be >= 0, got {self.backlog_size}")
-        if self.max_job_len > self.time_horizon:
+        if self.placement == "earliest" and self.max_job_len > self.time_horizon:
             raise ConfigError(f"max_job_len ({self.max_job_len}) must not exceed time_horizon "
-                              f"({self.time_horizon}): such a job could never be placed")
+                              f"({self.time_horizon}) with placement 'earliest': such a job could "
+                              f"never be placed in the horizon (placement 'now' allows it)")
         if self.max_job_size > self.res_slot:
             raise ConfigError(f"max_job_size ({self.max_job_size}) must not exceed res_slot ({self.res_slot})")
         if self.placement not in PLACEMENTS:
             raise ConfigError(f"unknown placement '{self.placement}' (choose from: {', '.join(PLACEMENTS)})")
+
+    @property
+    def rows(self) -> int:
+        """Rows of the occupancy arrays: the horizon, or the longest job if that is longer.
+
+        With placement "now" a job may outlast the horizon (sched-rl-gym's d = 48 with H = 20):
+        its resources are booked for its whole length, the observation shows the first H rows.
+        """
+        return max(self.time_horizon, self.max_job_len)
 
     @property
     def backlog_width(self) -> int:
@@ -110,9 +120,8 @@ def _earliest_start(avail, length, demand, last):
 
 
 @numba.njit(cache=True)
-def _fit_mask(avail, slot_len, slot_dem, now_only, out):
-    """out[i] = slot i holds a job that fits (now only, or anywhere in the horizon)."""
-    horizon = avail.shape[0]
+def _fit_mask(avail, slot_len, slot_dem, now_only, horizon, out):
+    """out[i] = slot i holds a job that fits (now only, or anywhere in the first ``horizon`` rows)."""
     for i in range(slot_len.shape[0]):
         length = slot_len[i]
         if length == 0:
@@ -124,8 +133,8 @@ def _fit_mask(avail, slot_len, slot_dem, now_only, out):
 
 @numba.njit(cache=True)
 def _advance(avail, canvas, res_slot, slot_len, slot_dem, slot_job, withheld, fits_now):
-    """Count a withheld step for each slot job that fits now, then shift the horizon up one row."""
-    _fit_mask(avail, slot_len, slot_dem, True, fits_now)
+    """Count a withheld step for each slot job that fits now, then shift all rows up by one."""
+    _fit_mask(avail, slot_len, slot_dem, True, avail.shape[0], fits_now)
     for i in range(fits_now.shape[0]):
         if fits_now[i]:
             withheld[slot_job[i]] += 1
@@ -168,7 +177,10 @@ class Grid:
     After ``reset(jobset)``: ``now`` is the current time step, ``slots`` a list of job indices
     (-1 empty), ``backlog`` a deque of job indices, and per job (index into the job set) the arrays
     ``start``, ``finish`` (-1 until placed), ``state`` (PENDING, WAITING, PLACED, DROPPED) and
-    ``withheld`` (number of ``move_on`` calls at which it sat in a slot and could have started).
+    ``withheld`` (number of ``move_on`` calls at which it sat in a slot and could have started), and
+    what it found on arrival: ``sub_queue`` waiting jobs, ``sub_work`` their work on resource 0
+    (sum of length x demand) and ``sub_free`` free units of resource 0. ``n_waiting`` and
+    ``waiting_work`` (per resource) describe the current queue (slots and backlog).
     ``version`` counts changes of the machine, ``slot_version`` of each slot and ``episode`` the
     resets, so incremental encoders know what to redraw.
     """
@@ -176,7 +188,7 @@ class Grid:
     def __init__(self, params: GridParams, rng: np.random.Generator | None = None):
         self.params = p = params
         self.rng = rng if rng is not None else np.random.default_rng(0)
-        H, R, W = p.time_horizon, p.num_res, p.num_nw
+        H, R, W = p.rows, p.num_res, p.num_nw
         self.capacity = np.full(R, p.res_slot, dtype=np.int64)
         self.avail = np.full((H, R), p.res_slot, dtype=np.int64)
         self.canvas = np.zeros((R, H, p.res_slot), dtype=np.float32)
@@ -211,6 +223,11 @@ class Grid:
         self.finish = np.full(n, -1, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
         self.withheld = np.zeros(n, dtype=np.int64)
+        self.sub_queue = np.zeros(n, dtype=np.int64)
+        self.sub_work = np.zeros(n, dtype=np.int64)
+        self.sub_free = np.zeros(n, dtype=np.int64)
+        self.n_waiting = 0
+        self.waiting_work = np.zeros(p.num_res, dtype=np.int64)  # sum of length * demand, waiting jobs
         self.color_index = np.full(n, -1, dtype=np.int64)
         self.now = 0
         self.avail[:] = p.res_slot
@@ -250,7 +267,7 @@ class Grid:
         if now_only is None:
             now_only = self.params.placement == "now"
         out = self._fit_buf.copy() if out is None else out
-        _fit_mask(self.avail, self.slot_len, self.slot_dem, now_only, out)
+        _fit_mask(self.avail, self.slot_len, self.slot_dem, now_only, self.params.time_horizon, out)
         return out
 
     def inv_length_sum(self) -> float:
@@ -264,6 +281,12 @@ class Grid:
     def running_jobs(self) -> list[int]:
         """Placed jobs that have not finished (including those booked to start later)."""
         return [j for js in self._finishing.values() for j in js]
+
+    def first_to_finish(self) -> int:
+        """The placed, unfinished job with the earliest finish (lowest index on ties), or -1."""
+        if not self._finishing:
+            return -1
+        return min(self._finishing[min(self._finishing)])
 
     def all_done(self) -> bool:
         """No job will arrive any more and none is in the system."""
@@ -303,6 +326,8 @@ class Grid:
         self.state[job] = PLACED
         self._finishing.setdefault(start + length, []).append(job)
         self.n_running += 1
+        self.n_waiting -= 1
+        self.waiting_work -= length * self.demand[job]
         self.version += 1
         # the backlog's head takes the freed slot
         if self.backlog:
@@ -369,6 +394,12 @@ class Grid:
             self.state[job] = WAITING
             self.count_by_len[self._length_list[job]] += 1
             self.n_in_system += 1
+            # the queue as the job found it (compact state features of sched-rl-gym)
+            self.sub_queue[job] = self.n_waiting
+            self.sub_work[job] = self.waiting_work[0]
+            self.sub_free[job] = self.avail[0, 0]
+            self.n_waiting += 1
+            self.waiting_work += self._length_list[job] * self.demand[job]
 
     # -- results -------------------------------------------------------------------------------
     def job_records(self) -> np.ndarray:
