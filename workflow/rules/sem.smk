@@ -78,6 +78,4 @@ rule sem_trace_figures:
 if SEM_TRACES:
     register("sem", *rules.sem_trace_figures.output)
     CLAIMS.append(rules.sem_trace_figures.output.claims)
-    # For the report: REPORT_SECTIONS is created in report.smk, included after this file, so the
-    # sections wait here until report.smk appends SEM_REPORT_SECTIONS (or creates its list earlier).
-    SEM_REPORT_SECTIONS = [rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md]
+    REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md])
