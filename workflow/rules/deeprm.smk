@@ -1,1 +1,148 @@
-# Rules for the SB3 DeepRM report (deeprm-sb3-report.txt).
+# Rules for the SB3 DeepRM report (deeprm-sb3-report.txt): train every agent of each variant at the
+# training load, evaluate agents and heuristics on held-out job sets across loads, draw figures
+# 5.1-5.18 and write the claims table. Folder layout: schedrl.experiments.deeprm.
+import json
+import shlex
+
+from schedrl.experiments import deeprm as DX
+
+DEEPRM = config["deeprm"]
+DEEPRM_ROOT = "results/deeprm"
+DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
+DEEPRM_RUN = DEEPRM_ROOT + "/{variant}/{algo}/{objective}/seed{seed}"
+DEEPRM_BASE = DEEPRM_ROOT + "/{variant}/baseline/{baseline}"
+# Runtime estimates (minutes) for cluster schedulers: ~100 env steps/s worst case per core.
+DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
+
+
+wildcard_constraints:
+    variant="(discrete|multibinary)-(stacked|image)",
+    algo="dqn|a2c|ppo|trpo|maskable_ppo",
+    objective="slowdown|completion_time",
+    baseline="sjf|packer|random",
+    fig=r"fig5_\d+",
+
+
+def deeprm_env_args(wildcards):
+    """--env-kwarg options of a training run (variant, objective, training rate and job sets)."""
+    kwargs = DX.env_kwargs(DEEPRM, wildcards.variant, wildcards.objective)
+    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
+
+
+def deeprm_figure_inputs(wildcards):
+    return [str(p) for p in DX.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)]
+
+
+def deeprm_claims_inputs(wildcards):
+    files = []
+    for variant, block in DEEPRM["variants"].items():
+        for algo, objective, seed in DX.agent_runs(DEEPRM, variant):
+            paths = DX.eval_paths(DX.run_dir(DEEPRM_ROOT, variant, algo, objective, seed))
+            files += [str(paths["episodes"]), str(paths["jobs"])]
+        files += [str(DX.eval_paths(DX.baseline_dir(DEEPRM_ROOT, variant, b))["episodes"]) for b in DEEPRM["baselines"]]
+    return files
+
+
+rule deeprm_train:
+    output:
+        model=DEEPRM_RUN + "/model.zip",
+        curve=DEEPRM_RUN + "/learning_curve.csv",
+        timing=DEEPRM_RUN + "/timing.json",
+    params:
+        env_args=deeprm_env_args,
+        env_id=DX.ENV_ID,
+        wrapper=DX.WRAPPERS[0],
+        steps=DEEPRM["train"]["steps"],
+        checkpoint_every=DEEPRM["train"]["checkpoint_every"],
+        run_dir=DEEPRM_RUN,
+    log:
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.tsv"
+    threads: 1
+    resources:
+        mem_mb=2500,
+        runtime=DEEPRM_TRAIN_MIN,
+    shell:
+        "{SCHEDRL} train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
+        "--algo {wildcards.algo} --variant deeprm-{wildcards.variant} --steps {params.steps} "
+        "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} --threads {threads} "
+        "--run-dir {params.run_dir} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_agent:
+    input:
+        model=DEEPRM_RUN + "/model.zip",
+    output:
+        jobs=DEEPRM_RUN + "/eval_jobs.csv",
+        episodes=DEEPRM_RUN + "/eval_episodes.csv",
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=DEEPRM_RUN,
+    log:
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=60,
+    shell:
+        "{SCHEDRL} deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_baseline:
+    output:
+        jobs=DEEPRM_BASE + "/eval_jobs.csv",
+        episodes=DEEPRM_BASE + "/eval_episodes.csv",
+    params:
+        spec=DEEPRM_SPEC,
+    log:
+        "logs/deeprm/{variant}/baseline/{baseline}/evaluate.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/baseline/{baseline}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    shell:
+        "{SCHEDRL} deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "--baseline {wildcards.baseline} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
+        "> {log:q} 2>&1"
+
+
+rule deeprm_figure:
+    input:
+        deeprm_figure_inputs,
+    output:
+        figure("deeprm", "{fig}"),
+    params:
+        spec=DEEPRM_SPEC,
+        root=DEEPRM_ROOT,
+    log:
+        "logs/deeprm/figures/{fig}.log",
+    shell:
+        "{SCHEDRL} deeprm figure {wildcards.fig} --spec {params.spec:q} --root {params.root} "
+        "--out {output[0]:q} > {log:q} 2>&1"
+
+
+rule deeprm_claims:
+    input:
+        deeprm_claims_inputs,
+    output:
+        "results/deeprm/claims.csv",
+    params:
+        spec=DEEPRM_SPEC,
+        root=DEEPRM_ROOT,
+    log:
+        "logs/deeprm/claims.log",
+    shell:
+        "{SCHEDRL} deeprm claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+for _fig in DX.FIGURES:
+    register("deeprm", *figure("deeprm", _fig))
+register("deeprm", rules.deeprm_claims.output[0])
+CLAIMS.append("results/deeprm/claims.csv")

@@ -1,0 +1,105 @@
+"""``schedrl deeprm``: evaluation across loads, report figures 5.1-5.18 and the claims table of the
+SB3 DeepRM report. Training uses the generic ``schedrl train``."""
+
+from __future__ import annotations
+
+
+def _spec(text: str) -> dict:
+    import json
+
+    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
+    from schedrl.errors import ConfigError
+
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError:
+        if text.endswith((".yaml", ".yml")):
+            spec = (load_yaml(text) or {}).get("deeprm")
+        else:
+            raise ConfigError("--spec: expected the deeprm config section as JSON or a config YAML file") from None
+    if not isinstance(spec, dict):
+        raise ConfigError("--spec: no deeprm section")
+    schema = load_yaml(DEFAULT_SCHEMA_DIR / "deeprm.schema.yaml")
+    message = _first_error(spec, schema)
+    if message:
+        raise ConfigError(f"deeprm spec: {message}")
+    return spec
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "deeprm",
+        help="SB3 DeepRM report: evaluate agents/heuristics across loads, figures 5.1-5.18, claims",
+        description="Steps of the SB3 DeepRM report (deeprm-sb3-report.txt) after training "
+        "('schedrl train'). --spec is the pipeline's deeprm config section as JSON (or a config "
+        "YAML file holding it).",
+    )
+    sub = p.add_subparsers(dest="deeprm_command", metavar="STEP", required=True)
+
+    e = sub.add_parser("evaluate", help="evaluate a trained agent or a heuristic on held-out job sets across loads",
+                       description="Play a trained run folder (--run-dir) or a heuristic (--baseline) on "
+                       "eval.episodes held-out job sets at every rate of eval.rates; write per-job and "
+                       "per-episode CSVs.")
+    e.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    e.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
+    who = e.add_mutually_exclusive_group(required=True)
+    who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
+    who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
+    e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
+    e.add_argument("--out-episodes", required=True, metavar="CSV", help="per-episode table to write")
+    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    e.set_defaults(func=run_evaluate)
+
+    f = sub.add_parser("figure", help="draw one report figure (fig5_1 ... fig5_18)",
+                       description="Draw report figure NAME from results under --root into --out "
+                       "(.png, plus .pdf and the plotted numbers as .csv).")
+    f.add_argument("name", help="fig5_1 ... fig5_18")
+    f.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    f.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
+    f.set_defaults(func=run_figure)
+
+    c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
+                       description="Compare the report's numbers and statements with ours; write "
+                       "results/deeprm/claims.csv.")
+    c.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    c.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.set_defaults(func=run_claims)
+
+
+def run_evaluate(args) -> int:
+    import torch
+
+    from schedrl.experiments import deeprm as dx
+    from schedrl.io import write_csv
+
+    torch.set_num_threads(max(1, args.threads))
+    spec = _spec(args.spec)
+    if args.run_dir:
+        make_policy, kwargs = dx.agent_policy_factory(args.run_dir)
+    else:
+        make_policy = dx.baseline_policy_factory(args.baseline)
+        kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
+    ev = spec["eval"]
+    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, ev["rates"], ev["episodes"], ev["jobset_seed"])
+    write_csv(args.out_jobs, jobs, float_format="%.6g")
+    write_csv(args.out_episodes, episodes, float_format="%.6g")
+    print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
+    return 0
+
+
+def run_figure(args) -> int:
+    from schedrl.plots.deeprm import draw
+
+    draw(args.name, _spec(args.spec), args.root, args.out)
+    return 0
+
+
+def run_claims(args) -> int:
+    from schedrl.experiments.deeprm_claims import claims_rows
+    from schedrl.report.claims import write_claims
+
+    frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    print(f"{args.out}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    return 0
