@@ -1,1 +1,285 @@
 # Workload generation and trace analysis rules (issue: Workloads).
+#
+# Generated workloads (results/workloads/):
+#   <preset>.swf                          Lublin presets (lublin256, wl1, wl2, theta_like, datastar_like)
+#   runtime/{wl}_{wra}{half}.swf          runtime paper: wl1/wl2 x WRA 100/050/rnd x half a/b
+#   traces/<trace>.swf                    a real trace, cleaned (or its stand-in when missing)
+#   mrsch/S<k>.swf, mrsch/S<k>/<part>.swf MRSch scenarios S1-S10 and their 3.5 month / 2 week / rest split
+#   sem/<trace>/<part>.swf                SEM split: train (episodes) / val / test
+# Figures: figures/workloads/<preset>.png and figures/workloads/trace_<trace>.png.
+# Not part of 'all': download_trace (data/raw/<file>, needs internet).
+import re
+
+from schedrl.workloads.extend import SCENARIOS as _WL_SCENARIOS, WRA_CHOICES as _WL_WRA
+from schedrl.workloads.traces import CATALOG as _WL_CATALOG
+
+WL_CFG = cfg("workloads", default={})
+WL_PRESETS = WL_CFG.get("presets", {})
+WL_TRACES = WL_CFG.get("traces", {})
+WL_TRACE_DIRS = cfg("traces", "dirs", default=[])
+WL_CLEAN = WL_CFG.get("clean", {})
+WL_MRSCH = WL_CFG.get("mrsch", {})
+WL_SEM = WL_CFG.get("sem", {})
+WL_SEED = config["seed"]
+WL_RUNTIME = ("wl1", "wl2")
+
+
+def _wl_alternatives(names):
+    return "|".join(re.escape(n) for n in names) or "no-such-name"
+
+
+def wl_trace_input(wildcards):
+    """The real trace file when one of traces.dirs holds it; [] (stand-in generated) otherwise."""
+    name = WL_TRACES[wildcards.trace]["file"]
+    for folder in WL_TRACE_DIRS:
+        for candidate in (name, name[:-3] if name.endswith(".gz") else name + ".gz"):
+            path = Path(folder) / candidate
+            if path.is_file():
+                return [str(path)]
+    return []
+
+
+rule workload_preset:
+    output:
+        "results/workloads/{preset}.swf",
+    wildcard_constraints:
+        preset=_wl_alternatives(WL_PRESETS),
+    params:
+        n_jobs=lambda wildcards: (
+            f"--n-jobs {WL_PRESETS[wildcards.preset]}" if WL_PRESETS[wildcards.preset] else ""
+        ),
+        seed=WL_SEED,
+    log:
+        "logs/workloads/preset_{preset}.log",
+    benchmark:
+        "benchmarks/results/workloads/preset_{preset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload generate --preset {wildcards.preset} {params.n_jobs} --seed {params.seed} "
+        "--out {output:q} 2> {log:q}"
+
+
+# The runtime paper's 12 files: one 2000-job base per workload (same seed for every WRA), then
+# run_time = req_time x WRA, then jobs 1-1000 (a) or 1001-2000 (b). Same size at every scale.
+rule workload_runtime:
+    output:
+        "results/workloads/runtime/{wl}_{wra}{half}.swf",
+    wildcard_constraints:
+        wl="wl1|wl2",
+        wra="|".join(_WL_WRA),
+        half="a|b",
+    params:
+        seed=WL_SEED,
+    log:
+        "logs/workloads/runtime_{wl}_{wra}{half}.log",
+    benchmark:
+        "benchmarks/results/workloads/runtime_{wl}_{wra}{half}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload generate --preset {wildcards.wl} --wra {wildcards.wra} --half {wildcards.half} "
+        "--seed {params.seed} --out {output:q} 2> {log:q}"
+
+
+rule workload_trace:
+    input:
+        trace=wl_trace_input,
+    output:
+        "results/workloads/traces/{trace}.swf",
+    wildcard_constraints:
+        trace=_wl_alternatives(WL_TRACES),
+    params:
+        file=lambda wildcards: WL_TRACES[wildcards.trace]["file"],
+        months=lambda wildcards: WL_TRACES[wildcards.trace].get("months", 0),
+        dirs=WL_TRACE_DIRS,
+        stand_in_jobs=WL_CFG.get("stand_in_jobs", 20000),
+        oversize=WL_CLEAN.get("oversize", "drop"),
+        over_request=WL_CLEAN.get("over_request", "raise"),
+        seed=WL_SEED,
+    log:
+        "logs/workloads/trace_{trace}.log",
+    benchmark:
+        "benchmarks/results/workloads/trace_{trace}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload trace {params.file:q} --dirs {params.dirs:q} --months {params.months} "
+        "--stand-in-jobs {params.stand_in_jobs} --oversize {params.oversize} "
+        "--over-request {params.over_request} --seed {params.seed} --out {output:q} 2> {log:q}"
+
+
+rule workload_mrsch_scenario:
+    input:
+        "results/workloads/traces/{}.swf".format(WL_MRSCH.get("trace", "theta")),
+    output:
+        "results/workloads/mrsch/{scenario}.swf",
+    wildcard_constraints:
+        scenario=_wl_alternatives(_WL_SCENARIOS),
+    params:
+        seed=WL_SEED,
+    log:
+        "logs/workloads/mrsch_{scenario}.log",
+    benchmark:
+        "benchmarks/results/workloads/mrsch_{scenario}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload extend {input:q} --scenario {wildcards.scenario} --seed {params.seed} "
+        "--out {output:q} 2> {log:q}"
+
+
+rule workload_mrsch_split:
+    input:
+        "results/workloads/mrsch/{scenario}.swf",
+    output:
+        train="results/workloads/mrsch/{scenario}/train.swf",
+        val="results/workloads/mrsch/{scenario}/val.swf",
+        test="results/workloads/mrsch/{scenario}/test.swf",
+        manifest="results/workloads/mrsch/{scenario}/split.json",
+    wildcard_constraints:
+        scenario=_wl_alternatives(_WL_SCENARIOS),
+    params:
+        train_months=WL_MRSCH.get("train_months", 3.5),
+        val_days=WL_MRSCH.get("val_days", 14),
+        total_months=WL_MRSCH.get("total_months", 5),
+    log:
+        "logs/workloads/mrsch_split_{scenario}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload split {input:q} --scheme mrsch --train-months {params.train_months} "
+        "--val-days {params.val_days} --total-months {params.total_months} "
+        "--out-dir results/workloads/mrsch/{wildcards.scenario} 2> {log:q}"
+
+
+rule workload_sem_split:
+    input:
+        "results/workloads/traces/{trace}.swf",
+    output:
+        train="results/workloads/sem/{trace}/train.swf",
+        val="results/workloads/sem/{trace}/val.swf",
+        test="results/workloads/sem/{trace}/test.swf",
+        manifest="results/workloads/sem/{trace}/split.json",
+    wildcard_constraints:
+        trace=_wl_alternatives(WL_TRACES),
+    params:
+        train_jobs=WL_SEM.get("train_jobs", 60000),
+        episode_jobs=WL_SEM.get("episode_jobs", 600),
+        val_jobs=WL_SEM.get("val_jobs", 1200),
+        test_jobs=WL_SEM.get("test_jobs", 6000),
+        fit=WL_SEM.get("fit", "shrink"),
+    log:
+        "logs/workloads/sem_split_{trace}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload split {input:q} --scheme sem --train-jobs {params.train_jobs} "
+        "--episode-jobs {params.episode_jobs} --val-jobs {params.val_jobs} --test-jobs {params.test_jobs} "
+        "--fit {params.fit} --out-dir results/workloads/sem/{wildcards.trace} 2> {log:q}"
+
+
+rule workload_figure:
+    input:
+        "results/workloads/{preset}.swf",
+    output:
+        figure("workloads", "{preset}"),
+    wildcard_constraints:
+        preset=_wl_alternatives(WL_PRESETS),
+    log:
+        "logs/workloads/figure_{preset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload plot {input:q} --out {output[0]:q} --title 'Lublin preset {wildcards.preset}' "
+        "2> {log:q}"
+
+
+rule workload_trace_figure:
+    input:
+        "results/workloads/traces/{trace}.swf",
+    output:
+        figure("workloads", "trace_{trace}"),
+    wildcard_constraints:
+        trace=_wl_alternatives(WL_TRACES),
+    log:
+        "logs/workloads/figure_trace_{trace}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload plot {input:q} --out {output[0]:q} --title 'Trace {wildcards.trace}' 2> {log:q}"
+
+
+# For users with internet access only (never in CI, not part of 'all'):
+#   snakemake --cores 1 data/raw/SDSC-DS-2004-2.1-cln.swf.gz
+rule download_trace:
+    output:
+        "data/raw/{file}",
+    wildcard_constraints:
+        file=_wl_alternatives(_WL_CATALOG),
+    params:
+        url=lambda wildcards: _WL_CATALOG[wildcards.file].url,
+        sha256=lambda wildcards: _WL_CATALOG[wildcards.file].sha256,
+    log:
+        "logs/workloads/download_{file}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload download {wildcards.file} --url {params.url:q} --sha256 {params.sha256} "
+        "--out {output:q} 2> {log:q}"
+
+
+register(
+    "workloads",
+    *expand("results/workloads/{preset}.swf", preset=WL_PRESETS),
+    *expand("figures/workloads/{preset}.png", preset=WL_PRESETS),
+    *expand("results/workloads/runtime/{wl}_{wra}{half}.swf", wl=WL_RUNTIME, wra=_WL_WRA, half=("a", "b")),
+    *expand("figures/workloads/trace_{trace}.png", trace=WL_TRACES),
+)
+if WL_MRSCH:
+    register(
+        "workloads",
+        *expand("results/workloads/mrsch/{scenario}/split.json",
+                scenario=WL_MRSCH.get("scenarios", list(_WL_SCENARIOS))),
+    )
+if WL_SEM:
+    register(
+        "workloads",
+        *expand("results/workloads/sem/{trace}/split.json", trace=WL_SEM.get("traces", list(WL_TRACES))),
+    )

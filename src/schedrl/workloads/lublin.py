@@ -17,11 +17,13 @@ shape a, scale b):
   merged by arrival time (SWF queue field: 1 batch, 0 interactive); otherwise the typeless set is
   used (queue -1).
 
-Truncations are sampled exactly by inverting the truncated gamma CDF (``scipy.special``), which
-keeps each job's draw a smooth function of a scale factor. That gives the generalisations used by
-the presets: a runtime (or inter-arrival) cap ``M`` and mean ``m`` are met by scaling the model's
+Truncations are sampled as in the model, by redrawing (vectorised: only the rejected values, a few
+rounds). A runtime (or inter-arrival) cap ``M`` alone lowers the truncation point to
+``min(model cap, log M)``. A cap with a mean ``m`` (the runtime paper's presets) scales the model's
 values by the factor ``c`` for which the sample mean of ``c * exp(L)``, with ``L`` truncated at
-``min(model cap, log(M / c))``, equals ``m`` exactly (found with Brent's method). ``load`` instead
+``min(model cap, log(M / c))``, equals ``m`` exactly; there the truncated gamma is sampled by
+inverting its CDF (``scipy.special``) so each draw is a smooth function of ``c``, and ``c`` is
+found with Brent's method. ``load`` instead
 stretches the arrival process so that the offered load sum(size * runtime) / (nodes * span) is
 about the target.
 
@@ -222,10 +224,32 @@ def _truncated_exp_gamma(u, shape, scale, log_cap, c=1.0, cap=None):
     return c * np.exp(np.minimum(logs, top))
 
 
-def _scaled_sample(u, shape, scale, log_cap, cap, mean):
-    """The model's values scaled (factor c) so that the sample mean is ``mean`` under ``cap``."""
+def _rejection_exp_gamma(rng, shape, scale, top, n):
+    """``exp(L)`` with L ~ gamma(shape, scale) redrawn while above ``top`` (the model's own rule).
+
+    Vectorised: each round redraws only the rejected values (a handful of rounds at most).
+    """
+    shape = np.broadcast_to(np.asarray(shape, dtype=float), (n,))
+    scale = np.broadcast_to(np.asarray(scale, dtype=float), (n,))
+    logs = rng.gamma(shape, scale)
+    bad = np.flatnonzero(logs > top)
+    for _ in range(1000):
+        if bad.size == 0:
+            break
+        logs[bad] = rng.gamma(shape[bad], scale[bad])
+        bad = bad[logs[bad] > top]
+    else:  # pragma: no cover - only with absurd parameters
+        logs[bad] = top
+    return np.exp(logs)
+
+
+def _scaled_sample(rng, shape, scale, log_cap, cap, mean, n):
+    """The model's values; with ``mean`` scaled (factor c) so that the sample mean is ``mean``
+    under ``cap`` (inverse-CDF draws, a smooth function of c, solved with Brent's method)."""
     if mean is None:
-        return _truncated_exp_gamma(u, shape, scale, log_cap, 1.0, cap)
+        top = log_cap if cap is None else min(log_cap, math.log(cap))
+        return _rejection_exp_gamma(rng, shape, scale, top, n)
+    u = rng.random(n)
 
     def gap(log_c):
         return np.log(_truncated_exp_gamma(u, shape, scale, log_cap, math.exp(log_c), cap).mean() / mean)
@@ -243,10 +267,9 @@ def sample_runtimes(rng, sp: StreamParams, nodes: np.ndarray, params: LublinPara
     n = nodes.size
     p = np.clip(sp.pa * nodes + sp.pb, 0.0, 1.0)
     first = rng.random(n) < p
-    u = rng.random(n)
     shape = np.where(first, sp.a1, sp.a2)
     scale = np.where(first, sp.b1, sp.b2)
-    values = _scaled_sample(u, shape, scale, RUNTIME_LOG_CAP, params.runtime_max, params.runtime_mean)
+    values = _scaled_sample(rng, shape, scale, RUNTIME_LOG_CAP, params.runtime_max, params.runtime_mean, n)
     runtimes = np.maximum(np.floor(values + 0.5), 1.0)
     if params.runtime_max is not None:
         runtimes = np.minimum(runtimes, math.floor(params.runtime_max))
@@ -254,8 +277,7 @@ def sample_runtimes(rng, sp: StreamParams, nodes: np.ndarray, params: LublinPara
 
 
 def sample_work_gaps(rng, sp: StreamParams, n: int, params: LublinParams) -> np.ndarray:
-    u = rng.random(n)
-    return _scaled_sample(u, sp.aarr * sp.arar, sp.barr, GAP_LOG_CAP, params.arrival_max, params.arrival_mean)
+    return _scaled_sample(rng, sp.aarr * sp.arar, sp.barr, GAP_LOG_CAP, params.arrival_max, params.arrival_mean, n)
 
 
 def daily_cycle_weights(sp: StreamParams) -> np.ndarray:

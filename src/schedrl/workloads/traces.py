@@ -3,7 +3,8 @@
 Traces are never committed. The pipeline looks for a trace by file name in the configured folders
 (``traces.dirs``: ``data/raw`` first, then ``../shared/traces``); when none holds it, the trace's
 stand-in preset (a Lublin workload on the same machine size) is generated instead and the output
-says so (``attrs["stand_in"]`` and a ``; Note: stand-in ...`` header line).
+says so (``attrs["stand_in"]``, a ``; StandIn: <preset> for <trace>`` header line and a
+``; Note: stand-in ...`` line); :func:`is_stand_in` tells a table read back from such a file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pandas as pd
 from schedrl.errors import ConfigError, SchedrlError
 from schedrl.io import atomic_path
 
-__all__ = ["TraceInfo", "CATALOG", "find_trace", "load_trace", "download_trace", "sha256_of"]
+__all__ = ["TraceInfo", "CATALOG", "find_trace", "load_trace", "is_stand_in", "download_trace", "sha256_of"]
 
 PWA = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
@@ -105,11 +106,17 @@ def load_trace(name: str, dirs, *, seed: int = 0, n_jobs: int | None = None, sta
     notes = header.get("Note", [])
     notes = list(notes) if isinstance(notes, list) else [notes]
     searched = ", ".join(str(d) for d in dirs or ())
+    header["StandIn"] = f"{preset} for {name}"
     header["Note"] = [f"stand-in for {name} (not found in {searched}): Lublin preset {preset}, seed {seed}"] + notes
     frame.attrs["header"] = header
     frame.attrs["stand_in"] = True
     frame.attrs["source"] = f"stand-in:{preset} for {name}"
     return frame
+
+
+def is_stand_in(frame: pd.DataFrame) -> bool:
+    """True when the table (or the file it was read from) is a stand-in for a missing trace."""
+    return bool(frame.attrs.get("stand_in")) or "StandIn" in (frame.attrs.get("header") or {})
 
 
 def sha256_of(path: str | Path) -> str:
