@@ -1,0 +1,171 @@
+"""DeepRM experiment layer: env arguments per variant, figure inputs, summaries, claims verdicts on
+hand-made results, and a tiny end-to-end run (train -> evaluate -> every figure kind -> claims)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.errors import ConfigError
+from schedrl.experiments import deeprm as dx
+from schedrl.experiments.deeprm_claims import claims_rows
+from schedrl.io import write_csv
+
+SPEC = {
+    "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
+            "backlog_size": 60, "simu_len": 12, "episode_max_length": 60},
+    "variants": {
+        "discrete-image": {"env": {"num_nw": 10, "workload": "deeprm"}, "algos": ["a2c"]},
+        "multibinary-image": {"env": {"num_nw": 5, "workload": "deeprm"}, "algos": ["a2c", "ppo"]},
+    },
+    "objectives": ["slowdown", "completion_time"],
+    "baselines": ["sjf", "packer", "random"],
+    "seeds": [0],
+    "train": {"rate": 0.7, "steps": 150, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
+              "episodes_per_iteration": 2},
+    "eval": {"rates": [0.3, 0.6, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.6, "episodes": 1,
+             "jobset_seed": 1000},
+}
+
+
+def test_env_kwargs_of_a_variant():
+    kw = dx.env_kwargs(SPEC, "multibinary-image", "completion_time")
+    assert kw["action_mode"] == "multibinary" and kw["obs_mode"] == "image" and kw["num_nw"] == 5
+    assert kw["reward"] == "completion_time" and kw["new_job_rate"] == 0.7 and kw["num_jobsets"] == 2
+    assert dx.env_kwargs(SPEC, "discrete-image", "slowdown", rate=0.2)["new_job_rate"] == 0.2
+    with pytest.raises(ConfigError, match="variant"):
+        dx.env_kwargs(SPEC, "discrete-video", "slowdown")
+    with pytest.raises(ConfigError, match="objective"):
+        dx.env_kwargs(SPEC, "discrete-image", "makespan")
+    bad = copy.deepcopy(SPEC)
+    bad["variants"]["discrete-image"]["env"]["reward"] = "slowdown"
+    with pytest.raises(ConfigError, match="set by the experiment"):
+        dx.env_kwargs(bad, "discrete-image", "slowdown")
+
+
+def test_every_report_figure_is_listed_with_inputs():
+    assert list(dx.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
+    spec = copy.deepcopy(SPEC)
+    spec["variants"].update({"discrete-stacked": {"algos": ["dqn", "a2c"]},
+                             "multibinary-stacked": {"algos": ["a2c"]}})
+    for name in dx.FIGURES:
+        inputs = dx.figure_inputs(spec, "r", name)
+        assert inputs, name
+    box = [str(p) for p in dx.figure_inputs(spec, "r", "fig5_2")]
+    assert "r/discrete-stacked/dqn/completion_time/seed0/eval_episodes.csv" in box
+    assert "r/discrete-stacked/baseline/random/eval_episodes.csv" in box
+    load = [str(p) for p in dx.figure_inputs(spec, "r", "fig5_1")]
+    assert not any("completion_time" in p for p in load)
+    assert {str(p) for p in dx.figure_inputs(spec, "r", "fig5_18")} == {
+        "r/multibinary-image/a2c/slowdown/seed0/eval_jobs.csv", "r/multibinary-image/ppo/slowdown/seed0/eval_jobs.csv"}
+
+
+def test_length_fractions_by_hand():
+    jobs = pd.DataFrame({"length": [1, 1, 2, 12, 12, 15], "withheld": [False, True, False, True, True, False]})
+    frac = dx.length_fractions(jobs, 15).set_index("length")
+    assert frac.loc[1, "generated"] == 2 and frac.loc[12, "withheld"] == 2 and frac.loc[3, "generated"] == 0
+    assert frac["fraction_of_generated"].sum() == pytest.approx(1.0)
+    assert frac.loc[12, "fraction_of_withheld"] == pytest.approx(2 / 3)
+    assert frac.loc[1, "withheld_share_of_length"] == pytest.approx(0.5)
+
+
+def test_learning_curve_groups_episodes_into_iterations_and_averages_seeds():
+    a = pd.DataFrame({"timesteps": [10, 20, 30, 40], "reward": [-4.0, -2.0, -1.0, -3.0],
+                      "mean_slowdown": [4.0, 2.0, 1.0, 3.0], "mean_completion_time": [8.0, 6.0, 5.0, 7.0]})
+    b = a.assign(reward=a["reward"] - 2, mean_slowdown=a["mean_slowdown"] + 2)
+    curve = dx.learning_curve([a, b], episodes_per_iteration=2).set_index("iteration")
+    assert list(curve.index) == [1, 2]
+    assert curve.loc[1, "mean_slowdown"] == pytest.approx(((4 + 2) / 2 + (6 + 4) / 2) / 2)
+    assert curve.loc[2, "max_reward"] == -1.0 and curve.loc[1, "runs"] == 2
+
+
+def test_load_curve_standard_error_over_seeds():
+    ep = pd.DataFrame({"policy": "A2C", "algo": "a2c", "objective": "slowdown", "seed": [0, 0, 1, 1],
+                       "rate": 0.7, "load": 1.29, "mean_slowdown": [2.0, 4.0, 5.0, 7.0]})
+    row = dx.load_curve(ep).iloc[0]
+    assert row["mean_slowdown"] == pytest.approx(4.5) and row["seeds"] == 2
+    assert row["sem_seeds"] == pytest.approx(np.std([3.0, 6.0], ddof=1) / np.sqrt(2))
+
+
+def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long):
+    """Episode/job tables with chosen mean slowdowns at every rate."""
+    rates = spec["eval"]["rates"]
+    def episodes(value):
+        return pd.DataFrame({"rate": rates, "load": [1.845 * r for r in rates], "episode": 0,
+                             "mean_slowdown": value, "mean_completion_time": 10 * value})
+    for variant in spec["variants"]:
+        for algo, objective, seed in dx.agent_runs(spec, variant):
+            paths = dx.eval_paths(dx.run_dir(root, variant, algo, objective, seed))
+            write_csv(paths["episodes"], episodes(agent_sd))
+            lengths = [12] * withheld_long + [1] * (4 - withheld_long) + [2, 3, 11, 1]
+            write_csv(paths["jobs"], pd.DataFrame({"rate": 0.6, "load": 1.1, "length": lengths,
+                                                   "withheld": [True] * 4 + [False] * 4}))
+        for name in spec["baselines"]:
+            value = sjf_sd if name == "sjf" else sjf_sd + 1
+            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"], episodes(value))
+
+
+def _verdicts(rows):
+    return {r["claim_id"]: r["verdict"] for r in rows}
+
+
+def test_claims_follow_the_numbers(tmp_path):
+    _fake_results(tmp_path / "good", SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
+    good = _verdicts(claims_rows(SPEC, tmp_path / "good"))
+    assert good["d2-a2c-slowdown"] == "reproduced" and good["d2-sjf-slowdown"] == "reproduced"
+    assert good["d2-trpo-slowdown"] == "not comparable"  # TRPO is not configured in SPEC
+    assert good["d2-rl-beats-sjf"] == "partly reproduced"  # only A2C of A2C and TRPO exists
+    assert good["mb2-rl-beats-sjf"] == "reproduced" and good["mb2-high-load"] == "reproduced"
+    assert good["mb2-withheld-a2c"] == "reproduced" and good["acktr"] == "not comparable"
+    assert good["d1-sjf-slowdown"] == "not comparable"  # no phase-1 variant configured
+    _fake_results(tmp_path / "bad", SPEC, agent_sd=9.0, sjf_sd=4.9, withheld_long=0)
+    bad = _verdicts(claims_rows(SPEC, tmp_path / "bad"))
+    assert bad["d2-a2c-slowdown"] == "not reproduced" and bad["mb2-rl-beats-sjf"] == "not reproduced"
+    assert bad["mb2-high-load"] == "not reproduced" and bad["mb2-withheld-ppo"] == "not reproduced"
+
+
+@pytest.mark.slow
+def test_tiny_pipeline_end_to_end(tmp_path):
+    from schedrl.agents import load_hyperparams
+    from schedrl.experiments.train import train
+    from schedrl.plots.deeprm import draw
+    from schedrl.report.claims import read_claims, write_claims
+
+    root = tmp_path / "results"
+    for variant in SPEC["variants"]:
+        for algo, objective, seed in dx.agent_runs(SPEC, variant):
+            hp = load_hyperparams(algo, dx.hyperparams_variant(variant), overrides={"n_steps": 16} if algo == "ppo" else None)
+            if algo == "ppo":
+                hp["batch_size"] = 16
+            run = dx.run_dir(root, variant, algo, objective, seed)
+            train(dx.ENV_ID, dx.env_kwargs(SPEC, variant, objective), algo, hp, SPEC["train"]["steps"], seed,
+                  run, wrappers=dx.WRAPPERS)
+            curve = pd.read_csv(run / "learning_curve.csv")
+            assert {"mean_slowdown", "mean_completion_time"} <= set(curve.columns)
+            make_policy, kwargs = dx.agent_policy_factory(run)
+            jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
+            assert sorted(episodes["rate"]) == sorted(SPEC["eval"]["rates"])
+            write_csv(dx.eval_paths(run)["jobs"], jobs)
+            write_csv(dx.eval_paths(run)["episodes"], episodes)
+        for name in SPEC["baselines"]:
+            jobs, episodes = dx.evaluate_over_rates(dx.baseline_policy_factory(name),
+                                                    dx.env_kwargs(SPEC, variant, "slowdown"),
+                                                    SPEC["eval"]["rates"], 1, 1000)
+            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["jobs"], jobs)
+            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"], episodes)
+    # Same job sets for every policy: SJF and Packer see the same jobs at each rate.
+    sjf = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "sjf"))["jobs"])
+    packer = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "packer"))["jobs"])
+    key = ["rate", "arrival", "length"]
+    pd.testing.assert_frame_equal(sjf[key].sort_values(key).reset_index(drop=True),
+                                  packer[key].sort_values(key).reset_index(drop=True))
+    for name in ("fig5_3", "fig5_4", "fig5_5", "fig5_6", "fig5_7", "fig5_8", "fig5_14", "fig5_15",
+                 "fig5_16", "fig5_17", "fig5_18"):
+        png = tmp_path / "figures" / f"{name}.png"
+        table = draw(name, SPEC, root, png)
+        assert png.exists() and png.with_suffix(".pdf").exists() and len(table) > 0
+    write_claims(tmp_path / "claims.csv", claims_rows(SPEC, root))
+    assert len(read_claims(tmp_path / "claims.csv")) >= 20
