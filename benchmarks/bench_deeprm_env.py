@@ -39,21 +39,26 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     rows = []
-    for obs_mode in ("image", "stacked"):
-        for action_mode in ("discrete", "multibinary"):
-            kwargs = dict(obs_mode=obs_mode, action_mode=action_mode, num_nw=10, time_horizon=20, res_slot=10)
-            wrapped = gym.make("schedrl/DeepRM-v0", **kwargs)
-            if action_mode == "discrete":
-                actions = rng.integers(0, 11, args.steps).tolist()
-            else:
-                actions = list(rng.integers(0, 2, (args.steps, 10), dtype=np.int8))
-            bench(wrapped.unwrapped, actions[:2000])  # warm up numba and caches
-            raw = bench(wrapped.unwrapped, actions, args.repeats)
-            made = bench(wrapped, actions, args.repeats)
-            rows.append((obs_mode, action_mode, raw, made))
-    print(f"{'obs':8} {'action':12} {'steps/s (env)':>14} {'steps/s (gym.make)':>19}   (per CPU second)")
+    cases = [(o, a, {}) for o in ("image", "stacked") for a in ("discrete", "multibinary")]
+    # the mdp paper's compact, event-based MDP (one resource, sched-rl-gym's placement "now")
+    cases.append(("compact", "discrete", dict(num_res=1, placement="now", transitions="sparse",
+                                              workload="cunha", new_job_rate=0.3)))
+    for obs_mode, action_mode, extra in cases:
+        kwargs = dict(obs_mode=obs_mode, action_mode=action_mode, num_nw=10, time_horizon=20, res_slot=10,
+                      **extra)
+        wrapped = gym.make("schedrl/DeepRM-v0", **kwargs)
+        if action_mode == "discrete":
+            actions = rng.integers(0, 11, args.steps).tolist()
+        else:
+            actions = list(rng.integers(0, 2, (args.steps, 10), dtype=np.int8))
+        bench(wrapped.unwrapped, actions[:2000])  # warm up numba and caches
+        raw = bench(wrapped.unwrapped, actions, args.repeats)
+        made = bench(wrapped, actions, args.repeats)
+        label = obs_mode + ("+sparse" if extra else "")
+        rows.append((label, action_mode, raw, made))
+    print(f"{'obs':15} {'action':12} {'steps/s (env)':>14} {'steps/s (gym.make)':>19}   (per CPU second)")
     for obs_mode, action_mode, raw, made in rows:
-        print(f"{obs_mode:8} {action_mode:12} {raw:14,.0f} {made:19,.0f}")
+        print(f"{obs_mode:15} {action_mode:12} {raw:14,.0f} {made:19,.0f}")
 
 
 if __name__ == "__main__":

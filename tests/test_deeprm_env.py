@@ -185,17 +185,21 @@ def test_render_modes():
     assert env.render().shape == (20, 124, 3)
 
 
-def test_maskable_ppo_learns_a_few_steps():
+@pytest.mark.parametrize("action_mode", ["discrete", "multibinary"])
+def test_maskable_ppo_learns_a_few_steps(action_mode):
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    env = DeepRMEnv(num_nw=5, simu_len=20)
+    env = DeepRMEnv(num_nw=5, simu_len=20, action_mode=action_mode)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(128)
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
-    assert info["action_mask"][int(action)]
+    if action_mode == "discrete":
+        assert info["action_mask"][int(action)]
+    else:  # per slot [bit 0 allowed, bit 1 allowed]: a set bit must be allowed
+        assert all(info["action_mask"][2 * i + int(b)] for i, b in enumerate(action))
 
 
 def test_sparse_transitions_hand_episode():
