@@ -208,10 +208,11 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
         if np.isnan(first_res[h]):
             first_res[h] = shadow
         w = qhead + 1
-        for p in range(qhead + 1, qtail):
+        p = qhead + 1
+        while p < qtail and free[0] > 0:  # every job needs a node: none fits once they are gone
             j = queue[p]
             go = False
-            if free[0] > 0 and _fits(demand, j, free):
+            if _fits(demand, j, free):
                 if t + req_time[j] <= shadow:
                     go = True
                 elif _fits(demand, j, extra):
@@ -226,7 +227,12 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
             else:
                 queue[w] = j
                 w += 1
-        qtail = w
+            p += 1
+        if w < p:  # close the gaps left by started jobs
+            for q in range(p, qtail):
+                queue[w] = queue[q]
+                w += 1
+            qtail = w
     return start, end, first_res
 
 
