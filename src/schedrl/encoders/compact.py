@@ -24,6 +24,7 @@ being equal, so agents transfer between cluster sizes, the point of the paper's 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from schedrl.sim.grid import Grid, GridParams
@@ -51,37 +52,50 @@ class CompactEncoder:
                                  queue_cap * p.max_job_len * p.max_job_size, p.res_slot], dtype=np.float64)
 
     def __call__(self, grid: Grid) -> np.ndarray:
-        p, T = self.params, float(self.time_limit)
-        H, R, W, S = p.time_horizon, p.num_res, p.num_nw, float(p.res_slot)
-        out = np.zeros(self.shape, dtype=np.float64)
-        free = grid.avail[:H].T / S  # (R, H)
-        cluster = out[: 2 * H * R].reshape(R, H, 2)
-        cluster[:, :, 0] = free
-        cluster[:, :, 1] = 1.0 - free
-        k = 2 * H * R
-        jobs = out[k:k + JOB_FEATURES * W].reshape(W, JOB_FEATURES)
-        slot_job = grid.slot_job
-        occupied = slot_job >= 0
-        if occupied.any():
-            j = slot_job[occupied]
-            raw = np.stack([grid.arrival[j], grid.length[j],
-                            grid.demand[j, 1] if R > 1 else np.zeros(len(j), dtype=np.int64),
-                            grid.demand[j, 0], grid.sub_queue[j], grid.sub_work[j], grid.sub_free[j]], axis=1)
-            jobs[occupied] = (raw + 1.0) / (self._limits + 1.0)
-        k += JOB_FEATURES * W
-        out[k] = grid.backlog_len / p.backlog_size if p.backlog_size else 0.0
-        free_now = float(grid.avail[0, 0])
-        first = grid.first_to_finish()
-        if first >= 0:
-            procs = float(grid.demand[first, 0])
-            out[k + 1] = (grid.finish[first] - grid.now) / T
-            out[k + 2] = procs / S
-            out[k + 3] = (free_now + procs) / S
+        p = self.params
+        out = np.empty(self.shape, dtype=np.float32)
+        backlog = grid.backlog_len / p.backlog_size if p.backlog_size else 0.0
+        _compact(out, grid.avail, p.time_horizon, float(p.res_slot), grid.slot_job, grid.arrival,
+                 grid.length, grid.demand, grid.sub_queue, grid.sub_work, grid.sub_free, self._limits,
+                 backlog, grid.first_to_finish(), grid.finish, grid.now, grid.waiting_work,
+                 grid.n_waiting, float(self.time_limit))
+        return out
+
+
+@numba.njit(cache=True)
+def _compact(out, avail, horizon, res_slot, slot_job, arrival, length, demand, sub_queue, sub_work,
+             sub_free, limits, backlog, first, finish, now, waiting_work, n_waiting, time_limit):
+    num_res = avail.shape[1]
+    k = 0
+    for r in range(num_res):
+        for t in range(horizon):
+            free = avail[t, r] / res_slot
+            out[k] = free
+            out[k + 1] = 1.0 - free
+            k += 2
+    for i in range(slot_job.shape[0]):
+        j = slot_job[i]
+        if j < 0:
+            for f in range(JOB_FEATURES):
+                out[k + f] = 0.0
         else:
-            out[k + 3] = free_now / S
-        out[k + 4] = grid.waiting_work[0] / (S * T)
-        out[k + 5] = grid.waiting_work[1] / (S * T) if R > 1 else 0.0
-        out[k + 6] = grid.n_waiting / T
-        out[k + 7] = 1.0 - grid.now / T
-        np.clip(out, 0.0, 1.0, out=out)
-        return out.astype(np.float32)
+            mem = demand[j, 1] if num_res > 1 else 0
+            raw = (arrival[j], length[j], mem, demand[j, 0], sub_queue[j], sub_work[j], sub_free[j])
+            for f in range(JOB_FEATURES):
+                out[k + f] = min((raw[f] + 1.0) / (limits[f] + 1.0), 1.0)
+        k += JOB_FEATURES
+    out[k] = min(backlog, 1.0)
+    free_now = avail[0, 0]
+    if first >= 0:
+        procs = demand[first, 0]
+        out[k + 1] = min((finish[first] - now) / time_limit, 1.0)
+        out[k + 2] = procs / res_slot
+        out[k + 3] = min((free_now + procs) / res_slot, 1.0)
+    else:
+        out[k + 1] = 0.0
+        out[k + 2] = 0.0
+        out[k + 3] = free_now / res_slot
+    out[k + 4] = min(waiting_work[0] / (res_slot * time_limit), 1.0)
+    out[k + 5] = min(waiting_work[1] / (res_slot * time_limit), 1.0) if num_res > 1 else 0.0
+    out[k + 6] = min(n_waiting / time_limit, 1.0)
+    out[k + 7] = max(1.0 - now / time_limit, 0.0)
