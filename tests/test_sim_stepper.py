@@ -91,6 +91,27 @@ def test_time_stepped_idle_steps_double():
     assert [fixed.advance().clock for _ in range(3)] == [60, 120, 180]
 
 
+def test_start_reserved_and_stall():
+    sim = HPCSimulator(ClusterSpec(nodes=2))
+    sim.reset(_jobs([0, 0, 5], [10, 10, 1], [2, 2, 1]))
+    assert not sim.start_reserved()
+    sim.start(0)
+    assert sim.reserve(0) == 10 and sim.state().shadow == 10
+    assert not sim.start_reserved()
+    sim.advance()                                  # arrival at 5: shadow refreshed, still 10
+    assert sim.clock == 5 and sim.state().shadow == 10
+    assert not sim.start(1)                        # job 2 (1 s) ends by 10 but no node is free
+    sim.advance()
+    assert sim.clock == 10 and sim.start_reserved() and sim.state().reserved == -1
+    sim.advance()
+    assert sim.clock == 20
+    # job 2 waits on an empty machine with nothing to come: advancing cannot help
+    assert sim.stalled and sim.advance().clock == 20
+    assert sim.start(0)
+    sim.advance()
+    assert sim.done and not sim.stalled
+
+
 def test_bad_arguments():
     with pytest.raises(SchedrlError):
         HPCSimulator(ClusterSpec(nodes=2), sim_step=0)

@@ -195,17 +195,31 @@ class HPCSimulator:
             started += 1
         return started
 
+    @property
+    def stalled(self) -> bool:
+        """Jobs wait on a machine where nothing runs and nothing will arrive: only a start helps
+        (event-driven ``advance()`` then leaves the clock where it is)."""
+        return (not self.done and self.sim_step is None and not self.running
+                and self._next >= len(self.jobs))
+
     def advance(self) -> SimState:
         """Move the clock to the next decision point and apply its events."""
-        if self.done:
+        if self.done or self.stalled:
             return self.state()
         if self.sim_step is None:
-            t = self._next_event_time()
-            self._apply_events(t)
+            self._apply_events(self._next_event_time())
         else:
             self._tick()
+        if self.reserved >= 0:
+            self._refresh_shadow()
         self.decision_points += 1
         return self.state()
+
+    def start_reserved(self) -> bool:
+        """Start the reserved job if it fits now (call at each decision point to honour it)."""
+        if self.reserved < 0:
+            return False
+        return self.start(self.queue.index(self.reserved))
 
     # ------------------------------------------------------------------ whole runs
     def run_policy(self, policy, backfill: str = "easy") -> pd.DataFrame:
