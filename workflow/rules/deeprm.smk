@@ -146,3 +146,30 @@ for _fig in DX.FIGURES:
     register("deeprm", *figure("deeprm", _fig))
 register("deeprm", rules.deeprm_claims.output[0])
 CLAIMS.append("results/deeprm/claims.csv")
+
+
+def deeprm_timing_inputs(wildcards):
+    return [str(DX.run_dir(DEEPRM_ROOT, v, a, o, s) / "timing.json")
+            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)]
+
+
+rule deeprm_tables:
+    input:
+        evaluations=deeprm_claims_inputs,
+        timings=deeprm_timing_inputs,
+    output:
+        results="figures/deeprm/table_load130.md",
+        timing="figures/deeprm/training_speed.md",
+    params:
+        spec=DEEPRM_SPEC,
+        root=DEEPRM_ROOT,
+    log:
+        "logs/deeprm/tables.log",
+    shell:
+        "({SCHEDRL} deeprm table --spec {params.spec:q} --root {params.root} --out {output.results:q} && "
+        "{SCHEDRL} deeprm table --timing --spec {params.spec:q} --root {params.root} --out {output.timing:q}) "
+        "> {log:q} 2>&1"
+
+
+register("deeprm", *rules.deeprm_tables.output)
+REPORT_SECTIONS.extend(rules.deeprm_tables.output)

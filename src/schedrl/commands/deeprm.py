@@ -67,6 +67,15 @@ def register(subparsers) -> None:
     c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
     c.set_defaults(func=run_claims)
 
+    t = sub.add_parser("table", help="markdown tables for the reproduction report",
+                       description="Write the 130%%-load table (every policy beside the report's numbers) "
+                       "or, with --timing, the training-throughput table.")
+    t.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    t.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    t.add_argument("--timing", action="store_true", help="training throughput instead of results")
+    t.add_argument("--out", required=True, metavar="MD", help="markdown file to write")
+    t.set_defaults(func=run_table)
+
 
 def run_evaluate(args) -> int:
     import torch
@@ -102,4 +111,13 @@ def run_claims(args) -> int:
 
     frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
     print(f"{args.out}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    return 0
+
+
+def run_table(args) -> int:
+    from schedrl.experiments.deeprm_claims import table_markdown, timing_markdown
+    from schedrl.io import write_text
+
+    spec = _spec(args.spec)
+    write_text(args.out, (timing_markdown if args.timing else table_markdown)(spec, args.root))
     return 0
