@@ -76,6 +76,9 @@ def test_load_numbers_of_the_report():
     assert rate_for_load(1.2915) == pytest.approx(0.7)
     with pytest.raises(ConfigError, match="outside"):
         rate_for_load(1.9)
+    # sched-rl-gym scenario: 38 processors, sizes up to 32 (mean 24), lengths up to 15 (mean 4.1)
+    kw = dict(workload="cunha", num_res=1, res_slot=38, max_job_size=38, workload_max_job_size=32)
+    assert load_for_rate(0.3, **kw) == pytest.approx(0.3 * 4.1 * 24 / 38)
     with pytest.raises(ConfigError, match="load definition"):
         load_for_rate(0.5, definition="bogus")
 

@@ -62,6 +62,11 @@ class CompactEncoder:
         return out
 
 
+def encode_compact(grid: Grid, time_limit: int | None = None) -> np.ndarray:
+    """The compact vector of ``grid`` (a pure function; the encoder class only caches the limits)."""
+    return CompactEncoder(grid.params, time_limit=time_limit)(grid)
+
+
 @numba.njit(cache=True)
 def _compact(out, avail, horizon, res_slot, slot_job, arrival, length, demand, sub_queue, sub_work,
              sub_free, limits, backlog, first, finish, now, waiting_work, n_waiting, time_limit):

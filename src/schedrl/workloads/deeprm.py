@@ -149,7 +149,7 @@ def make_model(name: str, *, num_res: int, max_job_len: int, max_job_size: int, 
     raise ConfigError(f"unknown DeepRM workload '{name}' (choose from: {', '.join(MODELS)})")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JobSet:
     """Jobs of one episode, in arrival order: ``arrival[i]`` is the time step job i arrives at.
 
@@ -223,12 +223,15 @@ def empirical_load(jobset: JobSet, res_slot: int) -> np.ndarray:
 
 def load_for_rate(rate: float, *, res_slot: int = 10, workload: str = "deeprm", num_res: int = 2,
                   max_job_len: int = 15, max_job_size: int = 10, small_chance: float = 0.8,
-                  definition: str = "per_resource") -> float:
+                  workload_max_job_size: int | None = None, definition: str = "per_resource") -> float:
     """Expected load of the named workload at arrival rate ``rate`` (see module docstring).
 
-    ``definition="per_resource"``: DeepRM's per-resource load, averaged over resources;
-    ``"eq41"``: the SB3 report's eq. 4.1 taken literally (sum over resources).
+    Keywords are the DeepRM env's (``workload_max_job_size``, when given, is the largest demand
+    drawn, as in the env). ``definition="per_resource"``: DeepRM's per-resource load, averaged over
+    resources; ``"eq41"``: the SB3 report's eq. 4.1 taken literally (sum over resources).
     """
+    if workload_max_job_size is not None:
+        max_job_size = int(workload_max_job_size)
     if definition not in LOAD_DEFINITIONS:
         raise ConfigError(f"unknown load definition '{definition}' (choose from: {', '.join(LOAD_DEFINITIONS)})")
     model = make_model(workload, num_res=num_res, max_job_len=max_job_len, max_job_size=max_job_size,
