@@ -111,3 +111,13 @@ def test_user_errors():
 def test_empty_workload():
     sched = simulate(_jobs([], [], []), ClusterSpec(nodes=4))
     assert len(sched) == 0 and tuple(sched.columns) == SCHEDULE_COLUMNS
+
+
+def test_greedy_starts_whatever_fits():
+    # EASY protects job 2 (4 nodes) at t=100 (test_easy_backfills_short_job_only). Greedy list
+    # scheduling starts job 3 at 2 and, when it ends at 52, the 200 s job 4 on the freed node:
+    # job 2 then waits until 252 (a large job can starve).
+    jobs = _jobs([0, 1, 2, 3], [100, 10, 50, 200], [3, 4, 1, 1])
+    greedy = simulate(jobs, ClusterSpec(nodes=4), "fcfs", "greedy")
+    assert list(greedy["start_time"]) == [0, 252, 2, 52]
+    assert greedy["reservation"].isna().all()

@@ -17,7 +17,7 @@ from schedrl.errors import SchedrlError
 from schedrl.report.claims import verdict
 from schedrl.sim import ClusterSpec, HPCSimulator, simulate
 
-BACKFILL_LABELS = {"none": "", "easy": " w/ BF", "conservative": " w/ CBF"}
+BACKFILL_LABELS = {"none": "", "easy": " w/ BF", "conservative": " w/ CBF", "greedy": " greedy"}
 
 
 def parse_algorithm(spec: str) -> tuple[str, str]:

@@ -99,7 +99,7 @@ def _column(jobs: pd.DataFrame, name: str, default: float = 0.0) -> np.ndarray:
     return np.where(np.isnan(values), default, values)
 
 
-BACKFILL_MODES = ("none", "easy", "conservative")
+BACKFILL_MODES = ("none", "easy", "conservative", "greedy")
 OVERRUN_MODES = ("kill", "continue")
 OVERRUN_HELP = ("a job running longer than its requested walltime is killed at the request "
                 "(kill, as production schedulers do; default) or runs on to its actual runtime "

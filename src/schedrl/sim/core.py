@@ -16,7 +16,9 @@ the scheduler runs (ends first, then arrivals). At a decision point the schedule
      from running jobs' requested ends and the other reservations. At each decision point the jobs,
      in policy order, are moved to their earliest slot (never later than the one they held: the
      profile only gains room when jobs end early) and new jobs get their first one; jobs whose
-     slot is now start now. No reservation is ever delayed (under ``overrun="kill"``).
+     slot is now start now. No reservation is ever delayed (under ``overrun="kill"``);
+   * ``BF_GREEDY``: no reservation: every later job that fits now starts, in policy order (list
+     scheduling in Graham's sense; it can starve large jobs).
 
 Resources are int64 vectors (see ``cluster.py``), so capacity checks are exact. Reservations use
 requested walltimes; jobs end at their (possibly shorter) actual runtime.
@@ -27,8 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-BF_NONE, BF_EASY, BF_CONSERVATIVE = 0, 1, 2
-BACKFILL_CODES = {"none": BF_NONE, "easy": BF_EASY, "conservative": BF_CONSERVATIVE}
+BF_NONE, BF_EASY, BF_CONSERVATIVE, BF_GREEDY = 0, 1, 2, 3
+BACKFILL_CODES = {"none": BF_NONE, "easy": BF_EASY, "conservative": BF_CONSERVATIVE,
+                  "greedy": BF_GREEDY}
 
 
 @njit(cache=True, inline="always")
@@ -189,24 +192,25 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
             hsize += 1
             rlen += 1
             qhead += 1
-        if backfill != BF_EASY or qhead == qtail or free[0] == 0:
+        if backfill == BF_NONE or qhead == qtail or free[0] == 0:
             continue
-        # 2. EASY: reserve the head at the shadow time, backfill behind it
         h = queue[qhead]
-        for d in range(ndim):
-            avail[d] = free[d]
-        shadow = np.inf
-        for r in range(rlen):
-            jr = run_j[r]
+        shadow = np.inf  # greedy: no reservation, every later job that fits starts
+        if backfill == BF_EASY:
+            # 2. EASY: reserve the head at the shadow time, backfill behind it
             for d in range(ndim):
-                avail[d] += demand[jr, d]
-            if _fits(demand, h, avail):
-                shadow = max(run_e[r], t)
-                break
-        for d in range(ndim):
-            extra[d] = avail[d] - demand[h, d]
-        if np.isnan(first_res[h]):
-            first_res[h] = shadow
+                avail[d] = free[d]
+            for r in range(rlen):
+                jr = run_j[r]
+                for d in range(ndim):
+                    avail[d] += demand[jr, d]
+                if _fits(demand, h, avail):
+                    shadow = max(run_e[r], t)
+                    break
+            for d in range(ndim):
+                extra[d] = avail[d] - demand[h, d]
+            if np.isnan(first_res[h]):
+                first_res[h] = shadow
         w = qhead + 1
         p = qhead + 1
         while p < qtail and free[0] > 0:  # every job needs a node: none fits once they are gone

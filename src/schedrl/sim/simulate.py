@@ -20,7 +20,7 @@ def simulate(jobs: pd.DataFrame, cluster: ClusterSpec, policy="fcfs", backfill: 
     """Run every job of ``jobs`` (the job table) on ``cluster``; return the schedule.
 
     ``policy`` is a name in ``schedrl.schedulers`` (or a ``QueuePolicy``); ``backfill`` one of
-    ``none``, ``easy``, ``conservative``; ``overrun`` says what happens to a job whose runtime
+    ``none``, ``easy``, ``conservative`` or ``greedy`` (any job that fits starts, no reservation); ``overrun`` says what happens to a job whose runtime
     exceeds its requested walltime: ``kill`` (ends at the request, as production schedulers do) or
     ``continue`` (runs to its actual runtime).
 

@@ -223,14 +223,14 @@ class HPCSimulator:
 
     # ------------------------------------------------------------------ whole runs
     def run_policy(self, policy, backfill: str = "easy") -> pd.DataFrame:
-        """Drive the simulator with a queue policy and ``none``/``easy`` backfilling to the end.
+        """Drive the simulator with a queue policy and ``none``/``easy``/``greedy`` backfilling.
 
         Same decisions as ``schedrl.sim.simulate`` (used to cross-check the compiled loop).
         """
         from schedrl.schedulers import get_policy  # registry is one layer up (see simulate.py)
 
-        if backfill not in ("none", "easy"):
-            raise SchedrlError(f"the step API drives backfill 'none' or 'easy', not '{backfill}'")
+        if backfill not in ("none", "easy", "greedy"):
+            raise SchedrlError(f"the step API drives backfill 'none', 'easy' or 'greedy', not '{backfill}'")
         pol = get_policy(policy) if isinstance(policy, str) else policy
         key = pol.key(self.jobs)
         while not self.done:
@@ -241,6 +241,11 @@ class HPCSimulator:
             if backfill == "easy" and self.queue and self.free[0] > 0:
                 self.reserve(0)
                 self.backfill()
+            elif backfill == "greedy":
+                i = 1
+                while i < len(self.queue) and self.free[0] > 0:
+                    if not self.start(i):
+                        i += 1
             self.advance()
         return self.schedule()
 
