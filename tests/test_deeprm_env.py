@@ -253,3 +253,14 @@ def test_mdp_scenario_arguments():
     compact.reset(seed=0)
     with pytest.raises(ConfigError, match="larger"):
         DeepRMEnv(max_job_size=10, workload_max_job_size=12, res_slot=12)
+
+
+@pytest.mark.parametrize("layout, shape", [("native", (20, 124)), ("flat", (2480,)), ("chw", (1, 20, 124))])
+def test_obs_layouts(layout, shape):
+    env = DeepRMEnv(num_nw=5, obs_layout=layout)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.shape == shape and obs.shape == shape
+    ref = DeepRMEnv(num_nw=5)
+    np.testing.assert_array_equal(obs.reshape(20, 124), ref.reset(seed=0)[0])
+    obs, *_ = env.step(0)
+    assert obs.shape == shape and env.observation_space.contains(obs)

@@ -17,6 +17,7 @@ OBS_MODES = ("image", "stacked", "compact")
 ACTION_MODES = ("discrete", "multibinary")
 REWARDS = ("slowdown", "completion_time", "slowdown_window")
 TRANSITIONS = ("dense", "sparse")
+OBS_LAYOUTS = ("native", "flat", "chw")
 
 
 class DeepRMEnv(gym.Env):
@@ -104,8 +105,9 @@ class DeepRMEnv(gym.Env):
     ``workload`` ("deeprm", "sb3_phase1", "cunha"), ``workload_max_job_size`` (largest demand the
     workload draws, default ``max_job_size``, which sets the image's slot width; sched-rl-gym draws
     up to j_s on slots n_p wide), ``placement`` ("earliest", "now"; "now" allows jobs longer than
-    the horizon), ``transitions`` ("dense", "sparse"), ``max_track_since_new`` 10, ``job_num_cap``
-    40 (colours), ``machine_colors`` True.
+    the horizon), ``transitions`` ("dense", "sparse"), ``obs_layout`` ("native" as in the table
+    above, "flat" 1-D, or "chw" with a leading channel axis for CNN policies),
+    ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True.
 
     ## Version history
     * v0: first version.
@@ -119,12 +121,13 @@ class DeepRMEnv(gym.Env):
                  new_job_rate: float = 0.7, simu_len: int = 50, episode_max_length: int = 200,
                  jobset_seed: int | None = 0, num_jobsets: int = 10, workload: str = "deeprm",
                  placement: str = "earliest", max_track_since_new: int = 10, job_num_cap: int = 40,
-                 machine_colors: bool = True, transitions: str = "dense",
+                 machine_colors: bool = True, transitions: str = "dense", obs_layout: str = "native",
                  workload_max_job_size: int | None = None, render_mode: str | None = None):
         for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
                                      ("action_mode", action_mode, ACTION_MODES),
                                      ("reward", reward, REWARDS),
-                                     ("transitions", transitions, TRANSITIONS)):
+                                     ("transitions", transitions, TRANSITIONS),
+                                     ("obs_layout", obs_layout, OBS_LAYOUTS)):
             if value not in choices:
                 raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -149,8 +152,14 @@ class DeepRMEnv(gym.Env):
 
         self.grid = Grid(self.params)
         self.encoder = get_encoder(obs_mode)(self.params, time_limit=episode_max_length)
+        shape = tuple(self.encoder.shape)
+        if obs_layout == "flat":
+            shape = (int(np.prod(shape)),)
+        elif obs_layout == "chw":
+            shape = (1,) + shape if len(shape) == 2 else shape
+        self._obs_shape = shape
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
-                                            shape=self.encoder.shape, dtype=np.float32)
+                                            shape=shape, dtype=np.float32)
         W = num_nw
         if action_mode == "discrete":
             self.action_space = spaces.Discrete(W + 1)
@@ -184,7 +193,7 @@ class DeepRMEnv(gym.Env):
             self._episode += 1
         self.jobset = jobset
         self.grid.reset(jobset)
-        return self.encoder(self.grid), self._info()
+        return self._observe(), self._info()
 
     def step(self, action):
         grid = self.grid
@@ -213,7 +222,10 @@ class DeepRMEnv(gym.Env):
             info["jobs"] = grid.job_records()
             info["withheld"] = grid.withheld_lengths()
             info["dropped"] = len(grid.dropped)
-        return self.encoder(grid), reward, terminated, truncated, info
+        return self._observe(), reward, terminated, truncated, info
+
+    def _observe(self) -> np.ndarray:
+        return self.encoder(self.grid).reshape(self._obs_shape)
 
     def _move_on(self) -> float:
         """Charge the reward for the current time step, then advance the grid one step."""
