@@ -207,3 +207,74 @@ def test_submission_features():
     g.move_on()  # j2 arrives with j1 waiting (work 2) and 1 unit free
     assert (g.sub_queue[2], g.sub_work[2], g.sub_free[2]) == (1, 2, 1)
     assert g.n_waiting == 2 and g.waiting_work.tolist() == [5]
+
+
+class _ReferenceDeepRM:
+    """A slow, literal transcription of DeepRM's environment.py step logic (lists, no kernels)."""
+
+    def __init__(self, p: GridParams, jobs: JobSet):
+        self.p, self.jobs = p, jobs
+        self.now = 0
+        self.avail = [[p.res_slot] * p.num_res for _ in range(p.rows)]
+        self.slots = [None] * p.num_nw
+        self.backlog = []
+        self.running = []  # (job, finish)
+        self.start = {}
+        self._arrive()
+
+    def _arrive(self):
+        for j in np.flatnonzero(self.jobs.arrival == self.now):
+            if None in self.slots:
+                self.slots[self.slots.index(None)] = int(j)
+            elif len(self.backlog) < self.p.backlog_size:
+                self.backlog.append(int(j))
+
+    def allocate(self, i) -> bool:
+        j = self.slots[i]
+        if j is None:
+            return False
+        length, dem = int(self.jobs.length[j]), self.jobs.demand[j]
+        last = 0 if self.p.placement == "now" else self.p.time_horizon - length
+        for t0 in range(last + 1):
+            if all(self.avail[t][r] >= dem[r] for t in range(t0, t0 + length) for r in range(self.p.num_res)):
+                for t in range(t0, t0 + length):
+                    for r in range(self.p.num_res):
+                        self.avail[t][r] -= dem[r]
+                self.start[j] = self.now + t0
+                self.running.append((j, self.now + t0 + length))
+                self.slots[i] = self.backlog.pop(0) if self.backlog else None
+                return True
+        return False
+
+    def reward(self) -> float:
+        jobs = [j for j, _ in self.running] + [j for j in self.slots if j is not None] + self.backlog
+        return -sum(1.0 / self.jobs.length[j] for j in jobs)
+
+    def move_on(self):
+        self.now += 1
+        self.avail = self.avail[1:] + [[self.p.res_slot] * self.p.num_res]
+        self.running = [(j, f) for j, f in self.running if f > self.now]
+        self._arrive()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), rate=st.floats(0.2, 1.0), num_nw=st.integers(1, 5),
+       placement=st.sampled_from(["earliest", "now"]),
+       actions=st.lists(st.integers(0, 5), min_size=1, max_size=250))
+def test_grid_matches_a_literal_reference(seed, rate, num_nw, placement, actions):
+    p = GridParams(num_nw=num_nw, backlog_size=6, placement=placement)
+    jobs = generate_jobset(mao_model(new_job_rate=rate), 40, seed)
+    g, ref = Grid(p), _ReferenceDeepRM(p, jobs)
+    g.reset(jobs)
+    for a in actions:
+        if a < num_nw:
+            assert g.allocate(a) == ref.allocate(a)
+        else:
+            assert -g.inv_length_sum() == pytest.approx(ref.reward())
+            g.move_on()
+            ref.move_on()
+        assert g.slots == [-1 if j is None else j for j in ref.slots]
+        assert list(g.backlog) == ref.backlog
+        assert g.avail.tolist() == ref.avail
+    for j, s in ref.start.items():
+        assert g.start[j] == s
