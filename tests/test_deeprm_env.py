@@ -82,6 +82,9 @@ def test_hand_episode_completion_time_and_invalid_actions():
     env.reset(seed=0)
     _, r, *_ = env.step(99)  # out of range: a safe void action
     assert r == -2.0 and env.grid.now == 1
+    env.reset(seed=0)
+    env.step(np.array([0]))  # a one-element array, as some vectorised callers send
+    assert env.grid.start[0] == 0 and env.grid.now == 0
 
 
 def test_withheld_definition_in_env():

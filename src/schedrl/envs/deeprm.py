@@ -199,7 +199,7 @@ class DeepRMEnv(gym.Env):
         grid = self.grid
         W = self.params.num_nw
         if self.action_mode == "discrete":
-            a = int(action)
+            a = action if type(action) is int else int(np.asarray(action).item())  # also shape (1,)
             move = a >= W or a < 0 or not grid.allocate(a)
         else:
             move = True
