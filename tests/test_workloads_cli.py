@@ -30,6 +30,21 @@ def test_generate_is_byte_identical_on_rerun(tmp_path):
     assert len(frame) == 1000 and (frame["run_time"] <= frame["req_time"]).all()
 
 
+def test_generate_out_dir_writes_every_wra_and_half_from_one_base(tmp_path):
+    assert _run("workload", "generate", "--preset", "wl1", "--wra", "100", "050", "rnd", "--half", "a", "b",
+                "--seed", 2, "--out-dir", tmp_path) == 0
+    names = sorted(p.name for p in tmp_path.glob("*.swf"))
+    assert names == sorted(f"wl1_{w}{h}.swf" for w in ("100", "050", "rnd") for h in ("a", "b"))
+    single = tmp_path / "single.swf"
+    assert _run("workload", "generate", "--preset", "wl1", "--wra", "rnd", "--half", "b", "--seed", 2,
+                "--out", single) == 0
+    assert single.read_bytes() == (tmp_path / "wl1_rndb.swf").read_bytes()
+    a100, b050 = read_swf(tmp_path / "wl1_100a.swf"), read_swf(tmp_path / "wl1_050b.swf")
+    full = read_swf(tmp_path / "wl1_100b.swf")
+    assert (b050["req_time"] == full["req_time"]).all() and len(a100) == 1000
+    assert _run("workload", "generate", "--preset", "wl1", "--wra", "100", "050", "--out", single) == 2
+
+
 def test_generate_overrides_and_errors(tmp_path, capsys):
     out = tmp_path / "x.swf.gz"
     assert _run("workload", "generate", "--preset", "lublin256", "--n-jobs", 300, "--set", "max_nodes=64",
@@ -56,6 +71,11 @@ def test_trace_stand_in_extend_split_plot(tmp_path):
     io = tmp_path / "io.csv"
     io.write_text("io_bytes\n7e12\n3e13\n")
     assert _run("workload", "extend", base, "--scenario", "S1", "--io-csv", io, "--out", tmp_path / "s1.swf") == 0
+    assert _run("workload", "extend", base, "--scenario", "S2", "S7", "--out-dir", tmp_path / "mr",
+                "--mrsch-split", "--train-months", 0.5, "--val-days", 5, "--total-months", 0) == 0
+    assert (tmp_path / "mr" / "S7.swf").exists()
+    counts = json.loads((tmp_path / "mr" / "S2" / "split.json").read_text())["counts"]
+    assert sum(counts.values()) == 1500
     assert _run("workload", "split", s5, "--scheme", "sem", "--train-jobs", 600, "--episode-jobs", 100,
                 "--val-jobs", 100, "--test-jobs", 300, "--out-dir", tmp_path / "sem") == 0
     manifest = json.loads((tmp_path / "sem" / "split.json").read_text())

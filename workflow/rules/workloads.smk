@@ -4,7 +4,7 @@
 #   <preset>.swf                          Lublin presets (lublin256, wl1, wl2, theta_like, datastar_like)
 #   runtime/{wl}_{wra}{half}.swf          runtime paper: wl1/wl2 x WRA 100/050/rnd x half a/b
 #   traces/<trace>.swf                    a real trace, cleaned (or its stand-in when missing)
-#   mrsch/S<k>.swf, mrsch/S<k>/<part>.swf MRSch scenarios S1-S10 and their 3.5 month / 2 week / rest split
+#   mrsch/S<k>.swf, mrsch/S<k>/<part>.swf MRSch S1-S10 and their 3.5 month / 2 week / rest split
 #   sem/<trace>/<part>.swf                SEM split: train (episodes) / val / test
 # Figures: figures/workloads/<preset>.png and figures/workloads/trace_<trace>.png.
 # Not part of 'all': download_trace (data/raw/<file>, needs internet).
@@ -66,19 +66,19 @@ rule workload_preset:
 
 # The runtime paper's 12 files: one 2000-job base per workload (same seed for every WRA), then
 # run_time = req_time x WRA, then jobs 1-1000 (a) or 1001-2000 (b). Same size at every scale.
+# One CLI call writes a workload's six files (they share the base).
 rule workload_runtime:
     output:
-        "results/workloads/runtime/{wl}_{wra}{half}.swf",
+        expand("results/workloads/runtime/{{wl}}_{wra}{half}.swf", wra=_WL_WRA, half=("a", "b")),
     wildcard_constraints:
         wl="wl1|wl2",
-        wra="|".join(_WL_WRA),
-        half="a|b",
     params:
+        wras=" ".join(_WL_WRA),
         seed=WL_SEED,
     log:
-        "logs/workloads/runtime_{wl}_{wra}{half}.log",
+        "logs/workloads/runtime_{wl}.log",
     benchmark:
-        "benchmarks/results/workloads/runtime_{wl}_{wra}{half}.tsv"
+        "benchmarks/results/workloads/runtime_{wl}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -86,8 +86,8 @@ rule workload_runtime:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload generate --preset {wildcards.wl} --wra {wildcards.wra} --half {wildcards.half} "
-        "--seed {params.seed} --out {output:q} 2> {log:q}"
+        "{SCHEDRL} workload generate --preset {wildcards.wl} --wra {params.wras} --half a b "
+        "--seed {params.seed} --out-dir results/workloads/runtime 2> {log:q}"
 
 
 rule workload_trace:
@@ -121,56 +121,41 @@ rule workload_trace:
         "--over-request {params.over_request} --seed {params.seed} --out {output:q} 2> {log:q}"
 
 
-rule workload_mrsch_scenario:
+# MRSch Table III (S1-S5) and the power case study (S6-S10) on the Theta trace, each with its
+# 3.5 month / 2 week / rest split, in one CLI call (the scenarios share the base trace).
+WL_MRSCH_SCENARIOS = WL_MRSCH.get("scenarios", list(_WL_SCENARIOS))
+
+
+rule workload_mrsch:
     input:
         "results/workloads/traces/{}.swf".format(WL_MRSCH.get("trace", "theta")),
     output:
-        "results/workloads/mrsch/{scenario}.swf",
-    wildcard_constraints:
-        scenario=_wl_alternatives(_WL_SCENARIOS),
+        expand("results/workloads/mrsch/{scenario}.swf", scenario=WL_MRSCH_SCENARIOS),
+        expand(
+            "results/workloads/mrsch/{scenario}/{part}",
+            scenario=WL_MRSCH_SCENARIOS,
+            part=("train.swf", "val.swf", "test.swf", "split.json"),
+        ),
     params:
-        seed=WL_SEED,
-    log:
-        "logs/workloads/mrsch_{scenario}.log",
-    benchmark:
-        "benchmarks/results/workloads/mrsch_{scenario}.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=5,
-    conda:
-        CONDA_ENV
-    shell:
-        "{SCHEDRL} workload extend {input:q} --scenario {wildcards.scenario} --seed {params.seed} "
-        "--out {output:q} 2> {log:q}"
-
-
-rule workload_mrsch_split:
-    input:
-        "results/workloads/mrsch/{scenario}.swf",
-    output:
-        train="results/workloads/mrsch/{scenario}/train.swf",
-        val="results/workloads/mrsch/{scenario}/val.swf",
-        test="results/workloads/mrsch/{scenario}/test.swf",
-        manifest="results/workloads/mrsch/{scenario}/split.json",
-    wildcard_constraints:
-        scenario=_wl_alternatives(_WL_SCENARIOS),
-    params:
+        scenarios=" ".join(WL_MRSCH_SCENARIOS),
         train_months=WL_MRSCH.get("train_months", 3.5),
         val_days=WL_MRSCH.get("val_days", 14),
         total_months=WL_MRSCH.get("total_months", 5),
+        seed=WL_SEED,
     log:
-        "logs/workloads/mrsch_split_{scenario}.log",
+        "logs/workloads/mrsch.log",
+    benchmark:
+        "benchmarks/results/workloads/mrsch.tsv"
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=5,
+        runtime=10,
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload split {input:q} --scheme mrsch --train-months {params.train_months} "
-        "--val-days {params.val_days} --total-months {params.total_months} "
-        "--out-dir results/workloads/mrsch/{wildcards.scenario} 2> {log:q}"
+        "{SCHEDRL} workload extend {input:q} --scenario {params.scenarios} --seed {params.seed} "
+        "--out-dir results/workloads/mrsch --mrsch-split --train-months {params.train_months} "
+        "--val-days {params.val_days} --total-months {params.total_months} 2> {log:q}"
 
 
 rule workload_sem_split:
@@ -275,8 +260,7 @@ register(
 if WL_MRSCH:
     register(
         "workloads",
-        *expand("results/workloads/mrsch/{scenario}/split.json",
-                scenario=WL_MRSCH.get("scenarios", list(_WL_SCENARIOS))),
+        *expand("results/workloads/mrsch/{scenario}/split.json", scenario=WL_MRSCH_SCENARIOS),
     )
 if WL_SEM:
     register(

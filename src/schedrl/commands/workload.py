@@ -31,9 +31,14 @@ def register(subparsers) -> None:
     g.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a generator parameter, e.g. --set load=0.8 (repeatable)")
-    g.add_argument("--wra", default=None, help="walltime request accuracy: 100, 050, rnd or a ratio")
-    g.add_argument("--half", choices=("a", "b"), default=None, help="keep the first (a) or second (b) half")
-    g.add_argument("--out", required=True, help="output SWF file (.gz compresses)")
+    g.add_argument("--wra", nargs="+", default=None, metavar="WRA",
+                   help="walltime request accuracy: 100, 050, rnd or a ratio (several with --out-dir)")
+    g.add_argument("--half", nargs="+", choices=("a", "b"), default=None,
+                   help="keep the first (a) or second (b) half (both with --out-dir)")
+    dest = g.add_mutually_exclusive_group(required=True)
+    dest.add_argument("--out", help="output SWF file (.gz compresses)")
+    dest.add_argument("--out-dir", help="write DIR/<preset>[_<wra>][<half>].swf for every WRA and half "
+                      "(the same base workload for all)")
     g.set_defaults(func=run_generate)
 
     e = sub.add_parser("extend", help="add MRSch burst-buffer (S1-S5) and power (S6-S10) requests",
@@ -41,11 +46,17 @@ def register(subparsers) -> None:
                        "per-node power). Burst-buffer sizes are log-uniform on the scenario's range "
                        "unless --io-csv gives per-job I/O volumes to resample from.")
     e.add_argument("input", metavar="IN.swf", help="input SWF file")
-    e.add_argument("--scenario", required=True, help="S1 ... S10")
+    e.add_argument("--scenario", required=True, nargs="+", metavar="S", help="S1 ... S10 (several with --out-dir)")
     e.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     e.add_argument("--io-csv", default=None, metavar="FILE",
                    help="CSV with a column io_tb (or io_bytes) of per-job I/O volumes to resample sizes from")
-    e.add_argument("--out", required=True, help="output SWF file")
+    dest = e.add_mutually_exclusive_group(required=True)
+    dest.add_argument("--out", help="output SWF file")
+    dest.add_argument("--out-dir", help="write DIR/<scenario>.swf for every scenario")
+    e.add_argument("--mrsch-split", action="store_true",
+                   help="with --out-dir, also write the MRSch split DIR/<scenario>/{train,val,test}.swf "
+                   "and split.json (see 'split' for the period options)")
+    _period_options(e)
     e.set_defaults(func=run_extend)
 
     s = sub.add_parser("split", help="split a workload into train/validation/test (SEM, MRSch) or halves",
@@ -61,10 +72,7 @@ def register(subparsers) -> None:
     s.add_argument("--test-jobs", type=int, default=6_000, help="sem: test jobs (default: %(default)s)")
     s.add_argument("--fit", choices=("error", "shrink"), default="error",
                    help="sem: a too-short trace fails or has all counts scaled down (default: %(default)s)")
-    s.add_argument("--train-months", type=float, default=3.5, help="mrsch: training months (default: %(default)s)")
-    s.add_argument("--val-days", type=float, default=14.0, help="mrsch: validation days (default: %(default)s)")
-    s.add_argument("--total-months", type=float, default=5.0,
-                   help="mrsch: months of the log used; 0 = all (default: %(default)s)")
+    _period_options(s)
     s.set_defaults(func=run_split)
 
     t = sub.add_parser("trace", help="read a real trace by name (cleaned), or its stand-in when missing",
@@ -106,6 +114,14 @@ def register(subparsers) -> None:
     d.set_defaults(func=run_download)
 
 
+def _period_options(parser) -> None:
+    parser.add_argument("--train-months", type=float, default=3.5,
+                        help="mrsch: training months (default: %(default)s)")
+    parser.add_argument("--val-days", type=float, default=14.0, help="mrsch: validation days (default: %(default)s)")
+    parser.add_argument("--total-months", type=float, default=5.0,
+                        help="mrsch: months of the log used; 0 = all (default: %(default)s)")
+
+
 def _parse_sets(items: list[str]) -> dict:
     import dataclasses
 
@@ -128,13 +144,20 @@ def run_generate(args) -> int:
     from schedrl.workloads.lublin import generate
     from schedrl.workloads.swf import write_swf
 
-    frame = generate(args.preset, n_jobs=args.n_jobs, seed=args.seed, **_parse_sets(args.set))
-    if args.wra is not None:
-        frame = apply_wra(frame, args.wra, seed=args.seed)
-    if args.half is not None:
-        frame = split_half(frame, args.half)
-    write_swf(frame, args.out)
-    print(f"{args.out}: {len(frame)} jobs ({args.preset}, seed {args.seed})", file=sys.stderr)
+    wras, halves = args.wra or [None], args.half or [None]
+    if args.out and (len(wras) > 1 or len(halves) > 1):
+        raise ConfigError("several --wra or --half values need --out-dir instead of --out")
+    base = generate(args.preset, n_jobs=args.n_jobs, seed=args.seed, **_parse_sets(args.set))
+    for wra in wras:
+        frame = base if wra is None else apply_wra(base, wra, seed=args.seed)
+        for half in halves:
+            part = frame if half is None else split_half(frame, half)
+            if args.out:
+                out = Path(args.out)
+            else:
+                out = Path(args.out_dir) / f"{args.preset}{'' if wra is None else '_' + wra.lower()}{half or ''}.swf"
+            write_swf(part, out)
+            print(f"{out}: {len(part)} jobs ({args.preset}, seed {args.seed})", file=sys.stderr)
     return 0
 
 
@@ -160,22 +183,43 @@ def _read_io_csv(path: str):
 
 def run_extend(args) -> int:
     from schedrl.workloads.extend import apply_scenario
+    from schedrl.workloads.splits import mrsch_split
     from schedrl.workloads.swf import read_swf, write_swf
 
+    if args.out and len(args.scenario) > 1:
+        raise ConfigError("several --scenario values need --out-dir instead of --out")
+    if args.mrsch_split and not args.out_dir:
+        raise ConfigError("--mrsch-split needs --out-dir")
     frame = read_swf(args.input)
     io_tb = _read_io_csv(args.io_csv) if args.io_csv else None
-    out = apply_scenario(frame, args.scenario, seed=args.seed, io_tb=io_tb)
-    write_swf(out, args.out)
-    print(f"{args.out}: {len(out)} jobs, scenario {args.scenario}", file=sys.stderr)
+    for scenario in args.scenario:
+        out = apply_scenario(frame, scenario, seed=args.seed, io_tb=io_tb)
+        path = Path(args.out) if args.out else Path(args.out_dir) / f"{scenario}.swf"
+        write_swf(out, path)
+        print(f"{path}: {len(out)} jobs, scenario {scenario}", file=sys.stderr)
+        if args.mrsch_split:
+            parts, manifest = mrsch_split(out, args.train_months, args.val_days, args.total_months or None)
+            _write_parts(parts, manifest, Path(args.out_dir) / scenario, path, out)
     return 0
 
 
-def run_split(args) -> int:
+def _write_parts(parts: dict, manifest: dict, out_dir: Path, source, frame) -> None:
     from schedrl.io import write_json
+    from schedrl.workloads.swf import write_swf
+    from schedrl.workloads.traces import is_stand_in
+
+    manifest["input"] = str(source)
+    manifest["stand_in"] = is_stand_in(frame)
+    for name, part in parts.items():
+        write_swf(part, out_dir / f"{name}.swf")
+    write_json(out_dir / "split.json", manifest)
+    print(f"{out_dir}: " + ", ".join(f"{k} {v}" for k, v in manifest["counts"].items()), file=sys.stderr)
+
+
+def run_split(args) -> int:
     from schedrl.workloads.extend import split_half
     from schedrl.workloads.splits import mrsch_split, sem_split
-    from schedrl.workloads.swf import read_swf, write_swf
-    from schedrl.workloads.traces import is_stand_in
+    from schedrl.workloads.swf import read_swf
 
     frame = read_swf(args.input)
     if args.scheme == "sem":
@@ -186,13 +230,7 @@ def run_split(args) -> int:
     else:
         parts = {h: split_half(frame, h) for h in ("a", "b")}
         manifest = {"scheme": "halves", "input_jobs": len(frame), "counts": {h: len(p) for h, p in parts.items()}}
-    out = Path(args.out_dir)
-    manifest["input"] = str(args.input)
-    manifest["stand_in"] = is_stand_in(frame)
-    for name, part in parts.items():
-        write_swf(part, out / f"{name}.swf")
-    write_json(out / "split.json", manifest)
-    print(f"{out}: " + ", ".join(f"{k} {v}" for k, v in manifest["counts"].items()), file=sys.stderr)
+    _write_parts(parts, manifest, Path(args.out_dir), args.input, frame)
     return 0
 
 
