@@ -27,7 +27,7 @@ SPEC = {
     "train": {"rate": 0.7, "steps": 150, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
               "episodes_per_iteration": 2},
     "eval": {"rates": [0.3, 0.6, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.6, "episodes": 1,
-             "jobset_seed": 1000},
+             "jobset_seed": 1000, "deterministic": False},
 }
 
 
@@ -145,8 +145,10 @@ def test_tiny_pipeline_end_to_end(tmp_path):
                   run, wrappers=dx.WRAPPERS)
             curve = pd.read_csv(run / "learning_curve.csv")
             assert {"mean_slowdown", "mean_completion_time"} <= set(curve.columns)
-            make_policy, kwargs = dx.agent_policy_factory(run)
+            make_policy, kwargs = dx.agent_policy_factory(run, deterministic=False, seed=5)
             jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
+            again, _ = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
+            pd.testing.assert_frame_equal(jobs, again)  # sampled actions, but seeded
             assert sorted(episodes["rate"]) == sorted(SPEC["eval"]["rates"])
             write_csv(dx.eval_paths(run)["jobs"], jobs)
             write_csv(dx.eval_paths(run)["episodes"], episodes)

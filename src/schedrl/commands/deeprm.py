@@ -86,7 +86,8 @@ def run_evaluate(args) -> int:
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     if args.run_dir:
-        make_policy, kwargs = dx.agent_policy_factory(args.run_dir)
+        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, bool(spec["eval"]["deterministic"]),
+                                                      int(spec["eval"]["jobset_seed"]))
     else:
         make_policy = dx.baseline_policy_factory(args.baseline)
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")

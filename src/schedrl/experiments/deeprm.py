@@ -136,13 +136,26 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
     return pd.concat(jobs, ignore_index=True), pd.concat(summary, ignore_index=True)
 
 
-def agent_policy_factory(run: str | Path) -> tuple[Callable, dict]:
-    """``(make_policy, train_env_kwargs)`` for a trained run folder."""
+def agent_policy_factory(run: str | Path, deterministic: bool = False,
+                         seed: int = 0) -> tuple[Callable, dict]:
+    """``(make_policy, train_env_kwargs)`` for a trained run folder.
+
+    ``deterministic=False`` samples actions from the policy, as Stable-Baselines (v2)'s ``predict``
+    did by default and as DeepRM's test code did; the sampler (torch's RNG) is reseeded with
+    ``seed`` whenever a policy is made (once per evaluated rate), so results are reproducible.
+    """
+    import torch
+
     from schedrl.envs.rollout import sb3_policy
     from schedrl.experiments.evaluate import load_run
 
     model, config = load_run(run)
-    return (lambda env: sb3_policy(model, deterministic=True)), dict(config["env_kwargs"])
+
+    def make_policy(env):
+        torch.manual_seed(seed)
+        return sb3_policy(model, deterministic=deterministic)
+
+    return make_policy, dict(config["env_kwargs"])
 
 
 def baseline_policy_factory(name: str) -> Callable:
