@@ -171,3 +171,27 @@ def test_tiny_pipeline_end_to_end(tmp_path):
         assert png.exists() and png.with_suffix(".pdf").exists() and len(table) > 0
     write_claims(tmp_path / "claims.csv", claims_rows(SPEC, root))
     assert len(read_claims(tmp_path / "claims.csv")) >= 20
+
+
+def test_cli_claims_table_and_spec_errors(tmp_path, capsys):
+    import json
+
+    from schedrl.cli import main
+    from schedrl.report.claims import read_claims
+
+    _fake_results(tmp_path / "r", SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
+    spec = json.dumps(SPEC)
+    out = tmp_path / "claims.csv"
+    assert main(["deeprm", "claims", "--spec", spec, "--root", str(tmp_path / "r"), "--out", str(out)]) == 0
+    claims = read_claims(out)
+    assert (claims["paper"] == "deeprm").all() and "acktr" in set(claims["claim_id"])
+    md = tmp_path / "table.md"
+    assert main(["deeprm", "table", "--spec", spec, "--root", str(tmp_path / "r"), "--out", str(md)]) == 0
+    text = md.read_text()
+    assert "| discrete-image (load 129%) | A2C (slowdown) | 3.90 +- 0.00 | 3.9 |" in text
+    bad = json.loads(spec)
+    bad["eval"]["epsiodes"] = 3
+    assert main(["deeprm", "claims", "--spec", json.dumps(bad), "--root", str(tmp_path / "r"),
+                 "--out", str(out)]) == 2
+    assert "epsiodes" in capsys.readouterr().err
+    assert main(["deeprm", "figure", "fig9_9", "--spec", spec, "--out", str(tmp_path / "x.png")]) == 2
