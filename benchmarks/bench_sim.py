@@ -20,7 +20,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from schedrl.sim import ClusterSpec, simulate  # noqa: E402
+from schedrl.sim import ClusterSpec, HPCSimulator, simulate  # noqa: E402
 from schedrl.workloads.lublin import generate  # noqa: E402
 
 
@@ -39,6 +39,7 @@ def main(argv=None) -> int:
     parser.add_argument("--nodes", type=int, default=256)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--step-jobs", type=int, default=10_000, help="jobs for the step-API runs")
     args = parser.parse_args(argv)
 
     base = generate("lublin256", n_jobs=args.jobs, seed=args.seed)
@@ -55,6 +56,17 @@ def main(argv=None) -> int:
             secs, sched = bench(jobs.iloc[:n], cluster, policy, backfill, args.repeat)
             print(f"  {label:28s} {policy:5s} {backfill:13s} {n:7d} jobs {secs:8.3f} s "
                   f"{n / secs:12,.0f} jobs/s  mean wait {sched['wait_time'].mean():10.0f} s")
+    # The Python step API that RL environments drive (same decisions, one call per action).
+    n = min(len(base), args.step_jobs)
+    for sim_step in (None, 60.0):
+        sim = HPCSimulator(cluster, sim_step=sim_step, double_idle=False)
+        sim.reset(base.iloc[:n])
+        t0 = time.perf_counter()
+        sim.run_policy("fcfs", "easy")
+        secs = time.perf_counter() - t0
+        mode = "event-driven" if sim_step is None else f"Sim_Step {sim_step:g} s"
+        print(f"  step API, FCFS+EASY, {mode:15s} {n:7d} jobs {secs:8.3f} s {n / secs:12,.0f} jobs/s "
+              f"{sim.decision_points / secs:10,.0f} decision points/s")
     return 0
 
 

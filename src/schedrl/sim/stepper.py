@@ -99,6 +99,7 @@ class HPCSimulator:
         self.reserved = -1
         self.shadow = math.inf
         self._extra = self.capacity.copy()
+        self._shadow_valid = False
         self._step = self.sim_step
         self._idle_streak = False
         self.decision_points = 0
@@ -135,7 +136,7 @@ class HPCSimulator:
 
     def fits(self, i: int) -> bool:
         """Whether the job at queue position ``i`` fits in the free resources now."""
-        return bool(np.all(self.jobs.demand[self.queue[i]] <= self.free))
+        return bool((self.jobs.demand[self.queue[i]] <= self.free).all())
 
     # ------------------------------------------------------------------ actions
     def start(self, i: int) -> bool:
@@ -148,7 +149,7 @@ class HPCSimulator:
             d = self.jobs.demand[j]
             if self.clock + self.jobs.req_time[j] <= self.shadow:
                 pass
-            elif np.all(d <= self._extra):
+            elif (d <= self._extra).all():
                 self._extra = self._extra - d
             else:
                 return False
@@ -160,6 +161,7 @@ class HPCSimulator:
         if not 0 <= i < len(self.queue):
             raise IndexError(f"queue position {i} out of range ({len(self.queue)} waiting)")
         self.reserved = self.queue[i]
+        self._shadow_valid = False
         self._refresh_shadow()
         if np.isnan(self.first_reservation[self.reserved]):
             self.first_reservation[self.reserved] = self.shadow
@@ -167,6 +169,7 @@ class HPCSimulator:
 
     def release(self) -> None:
         """Drop the reservation (a policy that re-plans at every decision point calls this)."""
+        self._shadow_valid = False
         self.reserved = -1
         self.shadow = math.inf
         self._extra = self.capacity.copy()
@@ -185,10 +188,10 @@ class HPCSimulator:
         started = 0
         for j in cand:
             d = jobs.demand[j]
-            if j == self.reserved or self.free[0] == 0 or not np.all(d <= self.free):
+            if j == self.reserved or self.free[0] == 0 or not (d <= self.free).all():
                 continue
             if self.clock + jobs.req_time[j] > self.shadow:
-                if not np.all(d <= self._extra):
+                if not (d <= self._extra).all():
                     continue
                 self._extra = self._extra - d
             self._launch(self.queue.index(j))
@@ -203,17 +206,21 @@ class HPCSimulator:
                 and self._next >= len(self.jobs))
 
     def advance(self) -> SimState:
-        """Move the clock to the next decision point and apply its events."""
+        """Move the clock to the next decision point, apply its events and return the state."""
+        self._advance()
+        return self.state()
+
+    def _advance(self) -> None:
         if self.done or self.stalled:
-            return self.state()
+            return
         if self.sim_step is None:
             self._apply_events(self._next_event_time())
         else:
             self._tick()
+        self._shadow_valid = False
         if self.reserved >= 0:
             self._refresh_shadow()
         self.decision_points += 1
-        return self.state()
 
     def start_reserved(self) -> bool:
         """Start the reserved job if it fits now (call at each decision point to honour it)."""
@@ -246,7 +253,7 @@ class HPCSimulator:
                 while i < len(self.queue) and self.free[0] > 0:
                     if not self.start(i):
                         i += 1
-            self.advance()
+            self._advance()
         return self.schedule()
 
     def schedule(self) -> pd.DataFrame:
@@ -262,6 +269,7 @@ class HPCSimulator:
 
     # ------------------------------------------------------------------ internals
     def _launch(self, i: int) -> None:
+        self._shadow_valid = False
         j = self.queue.pop(i)
         if j == self.reserved:
             self.release()
@@ -281,19 +289,23 @@ class HPCSimulator:
 
     def _refresh_shadow(self) -> None:
         """Shadow time and extra resources of the reserved job under the current running set."""
+        if self._shadow_valid:
+            return
+        self._shadow_valid = True
         h = self.reserved
         d = self.jobs.demand[h]
-        avail = self.free.copy()
-        if np.all(d <= avail):
+        avail = self.free
+        if (d <= avail).all():
             self.shadow = self.clock
         else:
             r = np.asarray(self.running, dtype=np.int64)
             exp = self.start_time[r] + self.jobs.req_time[r]
-            for k in np.argsort(exp, kind="stable"):
-                avail += self.jobs.demand[r[k]]
-                if np.all(d <= avail):
-                    self.shadow = max(float(exp[k]), self.clock)
-                    break
+            order = np.argsort(exp, kind="stable")
+            # free resources after each running job ends, in order of requested end
+            after = avail + np.cumsum(self.jobs.demand[r[order]], axis=0)
+            k = int(np.argmax((after >= d).all(axis=1)))  # it fits once all have ended
+            self.shadow = max(float(exp[order[k]]), self.clock)
+            avail = after[k]
         # jobs backfilled past the shadow are not counted back in ``avail``: the extra is net of them
         self._extra = avail - d
 
