@@ -28,7 +28,11 @@ def test_presets_generate_valid_deterministic_tables(preset):
     p = LUBLIN_PRESETS[preset]
     assert len(a) == 3000
     assert (a["req_procs"] >= p.min_nodes).all() and (a["req_procs"] <= p.max_nodes).all()
-    assert (a["run_time"] >= 1).all() and (a["req_time"] == a["run_time"]).all()
+    assert (a["run_time"] >= 1).all() and (a["req_time"] >= a["run_time"]).all()
+    if p.request_rule == "exact":
+        assert (a["req_time"] == a["run_time"]).all()
+    if p.runtime_max is not None:
+        assert a["req_time"].max() <= p.runtime_max
     assert (np.diff(a["submit_time"]) >= 0).all()
     assert a.attrs["header"]["MaxNodes"] == str(p.max_nodes)
     # the header documents the seed and survives an SWF round trip
@@ -99,6 +103,16 @@ def test_daily_cycle_weights_mean_one_and_low_at_night():
     w = lublin.daily_cycle_weights(lublin.TYPELESS)
     assert w.shape == (48,) and abs(w.mean() - 1) < 1e-12
     assert w[6:10].mean() < 0.5 < 1.5 < w[22:30].mean()  # 03:00-05:00 vs 11:00-15:00
+
+
+def test_round_up_requests():
+    run = np.array([1, 60, 61, 3000, 7300, 80_000, 300_000])
+    req = lublin.requested_times(run, "round_up", cap=86_400)
+    assert req.tolist() == [60, 60, 120, 3600, 10_800, 86_400, 300_000]
+    assert lublin.requested_times(run, "exact").tolist() == run.tolist()
+    t = generate("theta_like", n_jobs=2000, seed=0)
+    share_round = np.isin(t["req_time"], lublin.ROUND_REQUESTS).mean()
+    assert share_round > 0.95 and (t["req_time"] > t["run_time"]).mean() > 0.9
 
 
 def test_overrides_and_bad_parameters():

@@ -89,8 +89,12 @@ def plot_workload(frame: pd.DataFrame, png, title: str) -> pd.DataFrame:
 
     if len(s) > 1:
         start, end = s[0], s[-1]
-        nbins = int(np.clip(np.ceil((end - start) / 86_400), 1, 200))
-        bins = np.linspace(start, end + 1, nbins + 1)
+        # about 60 bins, each a whole number of hours (days for long traces: 24 h multiples)
+        hours = max(1, int(np.ceil((end - start) / 60 / 3600)))
+        if hours > 12:
+            hours = 24 * int(np.ceil(hours / 24))
+        bin_s = 3600 * hours
+        bins = start + bin_s * np.arange(int(np.floor((end - start) / bin_s)) + 2)
         demand, _ = np.histogram(s, bins=bins, weights=n * r)
         load = demand / (size * np.diff(bins))
         days = (bins[:-1] - start) / 86_400
@@ -99,7 +103,8 @@ def plot_workload(frame: pd.DataFrame, png, title: str) -> pd.DataFrame:
                     label=f"overall {(n * r).sum() / (size * (end - start)):.2f}")
         ax_load.axhline(1.0, color="k", lw=0.8, ls=":")
         rows += [("load", "offered", float(d), float(v)) for d, v in zip(days, load)]
-    ax_load.set(xlabel="submit time (days since the first job; bins of at least one day)",
+    bin_text = f"{bin_s // 3600} h" if len(s) > 1 else "-"
+    ax_load.set(xlabel=f"submit time (days since the first job; bins of {bin_text})",
                 ylabel="offered load (node-s demand / node-s capacity)", title="Load over time")
     ax_load.legend()
     fig.suptitle(title)

@@ -33,10 +33,12 @@ shift log2(max_nodes) - 7 (the constants describe a 128-node machine), UMED kept
 sets SERIAL_PROB = s and scales POW2_PROB so the power-of-two share of parallel jobs is kept
 (about 0.76 (1 - s) for the typeless set), unless ``pow2_share`` gives that share explicitly.
 
-Requested time: the model describes one time per job. We write it as both ``req_time`` and
-``run_time`` (a perfect estimate, as RLScheduler treats Lublin files); the runtime paper reads it
-as the requested walltime and derives the actual runtime with a walltime-request accuracy, see
-:func:`schedrl.workloads.extend.apply_wra`.
+Requested time: the model describes one time per job, the runtime. ``request_rule="exact"``
+writes it as both ``req_time`` and ``run_time`` (a perfect estimate, as RLScheduler treats Lublin
+files; the runtime paper reads it as the requested walltime and derives the actual runtime with a
+walltime-request accuracy, see :func:`schedrl.workloads.extend.apply_wra`). ``"round_up"`` (the
+real-machine stand-ins) requests the smallest round walltime at or above the runtime, as users
+mostly pick a few round values (:data:`ROUND_REQUESTS`), capped at ``runtime_max``.
 
 Daily-cycle origin: the reference program does not say where its cycle sits on the clock; we put
 the cycle's first bucket at 04:30 of day 0 (trace time 0 = midnight), the phase that best fits the
@@ -100,6 +102,27 @@ TYPELESS = StreamParams(0.244, 0.576, 0.8, 4.5, 7.0, 0.86, 4.2, 0.94, 312.0, 0.0
                         10.2303, 0.4871, 8.1737, 3.9631, 1.0225)
 QUEUE_INTERACTIVE, QUEUE_BATCH = 0, 1
 
+REQUEST_RULES = ("exact", "round_up")
+# Round walltimes users pick (Tsafrir, Etsion and Feitelson 2005: most requests are a few round
+# values): 1-45 minutes, then 1-72 hours.
+ROUND_REQUESTS = np.array([60 * m for m in (1, 2, 5, 10, 15, 20, 30, 45)]
+                          + [3600 * h for h in (1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 16, 18, 24, 36, 48, 72)],
+                          dtype=np.int64)
+
+
+def requested_times(runtimes: np.ndarray, rule: str, cap: float | None = None) -> np.ndarray:
+    """Requested walltimes from runtimes: ``exact`` (req = run) or ``round_up`` (the smallest round
+    value of :data:`ROUND_REQUESTS` at or above the runtime, at most ``cap``; the runtime itself
+    beyond the largest value)."""
+    runtimes = np.asarray(runtimes, dtype=np.int64)
+    if rule == "exact":
+        return runtimes.copy()
+    idx = np.searchsorted(ROUND_REQUESTS, runtimes, side="left")
+    req = np.where(idx < ROUND_REQUESTS.size, ROUND_REQUESTS[np.minimum(idx, ROUND_REQUESTS.size - 1)], runtimes)
+    if cap is not None:
+        req = np.maximum(np.minimum(req, int(math.floor(cap))), runtimes)
+    return req
+
 
 @dataclass(frozen=True)
 class LublinParams:
@@ -121,6 +144,7 @@ class LublinParams:
     arrival_mean: float | None = None
     load: float | None = None           # target offered load; stretches arrivals
     daily_cycle: bool = True
+    request_rule: str = "exact"         # exact | round_up (see REQUEST_RULES)
     name: str = "custom"
     description: str = field(default="", compare=False)
 
@@ -154,6 +178,8 @@ class LublinParams:
             bad("load", "set either load or arrival_mean/arrival_max, not both")
         if self.job_types and (self.arrival_mean is not None or self.arrival_max is not None):
             bad("arrival_mean", "arrival_mean/arrival_max need job_types: false (one arrival stream)")
+        if self.request_rule not in REQUEST_RULES:
+            bad("request_rule", f"must be one of {', '.join(REQUEST_RULES)}, not {self.request_rule!r}")
         if self.umed is not None and not 0 < self.umed < math.log2(max(self.max_nodes, 2)):
             bad("umed", f"must be in (0, log2(max_nodes)), not {self.umed}")
         return self
@@ -342,8 +368,9 @@ def generate(preset_or_params="lublin256", n_jobs: int | None = None, seed: int 
     nodes = np.concatenate(nodes)[order]
     run = np.concatenate(run)[order]
     queue = np.concatenate(queue)[order]
+    req = requested_times(run, params.request_rule, params.runtime_max)
     frame = new_table(n, submit_time=submit, run_time=run, alloc_procs=nodes, req_procs=nodes,
-                      req_time=run, status=np.ones(n, dtype=np.int64), queue=queue)
+                      req_time=req, status=np.ones(n, dtype=np.int64), queue=queue)
     frame.attrs["header"] = _header(params, seed, frame)
     frame.attrs["source"] = f"lublin:{params.name}:seed={seed}"
     frame.attrs["generator"] = _params_dict(params)
@@ -370,7 +397,9 @@ def _header(params: LublinParams, seed: int, frame: pd.DataFrame) -> dict:
         "MaxProcs": str(params.max_nodes),
         "MaxRuntime": str(int(frame["run_time"].max()) if len(frame) else 0),
         "Note": [f"seed={seed} {settings}",
-                 "req_time = run_time: the model gives one time per job (see schedrl.workloads.lublin)"],
+                 "req_time = run_time: the model gives one time per job (see schedrl.workloads.lublin)"
+                 if params.request_rule == "exact" else
+                 "req_time = the smallest round walltime >= run_time (see schedrl.workloads.lublin)"],
     }
     if params.description:
         header["Note"].append(params.description)

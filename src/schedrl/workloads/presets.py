@@ -70,13 +70,15 @@ LUBLIN_PRESETS: dict[str, LublinParams] = {
         runtime_mean=0.5 * _HOUR, arrival_max=0.5 * _HOUR, arrival_mean=100.0, daily_cycle=False,
         description="runtime paper WL2: 20% single-node jobs"),
     # Stand-ins for the real traces (used only when the trace file is missing). Sizes follow the
-    # machines' published rules; runtimes capped at the queues' longest walltime; offered load 0.9.
+    # machines' published rules; runtimes capped at the queues' longest walltime; offered load 0.9;
+    # requests rounded up to round walltimes (the real traces' requests are not exact).
     "theta_like": LublinParams(
         name="theta_like", max_nodes=THETA.nodes, min_nodes=128, n_jobs=20_000, runtime_max=24 * _HOUR,
-        load=0.9, description="stand-in for ALCF Theta: 4,360 nodes, 128-node minimum, 24 h limit"),
+        load=0.9, request_rule="round_up",
+        description="stand-in for ALCF Theta: 4,360 nodes, 128-node minimum, 24 h limit"),
     "datastar_like": LublinParams(
         name="datastar_like", max_nodes=DATASTAR.nodes, n_jobs=20_000, job_types=True,
-        runtime_max=18 * _HOUR, load=0.9,
+        runtime_max=18 * _HOUR, load=0.9, request_rule="round_up",
         description="stand-in for SDSC DataStar: 1,664 CPUs, batch + interactive, 18 h limit"),
 }
 
