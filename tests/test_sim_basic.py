@@ -104,6 +104,10 @@ def test_user_errors():
         simulate(jobs, ClusterSpec(nodes=8), overrun="stop")
     with pytest.raises(SchedrlError):
         ClusterSpec(nodes=0)
+    with pytest.raises(SchedrlError, match="no valid submit time"):
+        simulate(_jobs([np.nan], [10], [1]), ClusterSpec(nodes=8))
+    with pytest.raises(SchedrlError, match="no valid runtime"):
+        simulate(_jobs([0], [np.nan], [1]), ClusterSpec(nodes=8))
     with pytest.raises(SchedrlError, match="burst"):
         simulate(_jobs([0], [10], [1], bb_request=[20.0]), ClusterSpec(nodes=8, bb_units=10))
 

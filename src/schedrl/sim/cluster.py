@@ -120,8 +120,12 @@ def job_arrays(jobs: pd.DataFrame, cluster: ClusterSpec, overrun: str = "kill") 
             raise SchedrlError(f"job table lacks column '{col}'")
     n = len(jobs)
     job_id = _column(jobs, "job_id", -1).astype(np.int64)
-    submit = _column(jobs, "submit_time", 0.0)
-    run = _column(jobs, "run_time", 0.0)
+    submit = _column(jobs, "submit_time", np.nan)
+    run = _column(jobs, "run_time", np.nan)
+    for name, invalid in (("submit time", np.isnan(submit) | (submit < 0)), ("runtime", np.isnan(run))):
+        bad = np.flatnonzero(invalid)
+        if len(bad):
+            raise SchedrlError(f"job {job_id[bad[0]]} has no valid {name}; {len(bad)} job(s) affected")
     req_time = _column(jobs, "req_time", -1.0)
     procs = _column(jobs, "req_procs", -1.0)
     notes: dict = {}
