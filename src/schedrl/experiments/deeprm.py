@@ -107,13 +107,15 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
     Job set k of every rate is generated from seed ``jobset_seed + k``, so all policies see the same
     jobs. Returns (per-job table, per-episode table), both with columns ``rate`` and ``load``.
     """
+    from tqdm.auto import tqdm
+
     from schedrl.envs.rollout import run_policy
     from schedrl.experiments.envs import make_env
 
     if episodes < 1:
         raise ConfigError(f"evaluation episodes must be >= 1, got {episodes}")
     jobs, summary = [], []
-    for rate in rates:
+    for rate in tqdm(list(rates), desc="rates", unit="rate", disable=None):
         env_args = {**kwargs, "new_job_rate": float(rate), "jobset_seed": int(jobset_seed),
                     "num_jobsets": int(episodes)}
         env = make_env(ENV_ID, env_args)
