@@ -157,6 +157,45 @@ def test_random_lines_parse_or_clear_error(tmp_path, lines):
         assert (frame["run_time"] > 0).all() and (frame["req_procs"] > 0).all()
 
 
+_header_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
+_header_value = st.one_of(
+    _header_text.map(str.strip),
+    st.lists(_header_text.map(str.strip), min_size=1, max_size=3).map("\n".join),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 30),
+    seed=st.integers(0, 2**32 - 1),
+    header=st.dictionaries(st.from_regex(r"[A-Z][A-Za-z0-9_]{0,12}", fullmatch=True),
+                           st.one_of(_header_value, st.lists(_header_value, min_size=2, max_size=3)),
+                           max_size=5),
+    extras=st.sets(st.sampled_from(EXT_FIELDS)),
+)
+def test_round_trip_property(n, seed, header, extras):
+    """Random tables (int and fractional fields, NaN extension values) and headers survive exactly."""
+    header.pop("ExtraFields", None)
+    rng = np.random.default_rng(seed)
+    cols = {name: rng.integers(-1, 10**9, n) for name in SWF_FIELDS[1:]}
+    cols["avg_cpu_time"] = np.round(rng.random(n) * 1e4, int(rng.integers(0, 6))) if n else np.zeros(0)
+    for name in extras:
+        cols[name] = np.where(rng.random(n) < 0.3, np.nan, rng.random(n) * 10 ** rng.integers(0, 6))
+    frame = new_table(n, **cols)
+    # header values: lines are stripped on write, empty continuation lines dropped
+    clean = {k: ([_norm(x) for x in v] if isinstance(v, list) else _norm(v)) for k, v in header.items()}
+    frame.attrs["header"] = clean
+    text = format_swf(frame)
+    back = parse_swf_text(text)
+    pd.testing.assert_frame_equal(back, frame)
+    assert back.attrs["header"] == clean
+    assert format_swf(back) == text
+
+
+def _norm(value: str) -> str:
+    return "\n".join(p.strip() for p in value.split("\n") if p.strip())
+
+
 # ----------------------------------------------------------------------------------------- cleaning
 def _table():
     # job: submit run alloc req_procs req_time

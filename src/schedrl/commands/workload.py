@@ -241,7 +241,7 @@ def _notes(frame) -> list:
 
 def run_trace(args) -> int:
     from schedrl.workloads.clean import cleaning_summary
-    from schedrl.workloads.splits import MONTH_SECONDS, take_part
+    from schedrl.workloads.splits import MONTH_SECONDS, rebase_submit, take_part
     from schedrl.workloads.swf import write_swf
     from schedrl.workloads.traces import load_trace
 
@@ -254,6 +254,8 @@ def run_trace(args) -> int:
         end = int(np.searchsorted(submit, submit[0] + args.months * MONTH_SECONDS))
         frame = take_part(frame, slice(0, end), f"first {args.months:g} months: jobs 1-{end} of {len(frame)}",
                           rebase=False)
+    # submit times relative to the first job; the header's UnixStartTime keeps the absolute clock
+    rebase_submit(frame)
     if not frame.attrs.get("stand_in"):
         header = dict(frame.attrs.get("header") or {})
         notes = _notes(frame)

@@ -29,6 +29,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError
 from schedrl.workloads.presets import THETA, Machine
+from schedrl.workloads.splits import rebase_submit
 from schedrl.workloads.table import copy_attrs
 
 __all__ = ["WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
@@ -84,8 +85,7 @@ def split_half(frame: pd.DataFrame, half: str, first: int | None = None) -> pd.D
     if not 0 < first < n:
         raise ConfigError(f"cannot split {n} jobs after job {first}")
     part = frame.iloc[:first] if half == "a" else frame.iloc[first:]
-    part = copy_attrs(frame, part.reset_index(drop=True))
-    part["submit_time"] = part["submit_time"] - part["submit_time"].iloc[0]
+    part = rebase_submit(copy_attrs(frame, part.reset_index(drop=True)))
     header = dict(part.attrs.get("header") or {})
     for key in ("MaxJobs", "MaxRecords"):
         if key in header:

@@ -21,16 +21,37 @@ import pandas as pd
 from schedrl.errors import ConfigError
 from schedrl.workloads.table import copy_attrs
 
-__all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part"]
+__all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part", "rebase_submit"]
 
 MONTH_SECONDS = 365.25 / 12 * 86_400
 DAY_SECONDS = 86_400
 
 
+def rebase_submit(frame: pd.DataFrame) -> pd.DataFrame:
+    """Shift submit times so the first job arrives at 0, in place; the header's UnixStartTime
+    (when it is an integer) moves by the same amount, so absolute times are kept."""
+    if len(frame) == 0:
+        return frame
+    shift = int(frame["submit_time"].iloc[0])
+    if shift == 0:
+        return frame
+    frame["submit_time"] = frame["submit_time"] - shift
+    header = dict(frame.attrs.get("header") or {})
+    start = header.get("UnixStartTime")
+    if isinstance(start, str):
+        try:
+            header["UnixStartTime"] = str(int(start) + shift)
+        except ValueError:
+            pass
+    frame.attrs["header"] = header
+    return frame
+
+
 def take_part(frame: pd.DataFrame, rows: slice | np.ndarray, label: str, rebase: bool = True) -> pd.DataFrame:
+    """Rows of ``frame`` as a new table with a header note (and MaxJobs/MaxRecords updated)."""
     part = copy_attrs(frame, frame.iloc[rows].reset_index(drop=True))
-    if rebase and len(part):
-        part["submit_time"] = part["submit_time"] - part["submit_time"].iloc[0]
+    if rebase:
+        rebase_submit(part)
     header = dict(part.attrs.get("header") or {})
     for key in ("MaxJobs", "MaxRecords"):
         if key in header:

@@ -93,6 +93,8 @@ def parse_swf_text(data: bytes | str, source: str | Path = "<swf>") -> pd.DataFr
         data = data.encode("utf-8", errors="surrogateescape")
     # Latin-1 maps every byte to one character: headers may hold accented names, and data lines
     # are checked byte by byte below, so nothing is lost or mis-numbered.
+    if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark
+        data = data[3:]
     text = data.decode("latin-1")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
