@@ -84,6 +84,4 @@ rule runtime_table4:
 
 register("runtime", *rules.runtime_table4.output)
 CLAIMS.append(rules.runtime_table4.output.claims)
-# REPORT_SECTIONS is created in report.smk, included after this file: like sem.smk, the section
-# waits here until report.smk appends RUNTIME_REPORT_SECTIONS.
-RUNTIME_REPORT_SECTIONS = [rules.runtime_table4.output.md]
+REPORT_SECTIONS.append(rules.runtime_table4.output.md)
