@@ -82,6 +82,22 @@ def test_scenario_relations():
     assert THETA.bb_units * 2 + THETA.nodes * 2 + 4 * 10 == 11_410  # MRSch state size
 
 
+def test_scenarios_rise_in_burst_buffer_contention():
+    """Table III's intent: S1 -> S4 heavier burst-buffer demand; S5 burst-buffer bound."""
+    from schedrl.plots.workloads import scenario_loads
+
+    base = generate("theta_like", n_jobs=4000, seed=0)
+    load = {s: scenario_loads(apply_scenario(base, s, seed=0)) for s in ("S1", "S2", "S3", "S4", "S5")}
+    bb = [load[s]["burst_buffer"] for s in ("S1", "S2", "S3", "S4")]
+    assert bb[0] < bb[1] and bb[2] < bb[3] and bb[0] < bb[2] and bb[1] < bb[3]
+    assert load["S5"]["burst_buffer"] > load["S5"]["nodes"]
+    assert load["S5"]["nodes"] == pytest.approx(load["S4"]["nodes"] / 2, rel=0.01)
+    logu = apply_scenario(base, "S3", seed=0, bb_sizes="log_uniform")
+    assert np.nanmedian(logu["bb_request"]) < np.nanmedian(apply_scenario(base, "S3")["bb_request"])
+    with pytest.raises(ConfigError):
+        apply_scenario(base, "S3", bb_sizes="normal")
+
+
 def test_sem_split_counts_and_shrink():
     frame = generate("lublin256", n_jobs=5000, seed=0)
     parts, man = sem_split(frame, train_jobs=3000, episode_jobs=300, val_jobs=200, test_jobs=600)

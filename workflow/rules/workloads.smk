@@ -6,7 +6,7 @@
 #   traces/<trace>.swf                    a real trace, cleaned (or its stand-in when missing)
 #   mrsch/S<k>.swf, mrsch/S<k>/<part>.swf MRSch S1-S10 and their 3.5 month / 2 week / rest split
 #   sem/<trace>/<part>.swf                SEM split: train (episodes) / val / test
-# Figures: figures/workloads/<preset>.png and figures/workloads/trace_<trace>.png.
+# Figures: figures/workloads/<preset>.png, trace_<trace>.png and mrsch_scenarios.png.
 # Not part of 'all': download_trace (data/raw/<file>, needs internet).
 import re
 
@@ -141,6 +141,7 @@ rule workload_mrsch:
         train_months=WL_MRSCH.get("train_months", 3.5),
         val_days=WL_MRSCH.get("val_days", 14),
         total_months=WL_MRSCH.get("total_months", 5),
+        bb_sizes=WL_MRSCH.get("bb_sizes", "uniform"),
         seed=WL_SEED,
     log:
         "logs/workloads/mrsch.log",
@@ -154,8 +155,26 @@ rule workload_mrsch:
         CONDA_ENV
     shell:
         "{SCHEDRL} workload extend {input:q} --scenario {params.scenarios} --seed {params.seed} "
+        "--bb-sizes {params.bb_sizes} "
         "--out-dir results/workloads/mrsch --mrsch-split --train-months {params.train_months} "
         "--val-days {params.val_days} --total-months {params.total_months} 2> {log:q}"
+
+
+rule workload_mrsch_figure:
+    input:
+        expand("results/workloads/mrsch/{scenario}.swf", scenario=WL_MRSCH_SCENARIOS),
+    output:
+        figure("workloads", "mrsch_scenarios"),
+    log:
+        "logs/workloads/figure_mrsch_scenarios.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "{SCHEDRL} workload plot-scenarios {input:q} --out {output[0]:q} 2> {log:q}"
 
 
 rule workload_sem_split:
@@ -261,6 +280,7 @@ if WL_MRSCH:
     register(
         "workloads",
         *expand("results/workloads/mrsch/{scenario}/split.json", scenario=WL_MRSCH_SCENARIOS),
+        "figures/workloads/mrsch_scenarios.png",
     )
 if WL_SEM:
     register(

@@ -43,13 +43,15 @@ def register(subparsers) -> None:
 
     e = sub.add_parser("extend", help="add MRSch burst-buffer (S1-S5) and power (S6-S10) requests",
                        description="Extend an SWF workload to an MRSch scenario (Table III; S6-S10 add "
-                       "per-node power). Burst-buffer sizes are log-uniform on the scenario's range "
-                       "unless --io-csv gives per-job I/O volumes to resample from.")
+                       "per-node power). Burst-buffer sizes are uniform (or log-uniform) on the "
+                       "scenario's range unless --io-csv gives per-job I/O volumes to resample from.")
     e.add_argument("input", metavar="IN.swf", help="input SWF file")
     e.add_argument("--scenario", required=True, nargs="+", metavar="S", help="S1 ... S10 (several with --out-dir)")
     e.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     e.add_argument("--io-csv", default=None, metavar="FILE",
                    help="CSV with a column io_tb (or io_bytes) of per-job I/O volumes to resample sizes from")
+    e.add_argument("--bb-sizes", choices=("uniform", "log_uniform"), default="uniform",
+                   help="request-size distribution on the scenario's range (default: %(default)s)")
     dest = e.add_mutually_exclusive_group(required=True)
     dest.add_argument("--out", help="output SWF file")
     dest.add_argument("--out-dir", help="write DIR/<scenario>.swf for every scenario")
@@ -103,6 +105,14 @@ def register(subparsers) -> None:
     pl.add_argument("--out", required=True, help="output .png path")
     pl.add_argument("--title", default=None, help="figure title (default: the file name)")
     pl.set_defaults(func=run_plot)
+
+    ps = sub.add_parser("plot-scenarios", help="plot burst-buffer sizes and per-resource load of MRSch scenarios",
+                        description="Burst-buffer request sizes (S1-S5) and the offered load of nodes, burst "
+                        "buffer and power per scenario; writes OUT.png, OUT.pdf and OUT.csv.")
+    ps.add_argument("inputs", nargs="+", metavar="S.swf", help="scenario files (named by their stem)")
+    ps.add_argument("--out", required=True, help="output .png path")
+    ps.add_argument("--title", default="MRSch workload scenarios", help="figure title")
+    ps.set_defaults(func=run_plot_scenarios)
 
     d = sub.add_parser("download", help="download a public trace and check its sha256 (needs internet)",
                        description="Download a catalogued trace (see data/README.md) to --out, verifying "
@@ -193,7 +203,7 @@ def run_extend(args) -> int:
     frame = read_swf(args.input)
     io_tb = _read_io_csv(args.io_csv) if args.io_csv else None
     for scenario in args.scenario:
-        out = apply_scenario(frame, scenario, seed=args.seed, io_tb=io_tb)
+        out = apply_scenario(frame, scenario, seed=args.seed, io_tb=io_tb, bb_sizes=args.bb_sizes)
         path = Path(args.out) if args.out else Path(args.out_dir) / f"{scenario}.swf"
         write_swf(out, path)
         print(f"{path}: {len(out)} jobs, scenario {scenario}", file=sys.stderr)
@@ -289,6 +299,17 @@ def run_plot(args) -> int:
     if is_stand_in(frame):
         title += f" (stand-in: {frame.attrs['header'].get('StandIn', 'synthetic')})"
     plot_workload(frame, args.out, title)
+    return 0
+
+
+def run_plot_scenarios(args) -> int:
+    from schedrl.plots.workloads import plot_scenarios
+    from schedrl.workloads.swf import read_swf
+    from schedrl.workloads.traces import is_stand_in
+
+    frames = {Path(p).name.split(".")[0]: read_swf(p) for p in args.inputs}
+    title = args.title + (" (on a stand-in trace)" if any(is_stand_in(f) for f in frames.values()) else "")
+    plot_scenarios(frames, args.out, title)
     return 0
 
 

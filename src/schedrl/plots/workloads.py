@@ -111,3 +111,73 @@ def plot_workload(frame: pd.DataFrame, png, title: str) -> pd.DataFrame:
     data = pd.DataFrame(rows, columns=["panel", "series", "x", "y"])
     save_figure(fig, png, data)
     return data
+
+
+def scenario_loads(frame: pd.DataFrame) -> dict:
+    """Offered load of each resource of an MRSch scenario: demand / capacity over the submit span.
+
+    Nodes: sum(nodes x runtime); burst buffer: sum(units x runtime); power: sum(nodes x W x runtime)
+    against the system power budget (PowerBudgetWatts).
+    """
+    header = frame.attrs.get("header") or {}
+    n = frame["req_procs"].to_numpy(float)
+    r = frame["run_time"].to_numpy(float)
+    s = frame["submit_time"].to_numpy(float)
+    span = float(s[-1] - s[0]) if len(s) > 1 else float("nan")
+    size = machine_size(frame, default=int(n.max()) if len(n) else 1)
+    out = {"jobs": len(frame), "nodes": float((n * r).sum() / (size * span))}
+    if "bb_request" in frame:
+        bb = np.nan_to_num(frame["bb_request"].to_numpy(float))
+        units = float(header.get("MaxBurstBufferUnits", "nan"))
+        out["bb_share"] = float(np.mean(bb > 0))
+        out["burst_buffer"] = float((bb * r).sum() / (units * span))
+    if "power_per_node" in frame and "PowerBudgetWatts" in header:
+        watts = np.nan_to_num(frame["power_per_node"].to_numpy(float))
+        budget = float(header["PowerBudgetWatts"])
+        out["power"] = float((n * watts * r).sum() / (budget * span))
+    return out
+
+
+def plot_scenarios(frames: dict[str, pd.DataFrame], png, title: str) -> pd.DataFrame:
+    """Burst-buffer request sizes (CDF) and offered load per resource for MRSch scenarios."""
+    fig, (ax_cdf, ax_load) = new_figure(1, 2, figsize=(11.0, 4.2))
+    rows = []
+    names = list(frames)
+    for i, name in enumerate(names):
+        frame = frames[name]
+        loads = scenario_loads(frame)
+        for key in ("nodes", "burst_buffer", "power"):
+            if key in loads:
+                rows.append(("load", name, key, loads[key]))
+        if "bb_request" not in frame:
+            continue
+        header = frame.attrs.get("header") or {}
+        unit_tb = float(header.get("BurstBufferUnitTB", "nan"))
+        tb = np.sort(frame["bb_request"].dropna().to_numpy(float)) * unit_tb
+        if len(tb) and not (name.startswith("S") and name[1:].isdigit() and int(name[1:]) > 5):
+            cdf = np.arange(1, len(tb) + 1) / len(tb)
+            idx = np.unique(np.linspace(0, len(tb) - 1, min(len(tb), 300)).astype(int))
+            ax_cdf.step(tb[idx], cdf[idx], where="post", color=f"C{i}",
+                        label=f"{name}: {loads['bb_share']:.0%} of jobs")
+            rows += [("bb_cdf", name, float(tb[j]), float(cdf[j])) for j in idx]
+    ax_cdf.set_xscale("log")
+    ax_cdf.set(xlabel="burst-buffer request (TB, log scale)", ylabel="cumulative share of requests",
+               title="Burst-buffer request sizes")
+    ax_cdf.legend(fontsize=8)
+    resources = [k for k in ("nodes", "burst_buffer", "power") if any(r[2] == k for r in rows if r[0] == "load")]
+    width = 0.8 / max(len(resources), 1)
+    for j, key in enumerate(resources):
+        vals = [next((r[3] for r in rows if r[0] == "load" and r[1] == name and r[2] == key), np.nan)
+                for name in names]
+        ax_load.bar(np.arange(len(names)) + (j - (len(resources) - 1) / 2) * width, vals, width=width,
+                    label=key.replace("_", " "), color=f"C{j}")
+    ax_load.axhline(1.0, color="k", lw=0.8, ls=":")
+    ax_load.set_xticks(np.arange(len(names)), names)
+    top = max([r[3] for r in rows if r[0] == "load"] + [1.0])
+    ax_load.set_ylim(0, top * 1.3)
+    ax_load.set(xlabel="scenario", ylabel="offered load (demand / capacity)", title="Contention per resource")
+    ax_load.legend(loc="upper center", ncols=3)
+    fig.suptitle(title)
+    data = pd.DataFrame(rows, columns=["panel", "series", "x", "y"])
+    save_figure(fig, png, data)
+    return data

@@ -9,9 +9,13 @@
   a per-node power U(100, 215) W). A share of the jobs (exactly round(share * n), chosen at
   random) requests burst buffer; the request size in TB is drawn from the scenario's range
   [lo, 285] TB. The paper samples the Darshan I/O volumes of the real jobs within that range; the
-  Darshan data are not public, so by default sizes are **log-uniform** on the range (I/O volumes
-  span orders of magnitude); a user with per-job I/O volumes passes them as ``io_tb`` and the
-  sizes are then resampled from those values that fall in the range, as in the paper. Requests
+  Darshan data are not public, so sizes are drawn **uniformly** on the range by default
+  (``bb_sizes="uniform"``: the least-informed choice given only the range, and the one under which
+  the base Theta trace shows the paper's stated ordering, burst-buffer contention rising from S1
+  to S4 and exceeding node contention in S5) or **log-uniformly** (``"log_uniform"``: heavy-tailed
+  like raw I/O volumes, but then burst-buffer load stays below node load in every scenario). A
+  user with per-job I/O volumes passes them as ``io_tb`` and the sizes are then resampled from
+  those values that fall in the range, as in the paper. Requests
   are stored in burst-buffer units (``bb_request``; Theta: 1,325 units for 1.26 PB, so
   ceil(TB / 0.951)). S5 (and S10) halve the node requests of S4 (S9): ``ceil(nodes / 2)``.
 
@@ -32,7 +36,7 @@ from schedrl.workloads.presets import THETA, Machine
 from schedrl.workloads.splits import rebase_submit
 from schedrl.workloads.table import copy_attrs
 
-__all__ = ["WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
+__all__ = ["BB_SIZE_DISTRIBUTIONS", "WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
            "bb_units_from_tb"]
 
 WRA_CHOICES = ("100", "050", "rnd")
@@ -135,9 +139,14 @@ def bb_units_from_tb(tb: np.ndarray, machine: Machine = THETA) -> np.ndarray:
     return np.maximum(np.ceil(np.asarray(tb, dtype=float) / machine.bb_unit_tb - 1e-9), 1.0)
 
 
+BB_SIZE_DISTRIBUTIONS = ("uniform", "log_uniform")
+
+
 def apply_scenario(frame: pd.DataFrame, scenario: str, seed: int = 0, machine: Machine = THETA,
-                   io_tb: np.ndarray | None = None) -> pd.DataFrame:
+                   io_tb: np.ndarray | None = None, bb_sizes: str = "uniform") -> pd.DataFrame:
     """The job table extended to an MRSch scenario S1-S10 (see module doc)."""
+    if bb_sizes not in BB_SIZE_DISTRIBUTIONS:
+        raise ConfigError(f"bb_sizes must be one of {', '.join(BB_SIZE_DISTRIBUTIONS)}, not {bb_sizes!r}")
     try:
         sc = SCENARIOS[scenario.upper()]
     except KeyError:
@@ -147,10 +156,13 @@ def apply_scenario(frame: pd.DataFrame, scenario: str, seed: int = 0, machine: M
     rng = np.random.default_rng([seed, int(sc.bb_key[1:])])
     n_bb = int(round(sc.bb_share * n))
     chosen = rng.choice(n, size=n_bb, replace=False) if n else np.empty(0, dtype=int)
-    if io_tb is None:
+    if io_tb is None and bb_sizes == "log_uniform":
         lo, hi = np.log(sc.bb_min_tb), np.log(BB_MAX_TB)
         tb = np.exp(lo + rng.random(n_bb) * (hi - lo))
         source = "log-uniform sizes"
+    elif io_tb is None:
+        tb = sc.bb_min_tb + rng.random(n_bb) * (BB_MAX_TB - sc.bb_min_tb)
+        source = "uniform sizes"
     else:
         pool = np.asarray(io_tb, dtype=float)
         pool = pool[np.isfinite(pool) & (pool >= sc.bb_min_tb) & (pool <= BB_MAX_TB)]
