@@ -9,6 +9,10 @@ reference function (e.g. ``encode_image``) that tests compare against.
 
 Grid encoders (DeepRM time-slot grid, ``schedrl.sim.grid``): ``image``, ``stacked``
 (``grid_images``) and ``compact`` (sched-rl-gym's feature vector, ``compact``).
+
+HPC encoders (event-driven simulator, ``schedrl.sim.stepper``; ``hpc``): ``dras``, ``sem``,
+``mrsch``, ``runtime_baseline``, ``runtime_proposal``, built from ``HPCEncoderParams`` and called as
+``enc(state, jobs=None, priority=None)``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "image": ("schedrl.encoders.grid_images", "ImageEncoder"),
     "stacked": ("schedrl.encoders.grid_images", "StackedEncoder"),
     "compact": ("schedrl.encoders.compact", "CompactEncoder"),
+    "dras": ("schedrl.encoders.hpc", "DRASEncoder"),
+    "sem": ("schedrl.encoders.hpc", "SEMEncoder"),
+    "mrsch": ("schedrl.encoders.hpc", "MRSchEncoder"),
+    "runtime_baseline": ("schedrl.encoders.hpc", "RuntimeEncoder"),
+    "runtime_proposal": ("schedrl.encoders.hpc", "RuntimeProposalEncoder"),
 }
 
 
