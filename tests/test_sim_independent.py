@@ -1,0 +1,465 @@
+"""Independent review of the cluster simulator against a literal, slow reference (reviewer's file).
+
+``ref_schedule`` below is written from the written spec only (no code shared with ``schedrl.sim``):
+a plain Python event loop over lists, every quantity recomputed from the set of running jobs at
+every decision point, resources checked as whole-machine totals (nodes, burst-buffer units, and
+power as "jobs' draw + idle draw of free nodes <= budget"). It is compared job by job (start
+times) with ``schedrl.sim.simulate`` and with the step API (``HPCSimulator``, event-driven and
+time-stepped) on random multi-resource workloads full of ties (equal submit times, equal
+runtimes, jobs ending exactly when others arrive, zero runtimes, overruns). Invariants are also
+checked directly on the simulator's output schedule.
+
+One documented deviation from the spec is kept as a strict xfail (see ``EASY_EXTRA`` and
+``test_easy_extra_counts_every_job_ending_at_shadow``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedrl import metrics
+from schedrl.errors import SchedrlError
+from schedrl.sim import ClusterSpec, HPCSimulator, simulate
+
+# The spec's EASY extra is "resources spare at the shadow time": every running job whose requested
+# end is <= the shadow time has released its resources then ("all"). The simulator (compiled loop
+# and step API alike) adds running jobs one at a time in order of requested end and stops at the
+# first one after which the head fits ("prefix"), so jobs tied with that one at the shadow time are
+# left out of the extra. The random comparisons follow the simulator's rule so they keep checking
+# everything else; the strict xfail below pins the difference. Set to "all" once it is fixed.
+EASY_EXTRA = "prefix"
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference
+# ---------------------------------------------------------------------------------------------
+class Machine:
+    """Whole-machine feasibility of a set of jobs running together (literal totals)."""
+
+    def __init__(self, nodes, bb_units=0, power_budget=0, idle_power=0):
+        self.nodes, self.bb_units = nodes, bb_units
+        self.power_budget, self.idle_power = power_budget, idle_power
+
+    def spec(self):
+        return ClusterSpec(nodes=self.nodes, bb_units=self.bb_units,
+                           power_budget=self.power_budget, idle_power=self.idle_power)
+
+    def fits(self, jobs, members):
+        used = sum(jobs[i]["nodes"] for i in members)
+        if used > self.nodes:
+            return False
+        if self.bb_units and sum(math.ceil(jobs[i]["bb"]) for i in members) > self.bb_units:
+            return False
+        if self.power_budget:
+            # a busy node draws its job's power (never less than idle: documented model), a free
+            # node its idle power; the sum must stay within the budget
+            draw = sum(jobs[i]["nodes"] * max(jobs[i]["power"], self.idle_power) for i in members)
+            draw += (self.nodes - used) * self.idle_power
+            if draw > self.power_budget:
+                return False
+        return True
+
+
+def _prepare(jobs, overrun):
+    """Requested time fix (missing -> runtime) and the simulated runtime (kill cuts at request)."""
+    req = [j["req"] if j["req"] > 0 else max(j["run"], 0) for j in jobs]
+    run = [min(j["run"], r) if overrun == "kill" else j["run"] for j, r in zip(jobs, req)]
+    return req, run
+
+
+def _pass_easy(t, order, running, jobs, req, seq, m, start, launch, backfill, extra_rule):
+    """One none/EASY decision at time t (``launch(j)`` starts job j and adds it to ``running``)."""
+    order = list(order)
+    while order and m.fits(jobs, running + [order[0]]):
+        launch(order.pop(0))
+    if backfill != "easy" or not order:
+        return
+    h = order[0]
+    # shadow: earliest requested end (never in the past) after which the head fits
+    end_at = {r: max(start[r] + req[r], t) for r in running}
+    if extra_rule == "all":
+        shadow = next(T for T in sorted(set(end_at.values()))
+                      if m.fits(jobs, [r for r in running if end_at[r] > T] + [h]))
+        still = [r for r in running if end_at[r] > shadow]
+    else:  # the simulator's rule: stop at the first job (by requested end, then start) that suffices
+        ranked = sorted(running, key=lambda r: (start[r] + req[r], seq[r]))
+        k = next(k for k in range(1, len(ranked) + 1) if m.fits(jobs, ranked[k:] + [h]))
+        shadow, still = end_at[ranked[k - 1]], ranked[k:]
+    on_extra = []
+    for j in order[1:]:
+        if not m.fits(jobs, running + [j]):
+            continue
+        if t + req[j] <= shadow:
+            pass  # ends (by its request) before the head's reserved start
+        elif m.fits(jobs, still + [h] + on_extra + [j]):
+            on_extra.append(j)  # spare at the shadow time in every dimension
+        else:
+            continue
+        launch(j)
+
+
+def _pass_conservative(t, order, running, jobs, req, m, start, launch, res, first_res):
+    """Conservative backfilling: in policy order each waiting job takes its earliest slot in the
+    profile of running jobs (to their requested ends) and every other job's reservation; a job
+    never moves later (its old slot is still free to it). Jobs whose slot is now start."""
+
+    def occupants(x):
+        out = [r for r in running if x < start[r] + req[r]]
+        return out + [q for q, s in res.items() if s <= x < s + req[q]]
+
+    for j in order:
+        res.pop(j, None)
+        ends = {start[r] + req[r] for r in running} | {s + req[q] for q, s in res.items()}
+        points = ends | set(res.values())
+        for s in sorted({t} | {e for e in ends if e > t}):
+            checks = [s] + [p for p in points if s < p < s + req[j]]
+            if all(m.fits(jobs, occupants(x) + [j]) for x in checks):
+                break
+        if s == t:
+            launch(j)
+        else:
+            res[j] = s
+            first_res.setdefault(j, s)
+
+
+def ref_schedule(jobs, m, policy="fcfs", backfill="easy", overrun="kill", extra_rule=EASY_EXTRA,
+                 sim_step=None):
+    """Start times (and first reservations) of ``jobs`` (dicts: submit, run, req, nodes, bb,
+    power) on machine ``m``. ``sim_step``: decisions only on ticks first_submit + k * step (one
+    decision per tick; a job's resources come back at the first tick after it ended)."""
+    n = len(jobs)
+    req, run = _prepare(jobs, overrun)
+    arrival = sorted(range(n), key=lambda i: (jobs[i]["submit"], i))
+    rank = {i: k for k, i in enumerate(arrival)}
+    key = (lambda i: (jobs[i]["submit"], rank[i])) if policy == "fcfs" else \
+        (lambda i: (req[i], rank[i]))
+    start, seq, res, first_res = [None] * n, {}, {}, {}
+    running, waiting, nxt, done = [], [], 0, 0
+    t = jobs[arrival[0]]["submit"] if n else 0
+
+    def launch(j):
+        start[j] = t
+        seq[j] = len(seq)
+        running.append(j)
+        waiting.remove(j)
+
+    while done < n:
+        if sim_step is None:
+            times = [start[r] + run[r] for r in running]
+            if nxt < n:
+                times.append(jobs[arrival[nxt]]["submit"])
+            t = min(times)
+        ended = [r for r in running if start[r] + run[r] <= t]
+        for r in ended:
+            running.remove(r)
+        done += len(ended)
+        while nxt < n and jobs[arrival[nxt]]["submit"] <= t:
+            waiting.append(arrival[nxt])
+            nxt += 1
+        order = sorted(waiting, key=key)
+        if backfill == "conservative":
+            _pass_conservative(t, order, running, jobs, req, m, start, launch, res, first_res)
+        else:
+            _pass_easy(t, order, running, jobs, req, seq, m, start, launch, backfill, extra_rule)
+        if sim_step is not None:
+            t += sim_step
+    return start, first_res
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+def frame(jobs):
+    return pd.DataFrame({
+        "job_id": np.arange(1, len(jobs) + 1),
+        "submit_time": [float(j["submit"]) for j in jobs],
+        "run_time": [float(j["run"]) for j in jobs],
+        "req_procs": [j["nodes"] for j in jobs],
+        "req_time": [float(j["req"]) for j in jobs],
+        "bb_request": [float(j["bb"]) for j in jobs],
+        "power_per_node": [float(j["power"]) for j in jobs],
+    })
+
+
+def rows(spec, bb=None, power=None):
+    """spec: (submit, run, nodes, req) tuples -> job dicts."""
+    out = []
+    for k, (s, r, n, q) in enumerate(spec):
+        out.append({"submit": s, "run": r, "nodes": n, "req": q,
+                    "bb": bb[k] if bb else 0.0, "power": power[k] if power else 0.0})
+    return out
+
+
+def check_schedule(jobs, m, sched, overrun):
+    """Invariants straight on the output: every job runs to its (cut) runtime, never before its
+    submission, and no dimension is over capacity at any instant (usage only rises at starts)."""
+    req, run = _prepare(jobs, overrun)
+    start = sched["start_time"].to_numpy()
+    end = sched["end_time"].to_numpy()
+    assert np.isfinite(start).all() and np.isfinite(end).all()
+    assert (start >= np.array([j["submit"] for j in jobs])).all()
+    np.testing.assert_array_equal(end - start, np.array(run, dtype=float))
+    for t in np.unique(start):
+        active = [i for i in range(len(jobs)) if start[i] <= t < end[i]]
+        assert m.fits(jobs, active), f"over capacity at t={t}: jobs {active}"
+
+
+@st.composite
+def workloads(draw, max_jobs=11, overruns=True):
+    """Small machines (1-3 dimensions) and jobs that all fit, with many ties."""
+    nodes = draw(st.integers(1, 6))
+    bb_units = draw(st.sampled_from([0, 0, 3, 8]))
+    power = draw(st.booleans())
+    idle = draw(st.integers(0, 6)) if power else 0
+    room = draw(st.integers(4, 60)) if power else 0
+    m = Machine(nodes, bb_units, nodes * idle + room if power else 0, idle)
+    jobs = []
+    for _ in range(draw(st.integers(0, max_jobs))):
+        n = draw(st.integers(1, nodes))
+        run = draw(st.sampled_from([0, 1, 2, 3, 4, 5, 8, 10]))
+        req = draw(st.one_of(st.just(run), st.sampled_from([1, 2, 4, 5, 8, 10, 12])))
+        if not overruns:
+            req = max(req, run)
+        bb = draw(st.sampled_from([0, 0.5, 1, 2, 2.5, 3, 5, 8])) if bb_units else 0.0
+        bb = min(bb, bb_units)
+        if power and draw(st.integers(0, 4)) == 0:
+            p = draw(st.integers(0, idle))  # below idle: costs nothing above idle
+        elif power:
+            p = idle + draw(st.integers(0, room // n))
+        else:
+            p = 0
+        jobs.append({"submit": draw(st.sampled_from([0, 0, 1, 2, 3, 5, 8, 10, 13, 20])),
+                     "run": run, "req": req, "nodes": n, "bb": bb, "power": p})
+    return m, jobs
+
+
+CASES = [(p, b, o) for p in ("fcfs", "sjf") for b in ("none", "easy", "conservative")
+         for o in ("kill", "continue") if not (b == "conservative" and o == "continue")]
+
+
+# ---------------------------------------------------------------------------------------------
+# random comparisons
+# ---------------------------------------------------------------------------------------------
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=workloads(), case=st.sampled_from(CASES))
+def test_compiled_loop_matches_reference(w, case):
+    m, jobs = w
+    policy, backfill, overrun = case
+    sched = simulate(frame(jobs), m.spec(), policy, backfill, overrun)
+    expected, first_res = ref_schedule(jobs, m, policy, backfill, overrun)
+    np.testing.assert_array_equal(sched["start_time"].to_numpy(), np.array(expected, dtype=float))
+    check_schedule(jobs, m, sched, overrun)
+    if backfill == "conservative":
+        # the reservation column is each job's first promised start
+        res = sched["reservation"].to_numpy()
+        for i in range(len(jobs)):
+            assert (res[i] == first_res[i]) if i in first_res else np.isnan(res[i])
+    if policy == "fcfs" and backfill != "none" and overrun == "kill":
+        # a reserved job never starts later than first promised (zero-length reservations are
+        # not held under conservative: see the xfail below)
+        res = sched["reservation"].to_numpy()
+        held = ~np.isnan(res) & (sched["req_time"].to_numpy() > 0)
+        assert (sched["start_time"].to_numpy()[held] <= res[held]).all()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=workloads(), policy=st.sampled_from(["fcfs", "sjf"]),
+       backfill=st.sampled_from(["none", "easy"]), overrun=st.sampled_from(["kill", "continue"]))
+def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfill, overrun):
+    """Drive HPCSimulator by hand (public actions only) and check its state at every decision."""
+    m, jobs = w
+    if not jobs:
+        return  # HPCSimulator.reset on an empty table: see the xfail below
+    sim = HPCSimulator(m.spec(), overrun=overrun)
+    state = sim.reset(frame(jobs))
+    arr = sim.jobs
+    key = arr.req_time if policy == "sjf" else arr.submit
+    finished_before = 0
+    for _ in range(10 * len(jobs) + 10):
+        if state.done:
+            break
+        # state consistency: free = capacity - running demand; nodes map to running jobs only
+        running = list(state.running)
+        np.testing.assert_array_equal(state.free, state.capacity - arr.demand[running].sum(axis=0))
+        counts = np.bincount(state.node_job[state.node_job >= 0], minlength=len(arr))
+        np.testing.assert_array_equal(counts[running], arr.req_procs[running])
+        assert counts.sum() == arr.req_procs[running].sum()
+        assert set(state.queue).isdisjoint(running)
+        assert (arr.submit[state.queue] <= state.clock).all()
+        assert len(state.queue) + len(running) + sim.finished == (arr.submit <= state.clock).sum()
+        assert sim.finished >= finished_before and (state.node_remaining_req >= 0).all()
+        finished_before = sim.finished
+        # the policy: release, order, start heads, reserve + EASY backfill
+        sim.release()
+        order = sorted(range(len(state.queue)), key=lambda i: (key[state.queue[i]], state.queue[i]))
+        queue = [int(state.queue[i]) for i in order]
+        for j in queue:
+            if not sim.start(sim.queue.index(j)):
+                break
+        if backfill == "easy" and sim.queue and sim.free[0] > 0:
+            sim.queue.sort(key=lambda j: (key[j], j))
+            sim.reserve(0)
+            sim.backfill()
+        state = sim.advance()
+    assert state.done
+    expected, _ = ref_schedule(jobs, m, policy, backfill, overrun)
+    np.testing.assert_array_equal(sim.schedule()["start_time"].to_numpy(), np.array(expected, float))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=workloads(max_jobs=9), policy=st.sampled_from(["fcfs", "sjf"]),
+       backfill=st.sampled_from(["none", "easy"]), step=st.sampled_from([1, 3, 4, 7]),
+       overrun=st.sampled_from(["kill", "continue"]))
+def test_time_stepped_mode_matches_tick_reference(w, policy, backfill, step, overrun):
+    """sim_step without idle doubling (the runtime paper's Table 4 heuristics): decisions on
+    ticks only, exact recorded ends, resources back at the first tick after a job's end."""
+    m, jobs = w
+    if not jobs:
+        return
+    sim = HPCSimulator(m.spec(), overrun=overrun, sim_step=step, double_idle=False)
+    sim.reset(frame(jobs))
+    sched = sim.run_policy(policy, backfill)
+    expected, _ = ref_schedule(jobs, m, policy, backfill, overrun, sim_step=step)
+    np.testing.assert_array_equal(sched["start_time"].to_numpy(), np.array(expected, float))
+    t0 = min(j["submit"] for j in jobs)
+    assert ((sched["start_time"].to_numpy() - t0) % step == 0).all()  # starts fall on ticks
+    check_schedule(jobs, m, sched, overrun)
+
+
+# ---------------------------------------------------------------------------------------------
+# hand-computed multi-resource EASY cases
+# ---------------------------------------------------------------------------------------------
+def _both(jobs, m, policy="fcfs", backfill="easy"):
+    got = simulate(frame(jobs), m.spec(), policy, backfill)["start_time"].tolist()
+    ref, _ = ref_schedule(jobs, m, policy, backfill, extra_rule="all")
+    return got, ref
+
+
+def test_hand_easy_burst_buffer_blocks():
+    # 4 nodes, 10 BB units, walltimes exact.
+    # A t=0 2n 6bb 100s: starts at once (free 2n 4bb).
+    # B t=1 1n 7bb 50s: 2 nodes free but only 4 BB < 7 -> head, shadow = A's end 100;
+    #   extra at 100 = (4 - 1 nodes, 10 - 7 BB) = (3n, 3bb).
+    # C t=2 1n 4bb 200s: fits now (2n, 4bb) but ends 202 > 100 and needs 4 > 3 extra BB -> waits;
+    #   at 100 B starts (3n 3bb left), C still lacks BB; B ends 150 -> C starts 150.
+    # D t=3 1n 4bb 90s: fits now and ends 93 <= 100 -> backfilled at 3 whatever its BB.
+    m = Machine(4, bb_units=10)
+    jobs = rows([(0, 100, 2, 100), (1, 50, 1, 50), (2, 200, 1, 200), (3, 90, 1, 90)],
+                bb=[6, 7, 4, 4])
+    assert _both(jobs, m) == ([0, 100, 150, 3], [0, 100, 150, 3])
+    # no backfilling: D waits for C (at 150 C + D fit: 2n, 8bb)
+    assert _both(jobs, m, backfill="none") == ([0, 100, 150, 150], [0, 100, 150, 150])
+    # nodes only: B fits at once (2 free nodes), C takes the last node at 2, D waits for B (51)
+    got = simulate(frame(jobs), ClusterSpec(nodes=4), "fcfs", "easy")["start_time"].tolist()
+    assert got == [0, 1, 2, 51]
+
+
+def test_hand_easy_power_blocks():
+    # 4 nodes, idle 10 W, budget 340 W: the machine idles at 40 W, 300 W of head room.
+    # A t=0 1n 130 W 100s: +120 W (180 W left).
+    # B t=1 1n 210 W 100s: +200 > 180 -> head blocked by power alone (3 nodes free);
+    #   shadow 100 (A), extra at 100 = (4 - 1 nodes, 300 - 200 W) = (3n, 100 W).
+    # C t=2 1n 160 W req 500: fits now (+150 <= 180) but ends 502 > 100 and 150 > 100 extra W.
+    # D t=3 2n 55 W req 500: +90 fits now and in the extra (3n, 100 W) -> backfilled at 3;
+    #   extra (1n, 10 W), free now (1n, 90 W).
+    # E t=4 1n 60 W req 50: +50 fits now, ends 54 <= 100 -> backfilled at 4 (outside the extra).
+    #   Draw at t=4: 130 + 210*0 + 2*55 + 60 = 300 W busy, 0 free nodes -> 300 <= 340.
+    # At 100 A ends: B starts (+200 with D's +90 = 290 <= 300); C waits for B's end at 200.
+    m = Machine(4, power_budget=340, idle_power=10)
+    jobs = rows([(0, 100, 1, 100), (1, 100, 1, 100), (2, 500, 1, 500), (3, 500, 2, 500),
+                 (4, 50, 1, 50)], power=[130, 210, 160, 55, 60])
+    assert _both(jobs, m) == ([0, 100, 200, 3, 4], [0, 100, 200, 3, 4])
+
+
+def test_hand_job_ending_as_another_arrives_and_zero_runtime():
+    # 1 node: A [0, 10); B submitted at 10 takes the node A frees at 10; C (0 s) at 10 too, then
+    # D submitted at 10 as well. Ends are applied before arrivals at one instant.
+    m = Machine(1)
+    jobs = rows([(0, 10, 1, 10), (10, 5, 1, 5), (10, 0, 1, 3), (10, 2, 1, 2)])
+    for backfill in ("none", "easy", "conservative"):
+        got, ref = _both(jobs, m, backfill=backfill)
+        assert got == ref == [0, 10, 15, 15], backfill
+    # SJF by requested time (D 2 < C 3 < B 5): D at 10; at 12 C (0 s) then, once it has ended
+    # at the same instant, B
+    got, ref = _both(jobs, m, policy="sjf")
+    assert got == ref == [0, 12, 12, 10]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: EASY extra leaves out running jobs whose requested "
+                   "end ties the shadow time (core.py BF_EASY loop and stepper._refresh_shadow "
+                   "break at the first job that suffices)")
+def test_easy_extra_counts_every_job_ending_at_shadow():
+    # 10 nodes. A and B (4 nodes each, 100 s) start at 0: 2 nodes free.
+    # H t=1 5n 10s: needs 5 > 2 -> head; at its shadow time 100 BOTH A and B end, so 10 nodes are
+    #   free then and the extra is 10 - 5 = 5 nodes.
+    # X t=2 2n 1000s: fits now (2 free), ends after 100, needs 2 <= 5 extra -> backfilled at 2.
+    # The simulator counts only A (2 + 4 = 6 >= 5: extra 1), refuses X and starts it at 100.
+    m = Machine(10)
+    jobs = rows([(0, 100, 4, 100), (0, 100, 4, 100), (1, 10, 5, 10), (2, 1000, 2, 1000)])
+    got, ref = _both(jobs, m)
+    assert ref == [0, 0, 100, 2]
+    assert got == ref
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: conservative backfilling holds no reservation for a "
+                   "zero-length job (requested time 0, e.g. missing request and 0 s runtime): "
+                   "core._profile_add skips empty intervals, a later job takes the slot")
+def test_conservative_zero_length_reservation_is_kept():
+    # 1 node, all submitted at 0, FCFS. A (1 s) starts; B (0 s requested and run) is promised 1,
+    # when A ends; C (1 s) is promised [1, 2). At 1 B's promise should still hold (an instant
+    # on the node that C's reservation must not cover), so B starts at 1 and C at 1 too (B ends
+    # at once). The simulator gives C the node at 1 and B only at 2, later than promised.
+    jobs = rows([(0, 1, 1, 1), (0, 0, 1, 0), (0, 1, 1, 1)])
+    sched = simulate(frame(jobs), ClusterSpec(nodes=1), "fcfs", "conservative")
+    assert sched["reservation"][1] == 1
+    assert sched["start_time"][1] <= sched["reservation"][1]
+
+
+# ---------------------------------------------------------------------------------------------
+# edges: empty, too large, metrics
+# ---------------------------------------------------------------------------------------------
+def test_jobs_larger_than_machine_in_any_dimension_raise():
+    m = Machine(4, bb_units=5, power_budget=100, idle_power=10)  # 60 W head room
+    for bad in ({"nodes": 5}, {"bb": 5.5}, {"power": 41, "nodes": 2}):  # 2 x 31 = 62 > 60
+        job = {"submit": 0, "run": 1, "req": 1, "nodes": 1, "bb": 0.0, "power": 10.0} | bad
+        with pytest.raises(SchedrlError):
+            simulate(frame([job]), m.spec())
+    ok = {"submit": 0, "run": 1, "req": 1, "nodes": 2, "bb": 5.0, "power": 40.0}  # exactly full
+    assert simulate(frame([ok]), m.spec())["start_time"].tolist() == [0]
+
+
+def test_empty_workload_simulate():
+    sched = simulate(frame([]), ClusterSpec(nodes=2))
+    assert len(sched) == 0
+    assert np.isnan(metrics.mean_wait(sched)) and np.isnan(metrics.makespan(sched))
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="BUG: HPCSimulator.reset on an empty job table raises IndexError in state()")
+def test_empty_workload_step_api():
+    state = HPCSimulator(ClusterSpec(nodes=2)).reset(frame([]))
+    assert state.done
+
+
+def test_metrics_hand_computed():
+    # 2 nodes. A: 2n, submit 0, runs [0, 10). B: 1n, submit 5, runs [10, 15) (waits 5).
+    # C: 1n, submit 20, runs [20, 60) (waits 0). Span [0, 60]: used 20 + 5 + 40 = 65 node-s of 120.
+    sched = pd.DataFrame({"submit_time": [0.0, 5, 20], "start_time": [0.0, 10, 20],
+                          "end_time": [10.0, 15, 60], "req_procs": [2, 1, 1]})
+    assert metrics.utilization(sched, 2) == pytest.approx(65 / 120)
+    assert metrics.utilization(sched, 2, span="start") == pytest.approx(65 / 120)
+    assert metrics.mean_wait(sched) == pytest.approx(5 / 3)
+    # slowdowns 10/10, 10/5, 40/40 -> mean 4/3; bounded (tau 10): 1, 10/10 = 1, 1 -> 1
+    assert metrics.mean_slowdown(sched) == pytest.approx(4 / 3)
+    assert metrics.bounded_slowdown(sched) == pytest.approx(1.0)
+    assert metrics.makespan(sched) == 60
+    # bounded slowdown floor: a 2 s job that waited 18 s -> (18 + 2) / max(2, 10) = 2
+    short = pd.DataFrame({"submit_time": [0.0], "start_time": [18.0], "end_time": [20.0],
+                          "req_procs": [1]})
+    assert metrics.bounded_slowdown(short) == pytest.approx(2.0)
