@@ -1,0 +1,435 @@
+"""Gymnasium environment ``schedrl/HPC-v0``: event-driven HPC batch scheduling (DRAS, SEM, MRSch, runtime paper)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+from gymnasium import spaces
+
+from schedrl.encoders import get_encoder
+from schedrl.encoders.hpc import HPCEncoder, HPCEncoderParams
+from schedrl.envs.rewards import RewardContext, get_reward
+from schedrl.errors import ConfigError
+from schedrl.sim import ClusterSpec, HPCSimulator
+
+MODES = ("dras", "runtime")
+SAMPLING = ("random", "sequential")
+DEFAULT_WINDOW = {"dras": 50, "runtime": 100}
+
+
+class LiveState:
+    """A read-only, ``SimState``-compatible view of a running ``HPCSimulator``, computing each field
+    on first use (an SEM observation on a 4,360-node machine never builds the per-node vectors).
+
+    ``queue_features`` holds only the first ``rows`` waiting jobs (encoders read no more).
+    """
+
+    def __init__(self, sim: HPCSimulator, rows: int):
+        self._sim = sim
+        self._rows = rows
+        self.clock = sim.clock
+        self.free = sim.free
+        self.capacity = sim.capacity
+        self.reserved = sim.reserved
+        self.shadow = sim.shadow
+        self.node_job = sim.node_job
+        self.queue = np.asarray(sim.queue, dtype=np.int64)
+        self.running = np.asarray(sim.running, dtype=np.int64)
+
+    @property
+    def done(self) -> bool:
+        return self._sim.done
+
+    @cached_property
+    def queue_features(self) -> np.ndarray:
+        j, q = self._sim.jobs, self.queue[: self._rows]
+        return np.stack([j.req_procs[q].astype(np.float64), j.req_time[q], j.estimate[q],
+                         self.clock - j.submit[q], j.bb[q], j.power[q]], axis=1)
+
+    @cached_property
+    def running_expected_end(self) -> np.ndarray:
+        return self._sim.start_time[self.running] + self._sim.jobs.req_time[self.running]
+
+    @cached_property
+    def running_estimated_end(self) -> np.ndarray:
+        return self._sim.start_time[self.running] + self._sim.jobs.estimate[self.running]
+
+    def _node_remaining(self, per_job: np.ndarray) -> np.ndarray:
+        busy = self.node_job >= 0
+        owner = np.where(busy, self.node_job, 0)
+        return np.maximum(np.where(busy, self._sim.node_start + per_job[owner] - self.clock, 0.0), 0.0)
+
+    @cached_property
+    def node_remaining_req(self) -> np.ndarray:
+        return self._node_remaining(self._sim.jobs.req_time)
+
+    @cached_property
+    def node_remaining_est(self) -> np.ndarray:
+        return self._node_remaining(self._sim.jobs.estimate)
+
+
+def _load_table(jobs) -> pd.DataFrame:
+    if isinstance(jobs, pd.DataFrame):
+        return jobs
+    if isinstance(jobs, str | Path):
+        from schedrl.workloads.swf import read_swf
+
+        return read_swf(jobs)
+    raise ConfigError("jobs must be a job table (DataFrame), an SWF path or a callable(rng) -> DataFrame")
+
+
+class HPCEnv(gym.Env):
+    """Event-driven HPC batch scheduling over ``schedrl.sim.HPCSimulator``.
+
+    ## Description
+    Rigid parallel jobs arrive at a homogeneous cluster (nodes, optionally burst-buffer units and
+    a power budget: ``ClusterSpec``). At each decision point the agent picks one job from a window
+    at the front of the waiting queue (arrival order). Two decision modes:
+
+    * ``mode="dras"`` (DRAS, SEM, MRSch): the picked job starts at once if it fits; otherwise it
+      becomes the reserved job (resources held at its earliest start, computed from requested
+      walltimes), EASY backfilling starts every later job that does not delay it, and the clock
+      moves on. While a reservation is held the agent is not asked: at each event the reserved job
+      starts as soon as it fits, and until then EASY backfilling runs around it. Decision points
+      are the events (submissions, job ends) and the instants right after a start, whenever jobs
+      wait and no reservation is held. Always picking the head reproduces
+      ``schedrl.sim.simulate(policy="fcfs", backfill="easy")``.
+    * ``mode="runtime"`` (runtime paper, brief 4.1/4.3): time-stepped simulation (``sim_step``
+      seconds; with ``double_idle`` the step doubles while only "jobs wait and nodes idle"
+      decision points follow each other). A pick tries to start the job now (no reservation, no
+      backfilling); the clock stays put whether it succeeds or fails, except that it moves to the
+      next decision point when a successful pick empties the queue or after ``max_failed_picks``
+      (4) failures in a row. Picking an empty slot or the stop action ``X`` moves the clock on.
+      Decision points with an empty queue are skipped (the only possible action would be X).
+
+    ## Action space
+    ``mode="dras"``: ``Discrete(window)``, action i = the i-th waiting job. An empty slot is invalid
+    and is treated as the queue head (``info["invalid_action"]`` is set).
+    ``mode="runtime"``: ``Discrete(window + 1)``, the last action is X (stop and advance); an empty
+    slot acts as X. Masks (``info["action_mask"]`` and ``action_masks()`` for sb3-contrib's
+    MaskablePPO): the occupied slots (plus X in runtime mode); with ``mask_unfit=True`` (runtime
+    mode) only the waiting jobs that fit now. The paper lets the agent pick jobs that do not fit,
+    so ``mask_unfit`` is off by default.
+
+    ## Observation space
+    ``Box(0, 1, (size,), float32)`` from the encoder named by ``encoder``
+    (``schedrl.encoders.hpc``; W = ``window``, N = nodes, N2 = burst-buffer units, J = window):
+
+    | encoder | size | content |
+    | --- | --- | --- |
+    | ``dras`` | ``4W + 2N`` | W x (size, requested time, priority, wait); per node [free, remaining] |
+    | ``sem`` | ``4W + 2K`` | the same jobs; K largest running jobs (size, remaining), zero-padded |
+    | ``mrsch`` | ``4W + 2N + 2N2`` | W x (nodes, burst buffer, requested time, wait); node and burst-buffer unit pairs |
+    | ``runtime_baseline`` | ``N + 2J`` | remaining requested time per node; nodes and requested time per job |
+    | ``runtime_proposal`` | ``2N + 3J`` | plus remaining estimated time per node and estimated time per job |
+
+    Times are divided by ``time_scale`` (default: the longest requested walltime of the job table,
+    24 h for a workload factory), waits by ``wait_scale`` (default ``time_scale``), all clipped
+    to [0, 1]. The priority flag is 1 for jobs whose SWF ``queue`` is in ``priority_queues``.
+
+    ## Rewards
+    By name from ``schedrl.envs.rewards`` (``reward_kwargs`` bind its parameters): ``dras_theta``
+    (per decision: ``w1 N_used/N + w2 t_i/max(t_max, 6 h) + w3 n_i/N``), ``neg_inv_runtime``
+    (per decision: ``-sum 1/t_j`` over jobs in the system), ``runtime_final`` (0, then at the
+    episode end: fraction of jobs scheduled + utilisation + fraction of steps left).
+
+    ## Starting state
+    An empty machine at the first submission of the episode's jobs. Episodes: the whole job table,
+    or with ``episode_jobs=E`` a block of E consecutive jobs, its start drawn from
+    ``self.np_random`` (``episode_sampling="random"``) or the blocks 0, E, 2E, ... in turn
+    (``"sequential"``, SEM's 100 episodes of 600 jobs; ``reset(seed=...)`` restarts the cycle).
+    ``jobs`` may also be a callable ``f(rng) -> DataFrame`` called with ``self.np_random`` at every
+    reset. ``reset(options={"start": s})`` takes the block starting at row s,
+    ``options={"jobs": frame}`` runs a given table (e.g. a test split).
+
+    ## Episode end
+    ``dras``: terminated when every job has finished (after the last decision the simulator runs
+    out the remaining jobs). ``runtime``: terminated when every job has been started (brief 4.4).
+    Truncated after ``max_episode_steps`` steps (runtime default 10,000; dras default none). At
+    either end ``info["schedule"]`` is the per-job schedule (``schedrl.sim`` format: job_id,
+    submit_time, start_time, end_time, wait_time, run_time, req_procs, ...; NaN start for jobs
+    never started), ready for ``schedrl.metrics``; ``info["episode_start"]`` is the block's first row.
+
+    ## Arguments
+    ``gymnasium.make("schedrl/HPC-v0", jobs=..., cluster=..., ...)`` after ``import schedrl.envs``:
+    ``jobs`` (DataFrame, SWF path or callable), ``cluster`` (``ClusterSpec`` or a node count;
+    default: the table's MaxProcs/MaxNodes header), ``mode`` ("dras"), ``encoder`` ("sem"),
+    ``reward`` ("dras_theta"), ``reward_kwargs``, ``window`` (50 dras, 100 runtime), ``k`` (34),
+    ``episode_jobs``, ``episode_sampling``, ``time_scale``, ``wait_scale``, ``remaining``
+    ("req"/"est": which end time the remaining-time features use), ``priority_queues``,
+    ``sim_step`` (60 s), ``double_idle`` (True), ``max_episode_steps``, ``max_failed_picks`` (4),
+    ``mask_unfit`` (False), ``overrun`` ("kill").
+
+    ## Version history
+    * v0: first version.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, jobs=None, cluster: ClusterSpec | int | None = None, mode: str = "dras",
+                 encoder: str = "sem", reward: str = "dras_theta", reward_kwargs: dict | None = None,
+                 window: int | None = None, k: int = 34, episode_jobs: int | None = None,
+                 episode_sampling: str = "random", time_scale: float | None = None,
+                 wait_scale: float | None = None, remaining: str = "req", priority_queues=(),
+                 sim_step: float = 60.0, double_idle: bool = True, max_episode_steps: int | None = None,
+                 max_failed_picks: int = 4, mask_unfit: bool = False, overrun: str = "kill",
+                 render_mode: str | None = None):
+        if mode not in MODES:
+            raise ConfigError(f"unknown mode '{mode}' (choose from: {', '.join(MODES)})")
+        if episode_sampling not in SAMPLING:
+            raise ConfigError(f"unknown episode_sampling '{episode_sampling}' (choose from: {', '.join(SAMPLING)})")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"unknown render_mode '{render_mode}'")
+        if jobs is None:
+            raise ConfigError("HPC env needs jobs: a job table, an SWF path or a callable(rng) -> DataFrame")
+        self.factory = jobs if callable(jobs) else None
+        self.table = None if self.factory else _load_table(jobs)
+        if cluster is None:
+            from schedrl.workloads.table import machine_size
+
+            size = machine_size(self.table) if self.table is not None else None
+            if size is None:
+                raise ConfigError("HPC env: give cluster= (the job table states no MaxProcs/MaxNodes)")
+            cluster = ClusterSpec(nodes=size)
+        elif not isinstance(cluster, ClusterSpec):
+            cluster = ClusterSpec(nodes=int(cluster))
+        self.cluster = cluster
+        self.mode = mode
+        self.window = int(window) if window is not None else DEFAULT_WINDOW[mode]
+        if episode_jobs is not None:
+            episode_jobs = int(episode_jobs)
+            if episode_jobs < 1 or (self.table is not None and episode_jobs > len(self.table)):
+                raise ConfigError(f"episode_jobs must be in 1..{len(self.table) if self.table is not None else 'n'}")
+        if self.table is not None and len(self.table) == 0:
+            raise ConfigError("HPC env: the job table is empty")
+        self.episode_jobs, self.episode_sampling = episode_jobs, episode_sampling
+        if max_episode_steps is None and mode == "runtime":
+            max_episode_steps = 10_000
+        self.max_episode_steps = int(max_episode_steps) if max_episode_steps else None
+        if max_failed_picks < 1:
+            raise ConfigError("max_failed_picks must be >= 1")
+        self.max_failed_picks = int(max_failed_picks)
+        self.mask_unfit = bool(mask_unfit)
+        self.priority_queues = np.asarray(sorted(priority_queues), dtype=np.int64)
+        self.render_mode = render_mode
+
+        if time_scale is None:
+            time_scale = self._longest_request() if self.table is not None else 86_400.0
+        wait_scale = time_scale if wait_scale is None else wait_scale
+        self.encoder_params = HPCEncoderParams(
+            nodes=cluster.nodes, window=self.window, k=int(k), bb_units=cluster.bb_units,
+            time_scale=float(time_scale), wait_scale=float(wait_scale), remaining=remaining)
+        enc_cls = get_encoder(encoder)
+        if not (isinstance(enc_cls, type) and issubclass(enc_cls, HPCEncoder)):
+            raise ConfigError(f"encoder '{encoder}' is not an HPC encoder (use dras, sem, mrsch, "
+                              "runtime_baseline or runtime_proposal)")
+        self.encoder = enc_cls(self.encoder_params)
+        self.reward_name = reward
+        self.reward_fn = get_reward(reward, **(reward_kwargs or {}))
+        self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
+                                            shape=self.encoder.shape, dtype=np.float32)
+        n_actions = self.window + (1 if mode == "runtime" else 0)
+        self.action_space = spaces.Discrete(n_actions)
+        self.sim = HPCSimulator(cluster, overrun=overrun,
+                                sim_step=float(sim_step) if mode == "runtime" else None,
+                                double_idle=double_idle)
+        self._episode = 0
+        self._priority = None
+        self.episode_start = 0
+
+    # -- setup ----------------------------------------------------------------------------------
+    def _longest_request(self) -> float:
+        req = pd.to_numeric(self.table["req_time"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        run = pd.to_numeric(self.table["run_time"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        longest = np.nanmax(np.where(req > 0, req, run)) if len(req) else np.nan
+        return float(longest) if np.isfinite(longest) and longest > 0 else 86_400.0
+
+    def _episode_table(self, options) -> pd.DataFrame:
+        options = options or {}
+        if "jobs" in options:
+            self.episode_start = 0
+            return _load_table(options["jobs"])
+        if self.factory is not None:
+            self.episode_start = 0
+            return self.factory(self.np_random)
+        n = len(self.table)
+        E = self.episode_jobs
+        if E is None:
+            self.episode_start = 0
+            return self.table
+        if "start" in options:
+            s = int(options["start"])
+            if not 0 <= s <= n - E:
+                raise ConfigError(f"episode start {s} out of range 0..{n - E}")
+        elif self.episode_sampling == "random":
+            s = int(self.np_random.integers(0, n - E + 1))
+        else:
+            s = (self._episode % (n // E)) * E
+        self._episode += 1
+        self.episode_start = s
+        return self.table.iloc[s: s + E]
+
+    # -- gymnasium API --------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = 0
+        table = self._episode_table(options)
+        if len(table) == 0:
+            raise ConfigError("HPC env: the episode has no jobs")
+        self.sim.reset(table)
+        if len(self.priority_queues) and "queue" in table.columns:
+            q = pd.to_numeric(table["queue"], errors="coerce").to_numpy(dtype=np.float64, na_value=-1)
+            self._priority = np.isin(q[self.sim.jobs.order], self.priority_queues).astype(np.float32)
+        else:
+            self._priority = None
+        self.steps = 0
+        self.n_started = 0
+        self._fails = 0
+        self._advance_now = False
+        self._schedule_to_decision()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        a = action if type(action) is int else int(np.asarray(action).reshape(-1)[0])
+        self.steps += 1
+        ctx, invalid = self._act_dras(a) if self.mode == "dras" else self._act_runtime(a)
+        reward = float(self.reward_fn(ctx))  # at the decision instant, before the clock moves
+        self._schedule_to_decision(after_action=ctx)
+        if self.mode == "dras":
+            terminated = self.sim.done
+        else:
+            terminated = self.n_started == len(self.sim.jobs)
+        truncated = (not terminated and self.max_episode_steps is not None
+                     and self.steps >= self.max_episode_steps)
+        info = self._info()
+        info["invalid_action"] = invalid
+        if terminated or truncated:
+            end = RewardContext(sim=self.sim, phase="end", steps=self.steps, max_steps=self.max_episode_steps,
+                                n_jobs=len(self.sim.jobs), n_started=self.n_started,
+                                terminated=terminated, truncated=truncated)
+            reward += float(self.reward_fn(end))
+            info["schedule"] = self.sim.schedule()
+            info["episode_start"] = self.episode_start
+        return self._observe(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions now (see the class docstring), for sb3-contrib's MaskablePPO."""
+        sim = self.sim
+        k = min(self.window, len(sim.queue))
+        mask = np.zeros(self.action_space.n, dtype=np.bool_)
+        if self.mode == "runtime":
+            mask[-1] = True
+            if self.mask_unfit and k:
+                q = np.asarray(sim.queue[:k], dtype=np.int64)
+                mask[:k] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
+            else:
+                mask[:k] = True
+        else:
+            mask[:k] = True
+            if k == 0:
+                mask[0] = True  # episode over: keep one action valid for samplers
+        return mask
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        sim = self.sim
+        return (f"t={sim.clock:.0f}s free={sim.free.tolist()} waiting={len(sim.queue)} "
+                f"running={len(sim.running)} reserved={sim.reserved} started={self.n_started}/{len(sim.jobs)}")
+
+    # -- transitions ----------------------------------------------------------------------------
+    def _context(self, job: int, started: bool, max_wait: float = 0.0) -> RewardContext:
+        sim = self.sim
+        wait = float(sim.clock - sim.jobs.submit[job]) if job >= 0 else 0.0
+        return RewardContext(sim=sim, job=job, started=started, wait=wait, max_wait=max_wait,
+                             steps=self.steps, max_steps=self.max_episode_steps, n_jobs=len(sim.jobs),
+                             n_started=self.n_started)
+
+    def _act_dras(self, a: int) -> tuple[RewardContext, bool]:
+        """Start the picked job, or reserve it and EASY-backfill (the clock moves on afterwards)."""
+        sim = self.sim
+        invalid = not 0 <= a < min(self.window, len(sim.queue))
+        if not sim.queue:  # the episode is over
+            return self._context(-1, False), True
+        i = 0 if invalid else a
+        job = sim.queue[i]
+        max_wait = float(sim.clock - sim.jobs.submit[sim.queue[0]])  # the queue is in arrival order
+        started = sim.start(i)
+        if started:
+            self.n_started += 1
+        else:
+            sim.reserve(i)
+            self.n_started += sim.backfill()
+        return self._context(job, started, max_wait), invalid
+
+    def _act_runtime(self, a: int) -> tuple[RewardContext, bool]:
+        """Try to start the picked job now (brief 4.3); the clock moves in ``_schedule_to_decision``."""
+        sim = self.sim
+        k = min(self.window, len(sim.queue))
+        if 0 <= a < k:
+            job = sim.queue[a]
+            max_wait = float(sim.clock - sim.jobs.submit[sim.queue[0]])
+            started = sim.start(a)
+            if started:
+                self.n_started += 1
+                self._fails = 0
+                self._advance_now = not sim.queue
+            else:
+                self._fails += 1
+                self._advance_now = self._fails >= self.max_failed_picks
+            return self._context(job, started, max_wait), False
+        self._advance_now = True  # X, an empty slot or out of range
+        return self._context(-1, False), a != self.window
+
+    def _schedule_to_decision(self, after_action: RewardContext | None = None) -> None:
+        """Run the simulator until the agent has a decision to make (or the episode is over)."""
+        if self.mode == "dras":
+            self._dras_settle()
+            return
+        if after_action is not None and self._advance_now:
+            self._fails = 0
+            if self.n_started < len(self.sim.jobs):
+                self._advance()
+        self._runtime_settle()
+
+    def _advance(self) -> None:
+        # the private step skips building a SimState (O(nodes)) that nobody reads
+        sim = self.sim
+        sim._advance() if hasattr(sim, "_advance") else sim.advance()
+
+    def _dras_settle(self) -> None:
+        sim = self.sim
+        while not sim.done:
+            if sim.reserved >= 0 and sim.start_reserved():
+                self.n_started += 1
+            if sim.reserved < 0 and sim.queue:
+                return  # decision point
+            if sim.reserved >= 0:
+                self.n_started += sim.backfill()
+            if sim.stalled:  # nothing runs or arrives (cannot hold a reservation: it would fit)
+                return
+            self._advance()
+
+    def _runtime_settle(self) -> None:
+        """Skip decision points with an empty queue (the only action there would be X)."""
+        sim = self.sim
+        while not sim.queue and self.n_started < len(sim.jobs) and not sim.done:
+            self._advance()
+
+    # -- observation and info -------------------------------------------------------------------
+    def _observe(self) -> np.ndarray:
+        sim = self.sim
+        view = LiveState(sim, self.window)
+        prio = self._priority[view.queue[: self.window]] if self._priority is not None else None
+        return self.encoder(view, jobs=sim.jobs, priority=prio)
+
+    def _info(self) -> dict:
+        sim = self.sim
+        return {"action_mask": self.action_masks(), "clock": float(sim.clock), "waiting": len(sim.queue),
+                "running": len(sim.running), "reserved": int(sim.reserved), "started": self.n_started}
