@@ -148,3 +148,21 @@ def test_snakemake_rejects_misspelt_key_in_one_line(tmp_path):
     assert proc.returncode != 0
     lines = [ln for ln in proc.stderr.splitlines() if "sede" in ln]
     assert lines and lines[0].startswith("schedrl: ")
+
+
+def test_atomic_write_leaves_no_temp_and_normal_permissions(tmp_path):
+    import os
+
+    from schedrl.io import atomic_path, write_text
+
+    target = tmp_path / "out" / "x.txt"
+    write_text(target, "hello\n")
+    assert target.read_text() == "hello\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (target.stat().st_mode & 0o777) == (0o666 & ~umask)
+    with pytest.raises(RuntimeError):
+        with atomic_path(tmp_path / "y.txt") as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
