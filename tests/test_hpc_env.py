@@ -184,6 +184,16 @@ def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
     env_nd.reset()
     env_nd.step(0)
     assert [env_nd.step(3)[4]["clock"] for _ in range(3)] == [60, 120, 180]
+    # once nothing runs and every job has arrived, X no longer moves the clock (no overflow)
+    idle = HPCEnv(jobs=_jobs([0, 0], [100, 100], [1, 1]), cluster=4, mode="runtime", encoder="runtime_proposal",
+                  reward="runtime_final", window=3, max_episode_steps=3000)
+    idle.reset()
+    for _ in range(2000):
+        obs, r, term, trunc, info = idle.step(3)
+    assert info["clock"] == 0 and np.isfinite(obs).all() and not (term or trunc)
+    obs, r, term, trunc, info = idle.step(0)
+    obs, r, term, trunc, info = idle.step(0)
+    assert term and r == pytest.approx(1 + 200 / 400 + (3000 - 2002) / 3000)
     env_m = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
                    window=3, mask_unfit=True)
     env_m.reset()

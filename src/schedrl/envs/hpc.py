@@ -106,6 +106,8 @@ class HPCEnv(gym.Env):
       next decision point when a successful pick empties the queue or after ``max_failed_picks``
       (4) failures in a row. Picking an empty slot or the stop action ``X`` moves the clock on.
       Decision points with an empty queue are skipped (the only possible action would be X).
+      When nothing runs and every job has arrived, X and failed picks leave the clock where it is
+      (ticking on could only double the idle step until the clock overflows); the step counts.
 
     ## Action space
     ``mode="dras"``: ``Discrete(window)``, action i = the i-th waiting job. An empty slot is invalid
@@ -392,9 +394,14 @@ class HPCEnv(gym.Env):
         if self.mode == "dras":
             self._dras_settle()
             return
+        sim = self.sim
         if after_action is not None and self._advance_now:
             self._fails = 0
-            if self.n_started < len(self.sim.jobs):
+            # Stalled (nothing runs, every job has arrived): the clock would only tick on with ever
+            # doubling idle steps (to overflow within ~1,000 steps); it stays put, as the
+            # event-driven simulator's ``stalled`` does, and the wasted step still counts.
+            stalled = not sim.running and self.n_started + len(sim.queue) == len(sim.jobs)
+            if self.n_started < len(sim.jobs) and not stalled:
                 self._advance()
         self._runtime_settle()
 
@@ -410,7 +417,7 @@ class HPCEnv(gym.Env):
                 self.n_started += 1
             if sim.reserved < 0 and sim.queue:
                 return  # decision point
-            if sim.reserved >= 0:
+            if sim.reserved >= 0 and sim.free[0] > 0:  # every job needs a node
                 self.n_started += sim.backfill()
             if sim.stalled:  # nothing runs or arrives (cannot hold a reservation: it would fit)
                 return
