@@ -50,6 +50,12 @@ class _Results:
             sel = sel[sel["objective"] == objective]
         return float(sel[metric].mean()) if len(sel) else None
 
+    def load(self, variant: str, rate: float) -> str:
+        """Our load (eq. 4.1 per resource) at ``rate`` in ``variant``, as text for notes."""
+        frame = self.episodes(variant)
+        sel = frame[np.isclose(frame["rate"], rate)] if frame is not None else None
+        return "" if sel is None or sel.empty else f"; our load at rate {rate:g} is {float(sel['load'].iloc[0]):.0%}"
+
     def jobs(self, variant: str, algo: str) -> pd.DataFrame | None:
         if variant not in self.spec["variants"] or algo not in self.spec["variants"][variant]["algos"]:
             return None
@@ -74,7 +80,7 @@ def _numeric(res: _Results, claim_id, claim, paper, variant, algo, metric, rate,
     if ours is None:
         return _missing(claim_id, claim, f"{paper:g}", f"{dx.label(algo)} in {variant}")
     return _row(claim_id, claim, f"{paper:g}", _fmt(ours), verdict(ours, paper, rel_tol=REL_TOL),
-                f"mean over held-out job sets and seeds; tolerance {int(REL_TOL * 100)}%")
+                f"mean over held-out job sets and seeds; tolerance {int(REL_TOL * 100)}%{res.load(variant, rate)}")
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -88,7 +94,7 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
     ours = ", ".join(f"{dx.label(a)} {_fmt(v)}" for a, v in have.items()) + f" vs {dx.label(baseline)} {_fmt(ref)}"
     result = "reproduced" if wins == len(agents) else "partly reproduced" if wins else "not reproduced"
     note = "" if len(have) == len(agents) else "only " + ", ".join(dx.label(a) for a in have) + " trained at this scale"
-    return _row(claim_id, claim, paper_value, ours, result, note)
+    return _row(claim_id, claim, paper_value, ours, result, (note + res.load(variant, rate)).lstrip("; "))
 
 
 def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant, baseline, metric, rate, objective):
@@ -101,7 +107,7 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
     best = min(vals, key=vals.get)
     ours = f"{dx.label(baseline)} {_fmt(ref)} vs best agent {dx.label(best)} {_fmt(vals[best])}"
     return _row(claim_id, claim, paper_value, ours, "reproduced" if _beats(ref, vals[best]) else "not reproduced",
-                "a tie within 1% is not a win")
+                "a tie within 1% is not a win" + res.load(variant, rate))
 
 
 def _high_load(res: _Results, claim_id, variant) -> dict:
