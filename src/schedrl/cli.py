@@ -18,7 +18,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_modules(argv: list[str] | None) -> list[str]:
+    """Names of the command modules to load: only the one named on the command line, if any.
+
+    Command modules are named after their command; loading just the one in use keeps start-up
+    short (some pull in numba or torch), which matters for a DAG that calls the CLI many times.
+    """
+    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__))
+    if argv and argv[0] in names:
+        return [argv[0]]
+    return names
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="schedrl",
         description="Workloads, cluster simulation, RL training and figures for five papers on "
@@ -27,14 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"schedrl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"schedrl.commands.{info.name}")
-        module.register(sub)
+    for name in _command_modules(argv):
+        importlib.import_module(f"schedrl.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         code = args.func(args)
