@@ -146,6 +146,9 @@ def test_a_different_config_is_refused(tmp_path):
     train(ENV, {}, "a2c", small("a2c"), 50, seed=0, run_dir=run)
     with pytest.raises(ConfigError, match="seed"):
         train(ENV, {}, "a2c", small("a2c"), 50, seed=1, run_dir=run)
+    fresh = train(ENV, {}, "a2c", small("a2c"), 50, seed=1, run_dir=run, on_mismatch="restart")
+    assert fresh.resumed_from == 0 and not fresh.skipped
+    assert json.loads((run / "config.json").read_text())["seed"] == 1
 
 
 def test_maskable_ppo_needs_masks(tmp_path):

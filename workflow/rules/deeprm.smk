@@ -66,7 +66,7 @@ rule deeprm_train:
     shell:
         "{SCHEDRL} train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
         "--algo {wildcards.algo} --variant deeprm-{wildcards.variant} --steps {params.steps} "
-        "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} --threads {threads} "
+        "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} --threads {threads} --restart-if-changed "
         "--run-dir {params.run_dir} > {log:q} 2>&1"
 
 

@@ -16,7 +16,8 @@ Run folder (``run_dir``), rl-zoo style but with a predictable path chosen by the
 
 A rerun with the same config resumes from the newest checkpoint (or the final model) and trains
 up to the new target; a finished run with an equal or lower target is left alone. A run folder
-holding a different config is refused rather than mixed. Same config and seed give the same
+holding a different config is refused rather than mixed (or, with ``on_mismatch="restart"``,
+cleared and trained afresh). Same config and seed give the same
 learning curve for an uninterrupted run; a resumed run restarts its env RNG at the checkpoint.
 """
 
@@ -178,11 +179,14 @@ def _read_curve(run_dir: Path, upto: int) -> list[dict]:
 def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str, Any],
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
-          device: str = "cpu") -> TrainResult:
+          device: str = "cpu", on_mismatch: str = "error") -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
     ``hyperparams`` are plain values as from ``schedrl.agents.load_hyperparams``; they are saved
     unchanged in ``config.json``. See the module docstring for the run folder and resume rules.
+    ``on_mismatch``: what to do when ``run_dir`` holds a run with another config: ``"error"``
+    (refuse) or ``"restart"`` (delete its model, checkpoints and logs and train from scratch; what a
+    workflow wants after the user changed the config).
     """
     import torch
     from stable_baselines3.common.monitor import Monitor
@@ -208,8 +212,10 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         old_id = {k: old.get(k) for k in config}
         if _canonical(old_id) != _canonical(config):
             diff = sorted(k for k in config if _canonical(old_id.get(k)) != _canonical(config[k]))
-            raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
-                              "remove it or choose another folder")
+            if on_mismatch != "restart":
+                raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
+                                  "remove it or choose another folder")
+            _clear_run(run_dir)
 
     # Where to start from: the final model or the newest checkpoint, whichever has more steps.
     start_path, start = None, 0
@@ -270,6 +276,14 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         "threads": int(threads), "n_envs": n_envs, "device": str(model.device),
     })
     return TrainResult(run_dir, steps, trained, wall, start, skipped=False)
+
+
+def _clear_run(run_dir: Path) -> None:
+    """Remove what a previous (different) run left in ``run_dir``."""
+    shutil.rmtree(run_dir / "checkpoints", ignore_errors=True)
+    shutil.rmtree(run_dir / "monitor", ignore_errors=True)
+    for name in ("model.zip", "learning_curve.csv", "timing.json", "config.json"):
+        (run_dir / name).unlink(missing_ok=True)
 
 
 def remove_checkpoints(run_dir: str | Path) -> None:
