@@ -35,6 +35,7 @@ def _busy(n_jobs=120, nodes=16, seed=0):
 CONFIGS = {
     "dras-sem": dict(mode="dras", encoder="sem", reward="dras_theta", window=5, k=4),
     "dras-dras": dict(mode="dras", encoder="dras", reward="neg_inv_runtime", window=5),
+    "dras-sem-slowdown": dict(mode="dras", encoder="sem", reward="neg_slowdown", window=5, k=4),
     "dras-mrsch": dict(mode="dras", encoder="mrsch", reward="dras_theta", window=5, bb=True),
     "runtime-baseline": dict(mode="runtime", encoder="runtime_baseline", reward="runtime_final", window=6,
                              max_episode_steps=200),
@@ -217,6 +218,33 @@ def test_pick_the_head_reproduces_fcfs_easy(seed, bb):
     ref = simulate(jobs, cluster, policy="fcfs", backfill="easy")
     np.testing.assert_array_equal(ours["start_time"].to_numpy(), ref["start_time"].to_numpy())
     assert steps < len(jobs) * 2 and (ours["start_time"] > ours["submit_time"]).any()  # queueing happened
+
+
+def test_neg_slowdown_return_is_minus_the_sum_of_slowdowns():
+    jobs = _busy(80, nodes=16, seed=3)
+    env = HPCEnv(jobs=jobs, cluster=16, encoder="sem", reward="neg_slowdown", window=5, k=4)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    total, term = 0.0, False
+    while not term:
+        *_, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+    s = info["schedule"]
+    slowdown = (s["end_time"] - s["submit_time"]) / np.maximum(s["run_time"], 1.0)
+    assert total == pytest.approx(-slowdown.sum(), rel=1e-9)
+    assert (s["wait_time"] > 0).any()
+
+
+def test_measurements_in_info():
+    # 4 nodes, 4 BB units: J0 (2 nodes, 1 unit, 100 s) runs; J1 (4 nodes, 2 units, 50 s) waits
+    jobs = _jobs([0, 0], [100, 50], [2, 4], bb_request=[1, 2])
+    env = HPCEnv(jobs=jobs, cluster=ClusterSpec(nodes=4, bb_units=4), encoder="mrsch", window=2,
+                 measurements=True)
+    env.reset()
+    info = env.step(0)[4]
+    np.testing.assert_allclose(info["utilization"], [0.5, 0.25])
+    nodes, bb = 2 / 4 * 100 + 4 / 4 * 50, 1 / 4 * 100 + 2 / 4 * 50  # sum of P_ij t_i
+    np.testing.assert_allclose(info["demand_share"], [nodes / (nodes + bb), bb / (nodes + bb)])
 
 
 def test_episode_sampling_and_sources(tmp_path):

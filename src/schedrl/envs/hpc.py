@@ -13,7 +13,7 @@ from gymnasium import spaces
 
 from schedrl.encoders import get_encoder
 from schedrl.encoders.hpc import HPCEncoder, HPCEncoderParams
-from schedrl.envs.rewards import RewardContext, get_reward
+from schedrl.envs.rewards import MIN_RUNTIME, RewardContext, get_reward
 from schedrl.errors import ConfigError
 from schedrl.sim import ClusterSpec, HPCSimulator
 
@@ -138,7 +138,14 @@ class HPCEnv(gym.Env):
     By name from ``schedrl.envs.rewards`` (``reward_kwargs`` bind its parameters): ``dras_theta``
     (per decision: ``w1 N_used/N + w2 t_i/max(t_max, 6 h) + w3 n_i/N``), ``neg_inv_runtime``
     (per decision: ``-sum 1/t_j`` over jobs in the system), ``runtime_final`` (0, then at the
-    episode end: fraction of jobs scheduled + utilisation + fraction of steps left).
+    episode end: fraction of jobs scheduled + utilisation + fraction of steps left), ``neg_slowdown``
+    (``-sum 1/t_j`` over the jobs in the system integrated over the time to the next decision:
+    an episode's return is minus the sum of its jobs' slowdowns).
+
+    ``info`` (every step): ``action_mask``, ``clock``, ``waiting``, ``running``, ``reserved``
+    (job index or -1), ``started``, ``invalid_action``; with ``measurements=True`` also
+    ``utilization`` (busy share per resource dimension: MRSch's measurements) and ``demand_share``
+    (MRSch's goal vector, eq. 1; O(queue) per step, hence opt-in).
 
     ## Starting state
     An empty machine at the first submission of the episode's jobs. Episodes: the whole job table,
@@ -165,7 +172,7 @@ class HPCEnv(gym.Env):
     ``episode_jobs``, ``episode_sampling``, ``time_scale``, ``wait_scale``, ``remaining``
     ("req"/"est": which end time the remaining-time features use), ``priority_queues``,
     ``sim_step`` (60 s), ``double_idle`` (True), ``max_episode_steps``, ``max_failed_picks`` (4),
-    ``mask_unfit`` (False), ``overrun`` ("kill").
+    ``mask_unfit`` (False), ``overrun`` ("kill"), ``measurements`` (False).
 
     ## Version history
     * v0: first version.
@@ -180,7 +187,7 @@ class HPCEnv(gym.Env):
                  wait_scale: float | None = None, remaining: str = "req", priority_queues=(),
                  sim_step: float = 60.0, double_idle: bool = True, max_episode_steps: int | None = None,
                  max_failed_picks: int = 4, mask_unfit: bool = False, overrun: str = "kill",
-                 render_mode: str | None = None):
+                 measurements: bool = False, render_mode: str | None = None):
         if mode not in MODES:
             raise ConfigError(f"unknown mode '{mode}' (choose from: {', '.join(MODES)})")
         if episode_sampling not in SAMPLING:
@@ -217,6 +224,7 @@ class HPCEnv(gym.Env):
             raise ConfigError("max_failed_picks must be >= 1")
         self.max_failed_picks = int(max_failed_picks)
         self.mask_unfit = bool(mask_unfit)
+        self.measurements = bool(measurements)
         self.priority_queues = np.asarray(sorted(priority_queues), dtype=np.int64)
         self.render_mode = render_mode
 
@@ -233,6 +241,8 @@ class HPCEnv(gym.Env):
         self.encoder = enc_cls(self.encoder_params)
         self.reward_name = reward
         self.reward_fn = get_reward(reward, **(reward_kwargs or {}))
+        self._integrates = bool(getattr(getattr(self.reward_fn, "func", self.reward_fn), "integrates", False))
+        self._area = 0.0
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
                                             shape=self.encoder.shape, dtype=np.float32)
         n_actions = self.window + (1 if mode == "runtime" else 0)
@@ -285,6 +295,7 @@ class HPCEnv(gym.Env):
         if len(table) == 0:
             raise ConfigError("HPC env: the episode has no jobs")
         self.sim.reset(table)
+        self._inv_runtime = 1.0 / np.maximum(self.sim.jobs.run_time, MIN_RUNTIME)
         if len(self.priority_queues) and "queue" in table.columns:
             q = pd.to_numeric(table["queue"], errors="coerce").to_numpy(dtype=np.float64, na_value=-1)
             self._priority = np.isin(q[self.sim.jobs.order], self.priority_queues).astype(np.float32)
@@ -302,7 +313,13 @@ class HPCEnv(gym.Env):
         self.steps += 1
         ctx, invalid = self._act_dras(a) if self.mode == "dras" else self._act_runtime(a)
         reward = float(self.reward_fn(ctx))  # at the decision instant, before the clock moves
+        self._area = 0.0
+        t0 = self.sim.clock
         self._schedule_to_decision(after_action=ctx)
+        if self._integrates:
+            elapsed = RewardContext(sim=self.sim, phase="elapsed", steps=self.steps, n_jobs=len(self.sim.jobs),
+                                    n_started=self.n_started, elapsed=self.sim.clock - t0, area=self._area)
+            reward += float(self.reward_fn(elapsed))
         if self.mode == "dras":
             terminated = self.sim.done
         else:
@@ -406,22 +423,41 @@ class HPCEnv(gym.Env):
         self._runtime_settle()
 
     def _advance(self) -> None:
-        # the private step skips building a SimState (O(nodes)) that nobody reads
         sim = self.sim
+        if self._integrates:  # sum of 1/runtime over the jobs in the system, times the time it holds
+            held = self._inv_runtime[sim.queue].sum() + self._inv_runtime[sim.running].sum()
+            t0 = sim.clock
+        # the private step skips building a SimState (O(nodes)) that nobody reads
         sim._advance() if hasattr(sim, "_advance") else sim.advance()
+        if self._integrates and np.isfinite(sim.clock):
+            self._area += float(held) * (sim.clock - t0)
 
     def _dras_settle(self) -> None:
         sim = self.sim
+        fresh = 0  # queue positions >= fresh arrived since the last full backfill pass
         while not sim.done:
             if sim.reserved >= 0 and sim.start_reserved():
                 self.n_started += 1
+                fresh = 0
             if sim.reserved < 0 and sim.queue:
                 return  # decision point
             if sim.reserved >= 0 and sim.free[0] > 0:  # every job needs a node
-                self.n_started += sim.backfill()
+                if fresh == 0:
+                    self.n_started += sim.backfill()
+                else:
+                    # Only arrivals since the last pass: the waiting jobs already failed EASY's test
+                    # under the same free resources, shadow and extra, so try the newcomers only.
+                    i = fresh
+                    while i < len(sim.queue) and sim.free[0] > 0:
+                        if sim.start(i):
+                            self.n_started += 1
+                        else:
+                            i += 1
             if sim.stalled:  # nothing runs or arrives (cannot hold a reservation: it would fit)
                 return
+            ended, waiting = sim.finished, len(sim.queue)
             self._advance()
+            fresh = waiting if sim.finished == ended else 0
 
     def _runtime_settle(self) -> None:
         """Skip decision points with an empty queue (the only action there would be X)."""
@@ -438,5 +474,24 @@ class HPCEnv(gym.Env):
 
     def _info(self) -> dict:
         sim = self.sim
-        return {"action_mask": self.action_masks(), "clock": float(sim.clock), "waiting": len(sim.queue),
+        info = {"action_mask": self.action_masks(), "clock": float(sim.clock), "waiting": len(sim.queue),
                 "running": len(sim.running), "reserved": int(sim.reserved), "started": self.n_started}
+        if self.measurements:
+            info["utilization"], info["demand_share"] = resource_measurements(sim)
+        return info
+
+
+def resource_measurements(sim: HPCSimulator) -> tuple[np.ndarray, np.ndarray]:
+    """Per resource dimension (``ClusterSpec.dims``): the busy share now, and MRSch's goal eq. (1),
+    ``r_j = sum_i P_ij t_i / sum_j sum_i P_ij t_i`` over waiting (t_i = requested time) and running
+    (t_i = requested time left) jobs, P_ij job i's share of resource j (uniform when no demand)."""
+    cap = sim.capacity.astype(np.float64)
+    util = 1.0 - sim.free / cap
+    q = np.asarray(sim.queue, dtype=np.int64)
+    r = np.asarray(sim.running, dtype=np.int64)
+    jobs = sim.jobs
+    t = np.concatenate([jobs.req_time[q], np.maximum(sim.start_time[r] + jobs.req_time[r] - sim.clock, 0.0)])
+    demand = (jobs.demand[np.concatenate([q, r])] / cap * t[:, None]).sum(axis=0)
+    total = demand.sum()
+    goal = demand / total if total > 0 else np.full(len(cap), 1.0 / len(cap))
+    return util, goal

@@ -2,8 +2,10 @@
 
 The env calls the chosen function once per step in phase ``"decision"``,
 right after the action was applied and before the clock moves (the simulator shows the queue and
-machine of that instant), and once in phase ``"end"`` when the episode terminates or is truncated
-(added to that step's reward). A function returns 0 in the phases it does not use. A new paper adds
+machine of that instant); for functions marked ``integrates = True`` once more in phase
+``"elapsed"`` after the clock moved to the next decision point (``ctx.elapsed`` seconds;
+``ctx.area`` = integral over that time of sum(1/runtime) of the jobs in the system); and once in
+phase ``"end"`` when the episode terminates or is truncated. The calls' values are added. A function returns 0 in the phases it does not use. A new paper adds
 its reward here: write the function and add it to ``REWARDS``; extra parameters come from the
 env's ``reward_kwargs``.
 
@@ -14,6 +16,9 @@ env's ``reward_kwargs``.
 * ``neg_inv_runtime`` (DRAS/SEM on DataStar, after DeepRM): ``-sum(1 / t_j)`` over the jobs in the
   system (waiting and running) at the decision, ``t_j`` the job's runtime (at least 1 s). Charged
   per decision, as the paper writes it, not per unit of time.
+* ``neg_slowdown`` (a time-integrated ``neg_inv_runtime``, DeepRM's per-time-step charge in
+  continuous time): ``-area``, so an episode run to its end returns ``-sum(slowdown_j)`` with
+  slowdown = (wait + runtime) / max(runtime, 1 s).
 * ``runtime_final`` (runtime paper, brief 4.4): 0 at decisions; at the end
   ``started / jobs + utilisation + (max_steps - steps) / max_steps``. Utilisation: when every job
   was scheduled, used node-seconds of all jobs / (N x (last end - first submit)) (the paper's
@@ -50,6 +55,8 @@ class RewardContext:
     n_started: int = 0
     terminated: bool = False
     truncated: bool = False
+    elapsed: float = 0.0        # phase "elapsed": seconds the clock moved during the step
+    area: float = 0.0           # phase "elapsed": integral of sum(1/runtime) over jobs in the system
 
 
 def dras_theta(ctx: RewardContext, weights=(1 / 3, 1 / 3, 1 / 3), wait_floor: float = 6 * HOUR) -> float:
@@ -71,6 +78,13 @@ def neg_inv_runtime(ctx: RewardContext) -> float:
     if len(idx) == 0:
         return 0.0
     return -float(np.sum(1.0 / np.maximum(sim.jobs.run_time[idx], MIN_RUNTIME)))
+
+
+def neg_slowdown(ctx: RewardContext) -> float:
+    return -float(ctx.area) if ctx.phase == "elapsed" else 0.0
+
+
+neg_slowdown.integrates = True
 
 
 def runtime_utilisation_so_far(sim, all_scheduled: bool) -> float:
@@ -103,6 +117,7 @@ def runtime_final(ctx: RewardContext) -> float:
 REWARDS = {
     "dras_theta": dras_theta,
     "neg_inv_runtime": neg_inv_runtime,
+    "neg_slowdown": neg_slowdown,
     "runtime_final": runtime_final,
 }
 
