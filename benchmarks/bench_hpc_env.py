@@ -46,7 +46,7 @@ def cases():
     wl2 = generate("wl2", n_jobs=1000, seed=0)
     dras = dict(jobs=theta, cluster=4360, mode="dras", window=50, k=34, episode_jobs=600, reward="dras_theta")
     runtime = dict(jobs=wl2, cluster=256, mode="runtime", window=100, reward="runtime_final", sim_step=60.0,
-                   max_episode_steps=10_000)
+                   max_steps=10_000)
     return [
         ("dras mode, sem, Theta 4,360 nodes", dict(dras, encoder="sem")),
         ("dras mode, dras, Theta 4,360 nodes", dict(dras, encoder="dras")),

@@ -10,7 +10,7 @@ import torch
 
 import schedrl.envs  # noqa: F401  (registers the envs)
 from schedrl.envs.hpc import HPCEnv
-from schedrl.envs.rewards import get_reward
+from schedrl.envs.rewards import get_reward, runtime_utilisation_so_far
 from schedrl.errors import ConfigError
 from schedrl.metrics import runtime_utilization
 from schedrl.sim import ClusterSpec, simulate
@@ -38,9 +38,9 @@ CONFIGS = {
     "dras-sem-slowdown": dict(mode="dras", encoder="sem", reward="neg_slowdown", window=5, k=4),
     "dras-mrsch": dict(mode="dras", encoder="mrsch", reward="dras_theta", window=5, bb=True),
     "runtime-baseline": dict(mode="runtime", encoder="runtime_baseline", reward="runtime_final", window=6,
-                             max_episode_steps=200),
+                             max_steps=200),
     "runtime-proposal": dict(mode="runtime", encoder="runtime_proposal", reward="runtime_final", window=6,
-                             max_episode_steps=200),
+                             max_steps=200),
 }
 
 
@@ -139,7 +139,7 @@ def test_runtime_mode_hand_case_and_final_reward():
     # 4 nodes, Sim_Step 60: J0 4 nodes 120 s, J1 and J2 2 nodes 60 s, all at 0
     jobs = _jobs([0, 0, 0], [120, 60, 60], [4, 2, 2])
     env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
-                 window=3, max_episode_steps=10, sim_step=60.0, time_scale=120.0)
+                 window=3, max_steps=10, sim_step=60.0, time_scale=120.0)
     obs, info = env.reset(seed=0)
     assert env.action_space.n == 4 and list(info["action_mask"]) == [True] * 4
     np.testing.assert_allclose(obs, [0, 0, 0, 0, 1, .5, .5, 1, .5, .5])
@@ -160,7 +160,7 @@ def test_runtime_mode_hand_case_and_final_reward():
 
     env.reset()
     env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_proposal", reward="runtime_final",
-                 window=3, max_episode_steps=3, sim_step=60.0)
+                 window=3, max_steps=3, sim_step=60.0)
     env.reset()
     env.step(0)
     obs, r, term, trunc, info = env.step(3)           # X: to the next event (J0's end at 120)
@@ -169,6 +169,15 @@ def test_runtime_mode_hand_case_and_final_reward():
     assert trunc and not term
     assert r == pytest.approx(2 / 3 + 480 / (4 * 120) + 0)   # completed J0 only, over [0, 120]
     assert np.isnan(info["schedule"]["start_time"][2])
+
+
+def test_step_limit_pays_the_final_reward():
+    env = _make("runtime-baseline", max_steps=5)
+    env.reset(seed=0)
+    for a in (0, 6, 6, 6, 6):                            # start the head, then X
+        obs, r, term, trunc, info = env.step(a)
+    assert trunc and "schedule" in info
+    assert r == pytest.approx(1 / 40 + runtime_utilisation_so_far(env.unwrapped.sim, False)) and r > 1 / 40
 
 
 def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
@@ -187,7 +196,7 @@ def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
     assert [env_nd.step(3)[4]["clock"] for _ in range(3)] == [60, 120, 180]
     # once nothing runs and every job has arrived, X no longer moves the clock (no overflow)
     idle = HPCEnv(jobs=_jobs([0, 0], [100, 100], [1, 1]), cluster=4, mode="runtime", encoder="runtime_proposal",
-                  reward="runtime_final", window=3, max_episode_steps=3000)
+                  reward="runtime_final", window=3, max_steps=3000)
     idle.reset()
     for _ in range(2000):
         obs, r, term, trunc, info = idle.step(3)

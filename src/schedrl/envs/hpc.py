@@ -159,7 +159,9 @@ class HPCEnv(gym.Env):
     ## Episode end
     ``dras``: terminated when every job has finished (after the last decision the simulator runs
     out the remaining jobs). ``runtime``: terminated when every job has been started (brief 4.4).
-    Truncated after ``max_episode_steps`` steps (runtime default 10,000; dras default none). At
+    Truncated after ``max_steps`` steps (the paper's Max_Episode_Steps; default 10,000 in runtime
+    mode, no limit in dras mode). Pass ``max_steps`` to the env, not ``max_episode_steps`` to
+    ``gymnasium.make``: its TimeLimit wrapper truncates from outside, so no final reward is paid. At
     either end ``info["schedule"]`` is the per-job schedule (``schedrl.sim`` format: job_id,
     submit_time, start_time, end_time, wait_time, run_time, req_procs, ...; NaN start for jobs
     never started), ready for ``schedrl.metrics``; ``info["episode_start"]`` is the block's first row.
@@ -171,7 +173,7 @@ class HPCEnv(gym.Env):
     ``reward`` ("dras_theta"), ``reward_kwargs``, ``window`` (50 dras, 100 runtime), ``k`` (34),
     ``episode_jobs``, ``episode_sampling``, ``time_scale``, ``wait_scale``, ``remaining``
     ("req"/"est": which end time the remaining-time features use), ``priority_queues``,
-    ``sim_step`` (60 s), ``double_idle`` (True), ``max_episode_steps``, ``max_failed_picks`` (4),
+    ``sim_step`` (60 s), ``double_idle`` (True), ``max_steps``, ``max_failed_picks`` (4),
     ``mask_unfit`` (False), ``overrun`` ("kill"), ``measurements`` (False).
 
     ## Version history
@@ -185,7 +187,7 @@ class HPCEnv(gym.Env):
                  window: int | None = None, k: int = 34, episode_jobs: int | None = None,
                  episode_sampling: str = "random", time_scale: float | None = None,
                  wait_scale: float | None = None, remaining: str = "req", priority_queues=(),
-                 sim_step: float = 60.0, double_idle: bool = True, max_episode_steps: int | None = None,
+                 sim_step: float = 60.0, double_idle: bool = True, max_steps: int | None = None,
                  max_failed_picks: int = 4, mask_unfit: bool = False, overrun: str = "kill",
                  measurements: bool = False, render_mode: str | None = None):
         if mode not in MODES:
@@ -217,9 +219,11 @@ class HPCEnv(gym.Env):
         if self.table is not None and len(self.table) == 0:
             raise ConfigError("HPC env: the job table is empty")
         self.episode_jobs, self.episode_sampling = episode_jobs, episode_sampling
-        if max_episode_steps is None and mode == "runtime":
-            max_episode_steps = 10_000
-        self.max_episode_steps = int(max_episode_steps) if max_episode_steps else None
+        if max_steps is not None and int(max_steps) < 1:
+            raise ConfigError("max_steps must be >= 1")
+        if max_steps is None and mode == "runtime":
+            max_steps = 10_000
+        self.max_episode_steps = int(max_steps) if max_steps is not None else None
         if max_failed_picks < 1:
             raise ConfigError("max_failed_picks must be >= 1")
         self.max_failed_picks = int(max_failed_picks)
