@@ -229,6 +229,29 @@ def test_pick_the_head_reproduces_fcfs_easy(seed, bb):
     assert steps < len(jobs) * 2 and (ours["start_time"] > ours["submit_time"]).any()  # queueing happened
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_random_agents_respect_capacity_and_reservations(seed):
+    """Any policy in dras mode: nodes and burst buffer never overbooked, no job starts before its
+    submission, and a reserved job starts no later than the time first promised to it (EASY's
+    guarantee, exact here since jobs end by their requested walltime)."""
+    jobs = _busy(250, nodes=32, seed=seed)
+    jobs["bb_request"] = np.random.default_rng(seed).integers(0, 4, len(jobs))
+    env = HPCEnv(jobs=jobs, cluster=ClusterSpec(nodes=32, bb_units=10), encoder="mrsch", window=8)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    term = False
+    while not term:
+        *_, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    s = info["schedule"]
+    start, end = s["start_time"].to_numpy(), s["end_time"].to_numpy()
+    for t in np.unique(start):
+        on = (start <= t) & (t < end)
+        assert s["req_procs"][on].sum() <= 32 and np.ceil(s["bb_request"][on]).sum() <= 10
+    assert (start >= s["submit_time"]).all()
+    promised = s["reservation"].notna()
+    assert promised.sum() > 10 and (start[promised] <= s["reservation"][promised] + 1e-9).all()
+
+
 def test_neg_slowdown_return_is_minus_the_sum_of_slowdowns():
     jobs = _busy(80, nodes=16, seed=3)
     env = HPCEnv(jobs=jobs, cluster=16, encoder="sem", reward="neg_slowdown", window=5, k=4)

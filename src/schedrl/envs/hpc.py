@@ -15,7 +15,7 @@ from schedrl.encoders import get_encoder
 from schedrl.encoders.hpc import HPCEncoder, HPCEncoderParams
 from schedrl.envs.rewards import MIN_RUNTIME, RewardContext, get_reward
 from schedrl.errors import ConfigError
-from schedrl.sim import ClusterSpec, HPCSimulator
+from schedrl.sim import ClusterSpec, HPCSimulator, job_arrays
 
 MODES = ("dras", "runtime")
 SAMPLING = ("random", "sequential")
@@ -210,6 +210,8 @@ class HPCEnv(gym.Env):
         elif not isinstance(cluster, ClusterSpec):
             cluster = ClusterSpec(nodes=int(cluster))
         self.cluster = cluster
+        if self.table is not None:
+            job_arrays(self.table, cluster, overrun)  # a job larger than the machine fails here, not at reset
         self.mode = mode
         self.window = int(window) if window is not None else DEFAULT_WINDOW[mode]
         if episode_jobs is not None:
