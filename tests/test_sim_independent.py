@@ -211,9 +211,9 @@ def check_schedule(jobs, m, sched, overrun):
 
 
 @st.composite
-def workloads(draw, max_jobs=11, overruns=True):
+def workloads(draw, max_jobs=14, overruns=True):
     """Small machines (1-3 dimensions) and jobs that all fit, with many ties."""
-    nodes = draw(st.integers(1, 6))
+    nodes = draw(st.integers(1, 8))
     bb_units = draw(st.sampled_from([0, 0, 3, 8]))
     power = draw(st.booleans())
     idle = draw(st.integers(0, 6)) if power else 0
@@ -222,8 +222,8 @@ def workloads(draw, max_jobs=11, overruns=True):
     jobs = []
     for _ in range(draw(st.integers(0, max_jobs))):
         n = draw(st.integers(1, nodes))
-        run = draw(st.sampled_from([0, 1, 2, 3, 4, 5, 8, 10]))
-        req = draw(st.one_of(st.just(run), st.sampled_from([1, 2, 4, 5, 8, 10, 12])))
+        run = draw(st.sampled_from([0, 1, 2, 3, 4, 5, 8, 10, 30]))
+        req = draw(st.one_of(st.just(run), st.sampled_from([1, 2, 4, 5, 8, 10, 12, 40])))
         if not overruns:
             req = max(req, run)
         bb = draw(st.sampled_from([0, 0.5, 1, 2, 2.5, 3, 5, 8])) if bb_units else 0.0
@@ -240,18 +240,22 @@ def workloads(draw, max_jobs=11, overruns=True):
 
 
 CASES = [(p, b, o) for p in ("fcfs", "sjf") for b in ("none", "easy", "conservative")
-         for o in ("kill", "continue") if not (b == "conservative" and o == "continue")]
+         for o in ("kill", "continue")]
 
 
 # ---------------------------------------------------------------------------------------------
 # random comparisons
 # ---------------------------------------------------------------------------------------------
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=workloads(), case=st.sampled_from(CASES))
 def test_compiled_loop_matches_reference(w, case):
     m, jobs = w
     policy, backfill, overrun = case
     sched = simulate(frame(jobs), m.spec(), policy, backfill, overrun)
+    if backfill == "conservative" and overrun == "continue":
+        # broken reservations are re-planned by the simulator's own rule: invariants only
+        check_schedule(jobs, m, sched, overrun)
+        return
     expected, first_res = ref_schedule(jobs, m, policy, backfill, overrun)
     np.testing.assert_array_equal(sched["start_time"].to_numpy(), np.array(expected, dtype=float))
     check_schedule(jobs, m, sched, overrun)
@@ -268,11 +272,14 @@ def test_compiled_loop_matches_reference(w, case):
         assert (sched["start_time"].to_numpy()[held] <= res[held]).all()
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=workloads(), policy=st.sampled_from(["fcfs", "sjf"]),
-       backfill=st.sampled_from(["none", "easy"]), overrun=st.sampled_from(["kill", "continue"]))
-def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfill, overrun):
-    """Drive HPCSimulator by hand (public actions only) and check its state at every decision."""
+       backfill=st.sampled_from(["none", "easy"]), overrun=st.sampled_from(["kill", "continue"]),
+       via_start=st.booleans())
+def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfill, overrun,
+                                                               via_start):
+    """Drive HPCSimulator by hand and check its state at every decision. EASY goes through
+    ``backfill()`` or, with ``via_start``, through ``start(i)`` job by job (the agents' path)."""
     m, jobs = w
     if not jobs:
         return  # HPCSimulator.reset on an empty table: see the xfail below
@@ -305,9 +312,16 @@ def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfi
         if backfill == "easy" and sim.queue and sim.free[0] > 0:
             sim.queue.sort(key=lambda j: (key[j], j))
             sim.reserve(0)
-            sim.backfill()
+            if via_start:
+                for j in list(sim.queue[1:]):
+                    sim.start(sim.queue.index(j))
+            else:
+                sim.backfill()
         state = sim.advance()
     assert state.done
+    check_schedule(jobs, m, sim.schedule(), overrun)
+    if via_start:
+        return  # start(i) re-derives the extra after each start: see the xfail below
     expected, _ = ref_schedule(jobs, m, policy, backfill, overrun)
     np.testing.assert_array_equal(sim.schedule()["start_time"].to_numpy(), np.array(expected, float))
 
@@ -330,6 +344,21 @@ def test_time_stepped_mode_matches_tick_reference(w, policy, backfill, step, ove
     t0 = min(j["submit"] for j in jobs)
     assert ((sched["start_time"].to_numpy() - t0) % step == 0).all()  # starts fall on ticks
     check_schedule(jobs, m, sched, overrun)
+
+
+def test_time_stepped_idle_doubling_hand_case():
+    # 2 nodes, Sim_Step 60 s with doubling. A (1 node, 300 s) starts at 0; B (2 nodes) waits with
+    # a node idle: idle-only decision points at 60 (step 60), 180 (120), 420 (240). A's end at 300
+    # is seen at 420, where B starts; the step is back to 60 afterwards (B ends 420 + 30).
+    jobs = rows([(0, 300, 1, 300), (0, 30, 2, 30)])
+    sim = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, double_idle=True)
+    clocks = [sim.reset(frame(jobs)).clock]
+    sim.start(0)
+    while not sim.done:
+        sim.start(0) if sim.queue else None
+        clocks.append(sim.advance().clock)
+    assert clocks == [0, 60, 180, 420, 480]
+    assert sim.schedule()["start_time"].tolist() == [0, 420]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,6 +448,28 @@ def test_conservative_zero_length_reservation_is_kept():
     sched = simulate(frame(jobs), ClusterSpec(nodes=1), "fcfs", "conservative")
     assert sched["reservation"][1] == 1
     assert sched["start_time"][1] <= sched["reservation"][1]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: step API start(i) and backfill() disagree: start() "
+                   "recomputes the extra after every launch with the tie-at-shadow rule, so a job "
+                   "backfilled to end exactly at the shadow time shrinks the extra")
+def test_step_start_backfills_like_backfill():
+    # 7 nodes. R (3 nodes, 2 s) starts at 0; head H (5 nodes) waits: shadow 2, extra 7 - 5 = 2.
+    # At 1: S (2 nodes, 1 s) ends at 2 <= shadow -> backfilled; L (1 node, 2 s) ends at 3 but
+    # fits the extra (at 2 R and S have ended: 7 free, 7 - 5 = 2 >= 1) -> backfilled at 1, as
+    # simulate() and backfill() do. start(L) recomputes the extra counting R only (S ties R at 2)
+    # and refuses L.
+    jobs = rows([(0, 2, 3, 2), (0, 1, 5, 1), (1, 1, 2, 1), (1, 2, 1, 2)])
+    assert simulate(frame(jobs), ClusterSpec(nodes=7), "fcfs", "easy")["start_time"].tolist() \
+        == [0, 2, 1, 1]
+    sim = HPCSimulator(ClusterSpec(nodes=7))
+    sim.reset(frame(jobs))
+    assert sim.start(0) and not sim.start(0)
+    sim.reserve(0)
+    sim.advance()
+    assert list(sim.queue) == [1, 2, 3]
+    assert sim.start(1)  # S
+    assert sim.start(sim.queue.index(3))  # L
 
 
 # ---------------------------------------------------------------------------------------------
