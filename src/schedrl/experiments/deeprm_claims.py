@@ -150,10 +150,14 @@ def _withheld(res: _Results, claim_id, variant, algo) -> dict:
         return _row(claim_id, claim, paper_value, "no job withheld", "not reproduced",
                     "the agent is work-conserving on these job sets")
     share = float((held["length"] >= 10).mean())
-    result = ("reproduced" if share > 0.5 else "partly reproduced" if share > long_generated else "not reproduced")
+    over = share > 1.5 * long_generated
+    result = "reproduced" if share > 0.5 else "partly reproduced" if over else "not reproduced"
+    note = "partly = long jobs at least 1.5x over-represented among withheld jobs, but not a majority"
+    if len(held) < 20:
+        note += f"; only {len(held)} withheld jobs: weak evidence"
     return _row(claim_id, claim, paper_value,
                 f"{share:.0%} of {len(held)} withheld jobs are long (long jobs are {long_generated:.0%} of all)",
-                result, "partly = long jobs over-represented among withheld jobs but not a majority")
+                result, note)
 
 
 def claims_rows(spec: dict, root) -> list[dict]:
