@@ -299,14 +299,8 @@ def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfi
     for _ in range(10 * len(jobs) + 10):
         if state.done:
             break
-        # state consistency: free = capacity - running demand; nodes map to running jobs only
+        _check_state(sim, state)
         running = list(state.running)
-        np.testing.assert_array_equal(state.free, state.capacity - arr.demand[running].sum(axis=0))
-        counts = np.bincount(state.node_job[state.node_job >= 0], minlength=len(arr))
-        np.testing.assert_array_equal(counts[running], arr.req_procs[running])
-        assert counts.sum() == arr.req_procs[running].sum()
-        assert set(state.queue).isdisjoint(running)
-        assert (arr.submit[state.queue] <= state.clock).all()
         assert len(state.queue) + len(running) + sim.finished == (arr.submit <= state.clock).sum()
         assert sim.finished >= finished_before and (state.node_remaining_req >= 0).all()
         finished_before = sim.finished
@@ -332,6 +326,48 @@ def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfi
         return  # start(i) re-derives the extra after each start: see the xfail below
     expected, _ = ref_schedule(jobs, m, policy, backfill, overrun)
     np.testing.assert_array_equal(sim.schedule()["start_time"].to_numpy(), np.array(expected, float))
+
+
+def _check_state(sim, state):
+    """The step API's state agrees with itself: free = capacity - running demand, nodes map to
+    running jobs only (each holds exactly its node count), every waiting job has arrived."""
+    arr = sim.jobs
+    running = list(state.running)
+    np.testing.assert_array_equal(state.free, state.capacity - arr.demand[running].sum(axis=0))
+    assert (state.free >= 0).all()
+    counts = np.bincount(state.node_job[state.node_job >= 0], minlength=len(arr))
+    np.testing.assert_array_equal(counts[running], arr.req_procs[running])
+    assert counts.sum() == arr.req_procs[running].sum()
+    assert set(state.queue).isdisjoint(running)
+    assert (arr.submit[state.queue] <= state.clock).all()
+    assert np.isnan(sim.start_time[state.queue]).all() and not np.isnan(sim.start_time[running]).any()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=workloads(max_jobs=9), actions=st.lists(st.tuples(st.sampled_from(
+    ["start", "reserve", "backfill", "advance", "release", "start_reserved"]), st.integers(0, 8)),
+    max_size=40), overrun=st.sampled_from(["kill", "continue"]))
+def test_step_api_random_agent_keeps_state_and_capacity(w, actions, overrun):
+    """An agent taking arbitrary actions never breaks capacity or the state's bookkeeping; a
+    policy then finishes the run and every job has run its (cut) runtime."""
+    m, jobs = w
+    if not jobs:
+        return
+    sim = HPCSimulator(m.spec(), overrun=overrun)
+    state = sim.reset(frame(jobs))
+    for name, i in actions:
+        if name == "start":
+            started = sim.start(i)
+            assert started or i >= len(sim.queue) or not sim.fits(i) or sim.reserved >= 0
+        elif name == "reserve" and i < len(sim.queue):
+            assert sim.reserve(i) >= sim.clock
+        elif name == "advance":
+            sim.advance()
+        elif name in ("backfill", "release", "start_reserved"):
+            getattr(sim, name)()
+        state = sim.state()
+        _check_state(sim, state)
+    check_schedule(jobs, m, sim.run_policy("fcfs", "easy"), overrun)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
