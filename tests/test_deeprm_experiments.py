@@ -46,6 +46,18 @@ def test_env_kwargs_of_a_variant():
         dx.env_kwargs(bad, "discrete-image", "slowdown")
 
 
+def test_spec_cross_checks():
+    assert dx.check_spec(SPEC) is SPEC
+    bad = copy.deepcopy(SPEC)
+    bad["variants"]["multibinary-image"]["algos"] = ["dqn"]
+    with pytest.raises(ConfigError, match="dqn cannot act in MultiBinary"):
+        dx.check_spec(bad)
+    bad = copy.deepcopy(SPEC)
+    bad["eval"]["box_rate"] = 0.65
+    with pytest.raises(ConfigError, match="box_rate"):
+        dx.check_spec(bad)
+
+
 def test_every_report_figure_is_listed_with_inputs():
     assert list(dx.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
     spec = copy.deepcopy(SPEC)

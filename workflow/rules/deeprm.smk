@@ -7,6 +7,11 @@ import shlex
 from schedrl.experiments import deeprm as DX
 
 DEEPRM = config["deeprm"]
+try:
+    DX.check_spec(DEEPRM)
+except ConfigError as _exc:
+    sys.stderr.write(f"schedrl: config: {_exc}\n")
+    sys.exit(2)
 DEEPRM_ROOT = "results/deeprm"
 DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
 DEEPRM_RUN = DEEPRM_ROOT + "/{variant}/{algo}/{objective}/seed{seed}"

@@ -23,7 +23,9 @@ def _spec(text: str) -> dict:
     message = _first_error(spec, schema)
     if message:
         raise ConfigError(f"deeprm spec: {message}")
-    return spec
+    from schedrl.experiments.deeprm import check_spec
+
+    return check_spec(spec)
 
 
 def register(subparsers) -> None:

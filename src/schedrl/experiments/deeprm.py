@@ -48,6 +48,24 @@ def parse_variant(variant: str) -> tuple[str, str]:
     return action, obs
 
 
+def check_spec(spec: dict) -> dict:
+    """Cross-key checks the JSON schema cannot express; raises ConfigError naming the key."""
+    from schedrl.agents.registry import ALGOS
+
+    for variant, block in spec["variants"].items():
+        action, _ = parse_variant(variant)
+        space = {"discrete": "Discrete", "multibinary": "MultiBinary"}[action]
+        for algo in block["algos"]:
+            if space not in ALGOS[algo][2]:
+                raise ConfigError(f"deeprm.variants.{variant}.algos: {algo} cannot act in {space} action spaces")
+    ev = spec["eval"]
+    for key, rate in (("eval.box_rate", ev["box_rate"]), ("eval.withheld_rate", ev["withheld_rate"]),
+                      ("train.rate", spec["train"]["rate"])):
+        if not any(np.isclose(rate, r) for r in ev["rates"]):
+            raise ConfigError(f"deeprm.{key} = {rate} must be one of deeprm.eval.rates")
+    return spec
+
+
 def hyperparams_variant(variant: str) -> str:
     """Key of a variant in the hyperparameter YAML files (``deeprm-discrete-image``)."""
     return f"deeprm-{variant}"

@@ -200,6 +200,9 @@ def claims_rows(spec: dict, root) -> list[dict]:
         _withheld(res, "mb1-withheld-a2c", "multibinary-stacked", "a2c"),
         _withheld(res, "mb2-withheld-a2c", "multibinary-image", "a2c"),
         _withheld(res, "mb2-withheld-ppo", "multibinary-image", "ppo"),
+        _row("deeprm-agent", "Trained at 130%, A2C and TRPO (discrete) and A2C and PPO (multi-binary) perform "
+             "close to the DeepRM agent of Mao et al. at high load", "close at 130% and above", "n/a",
+             "not comparable", "the DeepRM REINFORCE agent itself is not trained in this pipeline"),
         _row("acktr", "ACKTR was imported but not evaluated; it has no stable-baselines3/sb3-contrib "
              "implementation", "not evaluated", "n/a", "not comparable",
              "ACKTR (Stable-Baselines v2, TensorFlow 1) was never ported to SB3"),
