@@ -207,3 +207,19 @@ def test_cli_claims_table_and_spec_errors(tmp_path, capsys):
                  "--out", str(out)]) == 2
     assert "epsiodes" in capsys.readouterr().err
     assert main(["deeprm", "figure", "fig9_9", "--spec", spec, "--out", str(tmp_path / "x.png")]) == 2
+
+
+def test_maskable_ppo_trains_and_evaluates_with_the_env_masks(tmp_path):
+    from schedrl.agents import load_hyperparams
+    from schedrl.experiments.evaluate import evaluate_run
+    from schedrl.experiments.train import train
+
+    hp = load_hyperparams("maskable_ppo", overrides={"n_steps": 32, "batch_size": 16})
+    run = tmp_path / "mppo"
+    train(dx.ENV_ID, dx.env_kwargs(SPEC, "discrete-image", "slowdown"), "maskable_ppo", hp, 64, 0, run,
+          wrappers=dx.WRAPPERS)
+    episodes = evaluate_run(run, n_episodes=1, seed=0)
+    assert episodes["mean_slowdown"].iloc[0] >= 1.0
+    make_policy, kwargs = dx.agent_policy_factory(run, deterministic=True)
+    _, per_episode = dx.evaluate_over_rates(make_policy, kwargs, [0.7], 1, 1000)
+    assert per_episode["mean_slowdown"].iloc[0] >= 1.0
