@@ -41,7 +41,7 @@ rule runtime_heuristics:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} heuristics run {input:q} --label {wildcards.rt_workload} --nodes {params.nodes} "
+        "schedrl heuristics run {input:q} --label {wildcards.rt_workload} --nodes {params.nodes} "
         "--algorithms {params.algorithms} --sim-step {params.sim_step} --overrun {params.overrun} "
         "--out {output.metrics:q} --schedules-dir {output.schedules:q} 2> {log:q}"
 
@@ -76,7 +76,7 @@ rule runtime_table4:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} heuristics table {input:q} --algorithms {params.algorithms} --paper {params.paper} "
+        "schedrl heuristics table {input:q} --algorithms {params.algorithms} --paper {params.paper} "
         "--paper-name runtime --claim-prefix table4 --tolerance {params.tolerance} "
         "--title {params.title:q} --note {params.note:q} --claims-note {params.claims_note:q} --out-png {output[0]:q} "
         "--out-md {output.md:q} --claims-out {output.claims:q} 2> {log:q}"

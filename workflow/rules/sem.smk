@@ -43,8 +43,10 @@ rule sem_analyze_trace:
     resources:
         mem_mb=4000,
         runtime=30,
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} analyze trace {params.file:q} --dirs {params.dirs:q} --name {wildcards.trace} "
+        "schedrl analyze trace {params.file:q} --dirs {params.dirs:q} --name {wildcards.trace} "
         "--label {params.spec[label]:q} --nodes {params.spec[nodes]} --unit {params.spec[unit]} "
         "--schedule {params.spec[schedule]} --stand-in {params.spec[stand_in]} "
         "--stand-in-jobs {params.stand_in_jobs} --seed {params.seed} --max-jobs {params.max_jobs} "
@@ -70,8 +72,10 @@ rule sem_trace_figures:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} analyze sem-figures {params.folders:q} --figures-dir figures/sem "
+        "schedrl analyze sem-figures {params.folders:q} --figures-dir figures/sem "
         "--claims {output.claims:q} > {log:q} 2>&1"
 
 

@@ -60,7 +60,7 @@ rule workload_preset:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload generate --preset {wildcards.preset} {params.n_jobs} --seed {params.seed} "
+        "schedrl workload generate --preset {wildcards.preset} {params.n_jobs} --seed {params.seed} "
         "--out {output:q} 2> {log:q}"
 
 
@@ -86,7 +86,7 @@ rule workload_runtime:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload generate --preset {wildcards.wl} --wra {params.wras} --half a b "
+        "schedrl workload generate --preset {wildcards.wl} --wra {params.wras} --half a b "
         "--seed {params.seed} --out-dir results/workloads/runtime 2> {log:q}"
 
 
@@ -116,7 +116,7 @@ rule workload_trace:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload trace {params.file:q} --dirs {params.dirs:q} --months {params.months} "
+        "schedrl workload trace {params.file:q} --dirs {params.dirs:q} --months {params.months} "
         "--stand-in-jobs {params.stand_in_jobs} --oversize {params.oversize} "
         "--over-request {params.over_request} --seed {params.seed} --out {output:q} 2> {log:q}"
 
@@ -154,7 +154,7 @@ rule workload_mrsch:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload extend {input:q} --scenario {params.scenarios} --seed {params.seed} "
+        "schedrl workload extend {input:q} --scenario {params.scenarios} --seed {params.seed} "
         "--bb-sizes {params.bb_sizes} "
         "--out-dir results/workloads/mrsch --mrsch-split --train-months {params.train_months} "
         "--val-days {params.val_days} --total-months {params.total_months} 2> {log:q}"
@@ -174,7 +174,7 @@ rule workload_mrsch_figure:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload plot-scenarios {input:q} --out {output[0]:q} 2> {log:q}"
+        "schedrl workload plot-scenarios {input:q} --out {output[0]:q} 2> {log:q}"
 
 
 rule workload_sem_split:
@@ -202,7 +202,7 @@ rule workload_sem_split:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload split {input:q} --scheme sem --train-jobs {params.train_jobs} "
+        "schedrl workload split {input:q} --scheme sem --train-jobs {params.train_jobs} "
         "--episode-jobs {params.episode_jobs} --val-jobs {params.val_jobs} --test-jobs {params.test_jobs} "
         "--fit {params.fit} --out-dir results/workloads/sem/{wildcards.trace} 2> {log:q}"
 
@@ -223,7 +223,7 @@ rule workload_figure:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload plot {input:q} --out {output[0]:q} --title 'Lublin preset {wildcards.preset}' "
+        "schedrl workload plot {input:q} --out {output[0]:q} --title 'Lublin preset {wildcards.preset}' "
         "2> {log:q}"
 
 
@@ -243,7 +243,7 @@ rule workload_trace_figure:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload plot {input:q} --out {output[0]:q} --title 'Trace {wildcards.trace}' 2> {log:q}"
+        "schedrl workload plot {input:q} --out {output[0]:q} --title 'Trace {wildcards.trace}' 2> {log:q}"
 
 
 # For users with internet access only (never in CI, not part of 'all'):
@@ -265,7 +265,7 @@ rule download_trace:
     conda:
         CONDA_ENV
     shell:
-        "{SCHEDRL} workload download {wildcards.file} --url {params.url:q} --sha256 {params.sha256} "
+        "schedrl workload download {wildcards.file} --url {params.url:q} --sha256 {params.sha256} "
         "--out {output:q} 2> {log:q}"
 
 
