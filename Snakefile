@@ -58,6 +58,11 @@ rule runtime:
         paper_targets("runtime"),
 
 
+rule workloads:
+    input:
+        paper_targets("workloads"),
+
+
 rule report:
     input:
         paper_targets("report"),
