@@ -30,7 +30,7 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     episodes = dx.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
                                  algos=dx.figure_algos(spec, name))
     curve = dx.load_curve(episodes)
-    fig, ax = new_figure()
+    fig, ax = new_figure(figsize=(7.2, 4.6))
     for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
         part = part.sort_values("load")
         if algo in BASELINE_STYLE:
@@ -40,8 +40,13 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
         else:
             ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="o", ms=3,
                         capsize=2, color=AGENT_COLORS.get(algo), label=policy)
-    ax.set_xlabel("cluster load (%)")
+    ax.set_xlabel("cluster load (%, eq. 4.1 per resource)")
     ax.set_ylabel("average job slowdown (-)")
+    train = curve[np.isclose(curve["rate"], spec["train"]["rate"])]
+    trained_at = f" (load {100 * float(train['load'].iloc[0]):.0f}%)" if len(train) else ""
+    how = "greedy" if spec["eval"].get("deterministic") else "sampled"
+    ax.set_title(f"agents trained at rate {spec['train']['rate']:g}{trained_at}, {how} actions; "
+                 f"{spec['eval']['episodes']} held-out job sets per load", fontsize=8)
     ax.legend(fontsize=8)
     _title(fig, name, fig_spec.caption)
     save_figure(fig, png, curve)
@@ -102,7 +107,7 @@ def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
               "curves": [("slowdown", "mean_slowdown"), ("slowdown", "reward"),
                          ("completion_time", "mean_completion_time")]}[fig_spec.kind]
     panels = [(o, m) for o, m in panels if o in spec["objectives"]]
-    fig, axes = new_figure(1, len(panels))
+    fig, axes = new_figure(1, len(panels), figsize=(max(6.0, 5.2 * len(panels)), 4.0))
     axes = np.atleast_1d(axes)
     tables = []
     for ax, (objective, metric) in zip(axes, panels):
