@@ -132,13 +132,18 @@ def test_rerun_is_skipped_and_a_higher_target_resumes(tmp_path):
 def test_resume_from_checkpoint_after_a_crash(tmp_path):
     run = tmp_path / "run"
     train(ENV, {}, "dqn", small("dqn"), 200, seed=0, run_dir=run, checkpoint_every=100)
-    # Simulate a run killed after its checkpoint at 200 steps: no final model, no timing.
-    (run / "model.zip").unlink()
-    (run / "timing.json").unlink()
+    curve_200 = pd.read_csv(run / "learning_curve.csv")
+    # Simulate a run killed after its checkpoint at 200 steps (or a workflow that deleted the
+    # declared outputs before rerunning): no final model, timing or learning curve.
+    for name in ("model.zip", "timing.json", "learning_curve.csv"):
+        (run / name).unlink()
     assert checkpoints(run)[-1][0] == 200
     assert (run / "checkpoints" / "step_200.replay.pkl").exists()
     result = train(ENV, {}, "dqn", small("dqn"), 300, seed=0, run_dir=run, checkpoint_every=100)
     assert result.resumed_from == 200 and result.steps == 300
+    curve = pd.read_csv(run / "learning_curve.csv")
+    assert len(curve_200) > 0
+    pd.testing.assert_frame_equal(curve.iloc[: len(curve_200)], curve_200)
 
 
 def test_a_different_config_is_refused(tmp_path):

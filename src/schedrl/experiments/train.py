@@ -143,9 +143,13 @@ class _Callbacks:
                         self.model.save_replay_buffer(tmp)
                 _save_model(self.model, folder / f"step_{steps}.zip")
                 write_learning_curve(run_dir, rows, info_keywords)
+                # The curve so far travels with the checkpoint: a workflow may delete the run's
+                # learning_curve.csv (a declared output) before resuming.
+                write_learning_curve(folder, rows, info_keywords, name=f"step_{steps}.curve.csv")
                 for old_steps, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
                     old.unlink(missing_ok=True)
                     (folder / f"step_{old_steps}.replay.pkl").unlink(missing_ok=True)
+                    (folder / f"step_{old_steps}.curve.csv").unlink(missing_ok=True)
                 for buf in folder.glob("step_*.replay.pkl"):
                     if int(buf.name.split("_")[1].split(".")[0]) < steps:
                         buf.unlink(missing_ok=True)  # only the newest buffer is needed to resume
@@ -157,18 +161,22 @@ class _Callbacks:
         return TrainCallback()
 
 
-def write_learning_curve(run_dir: Path, rows: list[dict], info_keywords=()) -> None:
+def write_learning_curve(folder: Path, rows: list[dict], info_keywords=(),
+                         name: str = "learning_curve.csv") -> None:
     import pandas as pd
 
     columns = [*CURVE_FIELDS, *info_keywords]
     frame = pd.DataFrame(rows, columns=columns)
-    write_csv(Path(run_dir) / "learning_curve.csv", frame, float_format="%.6g")
+    write_csv(Path(folder) / name, frame, float_format="%.6g")
 
 
 def _read_curve(run_dir: Path, upto: int) -> list[dict]:
+    """Training episodes up to step ``upto``: from the checkpoint's copy, else the run's curve."""
     import pandas as pd
 
-    path = run_dir / "learning_curve.csv"
+    path = run_dir / "checkpoints" / f"step_{upto}.curve.csv"
+    if not path.exists():
+        path = run_dir / "learning_curve.csv"
     if not path.exists() or upto <= 0:
         return []
     frame = pd.read_csv(path)
