@@ -51,6 +51,10 @@ def reference_schedule(jobs, nodes, order="fcfs", easy=True):
                 if free_then >= jobs[head]["size"]:
                     shadow = start[i] + jobs[i]["req"]
                     break
+            # spare at the shadow time: every running job whose requested end is at or before it
+            # (not only those walked so far: jobs tied with the last one end then too)
+            free_then = free_nodes() + sum(jobs[r]["size"] for r in running
+                                           if start[r] + jobs[r]["req"] <= shadow)
             extra = free_then - jobs[head]["size"]
             for i in queue[1:]:
                 size = jobs[i]["size"]

@@ -10,9 +10,10 @@ full of ties (equal submit times, equal runtimes, jobs ending exactly when other
 runtimes, overruns) and on 600 SDSC-SP2 jobs. Invariants are also checked directly on the
 simulator's output schedule.
 
-Bugs found are kept as strict xfails with minimal reproducers (EASY extra at a tie with the
-shadow time, see ``EASY_EXTRA``; step-API start() vs backfill(); zero-length conservative
-reservations; empty table in the step API).
+Bugs found were first kept as strict xfails with minimal reproducers and are now fixed; the
+reproducers stay as ordinary tests (EASY extra at a tie with the shadow time, see ``EASY_EXTRA``;
+step-API start() vs backfill(); zero-length conservative reservations; empty table in the step
+API).
 """
 
 from __future__ import annotations
@@ -31,12 +32,11 @@ from schedrl.errors import SchedrlError
 from schedrl.sim import ClusterSpec, HPCSimulator, simulate
 
 # The spec's EASY extra is "resources spare at the shadow time": every running job whose requested
-# end is <= the shadow time has released its resources then ("all"). The simulator (compiled loop
-# and step API alike) adds running jobs one at a time in order of requested end and stops at the
-# first one after which the head fits ("prefix"), so jobs tied with that one at the shadow time are
-# left out of the extra. The random comparisons follow the simulator's rule so they keep checking
-# everything else; the strict xfail below pins the difference. Set to "all" once it is fixed.
-EASY_EXTRA = "prefix"
+# end is <= the shadow time has released its resources then ("all"). The simulator used to add
+# running jobs one at a time in order of requested end and stop at the first one after which the
+# head fits ("prefix"), leaving out jobs tied with that one at the shadow time; fixed, so the
+# random comparisons now use the spec's rule ("prefix" is kept to show what changed).
+EASY_EXTRA = "all"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,15 +115,20 @@ def _pass_easy(t, order, running, jobs, req, seq, m, start, launch, backfill, ex
 def _pass_conservative(t, order, running, jobs, req, m, start, launch, res, first_res):
     """Conservative backfilling: in policy order each waiting job takes its earliest slot in the
     profile of running jobs (to their requested ends) and every other job's reservation; a job
-    never moves later (its old slot is still free to it). Jobs whose slot is now start."""
+    never moves later (its old slot is still free to it). Jobs whose slot is now start. A
+    zero-length reservation holds its instant s, as [s, nextafter(s)); a zero-length job that
+    starts ends at once and holds nothing."""
+
+    def res_end(q, s):
+        return s + req[q] if req[q] > 0 else math.nextafter(s, math.inf)
 
     def occupants(x):
         out = [r for r in running if x < start[r] + req[r]]
-        return out + [q for q, s in res.items() if s <= x < s + req[q]]
+        return out + [q for q, s in res.items() if s <= x < res_end(q, s)]
 
     for j in order:
         res.pop(j, None)
-        ends = {start[r] + req[r] for r in running} | {s + req[q] for q, s in res.items()}
+        ends = {start[r] + req[r] for r in running} | {res_end(q, s) for q, s in res.items()}
         points = ends | set(res.values())
         for s in sorted({t} | {e for e in ends if e > t}):
             checks = [s] + [p for p in points if s < p < s + req[j]]
@@ -273,10 +278,10 @@ def test_compiled_loop_matches_reference(w, case):
         for i in range(len(jobs)):
             assert (res[i] == first_res[i]) if i in first_res else np.isnan(res[i])
     if policy == "fcfs" and backfill != "none" and overrun == "kill":
-        # a reserved job never starts later than first promised (zero-length reservations are
-        # not held under conservative: see the xfail below)
+        # a reserved job never starts later than first promised (zero-length reservations
+        # included: they hold their instant)
         res = sched["reservation"].to_numpy()
-        held = ~np.isnan(res) & ((sched["req_time"].to_numpy() > 0) | (backfill == "easy"))
+        held = ~np.isnan(res)
         assert (sched["start_time"].to_numpy()[held] <= res[held]).all()
 
 
@@ -289,8 +294,6 @@ def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfi
     """Drive HPCSimulator by hand and check its state at every decision. EASY goes through
     ``backfill()`` or, with ``via_start``, through ``start(i)`` job by job (the agents' path)."""
     m, jobs = w
-    if not jobs:
-        return  # HPCSimulator.reset on an empty table: see the xfail below
     sim = HPCSimulator(m.spec(), overrun=overrun)
     state = sim.reset(frame(jobs))
     arr = sim.jobs
@@ -322,8 +325,6 @@ def test_step_api_matches_reference_and_keeps_state_consistent(w, policy, backfi
         state = sim.advance()
     assert state.done
     check_schedule(jobs, m, sim.schedule(), overrun)
-    if via_start:
-        return  # start(i) re-derives the extra after each start: see the xfail below
     expected, _ = ref_schedule(jobs, m, policy, backfill, overrun)
     np.testing.assert_array_equal(sim.schedule()["start_time"].to_numpy(), np.array(expected, float))
 
@@ -482,45 +483,52 @@ def test_hand_job_ending_as_another_arrives_and_zero_runtime():
     assert got == ref == [0, 12, 12, 10]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: EASY extra leaves out running jobs whose requested "
-                   "end ties the shadow time (core.py BF_EASY loop and stepper._refresh_shadow "
-                   "break at the first job that suffices)")
 def test_easy_extra_counts_every_job_ending_at_shadow():
     # 10 nodes. A and B (4 nodes each, 100 s) start at 0: 2 nodes free.
     # H t=1 5n 10s: needs 5 > 2 -> head; at its shadow time 100 BOTH A and B end, so 10 nodes are
     #   free then and the extra is 10 - 5 = 5 nodes.
     # X t=2 2n 1000s: fits now (2 free), ends after 100, needs 2 <= 5 extra -> backfilled at 2.
-    # The simulator counts only A (2 + 4 = 6 >= 5: extra 1), refuses X and starts it at 100.
+    # (Fixed bug: the simulator counted only A (2 + 4 = 6 >= 5: extra 1) and started X at 100.)
     m = Machine(10)
     jobs = rows([(0, 100, 4, 100), (0, 100, 4, 100), (1, 10, 5, 10), (2, 1000, 2, 1000)])
     got, ref = _both(jobs, m)
     assert ref == [0, 0, 100, 2]
     assert got == ref
+    # the step API agrees, through backfill() and through start(i)
+    for via_start in (False, True):
+        sim = HPCSimulator(m.spec())
+        sim.reset(frame(jobs))
+        assert sim.start(0) and sim.start(0)
+        sim.advance()  # H arrives at 1
+        assert sim.reserve(0) == 100 and list(sim._extra) == [5]
+        sim.advance()  # X arrives at 2
+        assert sim.start(1) if via_start else sim.backfill() == 1
+        assert sim.start_time[3] == 2 and list(sim._extra) == [3]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: conservative backfilling holds no reservation for a "
-                   "zero-length job (requested time 0, e.g. missing request and 0 s runtime): "
-                   "core._profile_add skips empty intervals, a later job takes the slot")
 def test_conservative_zero_length_reservation_is_kept():
     # 1 node, all submitted at 0, FCFS. A (1 s) starts; B (0 s requested and run) is promised 1,
     # when A ends; C (1 s) is promised [1, 2). At 1 B's promise should still hold (an instant
     # on the node that C's reservation must not cover), so B starts at 1 and C at 1 too (B ends
-    # at once). The simulator gives C the node at 1 and B only at 2, later than promised.
+    # at once). (Fixed bug: the simulator gave C the node at 1 and B only at 2, later than
+    # promised.) B's reservation holds the instant 1 as [1, nextafter(1)), so C is promised
+    # nextafter(1) and starts at 1, right after B.
     jobs = rows([(0, 1, 1, 1), (0, 0, 1, 0), (0, 1, 1, 1)])
     sched = simulate(frame(jobs), ClusterSpec(nodes=1), "fcfs", "conservative")
     assert sched["reservation"][1] == 1
     assert sched["start_time"][1] <= sched["reservation"][1]
+    assert sched["start_time"].tolist() == [0, 1, 1]
+    assert sched["reservation"][2] == math.nextafter(1, math.inf)
+    ref_start, ref_res = ref_schedule(jobs, Machine(1), "fcfs", "conservative")
+    assert ref_start == [0, 1, 1] and ref_res == {1: 1, 2: math.nextafter(1, math.inf)}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: step API start(i) and backfill() disagree: start() "
-                   "recomputes the extra after every launch with the tie-at-shadow rule, so a job "
-                   "backfilled to end exactly at the shadow time shrinks the extra")
 def test_step_start_backfills_like_backfill():
     # 7 nodes. R (3 nodes, 2 s) starts at 0; head H (5 nodes) waits: shadow 2, extra 7 - 5 = 2.
     # At 1: S (2 nodes, 1 s) ends at 2 <= shadow -> backfilled; L (1 node, 2 s) ends at 3 but
     # fits the extra (at 2 R and S have ended: 7 free, 7 - 5 = 2 >= 1) -> backfilled at 1, as
-    # simulate() and backfill() do. start(L) recomputes the extra counting R only (S ties R at 2)
-    # and refuses L.
+    # simulate() and backfill() do. (Fixed bug: start(L) recomputed the extra counting R only, as
+    # S ties R at 2, and refused L.)
     jobs = rows([(0, 2, 3, 2), (0, 1, 5, 1), (1, 1, 2, 1), (1, 2, 1, 2)])
     assert simulate(frame(jobs), ClusterSpec(nodes=7), "fcfs", "easy")["start_time"].tolist() \
         == [0, 2, 1, 1]
@@ -532,6 +540,14 @@ def test_step_start_backfills_like_backfill():
     assert list(sim.queue) == [1, 2, 3]
     assert sim.start(1)  # S
     assert sim.start(sim.queue.index(3))  # L
+    # backfill() on the same state starts the same two jobs
+    other = HPCSimulator(ClusterSpec(nodes=7))
+    other.reset(frame(jobs))
+    other.start(0)
+    other.reserve(0)
+    other.advance()
+    assert other.backfill() == 2
+    np.testing.assert_array_equal(other.start_time, sim.start_time)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,11 +569,13 @@ def test_empty_workload_simulate():
     assert np.isnan(metrics.mean_wait(sched)) and np.isnan(metrics.makespan(sched))
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="BUG: HPCSimulator.reset on an empty job table raises IndexError in state()")
 def test_empty_workload_step_api():
-    state = HPCSimulator(ClusterSpec(nodes=2)).reset(frame([]))
+    sim = HPCSimulator(ClusterSpec(nodes=2))
+    state = sim.reset(frame([]))
     assert state.done
+    assert len(state.queue) == 0 and len(state.running) == 0 and list(state.free) == [2]
+    assert sim.advance().done and sim.next_decision_point() == state.clock
+    assert len(sim.schedule()) == 0 and len(sim.run_policy("fcfs", "easy")) == 0
 
 
 def test_metrics_hand_computed():

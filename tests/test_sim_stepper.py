@@ -1,5 +1,7 @@
 """Step API (HPCSimulator): state arrays, actions, reservations, time-stepped mode."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -122,3 +124,45 @@ def test_bad_arguments():
         sim.reserve(3)
     with pytest.raises(SchedrlError):
         sim.run_policy("fcfs", "conservative")
+
+
+def test_idle_doubling_is_capped():
+    # 2 nodes: job 0 (1 node) ends at 10; job 1 (2 nodes) is never started by the caller, so it
+    # waits on an idle machine with nothing running and nothing left to arrive: only idle-only
+    # decision points come. Doubling 60 s steps
+    # would pass 1e308 s (inf) within ~1,000 of them; the step stops at max_idle_step.
+    sim = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, max_idle_step=3600)
+    sim.reset(_jobs([0, 0], [10, 10], [1, 2]))
+    sim.start(0)
+    clocks = [sim.next_decision_point() for _ in range(3000)]
+    steps = np.diff([0.0] + clocks)
+    assert np.isfinite(clocks).all() and steps.max() == 3600
+    # 60 (job 0's end is seen), then 60, 120, ..., 1920, then 3600 s steps for ever
+    assert list(steps[:7]) == [60, 60, 120, 240, 480, 960, 1920] and (steps[7:] == 3600).all()
+    assert sim.clock == clocks[-1] and not sim.done
+    assert sim.start(0) and sim.next_decision_point() == clocks[-1] + 60 and sim.done
+    # default cap: one day; never below sim_step
+    assert HPCSimulator(ClusterSpec(nodes=2), sim_step=60).max_idle_step == 86_400
+    assert HPCSimulator(ClusterSpec(nodes=2), sim_step=60, max_idle_step=30).max_idle_step == 60
+    with pytest.raises(SchedrlError):
+        HPCSimulator(ClusterSpec(nodes=2), sim_step=60, max_idle_step=math.inf)
+
+
+def test_next_decision_point_matches_advance():
+    jobs = _jobs([0, 0, 5, 7, 7], [10, 20, 3, 8, 1], [2, 2, 1, 3, 1], req=[12, 20, 4, 9, 2])
+    for sim_step in (None, 3.0):
+        a, b = HPCSimulator(ClusterSpec(nodes=4), sim_step=sim_step), \
+            HPCSimulator(ClusterSpec(nodes=4), sim_step=sim_step)
+        a.reset(jobs)
+        b.reset(jobs)
+        while not a.done:
+            for sim in (a, b):
+                sim.release()
+                while sim.queue and sim.start(0):
+                    pass
+                if sim.queue:
+                    sim.backfill()
+            assert a.advance().clock == b.next_decision_point() == b.clock
+            assert a.decision_points == b.decision_points
+        assert b.done
+        np.testing.assert_array_equal(a.start_time, b.start_time)

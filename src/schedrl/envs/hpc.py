@@ -433,8 +433,7 @@ class HPCEnv(gym.Env):
         if self._integrates:  # sum of 1/runtime over the jobs in the system, times the time it holds
             held = self._inv_runtime[sim.queue].sum() + self._inv_runtime[sim.running].sum()
             t0 = sim.clock
-        # the private step skips building a SimState (O(nodes)) that nobody reads
-        sim._advance() if hasattr(sim, "_advance") else sim.advance()
+        sim.next_decision_point()  # advance() without building a SimState (O(nodes)) nobody reads
         if self._integrates and np.isfinite(sim.clock):
             self._area += float(held) * (sim.clock - t0)
 

@@ -10,8 +10,9 @@ the scheduler runs (ends first, then arrivals). At a decision point the schedule
    * ``BF_EASY``: reserves the head at its *shadow time* (the earliest expected end, by requested
      walltime, of running jobs after which the head fits in every dimension) and starts any later
      job that fits now and either ends, by its requested walltime, no later than the shadow time or
-     fits in the *extra* resources (free at the shadow time beyond the head's demand) in every
-     dimension; the extra shrinks by what such jobs take;
+     fits in the *extra* resources (free at the shadow time beyond the head's demand, counting
+     every running job whose requested end is at or before the shadow time) in every dimension;
+     the extra shrinks by what such jobs take (jobs ending by the shadow time take none of it);
    * ``BF_CONSERVATIVE``: every queued job holds a reservation in a free-resource profile built
      from running jobs' requested ends and the other reservations. At each decision point the jobs,
      in policy order, are moved to their earliest slot (never later than the one they held: the
@@ -200,13 +201,22 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
             # 2. EASY: reserve the head at the shadow time, backfill behind it
             for d in range(ndim):
                 avail[d] = free[d]
-            for r in range(rlen):
+            r = 0
+            while r < rlen:
                 jr = run_j[r]
                 for d in range(ndim):
                     avail[d] += demand[jr, d]
+                r += 1
                 if _fits(demand, h, avail):
-                    shadow = max(run_e[r], t)
+                    shadow = max(run_e[r - 1], t)
                     break
+            # every job whose requested end ties the shadow time has released its resources
+            # then too: the extra counts them all (run_e is sorted)
+            while r < rlen and run_e[r] <= shadow:
+                jr = run_j[r]
+                for d in range(ndim):
+                    avail[d] += demand[jr, d]
+                r += 1
             for d in range(ndim):
                 extra[d] = avail[d] - demand[h, d]
             if np.isnan(first_res[h]):
@@ -270,7 +280,8 @@ def _conservative_pass(t, queue, qhead, qtail, res_at, first_res, ptime, pfree, 
         k = _earliest_slot(ptime, pfree, plen, demand, j, req_time[j])
         s0 = ptime[k]
         res_at[j] = s0
-        plen = _profile_add(ptime, pfree, plen, s0, s0 + req_time[j], demand, j, -1)
+        if k > 0 or req_time[j] > 0:  # a zero-length job started now holds nothing
+            plen = _profile_add(ptime, pfree, plen, s0, s0 + req_time[j], demand, j, -1)
         if k == 0:
             _start(j, t, start, end, run_time, req_time, demand, free,
                    heap_t, heap_j, hsize, run_j, run_e, rlen)
@@ -304,9 +315,14 @@ def _breakpoint(ptime, pfree, plen, x):
 
 @njit(cache=True)
 def _profile_add(ptime, pfree, plen, a, b, demand, j, sign):
-    """Add ``sign`` x job ``j``'s demand to the free profile over [a, b) (b may be inf)."""
+    """Add ``sign`` x job ``j``'s demand to the free profile over [a, b) (b may be inf).
+
+    An empty interval (a zero-length reservation) holds the instant ``a``: [a, nextafter(a)), so
+    that no later reservation takes the room the job was promised (it then starts at ``a`` and
+    ends at once, and the jobs reserved just after it start at the same instant).
+    """
     if not b > a:
-        return plen
+        b = np.nextafter(a, np.inf)
     ia, plen = _breakpoint(ptime, pfree, plen, a)
     ib = plen
     if b < np.inf:

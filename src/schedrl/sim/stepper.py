@@ -11,14 +11,25 @@ Actions at a decision point (``i`` is a position in the waiting queue, arrival o
 * ``reserve(i)``: hold resources for the job at its shadow time (one reservation at a time);
 * ``backfill()``: EASY-backfill the queue around the reservation (reserving the queue head first
   if nothing is reserved);
-* ``advance()``: run to the next decision point.
+* ``advance()``: run to the next decision point and return the state; ``next_decision_point()``
+  does the same without building a ``SimState`` (for environments that read the simulator's
+  attributes directly) and returns the new clock.
+
+EASY's shadow time is the earliest requested end of running jobs after which the reserved job
+fits; the *extra* is what is free then beyond its demand, counting every running job whose
+requested end is at or before the shadow time. Jobs started while a reservation is held
+(``start(i)`` or ``backfill()``, the same test) either end by the shadow time (they take nothing
+from the extra) or fit in the extra (which shrinks by their demand).
 
 Time modes: ``sim_step=None`` is event-driven (decision points at submissions and job ends).
 With ``sim_step`` set the clock moves in ticks of ``sim_step`` seconds (the runtime paper, brief
 4.1): a tick is a decision point when a job arrived or ended since the last one, or when jobs wait
 while nodes are idle; with ``double_idle`` the tick doubles each time such an idle-only decision
-point follows another (reset on the next arrival or end). Jobs start on ticks; a job's resources
-are released on the first tick at or after its end (its recorded end time is exact).
+point follows another (reset on the next arrival or end), up to ``max_idle_step`` seconds (one
+day by default; never below ``sim_step``), so that a machine that idles with waiting jobs, or
+with nothing running and nothing left to arrive, still moves on finite steps. Jobs start on ticks;
+a job's resources are released on the first tick at or after its end (its recorded end time is
+exact).
 """
 
 from __future__ import annotations
@@ -69,13 +80,16 @@ class HPCSimulator:
     """Event-driven (or time-stepped) cluster simulator driven one action at a time."""
 
     def __init__(self, cluster: ClusterSpec, overrun: str = "kill", sim_step: float | None = None,
-                 double_idle: bool = True):
+                 double_idle: bool = True, max_idle_step: float = 86_400.0):
         if sim_step is not None and sim_step <= 0:
             raise SchedrlError(f"sim_step must be positive, got {sim_step}")
+        if not max_idle_step > 0 or not math.isfinite(max_idle_step):
+            raise SchedrlError(f"max_idle_step must be a positive number of seconds, got {max_idle_step}")
         self.cluster = cluster
         self.overrun = overrun
         self.sim_step = sim_step
         self.double_idle = double_idle
+        self.max_idle_step = max(float(max_idle_step), sim_step or 0.0)
         self.capacity = cluster.capacity()
         self.jobs = None
 
@@ -123,8 +137,11 @@ class HPCSimulator:
         r = np.asarray(self.running, dtype=np.int64)
         busy = self.node_job >= 0
         owner = np.where(busy, self.node_job, 0)
-        rem_req = np.where(busy, self.node_start + j.req_time[owner] - self.clock, 0.0)
-        rem_est = np.where(busy, self.node_start + j.estimate[owner] - self.clock, 0.0)
+        if len(j):
+            rem_req = np.where(busy, self.node_start + j.req_time[owner] - self.clock, 0.0)
+            rem_est = np.where(busy, self.node_start + j.estimate[owner] - self.clock, 0.0)
+        else:  # empty job table: a done state
+            rem_req = rem_est = np.zeros(len(busy))
         return SimState(
             clock=self.clock, free=self.free.copy(), capacity=self.capacity, queue=q,
             queue_features=feats, running=r,
@@ -141,18 +158,19 @@ class HPCSimulator:
     # ------------------------------------------------------------------ actions
     def start(self, i: int) -> bool:
         """Start the job at queue position ``i`` now; False (nothing changes) if it cannot."""
-        if not 0 <= i < len(self.queue) or not self.fits(i):
+        if not 0 <= i < len(self.queue):
             return False
         j = self.queue[i]
+        d = self.jobs.demand[j]
+        if not (d <= self.free).all():
+            return False
         if self.reserved >= 0 and j != self.reserved:
+            # a valid EASY backfill, exactly as ``backfill()`` tests it
             self._refresh_shadow()
-            d = self.jobs.demand[j]
-            if self.clock + self.jobs.req_time[j] <= self.shadow:
-                pass
-            elif (d <= self._extra).all():
+            if self.clock + self.jobs.req_time[j] > self.shadow:
+                if not (d <= self._extra).all():
+                    return False
                 self._extra = self._extra - d
-            else:
-                return False
         self._launch(i)
         return True
 
@@ -183,19 +201,33 @@ class HPCSimulator:
         self._refresh_shadow()
         jobs = self.jobs
         queue = np.asarray(self.queue, dtype=np.int64)
-        # free capacity only shrinks during the pass: jobs that do not fit now never will
-        cand = queue[(jobs.demand[queue] <= self.free).all(axis=1)]
+        queue = queue[queue != self.reserved]
+        dem = jobs.demand[queue]
+        short = self.clock + jobs.req_time[queue] <= self.shadow  # ends by the shadow time
+        nodes_only = dem.shape[1] == 1
+        if nodes_only:
+            dem = dem[:, 0]
         started = 0
-        for j in cand:
-            d = jobs.demand[j]
-            if j == self.reserved or self.free[0] == 0 or not (d <= self.free).all():
-                continue
-            if self.clock + jobs.req_time[j] > self.shadow:
-                if not (d <= self._extra).all():
-                    continue
-                self._extra = self._extra - d
-            self._launch(self.queue.index(j))
+        p = 0
+        # Vectorised scan: find the next job (queue order) that is a valid backfill under the
+        # current free resources and extra, start it, and go on after it. Free and extra only
+        # shrink, so jobs skipped once never become valid later in the pass.
+        while p < len(queue) and self.free[0] > 0:  # every job needs a node
+            d = dem[p:]
+            if nodes_only:
+                free, extra = self.free[0], self._extra[0]
+                ok = (d <= free) & (short[p:] | (d <= extra))
+            else:
+                ok = (d <= self.free).all(axis=1) & (short[p:] | (d <= self._extra).all(axis=1))
+            k = int(np.argmax(ok))
+            if not ok[k]:
+                break
+            k += p
+            if not short[k]:
+                self._extra = self._extra - jobs.demand[queue[k]]
+            self._launch(self.queue.index(int(queue[k])))
             started += 1
+            p = k + 1
         return started
 
     @property
@@ -207,8 +239,16 @@ class HPCSimulator:
 
     def advance(self) -> SimState:
         """Move the clock to the next decision point, apply its events and return the state."""
-        self._advance()
+        self.next_decision_point()
         return self.state()
+
+    def next_decision_point(self) -> float:
+        """``advance()`` without building a ``SimState``; returns the new clock.
+
+        Nothing happens when the run is done or ``stalled``.
+        """
+        self._advance()
+        return self.clock
 
     def _advance(self) -> None:
         if self.done or self.stalled:
@@ -269,10 +309,13 @@ class HPCSimulator:
 
     # ------------------------------------------------------------------ internals
     def _launch(self, i: int) -> None:
-        self._shadow_valid = False
         j = self.queue.pop(i)
         if j == self.reserved:
             self.release()
+        elif self.reserved < 0:
+            self._shadow_valid = False
+        # else: a valid backfill (start/backfill checked it) leaves the shadow time as it is and
+        # the caller has taken its demand from the extra where it runs past the shadow time
         t = self.clock
         self.start_time[j] = t
         end = t + self.jobs.run_time[j]
@@ -299,13 +342,16 @@ class HPCSimulator:
             self.shadow = self.clock
         else:
             r = np.asarray(self.running, dtype=np.int64)
-            exp = self.start_time[r] + self.jobs.req_time[r]
+            # requested ends (a job past its request, under overrun="continue", may end now)
+            exp = np.maximum(self.start_time[r] + self.jobs.req_time[r], self.clock)
+            dem = self.jobs.demand[r]
             order = np.argsort(exp, kind="stable")
             # free resources after each running job ends, in order of requested end
-            after = avail + np.cumsum(self.jobs.demand[r[order]], axis=0)
-            k = int(np.argmax((after >= d).all(axis=1)))  # it fits once all have ended
-            self.shadow = max(float(exp[order[k]]), self.clock)
-            avail = after[k]
+            after = np.cumsum(dem[order], axis=0)
+            k = int(np.argmax((avail + after >= d).all(axis=1)))  # it fits once all have ended
+            self.shadow = float(exp[order[k]])
+            # every job whose requested end ties the shadow time has released its resources too
+            avail = avail + dem[exp <= self.shadow].sum(axis=0)
         # jobs backfilled past the shadow are not counted back in ``avail``: the extra is net of them
         self._extra = avail - d
 
@@ -352,7 +398,7 @@ class HPCSimulator:
                 self.clock += ticks * self._step
             else:
                 if self._idle_streak and self.double_idle:
-                    self._step *= 2
+                    self._step = min(self._step * 2, self.max_idle_step)
                 self.clock += self._step
             events = self._finish_until(self.clock) + self._arrive(self.clock)
             if events:
