@@ -68,8 +68,10 @@ rule deeprm_train:
     resources:
         mem_mb=2500,
         runtime=DEEPRM_TRAIN_MIN,
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
+        "schedrl train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
         "--algo {wildcards.algo} --variant deeprm-{wildcards.variant} --steps {params.steps} "
         "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} --threads {threads} --restart-if-changed "
         "--run-dir {params.run_dir} > {log:q} 2>&1"
@@ -92,8 +94,10 @@ rule deeprm_evaluate_agent:
     resources:
         mem_mb=1500,
         runtime=60,
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
         "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
         "--threads {threads} > {log:q} 2>&1"
 
@@ -112,8 +116,10 @@ rule deeprm_evaluate_baseline:
     resources:
         mem_mb=1000,
         runtime=30,
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
         "--baseline {wildcards.baseline} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
         "> {log:q} 2>&1"
 
@@ -128,8 +134,10 @@ rule deeprm_figure:
         root=DEEPRM_ROOT,
     log:
         "logs/deeprm/figures/{fig}.log",
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} deeprm figure {wildcards.fig} --spec {params.spec:q} --root {params.root} "
+        "schedrl deeprm figure {wildcards.fig} --spec {params.spec:q} --root {params.root} "
         "--out {output[0]:q} > {log:q} 2>&1"
 
 
@@ -143,8 +151,10 @@ rule deeprm_claims:
         root=DEEPRM_ROOT,
     log:
         "logs/deeprm/claims.log",
+    conda:
+        CONDA_ENV
     shell:
-        "{SCHEDRL} deeprm claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+        "schedrl deeprm claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
 
 
 for _fig in DX.FIGURES:
@@ -170,9 +180,11 @@ rule deeprm_tables:
         root=DEEPRM_ROOT,
     log:
         "logs/deeprm/tables.log",
+    conda:
+        CONDA_ENV
     shell:
-        "({SCHEDRL} deeprm table --spec {params.spec:q} --root {params.root} --out {output.results:q} && "
-        "{SCHEDRL} deeprm table --timing --spec {params.spec:q} --root {params.root} --out {output.timing:q}) "
+        "(schedrl deeprm table --spec {params.spec:q} --root {params.root} --out {output.results:q} && "
+        "schedrl deeprm table --timing --spec {params.spec:q} --root {params.root} --out {output.timing:q}) "
         "> {log:q} 2>&1"
 
 
