@@ -500,10 +500,10 @@ def test_easy_extra_counts_every_job_ending_at_shadow():
         sim.reset(frame(jobs))
         assert sim.start(0) and sim.start(0)
         sim.advance()  # H arrives at 1
-        assert sim.reserve(0) == 100 and list(sim._extra) == [5]
+        assert sim.reserve(0) == 100 and list(sim.extra) == [5]
         sim.advance()  # X arrives at 2
         assert sim.start(1) if via_start else sim.backfill() == 1
-        assert sim.start_time[3] == 2 and list(sim._extra) == [3]
+        assert sim.start_time[3] == 2 and list(sim.extra) == [3]
 
 
 def test_conservative_zero_length_reservation_is_kept():

@@ -420,8 +420,8 @@ class HPCEnv(gym.Env):
         sim = self.sim
         if after_action is not None and self._advance_now:
             self._fails = 0
-            # Stalled (nothing runs, every job has arrived): the clock would only tick on with ever
-            # doubling idle steps (to overflow within ~1,000 steps); it stays put, as the
+            # Stalled (nothing runs, every job has arrived): the clock would only tick on in idle
+            # steps (doubling up to the simulator's max_idle_step); it stays put, as the
             # event-driven simulator's ``stalled`` does, and the wasted step still counts.
             stalled = not sim.running and self.n_started + len(sim.queue) == len(sim.jobs)
             if self.n_started < len(sim.jobs) and not stalled:

@@ -111,7 +111,7 @@ class HPCSimulator:
         self.finished = 0
         self.clock = float(self.jobs.submit[0]) if n else 0.0
         self.reserved = -1
-        self.shadow = math.inf
+        self._shadow = math.inf
         self._extra = self.capacity.copy()
         self._shadow_valid = False
         self._step = self.sim_step
@@ -123,6 +123,22 @@ class HPCSimulator:
             self._arrive(self.clock)
         self.decision_points = 1
         return self.state()
+
+    @property
+    def shadow(self) -> float:
+        """The reserved job's shadow time (inf when nothing is reserved), computed when read."""
+        if self.reserved >= 0:
+            self._refresh_shadow()
+        return self._shadow
+
+    @property
+    def extra(self) -> np.ndarray:
+        """EASY's extra resources now: free at the shadow time beyond the reserved job's demand,
+        net of the jobs backfilled past the shadow time (the whole capacity when nothing is
+        reserved)."""
+        if self.reserved >= 0:
+            self._refresh_shadow()
+        return self._extra.copy()
 
     @property
     def done(self) -> bool:
@@ -167,7 +183,7 @@ class HPCSimulator:
         if self.reserved >= 0 and j != self.reserved:
             # a valid EASY backfill, exactly as ``backfill()`` tests it
             self._refresh_shadow()
-            if self.clock + self.jobs.req_time[j] > self.shadow:
+            if self.clock + self.jobs.req_time[j] > self._shadow:
                 if not (d <= self._extra).all():
                     return False
                 self._extra = self._extra - d
@@ -189,7 +205,7 @@ class HPCSimulator:
         """Drop the reservation (a policy that re-plans at every decision point calls this)."""
         self._shadow_valid = False
         self.reserved = -1
-        self.shadow = math.inf
+        self._shadow = math.inf
         self._extra = self.capacity.copy()
 
     def backfill(self) -> int:
@@ -203,7 +219,7 @@ class HPCSimulator:
         queue = np.asarray(self.queue, dtype=np.int64)
         queue = queue[queue != self.reserved]
         dem = jobs.demand[queue]
-        short = self.clock + jobs.req_time[queue] <= self.shadow  # ends by the shadow time
+        short = self.clock + jobs.req_time[queue] <= self._shadow  # ends by the shadow time
         nodes_only = dem.shape[1] == 1
         if nodes_only:
             dem = dem[:, 0]
@@ -257,9 +273,7 @@ class HPCSimulator:
             self._apply_events(self._next_event_time())
         else:
             self._tick()
-        self._shadow_valid = False
-        if self.reserved >= 0:
-            self._refresh_shadow()
+        self._shadow_valid = False  # recomputed when next needed (see ``shadow``)
         self.decision_points += 1
 
     def start_reserved(self) -> bool:
@@ -339,19 +353,24 @@ class HPCSimulator:
         d = self.jobs.demand[h]
         avail = self.free
         if (d <= avail).all():
-            self.shadow = self.clock
+            self._shadow = self.clock
         else:
             r = np.asarray(self.running, dtype=np.int64)
             # requested ends (a job past its request, under overrun="continue", may end now)
-            exp = np.maximum(self.start_time[r] + self.jobs.req_time[r], self.clock)
-            dem = self.jobs.demand[r]
+            exp = self.start_time[r] + self.jobs.req_time[r]
+            np.maximum(exp, self.clock, out=exp)
             order = np.argsort(exp, kind="stable")
-            # free resources after each running job ends, in order of requested end
-            after = np.cumsum(dem[order], axis=0)
-            k = int(np.argmax((avail + after >= d).all(axis=1)))  # it fits once all have ended
-            self.shadow = float(exp[order[k]])
+            exp = exp[order]
+            # resources released once each running job has ended, in order of requested end
+            after = np.cumsum(self.jobs.demand[r[order]], axis=0)
+            if len(d) == 1:  # nodes only: the cumulative sum rises strictly (>= 1 node a job)
+                k = int(np.searchsorted(after[:, 0], d[0] - avail[0]))
+            else:
+                k = int(np.argmax((avail + after >= d).all(axis=1)))  # it fits once all have ended
+            self._shadow = float(exp[k])
             # every job whose requested end ties the shadow time has released its resources too
-            avail = avail + dem[exp <= self.shadow].sum(axis=0)
+            k = int(np.searchsorted(exp, self._shadow, side="right")) - 1
+            avail = avail + after[k]
         # jobs backfilled past the shadow are not counted back in ``avail``: the extra is net of them
         self._extra = avail - d
 
