@@ -370,3 +370,70 @@ def _start(j, t, start, end, run_time, req_time, demand, free, heap_t, heap_j, h
         p -= 1
     run_j[p] = j
     run_e[p] = exp
+
+
+# --------------------------------------------------------------------------- step API kernels
+@njit(cache=True)
+def easy_shadow(free, h, running, start, req_time, demand, clock):
+    """EASY's shadow time and extra for job ``h`` given the ``running`` jobs (step API).
+
+    Same rule as the whole-trace loop: the earliest requested end (never before ``clock``) after
+    which ``h`` fits, and the resources free then beyond its demand, counting every running job
+    whose requested end is at or before it. ``h`` fitting now gives (clock, free - demand).
+    """
+    ndim = free.shape[0]
+    avail = free.copy()
+    if _fits(demand, h, avail):
+        return clock, avail - demand[h]
+    n = running.shape[0]
+    ends = np.empty(n)
+    for r in range(n):
+        ends[r] = max(start[running[r]] + req_time[running[r]], clock)
+    order = np.argsort(ends, kind="mergesort")  # stable: ties keep the running order
+    shadow = np.inf
+    r = 0
+    while r < n:
+        j = running[order[r]]
+        for d in range(ndim):
+            avail[d] += demand[j, d]
+        r += 1
+        if _fits(demand, h, avail):
+            shadow = ends[order[r - 1]]
+            break
+    while r < n and ends[order[r]] <= shadow:  # jobs tied with the shadow time end then too
+        j = running[order[r]]
+        for d in range(ndim):
+            avail[d] += demand[j, d]
+        r += 1
+    return shadow, avail - demand[h]
+
+
+@njit(cache=True)
+def easy_backfill_picks(queue, reserved, demand, req_time, clock, shadow, free, extra):
+    """The jobs of ``queue`` (in order) that EASY backfills now around ``reserved``.
+
+    A job is picked when it fits in what is free after the earlier picks and either ends, by its
+    requested walltime, no later than ``shadow`` or fits in the extra left by earlier picks that
+    run past it. Returns (picked jobs, extra after them); ``free`` and ``extra`` are not changed.
+    """
+    ndim = free.shape[0]
+    f = free.copy()
+    e = extra.copy()
+    picks = np.empty(queue.shape[0], dtype=np.int64)
+    m = 0
+    for p in range(queue.shape[0]):
+        if f[0] <= 0:  # every job needs a node
+            break
+        j = queue[p]
+        if j == reserved or not _fits(demand, j, f):
+            continue
+        if clock + req_time[j] > shadow:
+            if not _fits(demand, j, e):
+                continue
+            for d in range(ndim):
+                e[d] -= demand[j, d]
+        for d in range(ndim):
+            f[d] -= demand[j, d]
+        picks[m] = j
+        m += 1
+    return picks[:m], e

@@ -43,6 +43,7 @@ import pandas as pd
 
 from schedrl.errors import SchedrlError
 from schedrl.sim.cluster import ClusterSpec, job_arrays
+from schedrl.sim.core import easy_backfill_picks, easy_shadow
 
 QUEUE_FEATURES = ("req_procs", "req_time", "estimate", "wait", "bb_request", "power_per_node")
 
@@ -216,35 +217,15 @@ class HPCSimulator:
             self.reserve(0)
         self._refresh_shadow()
         jobs = self.jobs
-        queue = np.asarray(self.queue, dtype=np.int64)
-        queue = queue[queue != self.reserved]
-        dem = jobs.demand[queue]
-        short = self.clock + jobs.req_time[queue] <= self._shadow  # ends by the shadow time
-        nodes_only = dem.shape[1] == 1
-        if nodes_only:
-            dem = dem[:, 0]
-        started = 0
-        p = 0
-        # Vectorised scan: find the next job (queue order) that is a valid backfill under the
-        # current free resources and extra, start it, and go on after it. Free and extra only
-        # shrink, so jobs skipped once never become valid later in the pass.
-        while p < len(queue) and self.free[0] > 0:  # every job needs a node
-            d = dem[p:]
-            if nodes_only:
-                free, extra = self.free[0], self._extra[0]
-                ok = (d <= free) & (short[p:] | (d <= extra))
-            else:
-                ok = (d <= self.free).all(axis=1) & (short[p:] | (d <= self._extra).all(axis=1))
-            k = int(np.argmax(ok))
-            if not ok[k]:
-                break
-            k += p
-            if not short[k]:
-                self._extra = self._extra - jobs.demand[queue[k]]
-            self._launch(self.queue.index(int(queue[k])))
-            started += 1
-            p = k + 1
-        return started
+        # compiled scan (core.easy_backfill_picks): free and extra only shrink during the pass,
+        # so one ordered sweep finds every job a sequential pass would start
+        picks, extra = easy_backfill_picks(np.asarray(self.queue, dtype=np.int64), self.reserved,
+                                           jobs.demand, jobs.req_time, self.clock, self._shadow,
+                                           self.free, self._extra)
+        for j in picks.tolist():
+            self._launch(self.queue.index(j))
+        self._extra = extra
+        return len(picks)
 
     @property
     def stalled(self) -> bool:
@@ -349,30 +330,11 @@ class HPCSimulator:
         if self._shadow_valid:
             return
         self._shadow_valid = True
-        h = self.reserved
-        d = self.jobs.demand[h]
-        avail = self.free
-        if (d <= avail).all():
-            self._shadow = self.clock
-        else:
-            r = np.asarray(self.running, dtype=np.int64)
-            # requested ends (a job past its request, under overrun="continue", may end now)
-            exp = self.start_time[r] + self.jobs.req_time[r]
-            np.maximum(exp, self.clock, out=exp)
-            order = np.argsort(exp, kind="stable")
-            exp = exp[order]
-            # resources released once each running job has ended, in order of requested end
-            after = np.cumsum(self.jobs.demand[r[order]], axis=0)
-            if len(d) == 1:  # nodes only: the cumulative sum rises strictly (>= 1 node a job)
-                k = int(np.searchsorted(after[:, 0], d[0] - avail[0]))
-            else:
-                k = int(np.argmax((avail + after >= d).all(axis=1)))  # it fits once all have ended
-            self._shadow = float(exp[k])
-            # every job whose requested end ties the shadow time has released its resources too
-            k = int(np.searchsorted(exp, self._shadow, side="right")) - 1
-            avail = avail + after[k]
-        # jobs backfilled past the shadow are not counted back in ``avail``: the extra is net of them
-        self._extra = avail - d
+        # compiled (core.easy_shadow): ties at the shadow time all count in the extra, and jobs
+        # backfilled past the shadow time are not counted back: the extra is net of them
+        self._shadow, self._extra = easy_shadow(
+            self.free, self.reserved, np.asarray(self.running, dtype=np.int64), self.start_time,
+            self.jobs.req_time, self.jobs.demand, float(self.clock))
 
     def _next_event_time(self) -> float:
         t = math.inf
