@@ -1,4 +1,8 @@
-# Shared by every rule file: config validation, target registry, path helpers.
+# Shared by every rule file (config validation, target registry, path helpers) and home of the
+# input functions of the rule files (`snakemake --lint` wants functions kept apart from rules).
+import json
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -31,9 +35,14 @@ def register(group, *paths):
 
 
 def figure(paper, name):
-    """The three files of one figure target: figures/<paper>/<name>.{png,pdf,csv}."""
+    """The three files of one figure target: figures/<paper>/<name>.{png,pdf,csv}.
+
+    Named (png, pdf, csv): a rule whose output lists it unnamed gets {output.png} etc.; under a
+    named output (fig5=figure(...)) the three files go by that one name. A rule may list at most
+    one figure unnamed: a second would silently take over the names png, pdf and csv.
+    """
     stem = f"figures/{paper}/{name}"
-    return multiext(stem, ".png", ".pdf", ".csv")
+    return multiext(stem, png=".png", pdf=".pdf", csv=".csv")
 
 
 def paper_targets(group):
@@ -58,3 +67,60 @@ def cfg(*keys, default=None):
             return default
         node = node[key]
     return node
+
+
+def alternatives(names):
+    """Regex matching exactly one of names (for wildcard_constraints); matches nothing when empty."""
+    return "|".join(re.escape(n) for n in names) or "no-such-name"
+
+
+# ------------------------------------------------------------------ input functions of rule files
+# They run when the DAG is built, after every rule file is included, so they may use the
+# constants the rule files define (WL_*, SEM_*, DEEPRM*, DX).
+
+
+# workloads.smk
+def wl_trace_input(wildcards):
+    """The real trace file when one of traces.dirs holds it; [] (stand-in generated) otherwise."""
+    name = WL_TRACES[wildcards.trace]["file"]
+    for folder in WL_TRACE_DIRS:
+        for candidate in (name, name[:-3] if name.endswith(".gz") else f"{name}.gz"):
+            path = Path(folder) / candidate
+            if path.is_file():
+                return [str(path)]
+    return []
+
+
+# sem.smk
+def sem_trace_file(wildcards):
+    """The trace file when one of traces.dirs holds it; [] (stand-in workload) otherwise."""
+    from schedrl.workloads.traces import find_trace
+
+    path = find_trace(SEM_TRACES[wildcards.trace]["file"], SEM_TRACE_DIRS)
+    return [str(path)] if path is not None else []
+
+
+# deeprm.smk
+def deeprm_env_args(wildcards):
+    """--env-kwarg options of a training run (variant, objective, training rate and job sets)."""
+    kwargs = DX.env_kwargs(DEEPRM, wildcards.variant, wildcards.objective)
+    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
+
+
+def deeprm_figure_inputs(wildcards):
+    return [str(p) for p in DX.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)]
+
+
+def deeprm_claims_inputs(wildcards):
+    files = []
+    for variant in DEEPRM["variants"]:
+        for algo, objective, seed in DX.agent_runs(DEEPRM, variant):
+            paths = DX.eval_paths(DX.run_dir(DEEPRM_ROOT, variant, algo, objective, seed))
+            files += [str(paths["episodes"]), str(paths["jobs"])]
+        files += [str(DX.eval_paths(DX.baseline_dir(DEEPRM_ROOT, variant, b))["episodes"]) for b in DEEPRM["baselines"]]
+    return files
+
+
+def deeprm_timing_inputs(wildcards):
+    return [str(DX.run_dir(DEEPRM_ROOT, v, a, o, s) / "timing.json")
+            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)]

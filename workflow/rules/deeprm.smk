@@ -1,8 +1,8 @@
 # Rules for the SB3 DeepRM report (deeprm-sb3-report.txt): train every agent of each variant at the
 # training load, evaluate agents and heuristics on held-out job sets across loads, draw figures
 # 5.1-5.18 and write the claims table. Folder layout: schedrl.experiments.deeprm.
+# Input functions (deeprm_env_args, deeprm_*_inputs) are in common.smk.
 import json
-import shlex
 
 from schedrl.experiments import deeprm as DX
 
@@ -14,8 +14,8 @@ except ConfigError as _exc:
     sys.exit(2)
 DEEPRM_ROOT = "results/deeprm"
 DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
-DEEPRM_RUN = DEEPRM_ROOT + "/{variant}/{algo}/{objective}/seed{seed}"
-DEEPRM_BASE = DEEPRM_ROOT + "/{variant}/baseline/{baseline}"
+DEEPRM_RUN = f"{DEEPRM_ROOT}/{{variant}}/{{algo}}/{{objective}}/seed{{seed}}"
+DEEPRM_BASE = f"{DEEPRM_ROOT}/{{variant}}/baseline/{{baseline}}"
 # Runtime estimates (minutes) for cluster schedulers: ~100 env steps/s worst case per core.
 DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
 
@@ -28,31 +28,11 @@ wildcard_constraints:
     fig=r"fig5_\d+",
 
 
-def deeprm_env_args(wildcards):
-    """--env-kwarg options of a training run (variant, objective, training rate and job sets)."""
-    kwargs = DX.env_kwargs(DEEPRM, wildcards.variant, wildcards.objective)
-    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
-
-
-def deeprm_figure_inputs(wildcards):
-    return [str(p) for p in DX.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)]
-
-
-def deeprm_claims_inputs(wildcards):
-    files = []
-    for variant, block in DEEPRM["variants"].items():
-        for algo, objective, seed in DX.agent_runs(DEEPRM, variant):
-            paths = DX.eval_paths(DX.run_dir(DEEPRM_ROOT, variant, algo, objective, seed))
-            files += [str(paths["episodes"]), str(paths["jobs"])]
-        files += [str(DX.eval_paths(DX.baseline_dir(DEEPRM_ROOT, variant, b))["episodes"]) for b in DEEPRM["baselines"]]
-    return files
-
-
 rule deeprm_train:
     output:
-        model=DEEPRM_RUN + "/model.zip",
-        curve=DEEPRM_RUN + "/learning_curve.csv",
-        timing=DEEPRM_RUN + "/timing.json",
+        model=f"{DEEPRM_RUN}/model.zip",
+        curve=f"{DEEPRM_RUN}/learning_curve.csv",
+        timing=f"{DEEPRM_RUN}/timing.json",
     params:
         env_args=deeprm_env_args,
         env_id=DX.ENV_ID,
@@ -79,13 +59,13 @@ rule deeprm_train:
 
 rule deeprm_evaluate_agent:
     input:
-        model=DEEPRM_RUN + "/model.zip",
+        model=f"{DEEPRM_RUN}/model.zip",
     output:
-        jobs=DEEPRM_RUN + "/eval_jobs.csv",
-        episodes=DEEPRM_RUN + "/eval_episodes.csv",
+        jobs=f"{DEEPRM_RUN}/eval_jobs.csv",
+        episodes=f"{DEEPRM_RUN}/eval_episodes.csv",
     params:
         spec=DEEPRM_SPEC,
-        run_dir=DEEPRM_RUN,
+        run_dir=subpath(input.model, parent=True),
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.log",
     benchmark:
@@ -104,8 +84,8 @@ rule deeprm_evaluate_agent:
 
 rule deeprm_evaluate_baseline:
     output:
-        jobs=DEEPRM_BASE + "/eval_jobs.csv",
-        episodes=DEEPRM_BASE + "/eval_episodes.csv",
+        jobs=f"{DEEPRM_BASE}/eval_jobs.csv",
+        episodes=f"{DEEPRM_BASE}/eval_episodes.csv",
     params:
         spec=DEEPRM_SPEC,
     log:
@@ -138,17 +118,17 @@ rule deeprm_figure:
         CONDA_ENV
     shell:
         "schedrl deeprm figure {wildcards.fig} --spec {params.spec:q} --root {params.root} "
-        "--out {output[0]:q} > {log:q} 2>&1"
+        "--out {output.png:q} > {log:q} 2>&1"
 
 
 rule deeprm_claims:
     input:
         deeprm_claims_inputs,
     output:
-        "results/deeprm/claims.csv",
+        f"{DEEPRM_ROOT}/claims.csv",
     params:
         spec=DEEPRM_SPEC,
-        root=DEEPRM_ROOT,
+        root=subpath(output[0], parent=True),  # the claims table sits at the root of the runs
     log:
         "logs/deeprm/claims.log",
     conda:
@@ -161,11 +141,6 @@ for _fig in DX.FIGURES:
     register("deeprm", *figure("deeprm", _fig))
 register("deeprm", rules.deeprm_claims.output[0])
 CLAIMS.append("results/deeprm/claims.csv")
-
-
-def deeprm_timing_inputs(wildcards):
-    return [str(DX.run_dir(DEEPRM_ROOT, v, a, o, s) / "timing.json")
-            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)]
 
 
 rule deeprm_tables:

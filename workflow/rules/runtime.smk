@@ -78,7 +78,7 @@ rule runtime_table4:
     shell:
         "schedrl heuristics table {input:q} --algorithms {params.algorithms} --paper {params.paper} "
         "--paper-name runtime --claim-prefix table4 --tolerance {params.tolerance} "
-        "--title {params.title:q} --note {params.note:q} --claims-note {params.claims_note:q} --out-png {output[0]:q} "
+        "--title {params.title:q} --note {params.note:q} --claims-note {params.claims_note:q} --out-png {output.png:q} "
         "--out-md {output.md:q} --claims-out {output.claims:q} 2> {log:q}"
 
 

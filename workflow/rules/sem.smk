@@ -1,5 +1,6 @@
 # Rules for the 'sem' paper (sem-encoding.txt).
 # Its issue has not landed yet: the aggregate target 'sem' is empty until it does.
+# Input function sem_trace_file() is in common.smk.
 
 
 # ---------------------------------------------------------------- trace analysis (section 3.1, 3.3)
@@ -8,14 +9,6 @@
 SEM_ANALYSIS = cfg("sem", "analysis", default={})
 SEM_TRACES = SEM_ANALYSIS.get("traces", {})
 SEM_TRACE_DIRS = cfg("traces", "dirs", default=[])
-
-
-def sem_trace_file(wildcards):
-    """The trace file when one of traces.dirs holds it; [] (stand-in workload) otherwise."""
-    from schedrl.workloads.traces import find_trace
-
-    path = find_trace(SEM_TRACES[wildcards.trace]["file"], SEM_TRACE_DIRS)
-    return [str(path)] if path is not None else []
 
 
 rule sem_analyze_trace:

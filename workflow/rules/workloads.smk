@@ -8,7 +8,7 @@
 #   sem/<trace>/<part>.swf                SEM split: train (episodes) / val / test
 # Figures: figures/workloads/<preset>.png, trace_<trace>.png and mrsch_scenarios.png.
 # Not part of 'all': download_trace (data/raw/<file>, needs internet).
-import re
+# Helpers alternatives() and wl_trace_input() are in common.smk.
 
 from schedrl.workloads.extend import SCENARIOS as _WL_SCENARIOS, WRA_CHOICES as _WL_WRA
 from schedrl.workloads.traces import CATALOG as _WL_CATALOG
@@ -24,26 +24,11 @@ WL_SEED = config["seed"]
 WL_RUNTIME = ("wl1", "wl2")
 
 
-def _wl_alternatives(names):
-    return "|".join(re.escape(n) for n in names) or "no-such-name"
-
-
-def wl_trace_input(wildcards):
-    """The real trace file when one of traces.dirs holds it; [] (stand-in generated) otherwise."""
-    name = WL_TRACES[wildcards.trace]["file"]
-    for folder in WL_TRACE_DIRS:
-        for candidate in (name, name[:-3] if name.endswith(".gz") else name + ".gz"):
-            path = Path(folder) / candidate
-            if path.is_file():
-                return [str(path)]
-    return []
-
-
 rule workload_preset:
     output:
         "results/workloads/{preset}.swf",
     wildcard_constraints:
-        preset=_wl_alternatives(WL_PRESETS),
+        preset=alternatives(WL_PRESETS),
     params:
         n_jobs=lambda wildcards: (
             f"--n-jobs {WL_PRESETS[wildcards.preset]}" if WL_PRESETS[wildcards.preset] else ""
@@ -96,7 +81,7 @@ rule workload_trace:
     output:
         "results/workloads/traces/{trace}.swf",
     wildcard_constraints:
-        trace=_wl_alternatives(WL_TRACES),
+        trace=alternatives(WL_TRACES),
     params:
         file=lambda wildcards: WL_TRACES[wildcards.trace]["file"],
         months=lambda wildcards: WL_TRACES[wildcards.trace].get("months", 0),
@@ -174,7 +159,7 @@ rule workload_mrsch_figure:
     conda:
         CONDA_ENV
     shell:
-        "schedrl workload plot-scenarios {input:q} --out {output[0]:q} 2> {log:q}"
+        "schedrl workload plot-scenarios {input:q} --out {output.png:q} 2> {log:q}"
 
 
 rule workload_sem_split:
@@ -186,7 +171,7 @@ rule workload_sem_split:
         test="results/workloads/sem/{trace}/test.swf",
         manifest="results/workloads/sem/{trace}/split.json",
     wildcard_constraints:
-        trace=_wl_alternatives(WL_TRACES),
+        trace=alternatives(WL_TRACES),
     params:
         train_jobs=WL_SEM.get("train_jobs", 60000),
         episode_jobs=WL_SEM.get("episode_jobs", 600),
@@ -213,7 +198,7 @@ rule workload_figure:
     output:
         figure("workloads", "{preset}"),
     wildcard_constraints:
-        preset=_wl_alternatives(WL_PRESETS),
+        preset=alternatives(WL_PRESETS),
     log:
         "logs/workloads/figure_{preset}.log",
     threads: 1
@@ -223,7 +208,7 @@ rule workload_figure:
     conda:
         CONDA_ENV
     shell:
-        "schedrl workload plot {input:q} --out {output[0]:q} --title 'Lublin preset {wildcards.preset}' "
+        "schedrl workload plot {input:q} --out {output.png:q} --title 'Lublin preset {wildcards.preset}' "
         "2> {log:q}"
 
 
@@ -233,7 +218,7 @@ rule workload_trace_figure:
     output:
         figure("workloads", "trace_{trace}"),
     wildcard_constraints:
-        trace=_wl_alternatives(WL_TRACES),
+        trace=alternatives(WL_TRACES),
     log:
         "logs/workloads/figure_trace_{trace}.log",
     threads: 1
@@ -243,7 +228,7 @@ rule workload_trace_figure:
     conda:
         CONDA_ENV
     shell:
-        "schedrl workload plot {input:q} --out {output[0]:q} --title 'Trace {wildcards.trace}' 2> {log:q}"
+        "schedrl workload plot {input:q} --out {output.png:q} --title 'Trace {wildcards.trace}' 2> {log:q}"
 
 
 # For users with internet access only (never in CI, not part of 'all'):
@@ -252,7 +237,7 @@ rule download_trace:
     output:
         "data/raw/{file}",
     wildcard_constraints:
-        file=_wl_alternatives(_WL_CATALOG),
+        file=alternatives(_WL_CATALOG),
     params:
         url=lambda wildcards: _WL_CATALOG[wildcards.file].url,
         sha256=lambda wildcards: _WL_CATALOG[wildcards.file].sha256,
