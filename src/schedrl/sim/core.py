@@ -17,7 +17,8 @@ the scheduler runs (ends first, then arrivals). At a decision point the schedule
      from running jobs' requested ends and the other reservations. At each decision point the jobs,
      in policy order, are moved to their earliest slot (never later than the one they held: the
      profile only gains room when jobs end early) and new jobs get their first one; jobs whose
-     slot is now start now. No reservation is ever delayed (under ``overrun="kill"``);
+     slot is now start now. No reservation is ever delayed (under ``overrun="kill"``); a
+     zero-length reservation holds its instant (see ``_profile_add``);
    * ``BF_GREEDY``: no reservation: every later job that fits now starts, in policy order (list
      scheduling in Graham's sense; it can starve large jobs).
 
