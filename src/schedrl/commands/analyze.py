@@ -37,7 +37,7 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("trace", help="analyse one trace into a folder of CSV/JSON files",
                        description="Analyse one SWF trace: running-jobs CDF, maximum running jobs, "
-                       "K-largest coverage (90%%/95%%) and node-hour loss for K = 0..--k-max.")
+                       "K-largest coverage (90%/95%) and node-hour loss for K = 0..--k-max.")
     t.add_argument("trace", metavar="TRACE", help="SWF file, or a file name looked up in --dirs")
     t.add_argument("--dirs", nargs="*", default=[], metavar="DIR", help="folders searched for TRACE")
     t.add_argument("--name", required=True, help="short trace name used in outputs (e.g. datastar)")

@@ -70,7 +70,7 @@ def register(subparsers) -> None:
     c.set_defaults(func=run_claims)
 
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
-                       description="Write the 130%%-load table (every policy beside the report's numbers) "
+                       description="Write the 130%-load table (every policy beside the report's numbers) "
                        "or, with --timing, the training-throughput table.")
     t.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
     t.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")

@@ -25,6 +25,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import schedrl.envs  # noqa: F401  (registers schedrl/* ids recorded without a module prefix)
     from schedrl.errors import ConfigError
     from schedrl.experiments.evaluate import evaluate_run
     from schedrl.io import write_csv

@@ -29,6 +29,9 @@ def register(subparsers) -> None:
     r.add_argument("--nodes", type=int, required=True, help="cluster nodes")
     r.add_argument("--algorithms", nargs="+", default=DEFAULT_ALGORITHMS, metavar="POLICY:BACKFILL",
                    help="algorithms (default: %(default)s)")
+    r.add_argument("--oversize", choices=("error", "drop", "clip"), default="error",
+                   help="a job asking for more than --nodes: stop with an error (default), drop or "
+                   "clip it")
     r.add_argument("--sim-step", type=float, default=0.0,
                    help="seconds per tick for time-stepped runs (0: event-driven; default)")
     r.add_argument("--overrun", default="kill", choices=["kill", "continue"],
@@ -69,7 +72,9 @@ def run_one(args) -> int:
     from schedrl.workloads.swf import read_swf
 
     path = Path(args.workload)
-    jobs = read_swf(path, max_procs=args.nodes, over_request="keep")
+    if args.nodes < 1:
+        raise SchedrlError(f"--nodes must be >= 1, got {args.nodes}")
+    jobs = read_swf(path, max_procs=args.nodes, oversize=args.oversize, over_request="keep")
     label = args.label or path.name.removesuffix(".gz").removesuffix(".swf")
     rows, schedules = run_heuristics(jobs, ClusterSpec(nodes=args.nodes), args.algorithms,
                                      workload=label, sim_step=args.sim_step, overrun=args.overrun)

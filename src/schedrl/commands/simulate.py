@@ -27,6 +27,9 @@ def register(subparsers) -> None:
                    help="backfilling (default: %(default)s)")
     p.add_argument("--overrun", default="kill", choices=["kill", "continue"], help=OVERRUN_HELP)
     p.add_argument("--nodes", type=int, default=None, help="cluster nodes (default: from the header)")
+    p.add_argument("--oversize", choices=("error", "drop", "clip"), default=None,
+                   help="a job asking for more nodes than the cluster: stop with an error (default "
+                   "with --nodes), drop it (default without: the trace-cleaning rule) or clip it")
     p.add_argument("--bb-units", type=int, default=0, help="burst-buffer units (0: none)")
     p.add_argument("--power-budget", type=float, default=0.0, help="power budget in W (0: none)")
     p.add_argument("--idle-power", type=float, default=0.0, help="idle power per node in W")
@@ -63,7 +66,11 @@ def run(args) -> int:
 
     path = Path(args.trace)
     # keep runtimes above their request as they are: --overrun decides what happens to them
-    jobs = read_swf(path, max_procs=args.nodes, over_request="keep")
+    if args.nodes is not None and args.nodes < 1:
+        raise SchedrlError(f"--nodes must be >= 1, got {args.nodes}")
+    # a job that does not fit an explicit --nodes is an error, not a silent drop
+    oversize = args.oversize or ("error" if args.nodes else "drop")
+    jobs = read_swf(path, max_procs=args.nodes, oversize=oversize, over_request="keep")
     nodes = args.nodes or machine_nodes(jobs, path)
     if args.max_jobs is not None:
         jobs = jobs.iloc[: args.max_jobs]

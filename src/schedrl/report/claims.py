@@ -33,7 +33,13 @@ def write_claims(path: str | Path, rows: list[dict]) -> pd.DataFrame:
 
 
 def read_claims(path: str | Path) -> pd.DataFrame:
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    """Read a claims table; a missing, empty or malformed file raises ``InputFileError``."""
+    if not Path(path).is_file():
+        raise InputFileError(path, "no such file" if not Path(path).exists() else "not a file")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"not a claims CSV ({str(exc).splitlines()[0]})") from None
     missing = [c for c in CLAIM_COLUMNS if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"claims table lacks column(s) {', '.join(missing)}")

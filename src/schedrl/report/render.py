@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from schedrl.errors import InputFileError
 from schedrl.report.claims import CLAIM_COLUMNS, VERDICTS, read_claims
 
 PAPER_TITLES = {
@@ -25,9 +26,21 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _belongs(path: Path, paper: str) -> bool:
+    """A section belongs to ``paper`` when its folder is named so or its name starts ``<paper>_``."""
+    return path.parts[-2:-1] == (paper,) or path.name.startswith(f"{paper}_")
+
+
 def render_report(claims_files, section_files, scale: str) -> tuple[str, pd.DataFrame]:
     """Return the markdown text and the concatenated claims table."""
     frames = [read_claims(p) for p in claims_files]
+    for section in section_files:  # check every section up front: none is dropped or half-read
+        path = Path(section)
+        if not path.is_file():
+            raise InputFileError(section, "no such file" if not path.exists() else "not a file")
+        if not any(_belongs(path, paper) for paper in PAPER_TITLES):
+            raise InputFileError(section, "section belongs to no paper: put it under figures/<paper>/ "
+                                 f"(papers: {', '.join(PAPER_TITLES)})")
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLAIM_COLUMNS))
     out = [
         "# schedrl reproduction report",
@@ -59,6 +72,6 @@ def render_report(claims_files, section_files, scale: str) -> tuple[str, pd.Data
             out += [_md_table(rows.drop(columns=["paper"])), ""]
         for section in section_files:
             path = Path(section)
-            if path.parts[-2:-1] == (paper,) or path.name.startswith(f"{paper}_"):
+            if _belongs(path, paper):
                 out += [path.read_text().strip(), ""]
     return "\n".join(out) + "\n", claims
