@@ -178,3 +178,17 @@ def test_config_typo_is_named(tmp_path, capsys):
     typo.write_text(smoke.replace("\n  stand_in_jobs:", "\n  stand_in_jobz:", 1))
     assert main(["config", str(typo)]) == 2
     _one_error_line(capsys, "typo.yaml", "workloads.stand_in_jobz")
+
+
+def test_workload_info_prints_strict_json(tmp_path, capsys):
+    import json
+
+    one = tmp_path / "one.swf"
+    one.write_text(SWF.splitlines()[0] + "\n" + SWF.splitlines()[1] + "\n")  # a single job: zero span
+    assert main(["workload", "info", str(one)]) == 0
+
+    def no_constants(name):
+        raise AssertionError(f"{name} is not JSON")
+
+    info = json.loads(capsys.readouterr().out, parse_constant=no_constants)
+    assert info["jobs"] == 1 and info["offered_load"] is None

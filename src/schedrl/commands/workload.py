@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -283,6 +284,8 @@ def run_info(args) -> int:
 
     frame = read_swf(args.input, clean=not args.raw)
     info = workload_summary(frame)
+    # NaN/inf (e.g. the load of a zero-length span) are not JSON: print null
+    info = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in info.items()}
     info["cleaning"] = frame.attrs.get("cleaning", {})
     info["header"] = frame.attrs.get("header", {})
     print(json.dumps(info, indent=2, default=str))
