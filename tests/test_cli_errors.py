@@ -117,6 +117,7 @@ TRAIN = ["train", "--env", "schedrl/DeepRM-v0", "--steps", "10", "--seed", "0"]
     # the plain 'schedrl/...' id resolves (no 'Namespace schedrl not found'), the bad value is named
     (["--algo", "a2c", "--env-kwarg", "obs_mode=nope"], ["obs_mode", "nope"]),
     (["--algo", "a2c", "--env-kwarg", "encoder_typo=1"], ["encoder_typo"]),
+    (["--algo", "dqn", "--env-kwarg", "action_mode=multibinary"], ["dqn", "MultiBinary"]),
 ])
 def test_train_user_errors_write_no_run_folder(tmp_path, capsys, extra, needles):
     run_dir = tmp_path / "run"

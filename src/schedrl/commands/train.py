@@ -41,6 +41,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import schedrl.envs  # noqa: F401  (registers schedrl/* ids, so '--env schedrl/DeepRM-v0' works)
     from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.agents.registry import check_action_space
     from schedrl.config import load_yaml
     from schedrl.errors import ConfigError
     from schedrl.experiments.envs import make_env
@@ -53,8 +54,10 @@ def run(args) -> int:
             raise ConfigError(f"{args.env_config}: expected a mapping of env keyword arguments")
     env_kwargs.update(parse_pairs(args.env_kwarg))
     hyperparams = load_hyperparams(args.algo, args.variant, args.hyperparams_dir, parse_pairs(args.hp, "--hp"))
-    # build one env first: a bad id or env argument stops here, before RUN_DIR is written
-    make_env(args.env, env_kwargs, args.env_wrapper).close()
+    # build one env first: a bad id, env argument or action space stops here, before RUN_DIR is written
+    env = make_env(args.env, env_kwargs, args.env_wrapper)
+    env.close()
+    check_action_space(args.algo, env.action_space)
     result = train(args.env, env_kwargs, args.algo, hyperparams, args.steps, args.seed, args.run_dir,
                    wrappers=args.env_wrapper, variant=args.variant,
                    checkpoint_every=args.checkpoint_every, threads=args.threads,
