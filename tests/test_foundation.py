@@ -166,3 +166,16 @@ def test_atomic_write_leaves_no_temp_and_normal_permissions(tmp_path):
             tmp.write_text("half")
             raise RuntimeError("interrupted")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_write_json_is_valid_json_with_non_finite_values(tmp_path):
+    import json
+
+    import numpy as np
+
+    from schedrl.io import write_json
+
+    path = tmp_path / "m.json"
+    write_json(path, {"a": float("nan"), "b": [np.float64("inf"), 1.5], "c": np.int64(3), "d": np.array([np.nan, 2.0])})
+    assert json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"invalid JSON constant {c}")) == {
+        "a": None, "b": [None, 1.5], "c": 3, "d": [None, 2.0]}

@@ -41,8 +41,29 @@ def write_text(path: str | Path, text: str) -> None:
 
 
 def write_json(path: str | Path, obj: Any) -> None:
-    """Write JSON with sorted keys and a trailing newline (byte-stable across runs)."""
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_default) + "\n")
+    """Write JSON with sorted keys and a trailing newline (byte-stable across runs).
+
+    NaN and infinities are written as ``null`` so the file stays valid JSON.
+    """
+    text = json.dumps(_finite(obj), indent=2, sort_keys=True, default=_default, allow_nan=False)
+    write_text(path, text + "\n")
+
+
+def _finite(obj: Any) -> Any:
+    """Replace non-finite floats (also numpy ones) by None, recursively."""
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _finite(obj.tolist())
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
 
 
 def read_json(path: str | Path) -> Any:

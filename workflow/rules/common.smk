@@ -10,7 +10,12 @@ from schedrl.config import validate_config
 from schedrl.errors import ConfigError
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas", source="config")
+    validate_config(
+        config,
+        Path(workflow.basedir) / "workflow" / "schemas",
+        # the merged config: name every file that went into it
+        source="config from " + ", ".join(str(f) for f in workflow.configfiles),
+    )
 except ConfigError as _exc:
     sys.stderr.write(f"schedrl: {_exc}\n")
     sys.exit(2)
