@@ -123,7 +123,7 @@ def deeprm_claims_inputs(wildcards):
             paths = DX.eval_paths(DX.run_dir(DEEPRM_ROOT, variant, algo, objective, seed))
             files += [str(paths["episodes"]), str(paths["jobs"])]
         files += [str(DX.eval_paths(DX.baseline_dir(DEEPRM_ROOT, variant, b))["episodes"]) for b in DEEPRM["baselines"]]
-    return files
+    return files + [str(p) for p in DX.deeprm_agent_paths(DEEPRM, DEEPRM_ROOT)]  # DeepRM's own agent, per rate
 
 
 def deeprm_timing_inputs(wildcards):

@@ -18,6 +18,12 @@ DEEPRM_RUN = f"{DEEPRM_ROOT}/{{variant}}/{{algo}}/{{objective}}/seed{{seed}}"
 DEEPRM_BASE = f"{DEEPRM_ROOT}/{{variant}}/baseline/{{baseline}}"
 # Runtime estimates (minutes) for cluster schedulers: ~100 env steps/s worst case per core.
 DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
+# DeepRM's own REINFORCE agent, one run per training rate (deeprm.deeprm_agent).
+DEEPRM_PG_RUN = f"{DEEPRM_ROOT}/{{variant}}/deeprm_pg/slowdown/rate{{rate}}/seed{{seed}}"
+_PG = DEEPRM.get("deeprm_agent") or {}
+# ~1,000 env steps/s per core and ~200 steps per episode, worst case
+DEEPRM_PG_MIN = max(10, int(_PG.get("iterations", 0) * _PG.get("jobsets", 0) * _PG.get("trajectories", 0)
+                            * 200 / 1000 / 60) + 5)
 
 
 wildcard_constraints:
@@ -26,6 +32,7 @@ wildcard_constraints:
     objective="slowdown|completion_time",
     baseline="sjf|packer|random",
     fig=r"fig5_\d+",
+    rate=r"\d+(\.\d+)?",
 
 
 rule deeprm_train:
@@ -80,6 +87,54 @@ rule deeprm_evaluate_agent:
         "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
         "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
         "--threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_train_pg:
+    output:
+        model=f"{DEEPRM_PG_RUN}/model.zip",
+        curve=f"{DEEPRM_PG_RUN}/learning_curve.csv",
+        timing=f"{DEEPRM_PG_RUN}/timing.json",
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=DEEPRM_PG_RUN,
+    log:
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/train.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/train.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=DEEPRM_PG_MIN,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm train-agent --spec {params.spec:q} --rate {wildcards.rate} --seed {wildcards.seed} "
+        "--run-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_pg:
+    input:
+        model=f"{DEEPRM_PG_RUN}/model.zip",
+    output:
+        jobs=f"{DEEPRM_PG_RUN}/eval_jobs.csv",
+        episodes=f"{DEEPRM_PG_RUN}/eval_episodes.csv",
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "--run-dir {params.run_dir} --rates {wildcards.rate} --out-jobs {output.jobs:q} "
+        "--out-episodes {output.episodes:q} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_baseline:

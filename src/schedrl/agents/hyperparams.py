@@ -115,8 +115,11 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, di
 
     Unknown keys raise ConfigError naming the key and the algorithm.
     """
-    from schedrl.agents.registry import algo_class
+    from schedrl.agents.registry import algo_class, is_own_loop
 
+    if is_own_loop(algo):
+        raise ConfigError(f"{algo} is not a Stable-Baselines3 algorithm: its hyperparameters are read by "
+                          "schedrl.agents.reinforce.ReinforceConfig.from_dict")
     cls = algo_class(algo)
     params = copy.deepcopy(params)
     policy = params.pop("policy", "MlpPolicy")

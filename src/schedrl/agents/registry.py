@@ -18,7 +18,13 @@ ALGOS: dict[str, tuple[str, str, frozenset[str]]] = {
     "ppo": ("stable_baselines3", "PPO", frozenset({"Discrete", "MultiDiscrete", "MultiBinary", "Box"})),
     "trpo": ("sb3_contrib", "TRPO", frozenset({"Discrete", "MultiDiscrete", "MultiBinary", "Box"})),
     "maskable_ppo": ("sb3_contrib", "MaskablePPO", frozenset({"Discrete", "MultiDiscrete", "MultiBinary"})),
+    # DeepRM's own agent (Mao et al. 2016): REINFORCE with a time-dependent baseline, in PyTorch.
+    # MultiBinary gets one Bernoulli per slot (our extension; DeepRM's head is discrete only).
+    "deeprm_pg": ("schedrl.agents.reinforce", "ReinforcePolicy", frozenset({"Discrete", "MultiBinary"})),
 }
+
+# Algorithms trained by schedrl's own loops rather than by an SB3 ``learn``.
+OWN_LOOPS = frozenset({"deeprm_pg"})
 
 # Algorithms a paper used that have no maintained SB3 implementation, with the reason.
 UNAVAILABLE: dict[str, str] = {
@@ -47,6 +53,11 @@ def algo_class(name: str):
 def uses_masks(name: str) -> bool:
     """True when the algorithm takes ``action_masks`` in ``predict`` (MaskablePPO)."""
     return check_name(name) == "maskable_ppo"
+
+
+def is_own_loop(name: str) -> bool:
+    """True for algorithms trained by a schedrl loop (``schedrl.agents.reinforce``), not by SB3."""
+    return check_name(name) in OWN_LOOPS
 
 
 def is_off_policy(name: str) -> bool:

@@ -1,5 +1,6 @@
 """``schedrl deeprm``: evaluation across loads, report figures 5.1-5.18 and the claims table of the
-SB3 DeepRM report. Training uses the generic ``schedrl train``."""
+SB3 DeepRM report. SB3 agents are trained with the generic ``schedrl train``; DeepRM's own
+REINFORCE agent (one per rate) with ``schedrl deeprm train-agent``."""
 
 from __future__ import annotations
 
@@ -49,8 +50,22 @@ def register(subparsers) -> None:
     who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
     e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
     e.add_argument("--out-episodes", required=True, metavar="CSV", help="per-episode table to write")
+    e.add_argument("--rates", type=float, nargs="+", metavar="RATE",
+                   help="evaluate at these rates only (default: every rate of eval.rates)")
     e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     e.set_defaults(func=run_evaluate)
+
+    a = sub.add_parser("train-agent", help="train DeepRM's own REINFORCE agent (Mao et al.) at one rate",
+                       description="Train the policy-gradient agent of Mao et al. 2016 (algorithm "
+                       "deeprm_pg, hyperparams/deeprm_pg.yaml) for slowdown at --rate with the "
+                       "deeprm_agent block of the spec (iterations, job sets, trajectories). A rerun "
+                       "resumes from the newest checkpoint; a changed config restarts the run.")
+    a.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    a.add_argument("--rate", required=True, type=float, help="training rate, one of deeprm_agent.rates")
+    a.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
+    a.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
+    a.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    a.set_defaults(func=run_train_agent)
 
     f = sub.add_parser("figure", help="draw one report figure (fig5_1 ... fig5_18)",
                        description="Draw report figure NAME from results under --root into --out "
@@ -94,10 +109,21 @@ def run_evaluate(args) -> int:
         make_policy = dx.baseline_policy_factory(args.baseline)
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
     ev = spec["eval"]
-    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, ev["rates"], ev["episodes"], ev["jobset_seed"])
+    rates = ev["rates"] if not args.rates else args.rates
+    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, ev["episodes"], ev["jobset_seed"])
     write_csv(args.out_jobs, jobs, float_format="%.6g")
     write_csv(args.out_episodes, episodes, float_format="%.6g")
     print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
+    return 0
+
+
+def run_train_agent(args) -> int:
+    from schedrl.experiments import deeprm as dx
+
+    spec = _spec(args.spec)
+    result = dx.train_deeprm_agent(spec, args.rate, args.seed, args.run_dir, threads=args.threads)
+    state = "already trained" if result.skipped else f"{result.iterations_trained} iterations in {result.wall_time_s:.1f} s"
+    print(f"{args.run_dir}: {result.iterations} iterations, {result.steps} env steps ({state})")
     return 0
 
 

@@ -59,6 +59,13 @@ def check_spec(spec: dict) -> dict:
             if space not in ALGOS[algo][2]:
                 raise ConfigError(f"deeprm.variants.{variant}.algos: {algo} cannot act in {space} action spaces")
     ev = spec["eval"]
+    agent = spec.get("deeprm_agent")
+    if agent is not None:
+        if agent["variant"] not in spec["variants"]:
+            raise ConfigError(f"deeprm.deeprm_agent.variant '{agent['variant']}' must be one of deeprm.variants")
+        for rate in agent["rates"]:
+            if not any(np.isclose(rate, r) for r in ev["rates"]):
+                raise ConfigError(f"deeprm.deeprm_agent.rates: {rate} must be one of deeprm.eval.rates")
     for key, rate in (("eval.box_rate", ev["box_rate"]), ("eval.withheld_rate", ev["withheld_rate"]),
                       ("train.rate", spec["train"]["rate"])):
         if not any(np.isclose(rate, r) for r in ev["rates"]):
@@ -178,6 +185,78 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
     return make_policy, dict(config["env_kwargs"])
 
 
+# ---------------------------------------------------------------------------------------------
+# DeepRM's own agent (Mao et al. 2016): REINFORCE trained for slowdown at every rate of the sweep.
+
+DEEPRM_AGENT = "deeprm_pg"
+DEEPRM_AGENT_LABEL = "DeepRM (Mao et al.) agent, trained per load"
+
+
+def deeprm_agent_runs(spec: dict) -> list[tuple[float, int]]:
+    """(rate, seed) of every configured DeepRM-agent run; empty without a ``deeprm_agent`` block."""
+    agent = spec.get("deeprm_agent")
+    if not agent:
+        return []
+    seeds = agent.get("seeds") or spec["seeds"][:1]
+    return [(float(r), int(s)) for r in agent["rates"] for s in seeds]
+
+
+def deeprm_agent_dir(root: str | Path, variant: str, rate: float, seed: int) -> Path:
+    return Path(root) / variant / DEEPRM_AGENT / "slowdown" / f"rate{float(rate):g}" / f"seed{seed}"
+
+
+def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes") -> list[Path]:
+    """Evaluation files (``episodes`` / ``jobs``) or ``timing`` of every DeepRM-agent run."""
+    agent = spec.get("deeprm_agent")
+    out = []
+    for rate, seed in deeprm_agent_runs(spec):
+        folder = deeprm_agent_dir(root, agent["variant"], rate, seed)
+        out.append(folder / "timing.json" if what == "timing" else eval_paths(folder)[what])
+    return out
+
+
+def deeprm_agent_env_kwargs(spec: dict, rate: float) -> dict[str, Any]:
+    agent = spec["deeprm_agent"]
+    return env_kwargs(spec, agent["variant"], "slowdown", rate=rate, num_jobsets=int(agent["jobsets"]))
+
+
+def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, threads: int = 1):
+    """Train DeepRM's agent at ``rate`` (hyperparams/deeprm_pg.yaml; trajectories from the config)."""
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.train import train_pg
+
+    agent = spec.get("deeprm_agent")
+    if not agent:
+        raise ConfigError("deeprm.deeprm_agent is not configured")
+    if not any(np.isclose(rate, r) for r in agent["rates"]):
+        raise ConfigError(f"rate {rate} is not one of deeprm.deeprm_agent.rates {agent['rates']}")
+    hp = load_hyperparams(DEEPRM_AGENT, hyperparams_variant(agent["variant"]),
+                          overrides={"trajectories": int(agent["trajectories"])})
+    return train_pg(ENV_ID, deeprm_agent_env_kwargs(spec, rate), hp, int(agent["iterations"]), seed, run,
+                    wrappers=WRAPPERS, variant=hyperparams_variant(agent["variant"]),
+                    checkpoint_every=int(agent.get("checkpoint_every", 10)), threads=threads,
+                    on_mismatch="restart")
+
+
+def deeprm_agent_episodes(spec: dict, root: str | Path) -> pd.DataFrame | None:
+    """Evaluation episodes of the DeepRM agent, each run at its own training rate (None if not configured)."""
+    agent = spec.get("deeprm_agent")
+    if not agent:
+        return None
+    frames = []
+    for (rate, seed), path in zip(deeprm_agent_runs(spec), deeprm_agent_paths(spec, root)):
+        frame = at_rate(read_csv(path), rate)
+        frames.append(frame.assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
+    """Load sweeps whose variant shares the agent's state (and so its job model and load axis)."""
+    agent = spec.get("deeprm_agent")
+    fig = figure_spec(name)
+    return bool(agent) and fig.kind == "load" and parse_variant(fig.variant)[1] == parse_variant(agent["variant"])[1]
+
+
 def baseline_policy_factory(name: str) -> Callable:
     from schedrl.envs.rollout import grid_policy
 
@@ -198,6 +277,7 @@ def read_csv(path: str | Path) -> pd.DataFrame:
 
 def label(algo: str, objective: str | None = None) -> str:
     names = {"dqn": "DQN", "a2c": "A2C", "ppo": "PPO", "trpo": "TRPO", "maskable_ppo": "MaskablePPO",
+             DEEPRM_AGENT: "DeepRM agent",
              "sjf": "SJF", "packer": "Packer", "random": "Random"}
     text = names.get(algo, algo)
     return f"{text} ({objective.replace('_', ' ')})" if objective else text
@@ -353,7 +433,8 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
             for o in figure_objectives(spec, name) for s in spec["seeds"]]
     baselines = [eval_paths(baseline_dir(root, fig.variant, b))["episodes"] for b in spec["baselines"]]
     if fig.kind in ("load", "box"):
-        return [eval_paths(r)["episodes"] for r in runs] + baselines
+        extra = deeprm_agent_paths(spec, root) if deeprm_agent_in_figure(spec, name) else []
+        return [eval_paths(r)["episodes"] for r in runs] + baselines + extra
     if fig.kind in ("curve", "reward", "curves"):
         return [r / "learning_curve.csv" for r in runs] + baselines
     return [eval_paths(r)["jobs"] for r in runs]

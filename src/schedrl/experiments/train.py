@@ -190,12 +190,24 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
           device: str = "cpu", on_mismatch: str = "error") -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
+    For schedrl's own policy-gradient loop (``deeprm_pg``) ``total_steps`` is the number of
+    training *iterations* (each plays every job set ``trajectories`` times); see ``train_pg``.
+
     ``hyperparams`` are plain values as from ``schedrl.agents.load_hyperparams``; they are saved
     unchanged in ``config.json``. See the module docstring for the run folder and resume rules.
     ``on_mismatch``: what to do when ``run_dir`` holds a run with another config: ``"error"``
     (refuse) or ``"restart"`` (delete its model, checkpoints and logs and train from scratch; what a
     workflow wants after the user changed the config).
     """
+    from schedrl.agents.registry import is_own_loop
+
+    if is_own_loop(algo):
+        # REINFORCE counts whole iterations (every job set x trajectories), not env steps
+        result = train_pg(env_id, env_kwargs, hyperparams, total_steps, seed, run_dir, wrappers=wrappers,
+                          variant=variant, checkpoint_every=checkpoint_every, threads=threads,
+                          on_mismatch=on_mismatch)
+        return TrainResult(result.run_dir, result.steps, result.iterations_trained, result.wall_time_s,
+                           result.iterations - result.iterations_trained, result.skipped)
     import torch
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -284,6 +296,40 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         "threads": int(threads), "n_envs": n_envs, "device": str(model.device),
     })
     return TrainResult(run_dir, steps, trained, wall, start, skipped=False)
+
+
+def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], iterations: int, seed: int,
+             run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (), variant: str | None = None,
+             examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
+             on_mismatch: str = "error", algo: str = "deeprm_pg"):
+    """Train DeepRM's REINFORCE agent (``schedrl.agents.reinforce``) for ``iterations`` iterations.
+
+    Same run-folder files as ``train`` (config.json, model.zip, learning_curve.csv, timing.json),
+    resumable from ``checkpoints/iter_<k>.pt``; returns a ``reinforce.ReinforceResult``.
+    """
+    from schedrl.agents.registry import check_action_space
+    from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
+
+    cfg = ReinforceConfig.from_dict(hyperparams)
+    run_dir = Path(run_dir)
+    config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
+    config["hyperparams"] = dict(hyperparams)
+    config_path = run_dir / "config.json"
+    if config_path.exists() and on_mismatch == "restart":
+        from dataclasses import asdict
+
+        old = read_json(config_path)
+        mine = {**config, "hyperparams": asdict(cfg)}
+        if any(_canonical(old.get(k)) != _canonical(v) for k, v in mine.items()):
+            _clear_run(run_dir)
+    info_keywords = wrapper_info_keywords(wrappers)
+    probe = make_env(env_id, env_kwargs, wrappers)
+    check_action_space(algo, probe.action_space)
+    probe.close()
+    config.pop("hyperparams")
+    return train_reinforce(lambda: make_env(env_id, env_kwargs, wrappers), cfg, iterations, seed, run_dir,
+                           config={**config, "versions": _versions()}, info_keywords=info_keywords,
+                           examples=examples, checkpoint_every=checkpoint_every, threads=threads)
 
 
 def _clear_run(run_dir: Path) -> None:

@@ -29,6 +29,8 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = dx.figure_spec(name)
     episodes = dx.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
                                  algos=dx.figure_algos(spec, name))
+    if dx.deeprm_agent_in_figure(spec, name):
+        episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root)], ignore_index=True)
     curve = dx.load_curve(episodes)
     fig, ax = new_figure(figsize=(7.2, 4.6))
     for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
@@ -37,6 +39,11 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
             color, ls = BASELINE_STYLE[algo]
             ax.plot(part["load_pct"], part["mean_slowdown"], ls=ls, color=color, marker="s", ms=3,
                     label=dx.label(algo))
+        elif algo == dx.DEEPRM_AGENT:
+            variant = spec["deeprm_agent"]["variant"]
+            where = "" if variant == fig_spec.variant else f" ({variant})"
+            ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="^", ms=4,
+                        capsize=2, color="black", label=policy + where)
         else:
             ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="o", ms=3,
                         capsize=2, color=AGENT_COLORS.get(algo), label=policy)
@@ -45,7 +52,7 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     train = curve[np.isclose(curve["rate"], spec["train"]["rate"])]
     trained_at = f" (load {100 * float(train['load'].iloc[0]):.0f}%)" if len(train) else ""
     how = "greedy" if spec["eval"].get("deterministic") else "sampled"
-    ax.set_title(f"agents trained at rate {spec['train']['rate']:g}{trained_at}, {how} actions; "
+    ax.set_title(f"SB3 agents trained at rate {spec['train']['rate']:g}{trained_at}, {how} actions; "
                  f"{spec['eval']['episodes']} held-out job sets per load", fontsize=8)
     ax.legend(fontsize=8)
     _title(fig, name, fig_spec.caption)

@@ -1,0 +1,448 @@
+"""REINFORCE (Monte-Carlo policy gradient) as DeepRM trained it, generic enough for DRAS/SEM.
+
+DeepRM (Mao et al. 2016, hongzimao/deeprm ``pg_re.py``/``pg_network.py``): a policy network with one
+hidden layer of 20 ReLU units and a softmax over ``num_nw + 1`` actions on the flattened image; one
+*iteration* visits every training job set ("example", ``num_ex``) and plays ``trajectories``
+(``num_seq_per_batch``, 20) episodes of it with actions sampled from the policy; returns are
+discounted (discount 1); the *time-dependent baseline* at step t is the mean over that job set's
+trajectories of the return at t (shorter trajectories padded with zeros, as DeepRM's
+``np.concatenate([ret, np.zeros(maxlen - len(ret))])``); advantage = return - baseline; loss
+``-mean(log pi(a|s) * advantage)``; RMSProp (lr 0.001, rho 0.9, eps 1e-9: DeepRM's parameters.py).
+DeepRM summed the gradients of ``batch_size`` (10) job sets per update; ``examples_per_update``
+does the same here (the loss of each job set is its mean over samples; the batch's loss is the
+sum over its job sets).
+
+The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``baseline: normalise``
+(returns of the batch standardised to mean 0 / std 1), discount 0.6, Adam lr 0.01 and a larger net.
+
+Heads: ``Discrete(n)`` gets a softmax head; ``MultiBinary(n)`` gets one Bernoulli per slot (an
+extension: DeepRM itself only had the discrete head). With ``mask_actions`` the env's
+``action_masks()`` (discrete only) zero out invalid actions; DeepRM did not mask (default off).
+
+Run folder (same files as ``schedrl.experiments.train`` writes for SB3 runs): ``config.json``,
+``model.zip`` (a ``torch.save`` archive holding network weights and architecture),
+``learning_curve.csv`` (one row per training episode: timesteps, env, reward, length and the
+wrappers' info keywords), ``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser,
+iteration, steps, the curve so far and every RNG state) every ``checkpoint_every`` iterations: a
+rerun resumes from the newest checkpoint and trains up to the target iteration count, giving the
+same learning curve and weights as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrl.errors import ConfigError
+
+BASELINES = ("time", "normalise", "none")
+OPTIMIZERS = ("rmsprop", "adam", "sgd")
+KEEP_CHECKPOINTS = 2
+
+
+@dataclass
+class ReinforceConfig:
+    """Hyperparameters (``hyperparams/deeprm_pg.yaml`` holds DeepRM's values)."""
+
+    hidden: list[int] = field(default_factory=lambda: [20])
+    activation: str = "relu"
+    discount: float = 1.0
+    baseline: str = "time"
+    optimizer: str = "rmsprop"
+    learning_rate: float = 1e-3
+    rms_rho: float = 0.9
+    rms_eps: float = 1e-9
+    trajectories: int = 20
+    examples_per_update: int = 10
+    mask_actions: bool = False
+
+    @classmethod
+    def from_dict(cls, params: dict[str, Any]) -> ReinforceConfig:
+        params = dict(params)
+        params.pop("policy", None)  # keys load_hyperparams adds for SB3 algorithms
+        params.pop("n_envs", None)
+        known = set(cls.__dataclass_fields__)
+        for key in params:
+            if key not in known:
+                raise ConfigError(f"deeprm_pg: unknown hyperparameter '{key}' (known: {', '.join(sorted(known))})")
+        cfg = cls(**params)
+        if cfg.baseline not in BASELINES:
+            raise ConfigError(f"deeprm_pg: baseline must be one of {', '.join(BASELINES)}, got '{cfg.baseline}'")
+        if cfg.optimizer.lower() not in OPTIMIZERS:
+            raise ConfigError(f"deeprm_pg: optimizer must be one of {', '.join(OPTIMIZERS)}, got '{cfg.optimizer}'")
+        if not 0 <= cfg.discount <= 1 or cfg.learning_rate <= 0 or cfg.trajectories < 1 or cfg.examples_per_update < 1:
+            raise ConfigError("deeprm_pg: need 0 <= discount <= 1, learning_rate > 0, trajectories >= 1, "
+                              "examples_per_update >= 1")
+        if not all(isinstance(w, int) and w > 0 for w in cfg.hidden):
+            raise ConfigError(f"deeprm_pg: hidden must be a list of positive widths, got {cfg.hidden!r}")
+        return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Returns, baselines, advantages (pure numpy: tested by hand)
+
+def discounted_returns(rewards: Sequence[float], discount: float) -> np.ndarray:
+    """``G_t = r_t + discount * G_{t+1}`` (DeepRM's ``discount``)."""
+    out = np.zeros(len(rewards))
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = float(rewards[t]) + discount * running
+        out[t] = running
+    return out
+
+
+def time_baseline(returns: Sequence[np.ndarray]) -> np.ndarray:
+    """Mean over trajectories of the return at each step, shorter ones padded with zeros (DeepRM)."""
+    maxlen = max(len(r) for r in returns)
+    padded = np.stack([np.concatenate([r, np.zeros(maxlen - len(r))]) for r in returns])
+    return padded.mean(axis=0)
+
+
+def advantages(returns: Sequence[np.ndarray], kind: str) -> list[np.ndarray]:
+    """Advantages of one job set's trajectories: ``time`` = return - time baseline, ``normalise`` =
+    returns standardised over all steps of the trajectories, ``none`` = the returns."""
+    if kind == "time":
+        base = time_baseline(returns)
+        return [r - base[:len(r)] for r in returns]
+    if kind == "normalise":
+        flat = np.concatenate(returns)
+        std = flat.std()
+        return [(r - flat.mean()) / (std if std > 0 else 1.0) for r in returns]
+    if kind == "none":
+        return [np.asarray(r, dtype=float) for r in returns]
+    raise ConfigError(f"unknown baseline '{kind}'")
+
+
+# ---------------------------------------------------------------------------------------------
+# Policy network
+
+def _space_head(space) -> tuple[str, int]:
+    kind = type(space).__name__
+    if kind == "Discrete":
+        return "categorical", int(space.n)
+    if kind == "MultiBinary":
+        return "bernoulli", int(np.prod(space.n))
+    raise ConfigError(f"deeprm_pg supports Discrete and MultiBinary action spaces, not {kind}")
+
+
+def build_network(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu"):
+    import torch.nn as nn
+
+    acts = {"relu": nn.ReLU, "tanh": nn.Tanh, "leaky_relu": nn.LeakyReLU}
+    if activation not in acts:
+        raise ConfigError(f"deeprm_pg: activation must be one of {', '.join(acts)}, got '{activation}'")
+    layers, width = [nn.Flatten()], n_inputs
+    for h in hidden:
+        layers += [nn.Linear(width, h), acts[activation]()]
+        width = h
+    layers.append(nn.Linear(width, n_outputs))
+    return nn.Sequential(*layers)
+
+
+class ReinforcePolicy:
+    """A network plus its head; ``predict`` mirrors SB3's so evaluation code treats it alike."""
+
+    def __init__(self, net, head: str, n_actions: int, obs_shape: tuple[int, ...], meta: dict,
+                 mask_actions: bool = False):
+        self.net, self.head, self.n_actions, self.obs_shape = net, head, n_actions, tuple(obs_shape)
+        self.meta, self.mask_actions = meta, mask_actions
+        self.device = "cpu"
+
+    def logits(self, obs):
+        import torch
+
+        x = torch.as_tensor(np.asarray(obs, dtype=np.float32)).reshape(-1, int(np.prod(self.obs_shape)))
+        return self.net(x)
+
+    def distribution(self, obs, masks=None):
+        import torch
+
+        logits = self.logits(obs)
+        if self.head == "bernoulli":
+            return torch.distributions.Bernoulli(logits=logits)
+        if masks is not None:
+            masks = torch.as_tensor(np.asarray(masks, dtype=bool)).reshape(logits.shape)
+            logits = logits.masked_fill(~masks, float("-inf"))
+        return torch.distributions.Categorical(logits=logits)
+
+    def log_prob(self, obs, actions, masks=None):
+        import torch
+
+        dist = self.distribution(obs, masks)
+        actions = torch.as_tensor(np.asarray(actions))
+        if self.head == "bernoulli":
+            return dist.log_prob(actions.float()).sum(-1)
+        return dist.log_prob(actions.long())
+
+    def sample(self, obs, rng: np.random.Generator, mask=None, deterministic: bool = False):
+        """One action for one observation, drawn with the numpy ``rng`` (seeded, cheap)."""
+        import torch
+
+        with torch.no_grad():
+            logits = self.logits(obs)[0].numpy().astype(np.float64)
+        if self.head == "bernoulli":
+            p = 1.0 / (1.0 + np.exp(-logits))
+            return (p > 0.5).astype(np.int8) if deterministic else (rng.random(len(p)) < p).astype(np.int8)
+        if mask is not None and self.mask_actions:
+            logits = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+        if deterministic:
+            return int(np.argmax(logits))
+        z = np.exp(logits - logits.max())
+        return int(rng.choice(len(z), p=z / z.sum()))
+
+    def predict(self, obs, deterministic: bool = False, action_masks=None, state=None, episode_start=None):
+        """SB3-style ``(action, None)``; sampling uses torch's global RNG (seeded by the caller)."""
+        import torch
+
+        rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,)).item()))
+        return self.sample(obs, rng, action_masks, deterministic), None
+
+    # -- persistence ----------------------------------------------------------------------------
+    def state(self) -> dict:
+        return {"meta": self.meta, "head": self.head, "n_actions": self.n_actions, "obs_shape": list(self.obs_shape),
+                "mask_actions": self.mask_actions, "weights": self.net.state_dict()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> ReinforcePolicy:
+        meta = state["meta"]
+        net = build_network(int(np.prod(state["obs_shape"])), int(state["n_actions"]), meta["hidden"],
+                            meta["activation"])
+        net.load_state_dict(state["weights"])
+        return cls(net, state["head"], int(state["n_actions"]), tuple(state["obs_shape"]), meta,
+                   bool(state["mask_actions"]))
+
+    @classmethod
+    def load(cls, path, device: str = "cpu", **_) -> ReinforcePolicy:
+        """Load a ``model.zip`` written by ``train_reinforce`` (SB3's ``load`` signature)."""
+        import torch
+
+        return cls.from_state(torch.load(path, map_location="cpu", weights_only=False))
+
+    def save(self, path) -> None:
+        import torch
+
+        from schedrl.io import atomic_path
+
+        with atomic_path(path) as tmp:
+            torch.save(self.state(), tmp)
+
+
+def make_policy(env, cfg: ReinforceConfig) -> ReinforcePolicy:
+    head, n_out = _space_head(env.action_space)
+    if cfg.mask_actions and head != "categorical":
+        raise ConfigError("deeprm_pg: mask_actions needs a Discrete action space")
+    shape = env.observation_space.shape
+    net = build_network(int(np.prod(shape)), n_out, cfg.hidden, cfg.activation)
+    return ReinforcePolicy(net, head, n_out, shape, {"hidden": list(cfg.hidden), "activation": cfg.activation},
+                           cfg.mask_actions)
+
+
+def make_optimizer(params, cfg: ReinforceConfig):
+    import torch.optim as optim
+
+    name = cfg.optimizer.lower()
+    if name == "rmsprop":
+        return optim.RMSprop(params, lr=cfg.learning_rate, alpha=cfg.rms_rho, eps=cfg.rms_eps)
+    if name == "adam":
+        return optim.Adam(params, lr=cfg.learning_rate)
+    return optim.SGD(params, lr=cfg.learning_rate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+def _uses_jobsets(env) -> bool:
+    return getattr(env.unwrapped, "num_jobsets", None) is not None and getattr(env.unwrapped, "_jobsets", None) is not None
+
+
+def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int | None,
+         options: dict | None, info_keywords: Sequence[str] = ()) -> dict:
+    """One trajectory: observations, actions, masks, rewards and the final info's keywords."""
+    obs, info = env.reset(seed=reset_seed, options=options)
+    masked = policy.mask_actions
+    obs_list, acts, masks, rewards = [], [], [], []
+    done = False
+    while not done:
+        mask = np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool) if masked else None
+        action = policy.sample(obs, rng, mask)
+        obs_list.append(np.asarray(obs, dtype=np.float32))
+        acts.append(action)
+        if masked:
+            masks.append(mask)
+        obs, reward, terminated, truncated, info = env.step(action)
+        rewards.append(float(reward))
+        done = terminated or truncated
+    extras = {k: float(info.get(k, float("nan"))) if info.get(k) is not None else float("nan") for k in info_keywords}
+    return {"obs": obs_list, "actions": acts, "masks": masks, "rewards": rewards, "info": extras}
+
+
+def _rng_states(rng: np.random.Generator) -> dict:
+    import random
+
+    import torch
+
+    return {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state(), "python": random.getstate()}
+
+
+def _set_rng_states(rng: np.random.Generator, states: dict) -> None:
+    import random
+
+    import torch
+
+    rng.bit_generator.state = states["numpy"]
+    torch.set_rng_state(states["torch"])
+    random.setstate(states["python"])
+
+
+def checkpoints(run_dir) -> list[tuple[int, Path]]:
+    folder = Path(run_dir) / "checkpoints"
+    found = []
+    for path in folder.glob("iter_*.pt") if folder.is_dir() else ():
+        try:
+            found.append((int(path.stem.split("_")[1]), path))
+        except ValueError:
+            continue
+    return sorted(found)
+
+
+@dataclass
+class ReinforceResult:
+    run_dir: Path
+    iterations: int
+    steps: int
+    iterations_trained: int
+    wall_time_s: float
+    skipped: bool = False
+
+
+def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterations: int, seed: int,
+                    run_dir, *, config: dict | None = None, info_keywords: Sequence[str] = (),
+                    examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
+                    on_iteration: Callable[[int, list[dict]], None] | None = None) -> ReinforceResult:
+    """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
+
+    ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
+    ``options={"jobset": k}``), else 1. Envs without job sets are reset with seed ``seed + k`` for
+    example k, so all trajectories of one example start from the same state, as DeepRM's do.
+    ``config`` is recorded in ``config.json``; a run folder holding another config is refused.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from schedrl.experiments.train import _canonical, write_learning_curve
+    from schedrl.io import read_json, write_json
+
+    if iterations < 1:
+        raise ConfigError(f"iterations must be >= 1, got {iterations}")
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise ConfigError(f"checkpoint interval must be >= 1, got {checkpoint_every}")
+    run_dir = Path(run_dir)
+    torch.set_num_threads(max(1, int(threads)))
+    record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": asdict(cfg),
+              "seed": int(seed)}
+    config_path = run_dir / "config.json"
+    if config_path.exists():
+        old = read_json(config_path)
+        diff = sorted(k for k in record if k != "versions" and _canonical(old.get(k)) != _canonical(record[k]))
+        if diff:
+            raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
+                              "remove it or choose another folder")
+    timing_path = run_dir / "timing.json"
+    if (run_dir / "model.zip").exists() and timing_path.exists():
+        done = read_json(timing_path)
+        if int(done.get("iterations", 0)) >= iterations:
+            return ReinforceResult(run_dir, int(done["iterations"]), int(done["steps"]), 0, 0.0, skipped=True)
+
+    env = make_env_fn()
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    policy = make_policy(env, cfg)
+    optimizer = make_optimizer(policy.net.parameters(), cfg)
+    n_examples = int(examples or (env.unwrapped.num_jobsets if _uses_jobsets(env) else 1))
+    start, steps, rows = 0, 0, []
+    ckpts = [(k, path) for k, path in checkpoints(run_dir) if k <= iterations]
+    if ckpts:
+        state = torch.load(ckpts[-1][1], map_location="cpu", weights_only=False)
+        policy.net.load_state_dict(state["model"]["weights"])
+        optimizer.load_state_dict(state["optimizer"])
+        start, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
+        _set_rng_states(rng, state["rng"])
+    steps_before = steps
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_json(config_path, {**record, "iterations": int(iterations), "examples": n_examples})
+
+    jobsets = _uses_jobsets(env)
+    began = time.perf_counter()
+    bar = tqdm(total=iterations, initial=start, unit="it", desc=f"deeprm_pg seed{seed}", disable=None)
+    for it in range(start, iterations):
+        optimizer.zero_grad()
+        pending = 0
+        for ex in range(n_examples):
+            trajs = [play(env, policy, rng, None if jobsets else seed + ex,
+                          {"jobset": ex} if jobsets else None, info_keywords) for _ in range(cfg.trajectories)]
+            rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
+            advs = advantages(rets, cfg.baseline)
+            obs = np.stack([o for t in trajs for o in t["obs"]])
+            acts = np.asarray([a for t in trajs for a in t["actions"]])
+            masks = np.stack([m for t in trajs for m in t["masks"]]) if policy.mask_actions else None
+            adv = torch.as_tensor(np.concatenate(advs), dtype=torch.float32)
+            loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
+            loss.backward()
+            pending += 1
+            for t in trajs:
+                steps += len(t["rewards"])
+                rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
+                             "length": len(t["rewards"]), **t["info"]})
+            if pending == cfg.examples_per_update or ex == n_examples - 1:
+                optimizer.step()
+                optimizer.zero_grad()
+                pending = 0
+        bar.update(1)
+        if on_iteration is not None:
+            on_iteration(it + 1, rows)
+        if checkpoint_every and ((it + 1) % checkpoint_every == 0 or it + 1 == iterations):
+            _checkpoint(run_dir, policy, optimizer, it + 1, steps, rows, rng)
+    bar.close()
+    wall = time.perf_counter() - began
+    env.close()
+
+    write_learning_curve(run_dir, rows, tuple(info_keywords))
+    policy.save(run_dir / "model.zip")
+    previous = read_json(timing_path) if timing_path.exists() else {}
+    trained = iterations - start
+    write_json(timing_path, {
+        "iterations": int(iterations), "steps": int(steps), "iterations_trained": int(trained),
+        "resumed_from_iteration": int(start), "wall_time_s": round(wall, 3),
+        "steps_trained": int(steps - steps_before),
+        "steps_per_s": round((steps - steps_before) / wall, 1) if wall > 0 else None,
+        "wall_time_total_s": round(float(previous.get("wall_time_total_s", 0.0)) + wall, 3),
+        "threads": int(threads), "n_envs": 1, "device": "cpu",
+    })
+    return ReinforceResult(run_dir, iterations, steps, trained, wall)
+
+
+def _checkpoint(run_dir: Path, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
+    import torch
+
+    from schedrl.io import atomic_path
+
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"model": policy.state(), "optimizer": optimizer.state_dict(), "iteration": iteration,
+             "steps": steps, "curve": copy.deepcopy(rows), "rng": _rng_states(rng)}
+    with atomic_path(folder / f"iter_{iteration}.pt") as tmp:
+        torch.save(state, tmp)
+    for _, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
+        old.unlink(missing_ok=True)
+
+
+def remove_checkpoints(run_dir) -> None:
+    import shutil
+
+    shutil.rmtree(Path(run_dir) / "checkpoints", ignore_errors=True)

@@ -1,0 +1,199 @@
+"""REINFORCE (DeepRM's agent): baseline/advantage arithmetic by hand, learning on a toy bandit,
+seeded determinism, resume == uninterrupted run, and the DeepRM pipeline with the agent."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.agents.reinforce import (
+    ReinforceConfig,
+    ReinforcePolicy,
+    advantages,
+    discounted_returns,
+    time_baseline,
+    train_reinforce,
+)
+from schedrl.errors import ConfigError
+
+
+class Bandit(gym.Env):
+    """Two arms over ``horizon`` steps: arm 1 pays 1, arm 0 pays 0. Observation constant."""
+
+    def __init__(self, horizon: int = 5):
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (2, 2), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(2)
+        self.horizon, self.t = horizon, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.ones((2, 2), dtype=np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.ones((2, 2), dtype=np.float32), float(action == 1), False, self.t >= self.horizon, {"arm": action}
+
+    def action_masks(self):
+        return np.array([True, False])
+
+
+def test_returns_baseline_and_advantages_by_hand():
+    assert discounted_returns([1, 2, 3], 1.0).tolist() == [6, 5, 3]
+    assert np.allclose(discounted_returns([1, 2, 3], 0.5), [1 + 0.5 * (2 + 0.5 * 3), 2 + 1.5, 3])
+    rets = [np.array([6.0, 5.0, 3.0]), np.array([2.0])]
+    # padded with zeros like DeepRM: [[6,5,3],[2,0,0]] -> baseline [4, 2.5, 1.5]
+    assert time_baseline(rets).tolist() == [4.0, 2.5, 1.5]
+    adv = advantages(rets, "time")
+    assert adv[0].tolist() == [2.0, 2.5, 1.5] and adv[1].tolist() == [-2.0]
+    norm = np.concatenate(advantages(rets, "normalise"))
+    assert np.isclose(norm.mean(), 0) and np.isclose(norm.std(), 1)
+    assert np.allclose(norm, (np.array([6, 5, 3, 2]) - 4) / np.std([6, 5, 3, 2]))
+    with pytest.raises(ConfigError):
+        ReinforceConfig.from_dict({"baseline": "median"})
+    with pytest.raises(ConfigError, match="unknown hyperparameter"):
+        ReinforceConfig.from_dict({"lr": 0.1})
+
+
+CFG = dict(hidden=[8], trajectories=4, examples_per_update=1, learning_rate=0.05, optimizer="adam")
+
+
+def _curve(run_dir):
+    return pd.read_csv(run_dir / "learning_curve.csv")
+
+
+def test_bandit_return_improves_and_is_seeded(tmp_path):
+    cfg = ReinforceConfig.from_dict(CFG)
+    a = train_reinforce(Bandit, cfg, 25, 3, tmp_path / "a", examples=2)
+    curve = _curve(tmp_path / "a")
+    assert len(curve) == 25 * 2 * 4 and a.steps == 25 * 2 * 4 * 5
+    first, last = curve["reward"].head(16).mean(), curve["reward"].tail(16).mean()
+    assert last > first + 1.0 and last > 4.0
+    train_reinforce(Bandit, cfg, 25, 3, tmp_path / "b", examples=2)
+    assert (tmp_path / "a" / "learning_curve.csv").read_bytes() == (tmp_path / "b" / "learning_curve.csv").read_bytes()
+    train_reinforce(Bandit, cfg, 25, 4, tmp_path / "c", examples=2)
+    assert not _curve(tmp_path / "c").equals(curve)
+    # the saved policy loads and prefers arm 1 (SB3-style predict)
+    policy = ReinforcePolicy.load(tmp_path / "a" / "model.zip")
+    assert policy.predict(np.ones((2, 2)), deterministic=True)[0] == 1
+    # a different config in the same folder is refused
+    with pytest.raises(ConfigError, match="different run"):
+        train_reinforce(Bandit, ReinforceConfig.from_dict({**CFG, "learning_rate": 0.1}), 25, 3, tmp_path / "a", examples=2)
+
+
+def test_masks_are_respected_when_asked(tmp_path):
+    cfg = ReinforceConfig.from_dict({**CFG, "mask_actions": True})
+    train_reinforce(Bandit, cfg, 3, 0, tmp_path / "m", examples=1)
+    assert (_curve(tmp_path / "m")["reward"] == 0).all()  # only arm 0 is ever allowed
+
+
+def test_resume_equals_uninterrupted(tmp_path):
+    cfg = ReinforceConfig.from_dict(CFG)
+    train_reinforce(Bandit, cfg, 8, 1, tmp_path / "full", examples=2)
+    first = train_reinforce(Bandit, cfg, 5, 1, tmp_path / "part", examples=2, checkpoint_every=2)
+    assert first.iterations == 5
+    again = train_reinforce(Bandit, cfg, 5, 1, tmp_path / "part", examples=2, checkpoint_every=2)
+    assert again.skipped
+    # the workflow may delete outputs before a resume: the checkpoint carries the curve
+    (tmp_path / "part" / "learning_curve.csv").unlink()
+    resumed = train_reinforce(Bandit, cfg, 8, 1, tmp_path / "part", examples=2, checkpoint_every=2)
+    assert resumed.iterations_trained == 3
+    assert (tmp_path / "full" / "learning_curve.csv").read_bytes() == (tmp_path / "part" / "learning_curve.csv").read_bytes()
+    import torch
+
+    a = torch.load(tmp_path / "full" / "model.zip", weights_only=False)["weights"]
+    b = torch.load(tmp_path / "part" / "model.zip", weights_only=False)["weights"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
+    """Train (CLI) and evaluate Mao et al.'s agent per rate, draw fig 5.4 with it, claims compare."""
+    import json
+
+    from schedrl.cli import main
+    from schedrl.experiments import deeprm as dx
+    from schedrl.experiments.deeprm_claims import claims_rows
+    from schedrl.io import write_csv
+    from schedrl.plots.deeprm import draw
+
+    spec = {
+        "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
+                "backlog_size": 60, "simu_len": 10, "episode_max_length": 40},
+        "variants": {"discrete-image": {"env": {"num_nw": 10, "workload": "deeprm"}, "algos": ["a2c", "trpo"]}},
+        "objectives": ["slowdown"], "baselines": ["sjf", "random"], "seeds": [0],
+        "train": {"rate": 0.7, "steps": 100, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
+                  "episodes_per_iteration": 2},
+        "eval": {"rates": [0.3, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.3, "episodes": 1,
+                 "jobset_seed": 1000, "deterministic": False},
+        "deeprm_agent": {"variant": "discrete-image", "rates": [0.7, 1.0], "iterations": 2, "jobsets": 2,
+                         "trajectories": 2, "checkpoint_every": 1},
+    }
+    bad = copy.deepcopy(spec)
+    bad["deeprm_agent"]["rates"] = [0.65]
+    with pytest.raises(ConfigError, match="deeprm_agent.rates"):
+        dx.check_spec(bad)
+    root = tmp_path / "results"
+    text = json.dumps(spec)
+    for rate, seed in dx.deeprm_agent_runs(spec):
+        run = dx.deeprm_agent_dir(root, "discrete-image", rate, seed)
+        assert main(["deeprm", "train-agent", "--spec", text, "--rate", str(rate), "--seed", str(seed),
+                     "--run-dir", str(run)]) == 0
+        config = json.loads((run / "config.json").read_text())
+        assert config["algo"] == "deeprm_pg" and config["env_kwargs"]["new_job_rate"] == rate
+        assert len(pd.read_csv(run / "learning_curve.csv")) == 2 * 2 * 2
+        paths = dx.eval_paths(run)
+        assert main(["deeprm", "evaluate", "--spec", text, "--variant", "discrete-image", "--run-dir", str(run),
+                     "--rates", str(rate), "--out-jobs", str(paths["jobs"]),
+                     "--out-episodes", str(paths["episodes"])]) == 0
+        assert pd.read_csv(paths["episodes"])["rate"].tolist() == [rate]
+    for name in spec["baselines"]:
+        jobs, episodes = dx.evaluate_over_rates(dx.baseline_policy_factory(name),
+                                                dx.env_kwargs(spec, "discrete-image", "slowdown"),
+                                                spec["eval"]["rates"], 1, 1000)
+        write_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", name))["episodes"], episodes)
+    # SB3 agents' results by hand: A2C within 5% of the DeepRM agent, TRPO 50% worse
+    ours = dx.deeprm_agent_episodes(spec, root)
+    assert set(ours["policy"]) == {dx.DEEPRM_AGENT_LABEL} and sorted(ours["rate"]) == [0.7, 1.0]
+    ref = episodes.copy()
+    for algo, factor in (("a2c", 1.05), ("trpo", 1.5)):
+        frame = ref.copy()
+        for rate in (0.7, 1.0):
+            frame.loc[np.isclose(frame["rate"], rate), "mean_slowdown"] = factor * float(
+                ours.loc[np.isclose(ours["rate"], rate), "mean_slowdown"].mean())
+        write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0))["episodes"], frame)
+    inputs = [str(p) for p in dx.figure_inputs(spec, root, "fig5_4")]
+    assert any("deeprm_pg/slowdown/rate1/seed0/eval_episodes.csv" in p for p in inputs)
+    assert not any("deeprm_pg" in str(p) for p in dx.figure_inputs(spec, root, "fig5_3"))
+    table = draw("fig5_4", spec, root, tmp_path / "fig5_4.png")
+    assert dx.DEEPRM_AGENT_LABEL in set(table["policy"])
+    rows = {r["claim_id"]: r for r in claims_rows(spec, root)}
+    assert rows["deeprm-agent"]["verdict"] == "partly reproduced", rows["deeprm-agent"]
+    assert "rate 1: DeepRM agent" in rows["deeprm-agent"]["ours"]
+    assert rows["deeprm-agent-mb"]["verdict"] == "not comparable"
+
+
+def test_deeprm_pg_is_registered_with_deeprm_defaults(tmp_path):
+    from schedrl.agents import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import check_action_space
+    from schedrl.experiments.evaluate import evaluate_run
+    from schedrl.experiments.train import train
+
+    cfg = ReinforceConfig.from_dict(load_hyperparams("deeprm_pg", "deeprm-discrete-image"))
+    assert (cfg.hidden, cfg.discount, cfg.baseline, cfg.optimizer, cfg.learning_rate, cfg.trajectories) == \
+        ([20], 1.0, "time", "rmsprop", 1e-3, 20)
+    with pytest.raises(ConfigError, match="not a Stable-Baselines3"):
+        resolve_hyperparams("deeprm_pg", {})
+    check_action_space("deeprm_pg", gym.spaces.MultiBinary(5))
+    with pytest.raises(ConfigError):
+        check_action_space("deeprm_pg", gym.spaces.Box(0, 1, (2,)))
+    # the generic train/evaluate entry points: for deeprm_pg, total_steps counts iterations
+    gym.register("schedrl-test/Bandit-v0", entry_point=Bandit, max_episode_steps=50)
+    hp = {**CFG, "trajectories": 2}
+    result = train("schedrl-test/Bandit-v0", {}, "deeprm_pg", hp, 3, 0, tmp_path / "run")
+    assert result.steps == 3 * 2 * 5 and (tmp_path / "run" / "model.zip").exists()
+    table = evaluate_run(tmp_path / "run", 3, seed=0, deterministic=False)
+    assert len(table) == 3 and table["length"].eq(5).all()
