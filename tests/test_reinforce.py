@@ -15,6 +15,7 @@ from schedrl.agents.reinforce import (
     ReinforcePolicy,
     advantages,
     discounted_returns,
+    make_policy,
     time_baseline,
     train_reinforce,
 )
@@ -165,6 +166,8 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
             frame.loc[np.isclose(frame["rate"], rate), "mean_slowdown"] = factor * float(
                 ours.loc[np.isclose(ours["rate"], rate), "mean_slowdown"].mean())
         write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0))["episodes"], frame)
+        (dx.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
+            json.dumps({"steps": 100, "wall_time_total_s": 1.0, "steps_per_s": 100.0}))
     inputs = [str(p) for p in dx.figure_inputs(spec, root, "fig5_4")]
     assert any("deeprm_pg/slowdown/rate1/seed0/eval_episodes.csv" in p for p in inputs)
     assert not any("deeprm_pg" in str(p) for p in dx.figure_inputs(spec, root, "fig5_3"))
@@ -174,6 +177,10 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
     assert rows["deeprm-agent"]["verdict"] == "partly reproduced", rows["deeprm-agent"]
     assert "rate 1: DeepRM agent" in rows["deeprm-agent"]["ours"]
     assert rows["deeprm-agent-mb"]["verdict"] == "not comparable"
+    from schedrl.experiments.deeprm_claims import table_markdown, timing_markdown
+
+    assert f"| {dx.DEEPRM_AGENT_LABEL} |" in table_markdown(spec, root)
+    assert "| DeepRM agent | 2 |" in timing_markdown(spec, root)
 
 
 def test_deeprm_pg_is_registered_with_deeprm_defaults(tmp_path):
@@ -197,3 +204,43 @@ def test_deeprm_pg_is_registered_with_deeprm_defaults(tmp_path):
     assert result.steps == 3 * 2 * 5 and (tmp_path / "run" / "model.zip").exists()
     table = evaluate_run(tmp_path / "run", 3, seed=0, deterministic=False)
     assert len(table) == 3 and table["length"].eq(5).all()
+
+
+def test_numpy_forward_matches_torch_and_sampling_follows_the_softmax():
+    import torch
+
+    torch.manual_seed(0)
+    env = Bandit()
+    for hidden, act in (([20], "relu"), ([6, 5], "tanh"), ([4], "leaky_relu")):
+        policy = make_policy(
+            env, ReinforceConfig.from_dict({"hidden": hidden, "activation": act}))
+        obs = np.random.default_rng(1).random((2, 2)).astype(np.float32)
+        with torch.no_grad():
+            expected = policy.logits(obs)[0].numpy()
+        assert np.allclose(policy._forward_numpy(obs), expected, atol=1e-5)
+    probs = torch.softmax(torch.as_tensor(expected, dtype=torch.float64), 0).numpy()
+    rng = np.random.default_rng(0)
+    draws = np.array([policy.sample(obs, rng) for _ in range(4000)])
+    assert abs(draws.mean() - probs[1]) < 0.03
+
+
+class BitsBandit(Bandit):
+    """MultiBinary(2): reward 1 per bit equal to the target (1, 0)."""
+
+    def __init__(self):
+        super().__init__(horizon=3)
+        self.action_space = gym.spaces.MultiBinary(2)
+
+    def step(self, action):
+        obs, _, term, trunc, info = super().step(0)
+        return obs, float(action[0] == 1) + float(action[1] == 0), term, trunc, info
+
+
+def test_bernoulli_head_learns_a_multibinary_toy(tmp_path):
+    cfg = ReinforceConfig.from_dict({**CFG, "baseline": "normalise", "discount": 0.6})
+    train_reinforce(BitsBandit, cfg, 25, 0, tmp_path / "bits", examples=2)
+    curve = _curve(tmp_path / "bits")
+    assert curve["reward"].tail(16).mean() > curve["reward"].head(16).mean() + 1.0
+    policy = ReinforcePolicy.load(tmp_path / "bits" / "model.zip")
+    assert policy.head == "bernoulli"
+    assert policy.predict(np.ones((2, 2)), deterministic=True)[0].tolist() == [1, 0]

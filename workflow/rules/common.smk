@@ -128,4 +128,5 @@ def deeprm_claims_inputs(wildcards):
 
 def deeprm_timing_inputs(wildcards):
     return [str(DX.run_dir(DEEPRM_ROOT, v, a, o, s) / "timing.json")
-            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)]
+            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)] + \
+        [str(p) for p in DX.deeprm_agent_paths(DEEPRM, DEEPRM_ROOT, "timing")]

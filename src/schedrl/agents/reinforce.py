@@ -153,6 +153,36 @@ class ReinforcePolicy:
         self.net, self.head, self.n_actions, self.obs_shape = net, head, n_actions, tuple(obs_shape)
         self.meta, self.mask_actions = meta, mask_actions
         self.device = "cpu"
+        self._numpy = None  # weights as numpy arrays for cheap one-observation forwards
+
+    def invalidate(self) -> None:
+        """Call after the weights change (optimiser step, load)."""
+        self._numpy = None
+
+    def _forward_numpy(self, obs) -> np.ndarray:
+        """Logits of one observation in numpy (a torch call per env step costs more than the env)."""
+        if self._numpy is None:
+            import torch.nn as nn
+
+            layers = []
+            for module in self.net:
+                if isinstance(module, nn.Linear):
+                    layers.append(("linear", module.weight.detach().numpy().astype(np.float64).T.copy(),
+                                   module.bias.detach().numpy().astype(np.float64).copy()))
+                elif not isinstance(module, nn.Flatten):
+                    layers.append((type(module).__name__, None, None))
+            self._numpy = layers
+        x = np.asarray(obs, dtype=np.float64).reshape(-1)
+        for kind, w, b in self._numpy:
+            if kind == "linear":
+                x = x @ w + b
+            elif kind == "ReLU":
+                x = np.maximum(x, 0.0)
+            elif kind == "Tanh":
+                x = np.tanh(x)
+            else:  # LeakyReLU, torch's default slope
+                x = np.where(x > 0, x, 0.01 * x)
+        return x
 
     def logits(self, obs):
         import torch
@@ -182,10 +212,7 @@ class ReinforcePolicy:
 
     def sample(self, obs, rng: np.random.Generator, mask=None, deterministic: bool = False):
         """One action for one observation, drawn with the numpy ``rng`` (seeded, cheap)."""
-        import torch
-
-        with torch.no_grad():
-            logits = self.logits(obs)[0].numpy().astype(np.float64)
+        logits = self._forward_numpy(obs)
         if self.head == "bernoulli":
             p = 1.0 / (1.0 + np.exp(-logits))
             return (p > 0.5).astype(np.int8) if deterministic else (rng.random(len(p)) < p).astype(np.int8)
@@ -193,8 +220,8 @@ class ReinforcePolicy:
             logits = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
         if deterministic:
             return int(np.argmax(logits))
-        z = np.exp(logits - logits.max())
-        return int(rng.choice(len(z), p=z / z.sum()))
+        z = np.cumsum(np.exp(logits - logits.max()))
+        return min(int(np.searchsorted(z, rng.random() * z[-1], side="right")), len(z) - 1)
 
     def predict(self, obs, deterministic: bool = False, action_masks=None, state=None, episode_start=None):
         """SB3-style ``(action, None)``; sampling uses torch's global RNG (seeded by the caller)."""
@@ -213,7 +240,7 @@ class ReinforcePolicy:
         meta = state["meta"]
         net = build_network(int(np.prod(state["obs_shape"])), int(state["n_actions"]), meta["hidden"],
                             meta["activation"])
-        net.load_state_dict(state["weights"])
+        net.load_state_dict(state["weights"])  # a fresh object: no numpy cache yet
         return cls(net, state["head"], int(state["n_actions"]), tuple(state["obs_shape"]), meta,
                    bool(state["mask_actions"]))
 
@@ -371,6 +398,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         state = torch.load(ckpts[-1][1], map_location="cpu", weights_only=False)
         policy.net.load_state_dict(state["model"]["weights"])
         optimizer.load_state_dict(state["optimizer"])
+        policy.invalidate()
         start, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
         _set_rng_states(rng, state["rng"])
     steps_before = steps
@@ -402,6 +430,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             if pending == cfg.examples_per_update or ex == n_examples - 1:
                 optimizer.step()
                 optimizer.zero_grad()
+                policy.invalidate()
                 pending = 0
         bar.update(1)
         if on_iteration is not None:

@@ -276,6 +276,9 @@ def table_markdown(spec: dict, root) -> str:
              "| --- | --- | --- | --- | --- | --- |"]
     for variant in spec["variants"]:
         frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
+        agent = spec.get("deeprm_agent")
+        if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
+            frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
         load = float(frame["load"].iloc[0])
         for (policy, algo, objective), part in frame.groupby(["policy", "algo", "objective"], sort=False):
             cells = []
@@ -302,10 +305,19 @@ def timing_markdown(spec: dict, root) -> str:
             t = json.loads(path.read_text())
             rows.append({"variant": variant, "algo": algo, "steps": t["steps"],
                          "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
+    agent = spec.get("deeprm_agent")
+    for rate, seed in dx.deeprm_agent_runs(spec):
+        path = dx.deeprm_agent_dir(root, agent["variant"], rate, seed) / "timing.json"
+        if not path.exists():
+            raise InputFileError(path, "missing (train the run first)")
+        t = json.loads(path.read_text())
+        rows.append({"variant": agent["variant"], "algo": dx.DEEPRM_AGENT, "steps": t["steps"],
+                     "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
     frame = pd.DataFrame(rows)
     lines = ["### DeepRM (SB3 report): training throughput", "",
              "Env steps per second of one training run on one CPU thread (mean over objectives and "
-             "seeds), and the total training wall time of the variant's runs.", "",
+             "seeds; the DeepRM agent: over its training rates), and the total training wall time of "
+             "the variant's runs.", "",
              "| variant | agent | runs | steps per run | steps/s | total wall time (min) |",
              "| --- | --- | --- | --- | --- | --- |"]
     for (variant, algo), part in frame.groupby(["variant", "algo"], sort=False):
