@@ -2,7 +2,7 @@
 
 DeepRM (Mao et al. 2016, hongzimao/deeprm ``pg_re.py``/``pg_network.py``): a policy network with one
 hidden layer of 20 ReLU units and a softmax over ``num_nw + 1`` actions on the flattened image; one
-*iteration* visits every training job set ("example", ``num_ex``) and plays ``trajectories``
+*iteration* visits every training job set ("example", ``num_ex``) in a shuffled order and plays ``trajectories``
 (``num_seq_per_batch``, 20) episodes of it with actions sampled from the policy; returns are
 discounted (discount 1); the *time-dependent baseline* at step t is the mean over that job set's
 trajectories of the return at t (shorter trajectories padded with zeros, as DeepRM's
@@ -411,7 +411,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     for it in range(start, iterations):
         optimizer.zero_grad()
         pending = 0
-        for ex in range(n_examples):
+        order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
+        for i, ex in enumerate(int(k) for k in order):
             trajs = [play(env, policy, rng, None if jobsets else seed + ex,
                           {"jobset": ex} if jobsets else None, info_keywords) for _ in range(cfg.trajectories)]
             rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
@@ -427,7 +428,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 steps += len(t["rewards"])
                 rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
                              "length": len(t["rewards"]), **t["info"]})
-            if pending == cfg.examples_per_update or ex == n_examples - 1:
+            if pending == cfg.examples_per_update or i == n_examples - 1:
                 optimizer.step()
                 optimizer.zero_grad()
                 policy.invalidate()
