@@ -104,6 +104,10 @@ def test_resume_equals_uninterrupted(tmp_path):
     resumed = train_reinforce(Bandit, cfg, 8, 1, tmp_path / "part", examples=2, checkpoint_every=2)
     assert resumed.iterations_trained == 3
     assert (tmp_path / "full" / "learning_curve.csv").read_bytes() == (tmp_path / "part" / "learning_curve.csv").read_bytes()
+    # without periodic checkpoints a finished run still continues to a higher target
+    train_reinforce(Bandit, cfg, 5, 1, tmp_path / "plain", examples=2)
+    assert train_reinforce(Bandit, cfg, 8, 1, tmp_path / "plain", examples=2).iterations_trained == 3
+    assert (tmp_path / "full" / "learning_curve.csv").read_bytes() == (tmp_path / "plain" / "learning_curve.csv").read_bytes()
     import torch
 
     a = torch.load(tmp_path / "full" / "model.zip", weights_only=False)["weights"]

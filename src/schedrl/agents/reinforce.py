@@ -23,7 +23,8 @@ Run folder (same files as ``schedrl.experiments.train`` writes for SB3 runs): ``
 ``model.zip`` (a ``torch.save`` archive holding network weights and architecture),
 ``learning_curve.csv`` (one row per training episode: timesteps, env, reward, length and the
 wrappers' info keywords), ``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser,
-iteration, steps, the curve so far and every RNG state) every ``checkpoint_every`` iterations: a
+iteration, steps, the curve so far and every RNG state) every ``checkpoint_every`` iterations and
+at the end (the last two kept): a
 rerun resumes from the newest checkpoint and trains up to the target iteration count, giving the
 same learning curve and weights as an uninterrupted run.
 """
@@ -346,6 +347,7 @@ class ReinforceResult:
     iterations_trained: int
     wall_time_s: float
     skipped: bool = False
+    steps_trained: int = 0  # env steps of this invocation
 
 
 def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterations: int, seed: int,
@@ -436,7 +438,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         bar.update(1)
         if on_iteration is not None:
             on_iteration(it + 1, rows)
-        if checkpoint_every and ((it + 1) % checkpoint_every == 0 or it + 1 == iterations):
+        # the final state is always kept too: a rerun with a higher target continues from it
+        if it + 1 == iterations or (checkpoint_every and (it + 1) % checkpoint_every == 0):
             _checkpoint(run_dir, policy, optimizer, it + 1, steps, rows, rng)
     bar.close()
     wall = time.perf_counter() - began
@@ -454,7 +457,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         "wall_time_total_s": round(float(previous.get("wall_time_total_s", 0.0)) + wall, 3),
         "threads": int(threads), "n_envs": 1, "device": "cpu",
     })
-    return ReinforceResult(run_dir, iterations, steps, trained, wall)
+    return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 
 def _checkpoint(run_dir: Path, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:

@@ -206,8 +206,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         result = train_pg(env_id, env_kwargs, hyperparams, total_steps, seed, run_dir, wrappers=wrappers,
                           variant=variant, checkpoint_every=checkpoint_every, threads=threads,
                           on_mismatch=on_mismatch)
-        return TrainResult(result.run_dir, result.steps, result.iterations_trained, result.wall_time_s,
-                           result.iterations - result.iterations_trained, result.skipped)
+        return TrainResult(result.run_dir, result.steps, result.steps_trained, result.wall_time_s,
+                           result.steps - result.steps_trained, result.skipped)
     import torch
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
