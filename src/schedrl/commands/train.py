@@ -8,7 +8,7 @@ from schedrl.experiments.envs import parse_pairs
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "train",
-        help="train an SB3 agent (DQN, A2C, PPO, TRPO, MaskablePPO) into a run folder",
+        help="train an agent (SB3 DQN, A2C, PPO, TRPO, MaskablePPO; DeepRM REINFORCE) into a run folder",
         description="Train one agent on a Gymnasium env into RUN_DIR (config.json, model.zip, "
         "checkpoints/, monitor/, learning_curve.csv, timing.json). Hyperparameters come from "
         "hyperparams/<algo>.yaml, block VARIANT merged over 'default', then --hp overrides. A rerun "
@@ -21,7 +21,7 @@ def register(subparsers) -> None:
                    help="env keyword argument (value read as YAML); repeatable, overrides --env-config")
     p.add_argument("--env-wrapper", action="append", default=[], metavar="MODULE:CLASS",
                    help="Gymnasium wrapper applied to each env copy; repeatable, innermost first")
-    p.add_argument("--algo", required=True, help="dqn, a2c, ppo, trpo or maskable_ppo")
+    p.add_argument("--algo", required=True, help="dqn, a2c, ppo, trpo, maskable_ppo or deeprm_pg (REINFORCE; --steps counts iterations)")
     p.add_argument("--variant", help="key of the hyperparameter block (default: the 'default' block)")
     p.add_argument("--hyperparams-dir", metavar="DIR",
                    help="folder of <algo>.yaml files (default: the package's agents/hyperparams)")
