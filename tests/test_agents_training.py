@@ -216,3 +216,15 @@ def test_cli_train_evaluate_and_errors(tmp_path, capsys):
     assert main(["train", "--env", ENV, "--algo", "a2c", "--steps", "5", "--seed", "0",
                  "--run-dir", str(tmp_path / "y"), "--env-kwarg", "novalue"]) == 2
     assert main(["evaluate", "--run-dir", str(tmp_path / "nothing"), "--out", str(out)]) == 2
+
+
+def test_bad_algorithm_for_env_leaves_no_run_folder(tmp_path):
+    from schedrl.errors import SchedrlError
+    from schedrl.experiments.train import train
+
+    run_dir = tmp_path / "run"
+    with pytest.raises(SchedrlError):
+        # DQN needs a Discrete action space; this env's is MultiBinary
+        train("schedrl.envs:schedrl/DeepRM-v0", {"action_mode": "multibinary", "num_nw": 5}, "dqn", {},
+              total_steps=10, seed=0, run_dir=run_dir)
+    assert not run_dir.exists()

@@ -248,6 +248,12 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     if start_path is not None and start >= total_steps and start_path.name == "model.zip":
         return TrainResult(run_dir, start, 0, 0.0, start, skipped=True)
 
+    # Build one env and check the action space before anything is written, so a bad env argument
+    # or algorithm leaves no run folder behind that a corrected rerun would refuse as different.
+    probe = make_env(env_id, env_kwargs, wrappers)
+    check_action_space(algo, probe.action_space)
+    probe.close()
+
     run_dir.mkdir(parents=True, exist_ok=True)
     write_json(config_path, {**config, "total_steps": int(total_steps), "versions": _versions()})
 
