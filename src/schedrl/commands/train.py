@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
     p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: none)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    p.add_argument("--device", default="cpu",
+                   help="torch device for SB3 algorithms: cpu, cuda or auto (default: %(default)s; "
+                   "deeprm_pg always runs on the CPU)")
     p.add_argument("--restart-if-changed", action="store_true",
                    help="if RUN_DIR holds a run with another config, delete it and start afresh "
                    "(default: refuse)")
@@ -60,7 +63,7 @@ def run(args) -> int:
     check_action_space(args.algo, env.action_space)
     result = train(args.env, env_kwargs, args.algo, hyperparams, args.steps, args.seed, args.run_dir,
                    wrappers=args.env_wrapper, variant=args.variant,
-                   checkpoint_every=args.checkpoint_every, threads=args.threads,
+                   checkpoint_every=args.checkpoint_every, threads=args.threads, device=args.device,
                    on_mismatch="restart" if args.restart_if_changed else "error")
     if result.skipped:
         print(f"{result.run_dir}: already trained to {result.steps} steps")
