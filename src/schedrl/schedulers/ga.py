@@ -101,25 +101,28 @@ def pareto_mask(objectives: np.ndarray) -> np.ndarray:
     return keep
 
 
+@numba.njit(cache=True, inline="always")
+def _dominates(obj, i, j):
+    """Row ``i`` Pareto-dominates row ``j`` (maximisation): >= everywhere, > somewhere."""
+    gt = False
+    for c in range(obj.shape[1]):
+        if obj[i, c] < obj[j, c]:
+            return False
+        if obj[i, c] > obj[j, c]:
+            gt = True
+    return gt
+
+
 @numba.njit(cache=True)
 def _nondominated_sorted(obj):
-    n, r = obj.shape
+    n = obj.shape[0]
     keep = np.zeros(n, dtype=np.bool_)
     front = np.empty(n, dtype=np.int64)
     m = 0
     for i in range(n):
         dominated = False
         for f in range(m):
-            j = front[f]
-            ge = True
-            gt = False
-            for c in range(r):
-                if obj[j, c] < obj[i, c]:
-                    ge = False
-                    break
-                if obj[j, c] > obj[i, c]:
-                    gt = True
-            if ge and gt:
+            if _dominates(obj, front[f], i):
                 dominated = True
                 break
         if not dominated:
@@ -139,20 +142,12 @@ def pareto_ranks(objectives: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _ranks(obj):
-    n, r = obj.shape
+    n = obj.shape[0]
     dominated_by = np.zeros(n, dtype=np.int64)  # how many rows dominate row j
     dom = np.zeros((n, n), dtype=np.bool_)
     for i in range(n):
         for j in range(n):
-            ge = True
-            gt = False
-            for c in range(r):
-                if obj[i, c] < obj[j, c]:
-                    ge = False
-                    break
-                if obj[i, c] > obj[j, c]:
-                    gt = True
-            if ge and gt:
+            if _dominates(obj, i, j):
                 dom[i, j] = True
                 dominated_by[j] += 1
     ranks = np.full(n, -1, dtype=np.int64)
