@@ -179,3 +179,28 @@ def test_write_json_is_valid_json_with_non_finite_values(tmp_path):
     write_json(path, {"a": float("nan"), "b": [np.float64("inf"), 1.5], "c": np.int64(3), "d": np.array([np.nan, 2.0])})
     assert json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"invalid JSON constant {c}")) == {
         "a": None, "b": [None, 1.5], "c": 3, "d": [None, 2.0]}
+
+
+def test_verdict_tolerance_bands():
+    from schedrl.report.claims import verdict
+
+    assert verdict(1.05, 1.0, rel_tol=0.1) == "reproduced"
+    assert verdict(1.15, 1.0, rel_tol=0.1) == "partly reproduced"
+    assert verdict(0.75, 1.0, rel_tol=0.1) == "not reproduced"
+    assert verdict(0.02, 0.0, abs_tol=0.05) == "reproduced"  # a zero paper value needs abs_tol
+
+
+def test_report_summary_counts_verdicts_per_paper(tmp_path):
+    from schedrl.report.claims import write_claims
+    from schedrl.report.render import render_report
+
+    rows = [{"paper": "runtime", "claim_id": f"c{i}", "claim": "x", "paper_value": "1", "ours": "1",
+             "verdict": v, "note": ""} for i, v in enumerate(["reproduced", "reproduced", "not reproduced"])]
+    path = tmp_path / "claims.csv"
+    write_claims(path, rows)
+    text, claims = render_report([path], [], "default")
+    assert len(claims) == 3
+    summary = next(line for line in text.splitlines() if line.startswith("| runtime |"))
+    assert summary.split("|")[3:8] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 "]
+    assert "Smoke scale" not in text
+    assert "Smoke scale" in render_report([path], [], "smoke")[0]

@@ -29,7 +29,6 @@ CLAIMS = []
 # Markdown tables (figures/<paper>/*.md) that the report includes under their paper.
 REPORT_SECTIONS = []
 
-SCHEDRL = "schedrl"
 # Every rule runs in the project environment (`--use-conda` builds it from envs/schedrl.yaml).
 CONDA_ENV = "../../envs/schedrl.yaml"
 
