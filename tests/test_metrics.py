@@ -29,6 +29,7 @@ def test_utilization_spans():
     assert metrics.utilization(s, 4) == pytest.approx(used / (4 * 40))          # [0, 40]
     assert metrics.utilization(s, 4, span="start") == pytest.approx(used / (4 * 30))  # [10, 40]
     assert metrics.runtime_utilization(s, 4) == metrics.utilization(s, 4, "submit")
+    assert metrics.runtime_utilization(s, 4) == pytest.approx(85 / 160)  # checked on its own too
     # an explicit window clips jobs: [15, 35) holds a 15 s, b 5 s, c 5 s
     assert metrics.utilization(s, 4, span=(15, 35)) == pytest.approx((30 + 20 + 5) / (4 * 20))
     with pytest.raises(ValueError):
@@ -67,6 +68,10 @@ def test_summary_keys_and_nan_free_json():
     s = _schedule()
     out = metrics.summary(s, ClusterSpec(nodes=4, bb_units=2))
     assert out["jobs"] == 3 and out["makespan"] == 40
+    assert out["utilization"] == pytest.approx(85 / 160) and out["span_start"] == 0.0
+    assert out["utilization_from_first_start"] == pytest.approx(85 / 120)
+    assert out["mean_wait"] == pytest.approx(35 / 3) and out["max_wait"] == 25
+    assert out["bb_utilization"] == pytest.approx(20 / 80)
     assert "bb_utilization" in out and "power_utilization" not in out
     empty = metrics.summary(s.iloc[:0], ClusterSpec(nodes=4))
     assert empty["utilization"] is None and empty["jobs"] == 0
