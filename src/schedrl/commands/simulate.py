@@ -60,8 +60,9 @@ def machine_nodes(frame, path) -> int:
 
 def run(args) -> int:
     from schedrl import metrics
+    from schedrl.experiments.heuristics import simulate_algorithm
     from schedrl.io import write_json
-    from schedrl.sim import ClusterSpec, HPCSimulator, simulate
+    from schedrl.sim import ClusterSpec
     from schedrl.workloads.swf import read_swf
 
     path = Path(args.trace)
@@ -76,12 +77,8 @@ def run(args) -> int:
         jobs = jobs.iloc[: args.max_jobs]
     cluster = ClusterSpec(nodes=nodes, bb_units=args.bb_units, power_budget=args.power_budget,
                           idle_power=args.idle_power)
-    if args.sim_step:
-        sim = HPCSimulator(cluster, overrun=args.overrun, sim_step=args.sim_step, double_idle=False)
-        sim.reset(jobs)
-        schedule = sim.run_policy(args.policy, args.backfill)
-    else:
-        schedule = simulate(jobs, cluster, args.policy, args.backfill, args.overrun)
+    schedule = simulate_algorithm(jobs, cluster, args.policy, args.backfill, overrun=args.overrun,
+                                  sim_step=args.sim_step)
     summary = metrics.summary(schedule, cluster, span=args.span)
     summary.update({"trace": str(path), "policy": args.policy, "backfill": args.backfill,
                     "overrun": args.overrun, "nodes": nodes, "sim_step": args.sim_step or None,

@@ -36,6 +36,17 @@ def algorithm_label(spec: str) -> str:
     return policy.upper() + BACKFILL_LABELS[backfill]
 
 
+def simulate_algorithm(jobs: pd.DataFrame, cluster: ClusterSpec, policy: str, backfill: str, *,
+                       overrun: str = "kill", sim_step: float = 0.0) -> pd.DataFrame:
+    """One schedule: event-driven ``simulate`` or, with ``sim_step`` > 0, the time-stepped
+    ``HPCSimulator`` (decisions on ticks of that many seconds, no idle-step doubling)."""
+    if sim_step:
+        sim = HPCSimulator(cluster, overrun=overrun, sim_step=sim_step, double_idle=False)
+        sim.reset(jobs)
+        return sim.run_policy(policy, backfill)
+    return simulate(jobs, cluster, policy, backfill, overrun)
+
+
 def run_heuristics(jobs: pd.DataFrame, cluster: ClusterSpec, algorithms, *, workload: str = "",
                    sim_step: float = 0.0, overrun: str = "kill", span: str = "submit"):
     """Simulate ``jobs`` under each algorithm; return (metrics rows DataFrame, {spec: schedule}).
@@ -46,12 +57,7 @@ def run_heuristics(jobs: pd.DataFrame, cluster: ClusterSpec, algorithms, *, work
     rows, schedules = [], {}
     for spec in algorithms:
         policy, backfill = parse_algorithm(spec)
-        if sim_step:
-            sim = HPCSimulator(cluster, overrun=overrun, sim_step=sim_step, double_idle=False)
-            sim.reset(jobs)
-            sched = sim.run_policy(policy, backfill)
-        else:
-            sched = simulate(jobs, cluster, policy, backfill, overrun)
+        sched = simulate_algorithm(jobs, cluster, policy, backfill, overrun=overrun, sim_step=sim_step)
         schedules[spec] = sched
         summary = metrics.summary(sched, cluster, span=span)
         rows.append({"workload": workload, "algorithm": spec, "label": algorithm_label(spec),
