@@ -81,23 +81,22 @@ def _schedule(key: str, value):
     return float(value)
 
 
+def _named_class(key: str, value, table: dict, module):
+    """Map a case-insensitive config name (``table`` key) to the class ``module.<table[name]>``."""
+    name = str(value).lower()
+    if name not in table:
+        raise ConfigError(f"policy_kwargs.{key}: unknown '{value}' (known: {', '.join(sorted(table))})")
+    return getattr(module, table[name])
+
+
 def _policy_kwargs(raw: dict) -> dict:
     import torch.nn as nn
     import torch.optim as optim
 
     out = dict(raw)
-    if "activation_fn" in out:
-        name = str(out["activation_fn"]).lower()
-        if name not in _ACTIVATIONS:
-            raise ConfigError(f"policy_kwargs.activation_fn: unknown '{out['activation_fn']}' "
-                              f"(known: {', '.join(sorted(_ACTIVATIONS))})")
-        out["activation_fn"] = getattr(nn, _ACTIVATIONS[name])
-    if "optimizer_class" in out:
-        name = str(out["optimizer_class"]).lower()
-        if name not in _OPTIMIZERS:
-            raise ConfigError(f"policy_kwargs.optimizer_class: unknown '{out['optimizer_class']}' "
-                              f"(known: {', '.join(sorted(_OPTIMIZERS))})")
-        out["optimizer_class"] = getattr(optim, _OPTIMIZERS[name])
+    for key, table, module in (("activation_fn", _ACTIVATIONS, nn), ("optimizer_class", _OPTIMIZERS, optim)):
+        if key in out:
+            out[key] = _named_class(key, out[key], table, module)
     arch = out.get("net_arch")
     if arch is not None:
         ok_list = isinstance(arch, list) and all(isinstance(w, int) and w > 0 for w in arch)

@@ -29,6 +29,16 @@ def _spec(text: str) -> dict:
     return check_spec(spec)
 
 
+def _spec_arg(parser) -> None:
+    parser.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+
+
+def _spec_and_root(parser) -> None:
+    """``--spec`` plus ``--root``, the results folder the report steps read."""
+    _spec_arg(parser)
+    parser.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "deeprm",
@@ -43,7 +53,7 @@ def register(subparsers) -> None:
                        description="Play a trained run folder (--run-dir) or a heuristic (--baseline) on "
                        "eval.episodes held-out job sets at every rate of eval.rates; write per-job and "
                        "per-episode CSVs.")
-    e.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    _spec_arg(e)
     e.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
     who = e.add_mutually_exclusive_group(required=True)
     who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
@@ -60,7 +70,7 @@ def register(subparsers) -> None:
                        "deeprm_pg, hyperparams/deeprm_pg.yaml) for slowdown at --rate with the "
                        "deeprm_agent block of the spec (iterations, job sets, trajectories). A rerun "
                        "resumes from the newest checkpoint; a changed config restarts the run.")
-    a.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    _spec_arg(a)
     a.add_argument("--rate", required=True, type=float, help="training rate, one of deeprm_agent.rates")
     a.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
     a.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
@@ -71,24 +81,21 @@ def register(subparsers) -> None:
                        description="Draw report figure NAME from results under --root into --out "
                        "(.png, plus .pdf and the plotted numbers as .csv).")
     f.add_argument("name", help="fig5_1 ... fig5_18")
-    f.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
-    f.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    _spec_and_root(f)
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
 
     c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
                        description="Compare the report's numbers and statements with ours; write "
                        "results/deeprm/claims.csv.")
-    c.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
-    c.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    _spec_and_root(c)
     c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
     c.set_defaults(func=run_claims)
 
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
                        description="Write the 130%-load table (every policy beside the report's numbers) "
                        "or, with --timing, the training-throughput table.")
-    t.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
-    t.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    _spec_and_root(t)
     t.add_argument("--timing", action="store_true", help="training throughput instead of results")
     t.add_argument("--out", required=True, metavar="MD", help="markdown file to write")
     t.set_defaults(func=run_table)
