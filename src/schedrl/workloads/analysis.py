@@ -235,11 +235,14 @@ def _events(start: np.ndarray, end: np.ndarray, nodes: np.ndarray):
 def _apply(active, count, size, sign):
     """Insert (sign +1) or remove (sign -1) ``size`` in the ascending ``active[:count]``."""
     pos = np.searchsorted(active[:count], size)
+    # shift in place with plain loops: no temporary array per event on this hot path
     if sign > 0:
-        active[pos + 1:count + 1] = active[pos:count].copy()
+        for j in range(count, pos, -1):
+            active[j] = active[j - 1]
         active[pos] = size
         return count + 1
-    active[pos:count - 1] = active[pos + 1:count].copy()
+    for j in range(pos, count - 1):
+        active[j] = active[j + 1]
     return count - 1
 
 
