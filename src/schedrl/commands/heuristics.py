@@ -85,6 +85,15 @@ def run_one(args) -> int:
     return 0
 
 
+def _metric_unit(metric: str) -> str:
+    """Axis unit of a ``heuristics run`` metric column."""
+    if metric == "utilization":
+        return "fraction"
+    if metric in ("mean_wait", "max_wait", "makespan"):
+        return "s"
+    return "ratio" if "slowdown" in metric else "value"
+
+
 def parse_paper(items) -> dict[str, list[float]]:
     paper = {}
     for item in items:
@@ -121,7 +130,7 @@ def run_table(args) -> int:
     ours = ours[ours["algorithm"].isin(args.algorithms)]
     table = compare_with_paper(ours, parse_paper(args.paper), args.algorithms, args.metric)
     plot_comparison(args.out_png, table, row="workload", col="label", title=args.title,
-                    ylabel=f"{args.metric.replace('_', ' ')} (fraction)", xlabel="workload")
+                    ylabel=f"{args.metric.replace('_', ' ')} ({_metric_unit(args.metric)})", xlabel="workload")
     notes = list(args.note)
     write_comparison_markdown(args.out_md, table, row="workload", col="label", title=args.title,
                               notes=notes)
