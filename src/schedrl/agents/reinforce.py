@@ -364,21 +364,17 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     import torch
     from tqdm.auto import tqdm
 
-    from schedrl.experiments.train import _canonical, write_learning_curve
+    from schedrl.agents.runs import begin_run, canonical, write_learning_curve
     from schedrl.io import read_json, write_json
 
-    if iterations < 1:
-        raise ConfigError(f"iterations must be >= 1, got {iterations}")
-    if checkpoint_every is not None and checkpoint_every < 1:
-        raise ConfigError(f"checkpoint interval must be >= 1, got {checkpoint_every}")
+    begin_run(iterations, "iterations", checkpoint_every, threads)
     run_dir = Path(run_dir)
-    torch.set_num_threads(max(1, int(threads)))
     record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": asdict(cfg),
               "seed": int(seed)}
     config_path = run_dir / "config.json"
     if config_path.exists():
         old = read_json(config_path)
-        diff = sorted(k for k in record if k != "versions" and _canonical(old.get(k)) != _canonical(record[k]))
+        diff = sorted(k for k in record if k != "versions" and canonical(old.get(k)) != canonical(record[k]))
         if diff:
             raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
                               "remove it or choose another folder")

@@ -23,7 +23,6 @@ learning curve for an uninterrupted run; a resumed run restarts its env RNG at t
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import time
@@ -32,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedrl.agents.runs import begin_run, write_learning_curve
+from schedrl.agents.runs import canonical as _canonical
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, make_env, wrapper_info_keywords
-from schedrl.io import atomic_path, read_json, write_csv, write_json
+from schedrl.io import atomic_path, read_json, write_json
 
-CURVE_FIELDS = ("timesteps", "env", "reward", "length")
 _CKPT = re.compile(r"^step_(\d+)\.zip$")
 KEEP_CHECKPOINTS = 2
 
@@ -56,10 +56,6 @@ def run_config(env_id: str, env_kwargs: dict, algo: str, hyperparams: dict, seed
     """What identifies a run (the target step count is recorded beside it but may change)."""
     return {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "wrappers": list(wrappers or ()),
             "algo": algo.lower(), "variant": variant, "hyperparams": dict(hyperparams), "seed": int(seed)}
-
-
-def _canonical(obj) -> str:
-    return json.dumps(obj, sort_keys=True, default=str)
 
 
 def _versions() -> dict[str, str]:
@@ -161,15 +157,6 @@ class _Callbacks:
         return TrainCallback()
 
 
-def write_learning_curve(folder: Path, rows: list[dict], info_keywords=(),
-                         name: str = "learning_curve.csv") -> None:
-    import pandas as pd
-
-    columns = [*CURVE_FIELDS, *info_keywords]
-    frame = pd.DataFrame(rows, columns=columns)
-    write_csv(Path(folder) / name, frame, float_format="%.6g")
-
-
 def _read_curve(run_dir: Path, upto: int) -> list[dict]:
     """Training episodes up to step ``upto``: from the checkpoint's copy, else the run's curve."""
     import pandas as pd
@@ -208,19 +195,14 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
                           on_mismatch=on_mismatch)
         return TrainResult(result.run_dir, result.steps, result.steps_trained, result.wall_time_s,
                            result.steps - result.steps_trained, result.skipped)
-    import torch
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from schedrl.agents.hyperparams import resolve_hyperparams
     from schedrl.agents.registry import algo_class, check_action_space, is_off_policy, uses_masks
 
-    if total_steps < 1:
-        raise ConfigError(f"total steps must be >= 1, got {total_steps}")
-    if checkpoint_every is not None and checkpoint_every < 1:
-        raise ConfigError(f"checkpoint interval must be >= 1, got {checkpoint_every}")
+    begin_run(total_steps, "total steps", checkpoint_every, threads)
     run_dir = Path(run_dir)
-    torch.set_num_threads(max(1, int(threads)))
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
