@@ -33,7 +33,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError
 from schedrl.workloads.presets import THETA, Machine
-from schedrl.workloads.splits import rebase_submit
+from schedrl.workloads.splits import take_part
 from schedrl.workloads.table import copy_attrs
 
 __all__ = ["BB_SIZE_DISTRIBUTIONS", "WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
@@ -88,16 +88,8 @@ def split_half(frame: pd.DataFrame, half: str, first: int | None = None) -> pd.D
         raise ConfigError(f"half must be 'a' or 'b', not {half!r}")
     if not 0 < first < n:
         raise ConfigError(f"cannot split {n} jobs after job {first}")
-    part = frame.iloc[:first] if half == "a" else frame.iloc[first:]
-    part = rebase_submit(copy_attrs(frame, part.reset_index(drop=True)))
-    header = dict(part.attrs.get("header") or {})
-    for key in ("MaxJobs", "MaxRecords"):
-        if key in header:
-            header[key] = str(len(part))
-    part.attrs["header"] = header
-    _note(part, f"half {half}: jobs {1 if half == 'a' else first + 1}-{first if half == 'a' else n} "
-                f"of {n}, submit times shifted to start at 0")
-    return part
+    rows = slice(0, first) if half == "a" else slice(first, n)
+    return take_part(frame, rows, f"half {half}: jobs {rows.start + 1}-{rows.stop} of {n}")
 
 
 @dataclass(frozen=True)
