@@ -134,3 +134,14 @@ def test_find_trace_and_stand_in(tmp_path):
         real = load_trace("theta_2022.swf", [tmp_path, TRACES])
         assert not real.attrs["stand_in"] and len(real) == 23_911
     assert all(len(info.sha256) == 64 for info in CATALOG.values())
+
+
+@pytest.mark.skipif(not TRACES.is_dir(), reason="shared traces not available")
+def test_catalog_checksums_match_the_shared_traces():
+    """The catalog's sha256 (what `workload download` verifies) is that of the traces we use."""
+    from schedrl.workloads.traces import sha256_of
+
+    present = [info for name, info in CATALOG.items() if (TRACES / name).is_file()]
+    assert present
+    for info in present:
+        assert sha256_of(TRACES / info.name) == info.sha256, info.name
