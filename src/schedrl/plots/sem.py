@@ -18,6 +18,7 @@ import pandas as pd
 from schedrl.io import read_json, write_text
 from schedrl.plots import new_figure, save_figure
 from schedrl.report.claims import verdict, write_claims
+from schedrl.workloads.analysis import share_column
 
 PAPER = "sem"
 
@@ -76,10 +77,6 @@ def _label(summary: dict) -> str:
     if summary["source_kind"] != "trace":
         label += " (stand-in)"
     return label
-
-
-def _share_col(threshold: float) -> str:
-    return f"share_{round(threshold * 100, 6):g}".replace(".", "_")
 
 
 # --------------------------------------------------------------------------- Fig. 5
@@ -191,7 +188,7 @@ def fig7_k_largest_coverage(analyses: list[dict], png: str | Path, thresholds=(0
     axes = np.atleast_1d(axes)
     rows = []
     for ax, thr in zip(axes, thresholds):
-        col = _share_col(thr)
+        col = share_column(thr)
         for i, item in enumerate(analyses):
             s, kl = item["summary"], item["k_largest"]
             kl = kl[kl["k"] >= 1]
@@ -302,9 +299,9 @@ def claims_rows(analyses: list[dict]) -> list[dict]:
         if name not in by_name:
             continue
         s, kl = by_name[name]["summary"], by_name[name]["k_largest"].set_index("k")
-        if _share_col(thr) not in kl.columns or k not in kl.index:
+        if share_column(thr) not in kl.columns or k not in kl.index:
             continue  # analysed with other thresholds or a smaller k_max
-        ours = 100 * float(kl.loc[k, _share_col(thr)])
+        ours = 100 * float(kl.loc[k, share_column(thr)])
         if not _comparable(s):
             v = "not comparable"
         elif rel == "about":

@@ -195,7 +195,7 @@ def k_largest_summary(schedule: pd.DataFrame, ks: Sequence[int], *,
     total_node_seconds = float(np.sum(nodes * (end - start)))
     out = pd.DataFrame({"k": ks_arr})
     for j, t in enumerate(thr):
-        out[f"share_{_pct(t)}"] = covered[:, j] / period if period > 0 else 1.0
+        out[share_column(t)] = covered[:, j] / period if period > 0 else 1.0
     out["node_hour_loss_pct"] = 100.0 * lost / total_node_seconds if total_node_seconds > 0 else 0.0
     out["lost_node_hours"] = lost / 3600.0
     return out
@@ -217,8 +217,9 @@ def k_largest_coverage_steps(schedule: pd.DataFrame, k: int, *, size: str = "siz
     return steps
 
 
-def _pct(threshold: float) -> str:
-    return f"{round(threshold * 100, 6):g}".replace(".", "_")
+def share_column(threshold: float) -> str:
+    """Name of the coverage column of ``threshold`` in ``k_largest_summary`` (0.9 -> ``share_90``)."""
+    return "share_" + f"{round(threshold * 100, 6):g}".replace(".", "_")
 
 
 def _events(start: np.ndarray, end: np.ndarray, nodes: np.ndarray):
