@@ -44,6 +44,32 @@ def _fits(demand, j, avail):
     return True
 
 
+@njit(cache=True, inline="always")
+def _shadow_walk(avail, h, demand, jobs, ends, n, floor):
+    """EASY's shadow time for job ``h``: add the first ``n`` running ``jobs`` (sorted by requested
+    end ``ends``) to ``avail`` in place until ``h`` fits; the shadow time is that end, never before
+    ``floor`` (inf if ``h`` never fits). Every job whose requested end ties the shadow time has
+    released its resources then too, so those are added as well (``avail`` then holds the free
+    resources at the shadow time)."""
+    ndim = avail.shape[0]
+    shadow = np.inf
+    r = 0
+    while r < n:
+        j = jobs[r]
+        for d in range(ndim):
+            avail[d] += demand[j, d]
+        r += 1
+        if _fits(demand, h, avail):
+            shadow = max(ends[r - 1], floor)
+            break
+    while r < n and ends[r] <= shadow:
+        j = jobs[r]
+        for d in range(ndim):
+            avail[d] += demand[j, d]
+        r += 1
+    return shadow
+
+
 @njit(cache=True)
 def _heap_push(heap_t, heap_j, size, t, j):
     i = size
@@ -202,22 +228,7 @@ def simulate_arrays(submit, req_time, run_time, demand, key, capacity, backfill)
             # 2. EASY: reserve the head at the shadow time, backfill behind it
             for d in range(ndim):
                 avail[d] = free[d]
-            r = 0
-            while r < rlen:
-                jr = run_j[r]
-                for d in range(ndim):
-                    avail[d] += demand[jr, d]
-                r += 1
-                if _fits(demand, h, avail):
-                    shadow = max(run_e[r - 1], t)
-                    break
-            # every job whose requested end ties the shadow time has released its resources
-            # then too: the extra counts them all (run_e is sorted)
-            while r < rlen and run_e[r] <= shadow:
-                jr = run_j[r]
-                for d in range(ndim):
-                    avail[d] += demand[jr, d]
-                r += 1
+            shadow = _shadow_walk(avail, h, demand, run_j, run_e, rlen, t)
             for d in range(ndim):
                 extra[d] = avail[d] - demand[h, d]
             if np.isnan(first_res[h]):
@@ -382,7 +393,6 @@ def easy_shadow(free, h, running, start, req_time, demand, clock):
     which ``h`` fits, and the resources free then beyond its demand, counting every running job
     whose requested end is at or before it. ``h`` fitting now gives (clock, free - demand).
     """
-    ndim = free.shape[0]
     avail = free.copy()
     if _fits(demand, h, avail):
         return clock, avail - demand[h]
@@ -391,21 +401,7 @@ def easy_shadow(free, h, running, start, req_time, demand, clock):
     for r in range(n):
         ends[r] = max(start[running[r]] + req_time[running[r]], clock)
     order = np.argsort(ends, kind="mergesort")  # stable: ties keep the running order
-    shadow = np.inf
-    r = 0
-    while r < n:
-        j = running[order[r]]
-        for d in range(ndim):
-            avail[d] += demand[j, d]
-        r += 1
-        if _fits(demand, h, avail):
-            shadow = ends[order[r - 1]]
-            break
-    while r < n and ends[order[r]] <= shadow:  # jobs tied with the shadow time end then too
-        j = running[order[r]]
-        for d in range(ndim):
-            avail[d] += demand[j, d]
-        r += 1
+    shadow = _shadow_walk(avail, h, demand, running[order], ends[order], n, clock)
     return shadow, avail - demand[h]
 
 
