@@ -126,7 +126,10 @@ def _verdicts(rows):
 
 def test_claims_follow_the_numbers(tmp_path):
     _fake_results(tmp_path / "good", SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
-    good = _verdicts(claims_rows(SPEC, tmp_path / "good"))
+    good_rows = claims_rows(SPEC, tmp_path / "good")
+    good = _verdicts(good_rows)
+    paper = {r["claim_id"]: r["paper_value"] for r in good_rows}
+    assert paper["d2-a2c-slowdown"] == "3.9" and paper["d2-sjf-completion"] == "20"  # the report's text
     assert good["d2-a2c-slowdown"] == "reproduced" and good["d2-sjf-slowdown"] == "reproduced"
     assert good["d2-trpo-slowdown"] == "not comparable"  # TRPO is not configured in SPEC
     assert good["d2-rl-beats-sjf"] == "partly reproduced"  # only A2C of A2C and TRPO exists

@@ -75,7 +75,8 @@ def _missing(claim_id, claim, paper_value, what) -> dict:
     return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} not trained/evaluated at this scale")
 
 
-def _numeric(res: _Results, claim_id, claim, paper, variant, algo, metric, rate, objective) -> dict:
+def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, objective) -> dict:
+    paper = PAPER_AT_130[(variant, algo, metric)]  # one place for the report's numbers
     ours = res.mean(variant, algo, metric, rate, objective)
     if ours is None:
         return _missing(claim_id, claim, f"{paper:g}", f"{dx.label(algo)} in {variant}")
@@ -205,23 +206,23 @@ def claims_rows(spec: dict, root) -> list[dict]:
     box = spec["eval"]["box_rate"]
     sd, ct = "mean_slowdown", "mean_completion_time"
     rows = [
-        _numeric(res, "d2-a2c-slowdown", "Discrete phase 2, 130% load: A2C mean slowdown", 3.9,
+        _numeric(res, "d2-a2c-slowdown", "Discrete phase 2, 130% load: A2C mean slowdown",
                  "discrete-image", "a2c", sd, box, "slowdown"),
-        _numeric(res, "d2-trpo-slowdown", "Discrete phase 2, 130% load: TRPO mean slowdown", 4.0,
+        _numeric(res, "d2-trpo-slowdown", "Discrete phase 2, 130% load: TRPO mean slowdown",
                  "discrete-image", "trpo", sd, box, "slowdown"),
-        _numeric(res, "d2-sjf-slowdown", "Discrete phase 2, 130% load: SJF mean slowdown", 4.9,
+        _numeric(res, "d2-sjf-slowdown", "Discrete phase 2, 130% load: SJF mean slowdown",
                  "discrete-image", "sjf", sd, box, None),
         _better(res, "d2-rl-beats-sjf", "Discrete phase 2, 130% load: A2C and TRPO beat SJF on slowdown",
                 "3.9 and 4.0 vs 4.9", "discrete-image", ["a2c", "trpo"], "sjf", sd, box, "slowdown"),
-        _numeric(res, "d2-a2c-completion", "Discrete phase 2, 130% load: A2C mean completion time", 19.7,
+        _numeric(res, "d2-a2c-completion", "Discrete phase 2, 130% load: A2C mean completion time",
                  "discrete-image", "a2c", ct, box, "completion_time"),
-        _numeric(res, "d2-trpo-completion", "Discrete phase 2, 130% load: TRPO mean completion time", 20.1,
+        _numeric(res, "d2-trpo-completion", "Discrete phase 2, 130% load: TRPO mean completion time",
                  "discrete-image", "trpo", ct, box, "completion_time"),
-        _numeric(res, "d2-sjf-completion", "Discrete phase 2, 130% load: SJF mean completion time", 20.0,
+        _numeric(res, "d2-sjf-completion", "Discrete phase 2, 130% load: SJF mean completion time",
                  "discrete-image", "sjf", ct, box, None),
-        _numeric(res, "d1-sjf-slowdown", "Discrete phase 1, 130% load: SJF mean slowdown", 2.9,
+        _numeric(res, "d1-sjf-slowdown", "Discrete phase 1, 130% load: SJF mean slowdown",
                  "discrete-stacked", "sjf", sd, box, None),
-        _numeric(res, "d1-dqn-slowdown", "Discrete phase 1, 130% load: DQN mean slowdown", 3.8,
+        _numeric(res, "d1-dqn-slowdown", "Discrete phase 1, 130% load: DQN mean slowdown",
                  "discrete-stacked", "dqn", sd, box, "slowdown"),
         _heuristic_beats_agents(res, "d1-sjf-beats-agents", "Discrete phase 1, 130% load: SJF beats every agent "
                                 "on slowdown", "SJF 2.9 vs best agent DQN 3.8", "discrete-stacked", "sjf", sd, box,
