@@ -328,7 +328,7 @@ def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0,
         if backfill == "easy" and sim.queue and sim.free[0] > 0:
             sim.reserve(0)
             sim.backfill()
-        sim.advance()
+        sim.next_decision_point()  # advance() without building a SimState nobody reads
     schedule = sim.schedule()
     schedule.attrs["sim"] = {**schedule.attrs.get("sim", {}), "policy": "window_optimiser",
                              "window": window, "pick": rule, "seed": seed, "backfill": backfill,
