@@ -245,15 +245,11 @@ def run_split(args) -> int:
     return 0
 
 
-def _notes(frame) -> list:
-    notes = (frame.attrs.get("header") or {}).get("Note", [])
-    return notes if isinstance(notes, list) else [notes]
-
-
 def run_trace(args) -> int:
     from schedrl.workloads.clean import cleaning_summary
     from schedrl.workloads.splits import MONTH_SECONDS, rebase_submit, take_part
     from schedrl.workloads.swf import write_swf
+    from schedrl.workloads.table import add_note
     from schedrl.workloads.traces import load_trace
 
     frame = load_trace(args.name, args.dirs, seed=args.seed, n_jobs=args.stand_in_jobs,
@@ -268,10 +264,7 @@ def run_trace(args) -> int:
     # submit times relative to the first job; the header's UnixStartTime keeps the absolute clock
     rebase_submit(frame)
     if not frame.attrs.get("stand_in"):
-        header = dict(frame.attrs.get("header") or {})
-        notes = _notes(frame)
-        header["Note"] = list(notes) + [f"schedrl cleaning: {cleaning_summary(frame)}"]
-        frame.attrs["header"] = header
+        add_note(frame, f"schedrl cleaning: {cleaning_summary(frame)}")
     write_swf(frame, args.out)
     kind = "stand-in" if frame.attrs.get("stand_in") else "real trace"
     print(f"{args.out}: {len(frame)} jobs ({kind} {args.name})", file=sys.stderr)

@@ -34,21 +34,13 @@ import pandas as pd
 from schedrl.errors import ConfigError
 from schedrl.workloads.presets import THETA, Machine
 from schedrl.workloads.splits import take_part
-from schedrl.workloads.table import copy_attrs
+from schedrl.workloads.table import add_note, copy_attrs
 
 __all__ = ["BB_SIZE_DISTRIBUTIONS", "WRA_CHOICES", "apply_wra", "split_half", "Scenario", "SCENARIOS", "apply_scenario",
            "bb_units_from_tb"]
 
 WRA_CHOICES = ("100", "050", "rnd")
 BB_MAX_TB = 285.0
-
-
-def _note(frame: pd.DataFrame, text: str) -> None:
-    header = dict(frame.attrs.get("header") or {})
-    notes = header.get("Note", [])
-    notes = list(notes) if isinstance(notes, list) else [notes]
-    header["Note"] = notes + [text]
-    frame.attrs["header"] = header
 
 
 def apply_wra(frame: pd.DataFrame, wra: str | float, seed: int = 0) -> pd.DataFrame:
@@ -73,7 +65,7 @@ def apply_wra(frame: pd.DataFrame, wra: str | float, seed: int = 0) -> pd.DataFr
         text = f"WRA {key}: run_time = req_time x {value:g}"
     out["run_time"] = np.maximum(np.floor(req * ratio + 0.5), 1.0).astype(np.int64)
     out["avg_cpu_time"] = -1
-    _note(out, text)
+    add_note(out, text)
     return out
 
 
@@ -180,6 +172,6 @@ def apply_scenario(frame: pd.DataFrame, scenario: str, seed: int = 0, machine: M
         header["PowerBudgetWatts"] = f"{machine.power_budget_watts:g}"
         header["NodeIdleWatts"] = f"{machine.node_idle_watts:g}"
     out.attrs["header"] = header
-    _note(out, f"MRSch scenario {sc.name} (seed {seed}): {sc.describe()}; {source}")
+    add_note(out, f"MRSch scenario {sc.name} (seed {seed}): {sc.describe()}; {source}")
     out.attrs["scenario"] = sc.name
     return out

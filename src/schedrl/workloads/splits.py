@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import ConfigError
-from schedrl.workloads.table import copy_attrs
+from schedrl.workloads.table import add_note, copy_attrs
 
 __all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part", "rebase_submit"]
 
@@ -56,11 +56,8 @@ def take_part(frame: pd.DataFrame, rows: slice | np.ndarray, label: str, rebase:
     for key in ("MaxJobs", "MaxRecords"):
         if key in header:
             header[key] = str(len(part))
-    notes = header.get("Note", [])
-    notes = list(notes) if isinstance(notes, list) else [notes]
-    header["Note"] = notes + [label + (", submit times shifted to start at 0" if rebase else "")]
     part.attrs["header"] = header
-    return part
+    return add_note(part, label + (", submit times shifted to start at 0" if rebase else ""))
 
 
 def sem_split(frame: pd.DataFrame, train_jobs: int = 60_000, episode_jobs: int = 600, val_jobs: int = 1_200,

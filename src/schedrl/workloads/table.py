@@ -103,6 +103,16 @@ def copy_attrs(src: pd.DataFrame, dst: pd.DataFrame) -> pd.DataFrame:
     return dst
 
 
+def add_note(frame: pd.DataFrame, text: str) -> pd.DataFrame:
+    """Append ``text`` as one more ``; Note:`` line of the SWF header (in place; returns ``frame``)."""
+    header = dict(frame.attrs.get("header") or {})
+    notes = header.get("Note", [])
+    notes = list(notes) if isinstance(notes, list) else [notes]
+    header["Note"] = notes + [text]
+    frame.attrs["header"] = header
+    return frame
+
+
 def machine_size(frame: pd.DataFrame, default: int | None = None) -> int | None:
     """The machine size stated in the header: MaxProcs, else MaxNodes (leading integer), else default.
 
