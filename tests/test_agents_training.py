@@ -196,6 +196,9 @@ def test_job_metrics_wrapper_summarises_the_final_jobs():
     assert info["jobs_finished"] == 2.0
     empty = job_metrics([])
     assert empty["jobs_finished"] == 0.0 and np.isnan(empty["mean_slowdown"])
+    # the DeepRM grid also reports running and waiting jobs: only finished ones are counted
+    mixed = job_metrics({"slowdown": [1.0, 2.0, 4.0], "state": ["finished", "running", "waiting"]})
+    assert mixed["jobs_finished"] == 1.0 and mixed["mean_slowdown"] == pytest.approx(7 / 3)
 
 
 def test_cli_train_evaluate_and_errors(tmp_path, capsys):

@@ -1,7 +1,7 @@
 """Gymnasium wrappers used while training and evaluating agents.
 
 ``JobMetricsInfo`` turns the per-job table a scheduling env reports at episode end
-(``info["jobs"]``: one row per finished job) into scalar episode metrics in ``info`` (mean slowdown,
+(``info["jobs"]``: one row per job; a ``state`` column, where present, tells finished ones) into scalar episode metrics in ``info`` (mean slowdown,
 mean completion time, jobs finished), so SB3's Monitor and the learning-curve logger can record
 them beside the episode reward. ``INFO_KEYWORDS`` lists the keys it adds.
 """
@@ -17,7 +17,9 @@ def job_metrics(jobs) -> dict[str, float]:
     import pandas as pd
 
     frame = jobs if isinstance(jobs, pd.DataFrame) else pd.DataFrame(jobs)
-    out = {"jobs_finished": float(len(frame))}
+    # tables with a "state" column (the DeepRM grid's) also list running and waiting jobs
+    finished = (frame["state"] == "finished").sum() if "state" in frame.columns else len(frame)
+    out = {"jobs_finished": float(finished)}
     for column in ("slowdown", "completion_time"):
         if len(frame) and column in frame.columns:
             out[f"mean_{column}"] = float(np.mean(frame[column].to_numpy(dtype=float)))
