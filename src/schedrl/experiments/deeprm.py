@@ -134,7 +134,7 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
     """
     from tqdm.auto import tqdm
 
-    from schedrl.envs.rollout import run_policy
+    from schedrl.envs.rollout import episode_summary, run_policy
     from schedrl.experiments.envs import make_env
 
     if episodes < 1:
@@ -155,9 +155,9 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
         for frame in (table, per_episode):
             frame.insert(0, "load", load)
             frame.insert(0, "rate", float(rate))
-        grouped = table.groupby("episode")
-        per_episode["mean_slowdown"] = per_episode["episode"].map(grouped["slowdown"].mean())
-        per_episode["mean_completion_time"] = per_episode["episode"].map(grouped["completion_time"].mean())
+        means = episode_summary(table).set_index("episode")
+        for metric in ("mean_slowdown", "mean_completion_time"):
+            per_episode[metric] = per_episode["episode"].map(means[metric])
         jobs.append(table)
         summary.append(per_episode)
     return pd.concat(jobs, ignore_index=True), pd.concat(summary, ignore_index=True)
