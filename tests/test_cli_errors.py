@@ -193,3 +193,23 @@ def test_workload_info_prints_strict_json(tmp_path, capsys):
 
     info = json.loads(capsys.readouterr().out, parse_constant=no_constants)
     assert info["jobs"] == 1 and info["offered_load"] is None
+
+
+def test_simulate_sizes_the_machine_like_the_cleaning(tmp_path):
+    """SWF sizes count processors: a header with MaxNodes 2 and MaxProcs 16 is a 16-processor machine."""
+    import json
+
+    trace = tmp_path / "procs.swf"
+    trace.write_text("; MaxNodes: 2\n; MaxProcs: 16\n"
+                     "1 0 -1 100 8 -1 -1 8 100 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                     "2 10 -1 100 16 -1 -1 16 100 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    metrics = tmp_path / "m.json"
+    assert main(["simulate", str(trace), "--policy", "fcfs", "--backfill", "none",
+                 "--schedule", str(tmp_path / "s.csv"), "--metrics", str(metrics)]) == 0
+    result = json.loads(metrics.read_text())
+    assert result["nodes"] == 16
+    import pandas as pd
+
+    schedule = pd.read_csv(tmp_path / "s.csv").set_index("job_id")
+    assert schedule.loc[1, "start_time"] == 0
+    assert schedule.loc[2, "start_time"] == 100  # all 16 processors: waits for job 1 to end

@@ -46,16 +46,14 @@ def register(subparsers) -> None:
 
 
 def machine_nodes(frame, path) -> int:
-    """Nodes from the SWF header (MaxNodes, else MaxProcs)."""
-    header = frame.attrs.get("header", {}) or {}
-    for key in ("MaxNodes", "MaxProcs"):
-        value = header.get(key)
-        try:
-            if value is not None and int(str(value).split()[0]) > 0:
-                return int(str(value).split()[0])
-        except ValueError:
-            continue
-    raise SchedrlError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
+    """The machine size the cleaning used (header MaxProcs, else MaxNodes): job sizes in SWF count
+    processors, so MaxNodes alone (184 on DataStar, against 1,664 processors) would be too small."""
+    from schedrl.workloads.table import machine_size
+
+    size = machine_size(frame)
+    if size is None:
+        raise SchedrlError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
+    return size
 
 
 def run(args) -> int:
