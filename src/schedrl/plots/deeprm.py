@@ -140,7 +140,7 @@ def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
 def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = dx.figure_spec(name)
     rate = spec["eval"]["withheld_rate"]
-    max_len = int({**spec["env"], **dx.variant_spec(spec, fig_spec.variant).get("env", {})}.get("max_job_len", 15))
+    max_len = int(dx.env_kwargs(spec, fig_spec.variant, "slowdown").get("max_job_len", 15))
     kinds = {"generated": ["generated"], "withheld": ["withheld"], "lengths": ["generated", "withheld"]}[fig_spec.kind]
     algos = list(fig_spec.algos)
     fig, axes = new_figure(len(kinds), len(algos), squeeze=False)
