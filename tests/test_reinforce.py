@@ -76,6 +76,8 @@ def test_bandit_return_improves_and_is_seeded(tmp_path):
     assert last > first + 1.0 and last > 4.0
     train_reinforce(Bandit, cfg, 25, 3, tmp_path / "b", examples=2)
     assert (tmp_path / "a" / "learning_curve.csv").read_bytes() == (tmp_path / "b" / "learning_curve.csv").read_bytes()
+    # the model too is byte-identical (torch.save to a temporary file would embed its random name)
+    assert (tmp_path / "a" / "model.zip").read_bytes() == (tmp_path / "b" / "model.zip").read_bytes()
     train_reinforce(Bandit, cfg, 25, 4, tmp_path / "c", examples=2)
     assert not _curve(tmp_path / "c").equals(curve)
     # the saved policy loads and prefers arm 1 (SB3-style predict)

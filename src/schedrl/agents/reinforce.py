@@ -253,12 +253,7 @@ class ReinforcePolicy:
         return cls.from_state(torch.load(path, map_location="cpu", weights_only=False))
 
     def save(self, path) -> None:
-        import torch
-
-        from schedrl.io import atomic_path
-
-        with atomic_path(path) as tmp:
-            torch.save(self.state(), tmp)
+        _torch_save(self.state(), path)
 
 
 def make_policy(env, cfg: ReinforceConfig) -> ReinforcePolicy:
@@ -297,7 +292,10 @@ def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int
     obs_list, acts, masks, rewards = [], [], [], []
     done = False
     while not done:
-        mask = np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool) if masked else None
+        mask = None
+        if masked:  # the DeepRM env already puts the current mask in info; others are asked
+            mask = info.get("action_mask")
+            mask = np.asarray(env.get_wrapper_attr("action_masks")() if mask is None else mask, dtype=bool)
         action = policy.sample(obs, rng, mask)
         obs_list.append(np.asarray(obs, dtype=np.float32))
         acts.append(action)
@@ -456,17 +454,27 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 
-def _checkpoint(run_dir: Path, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
+def _torch_save(obj, path) -> None:
+    """``torch.save`` written atomically and byte-stably: saved to memory first, because a file
+    target puts its (random temporary) name into the zip archive's member names."""
+    import io
+
     import torch
 
     from schedrl.io import atomic_path
 
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(buf.getvalue())
+
+
+def _checkpoint(run_dir: Path, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     state = {"model": policy.state(), "optimizer": optimizer.state_dict(), "iteration": iteration,
              "steps": steps, "curve": copy.deepcopy(rows), "rng": _rng_states(rng)}
-    with atomic_path(folder / f"iter_{iteration}.pt") as tmp:
-        torch.save(state, tmp)
+    _torch_save(state, folder / f"iter_{iteration}.pt")
     for _, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
         old.unlink(missing_ok=True)
 
