@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from schedrl.agents import load_hyperparams
-from schedrl.experiments import deeprm as dx
+from schedrl.papers.deeprm import experiments as dx
 from schedrl.experiments.envs import make_env
 from schedrl.experiments.evaluate import load_run, run_policy_fn
 from schedrl.experiments.train import train

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from schedrl.config import load_yaml
-from schedrl.experiments import deeprm as dx
+from schedrl.papers.deeprm import experiments as dx
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 

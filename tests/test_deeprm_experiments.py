@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import ConfigError
-from schedrl.experiments import deeprm as dx
-from schedrl.experiments.deeprm_claims import claims_rows
+from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import figures as df
+from schedrl.papers.deeprm.claims import claims_rows
 from schedrl.io import write_csv
 
 SPEC = {
@@ -59,19 +60,19 @@ def test_spec_cross_checks():
 
 
 def test_every_report_figure_is_listed_with_inputs():
-    assert list(dx.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
+    assert list(df.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
     spec = copy.deepcopy(SPEC)
     spec["variants"].update({"discrete-stacked": {"algos": ["dqn", "a2c"]},
                              "multibinary-stacked": {"algos": ["a2c"]}})
-    for name in dx.FIGURES:
-        inputs = dx.figure_inputs(spec, "r", name)
+    for name in df.FIGURES:
+        inputs = df.figure_inputs(spec, "r", name)
         assert inputs, name
-    box = [str(p) for p in dx.figure_inputs(spec, "r", "fig5_2")]
+    box = [str(p) for p in df.figure_inputs(spec, "r", "fig5_2")]
     assert "r/discrete-stacked/dqn/completion_time/seed0/eval_episodes.csv" in box
     assert "r/discrete-stacked/baseline/random/eval_episodes.csv" in box
-    load = [str(p) for p in dx.figure_inputs(spec, "r", "fig5_1")]
+    load = [str(p) for p in df.figure_inputs(spec, "r", "fig5_1")]
     assert not any("completion_time" in p for p in load)
-    assert {str(p) for p in dx.figure_inputs(spec, "r", "fig5_18")} == {
+    assert {str(p) for p in df.figure_inputs(spec, "r", "fig5_18")} == {
         "r/multibinary-image/a2c/slowdown/seed0/eval_jobs.csv", "r/multibinary-image/ppo/slowdown/seed0/eval_jobs.csv"}
 
 
@@ -146,7 +147,7 @@ def test_claims_follow_the_numbers(tmp_path):
 def test_tiny_pipeline_end_to_end(tmp_path):
     from schedrl.agents import load_hyperparams
     from schedrl.experiments.train import train
-    from schedrl.plots.deeprm import draw
+    from schedrl.papers.deeprm.figures import draw
     from schedrl.report.claims import read_claims, write_claims
 
     root = tmp_path / "results"

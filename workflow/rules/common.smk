@@ -1,8 +1,6 @@
 # Shared by every rule file (config validation, target registry, path helpers) and home of the
 # input functions of the rule files (`snakemake --lint` wants functions kept apart from rules).
-import json
 import re
-import shlex
 import sys
 from pathlib import Path
 
@@ -78,9 +76,51 @@ def alternatives(names):
     return "|".join(re.escape(n) for n in names) or "no-such-name"
 
 
+def package_file(path):
+    """A data file of the installed package (hyperparameter YAML, paper_values.yaml) as a rule
+    input: relative to the workflow when the package lives inside it (editable install)."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path(workflow.basedir).resolve()))
+    except ValueError:
+        return str(path)
+
+
+def paper_values_path(paper):
+    from schedrl.papers.values import values_path
+
+    return values_path(paper)
+
+
+def _output_regex(pattern):
+    parts = re.split(r"\{[^}]+\}", str(pattern))
+    return re.compile(".+".join(re.escape(p) for p in parts) + "$")
+
+
+def register_targets(paper, targets, rules):
+    """Register a paper package's TARGETS (figures, tables, claims) with its aggregate rule.
+
+    Each target names the rule that builds it; a missing rule, or a rule whose outputs cannot
+    produce the target's files, stops the workflow with one line (the two-hop promise of
+    ``schedrl figures`` would be broken).
+    """
+    for target in targets:
+        built_by = getattr(rules, target.rule, None)
+        if built_by is None:
+            sys.stderr.write(f"schedrl: {paper} target {target.name}: no rule '{target.rule}'\n")
+            sys.exit(2)
+        patterns = [_output_regex(o) for o in built_by.output]
+        for path in target.files():
+            if not any(p.match(path) for p in patterns):
+                sys.stderr.write(f"schedrl: {paper} target {path}: not an output of rule {target.rule}\n")
+                sys.exit(2)
+        register(paper, *target.files())
+        if target.kind == "claims":
+            CLAIMS.extend(target.files())
+
 # ------------------------------------------------------------------ input functions of rule files
 # They run when the DAG is built, after every rule file is included, so they may use the
-# constants the rule files define (WL_*, SEM_*, DEEPRM*, DX).
+# constants the rule files define (WL_*, SEM_*).
 
 
 # workloads.smk
@@ -102,30 +142,3 @@ def sem_trace_file(wildcards):
 
     path = find_trace(SEM_TRACES[wildcards.trace]["file"], SEM_TRACE_DIRS)
     return [str(path)] if path is not None else []
-
-
-# deeprm.smk
-def deeprm_env_args(wildcards):
-    """--env-kwarg options of a training run (variant, objective, training rate and job sets)."""
-    kwargs = DX.env_kwargs(DEEPRM, wildcards.variant, wildcards.objective)
-    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
-
-
-def deeprm_figure_inputs(wildcards):
-    return [str(p) for p in DX.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)]
-
-
-def deeprm_claims_inputs(wildcards):
-    files = []
-    for variant in DEEPRM["variants"]:
-        for algo, objective, seed in DX.agent_runs(DEEPRM, variant):
-            paths = DX.eval_paths(DX.run_dir(DEEPRM_ROOT, variant, algo, objective, seed))
-            files += [str(paths["episodes"]), str(paths["jobs"])]
-        files += [str(DX.eval_paths(DX.baseline_dir(DEEPRM_ROOT, variant, b))["episodes"]) for b in DEEPRM["baselines"]]
-    return files + [str(p) for p in DX.deeprm_agent_paths(DEEPRM, DEEPRM_ROOT)]  # DeepRM's own agent, per rate
-
-
-def deeprm_timing_inputs(wildcards):
-    return [str(DX.run_dir(DEEPRM_ROOT, v, a, o, s) / "timing.json")
-            for v in DEEPRM["variants"] for a, o, s in DX.agent_runs(DEEPRM, v)] + \
-        [str(p) for p in DX.deeprm_agent_paths(DEEPRM, DEEPRM_ROOT, "timing")]

@@ -1,10 +1,13 @@
 # Rules for the SB3 DeepRM report (deeprm-sb3-report.txt): train every agent of each variant at the
 # training load, evaluate agents and heuristics on held-out job sets across loads, draw figures
-# 5.1-5.18 and write the claims table. Folder layout: schedrl.experiments.deeprm.
-# Input functions (deeprm_env_args, deeprm_*_inputs) are in common.smk.
+# 5.1-5.18 and write the claims table. Code: schedrl.papers.deeprm (experiments: run layout and
+# input files; figures: FIGURES, TARGETS and one function per figure; claims). Path patterns below
+# are the package's own layout functions called with wildcards.
 import json
 
-from schedrl.experiments import deeprm as DX
+from schedrl.agents.hyperparams import hyperparams_file
+from schedrl.papers.deeprm import experiments as DX
+from schedrl.papers.deeprm import figures as DF
 
 DEEPRM = config["deeprm"]
 try:
@@ -12,14 +15,15 @@ try:
 except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
-DEEPRM_ROOT = "results/deeprm"
+DEEPRM_ROOT = DX.ROOT
 DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
-DEEPRM_RUN = f"{DEEPRM_ROOT}/{{variant}}/{{algo}}/{{objective}}/seed{{seed}}"
-DEEPRM_BASE = f"{DEEPRM_ROOT}/{{variant}}/baseline/{{baseline}}"
+DEEPRM_RUN = str(DX.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
+DEEPRM_BASE = str(DX.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
+DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
 # Runtime estimates (minutes) for cluster schedulers: ~100 env steps/s worst case per core.
 DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
 # DeepRM's own REINFORCE agent, one run per training rate (deeprm.deeprm_agent).
-DEEPRM_PG_RUN = f"{DEEPRM_ROOT}/{{variant}}/deeprm_pg/slowdown/rate{{rate}}/seed{{seed}}"
+DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
 _PG = DEEPRM.get("deeprm_agent") or {}
 # ~1,000 env steps/s per core and ~200 steps per episode, worst case
 DEEPRM_PG_MIN = max(10, int(_PG.get("iterations", 0) * _PG.get("jobsets", 0) * _PG.get("trajectories", 0)
@@ -27,21 +31,23 @@ DEEPRM_PG_MIN = max(10, int(_PG.get("iterations", 0) * _PG.get("jobsets", 0) * _
 
 
 wildcard_constraints:
-    variant="(discrete|multibinary)-(stacked|image)",
-    algo="dqn|a2c|ppo|trpo|maskable_ppo",
-    objective="slowdown|completion_time",
-    baseline="sjf|packer|random",
-    fig=r"fig5_\d+",
+    variant=alternatives(DEEPRM["variants"]),
+    algo=alternatives(sorted({a for v in DEEPRM["variants"].values() for a in v["algos"]})),
+    objective=alternatives(DEEPRM["objectives"]),
+    baseline=alternatives(DEEPRM["baselines"]),
+    fig=alternatives(DF.FIGURES),
     rate=r"\d+(\.\d+)?",
 
 
 rule deeprm_train:
+    input:
+        hyperparams=lambda wildcards: package_file(hyperparams_file(wildcards.algo)),
     output:
         model=f"{DEEPRM_RUN}/model.zip",
         curve=f"{DEEPRM_RUN}/learning_curve.csv",
         timing=f"{DEEPRM_RUN}/timing.json",
     params:
-        env_args=deeprm_env_args,
+        env_args=lambda wildcards: DX.train_env_args(DEEPRM, wildcards.variant, wildcards.objective),
         env_id=DX.ENV_ID,
         wrapper=DX.WRAPPERS[0],
         steps=DEEPRM["train"]["steps"],
@@ -90,6 +96,8 @@ rule deeprm_evaluate_agent:
 
 
 rule deeprm_train_pg:
+    input:
+        hyperparams=package_file(hyperparams_file(DX.DEEPRM_AGENT)),
     output:
         model=f"{DEEPRM_PG_RUN}/model.zip",
         curve=f"{DEEPRM_PG_RUN}/learning_curve.csv",
@@ -161,7 +169,7 @@ rule deeprm_evaluate_baseline:
 
 rule deeprm_figure:
     input:
-        deeprm_figure_inputs,
+        lambda wildcards: [str(p) for p in DF.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)],
     output:
         figure("deeprm", "{fig}"),
     params:
@@ -178,12 +186,13 @@ rule deeprm_figure:
 
 rule deeprm_claims:
     input:
-        deeprm_claims_inputs,
+        evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
+        values=DEEPRM_VALUES,
     output:
         f"{DEEPRM_ROOT}/claims.csv",
     params:
         spec=DEEPRM_SPEC,
-        root=subpath(output[0], parent=True),  # the claims table sits at the root of the runs
+        root=DEEPRM_ROOT,
     log:
         "logs/deeprm/claims.log",
     conda:
@@ -192,16 +201,11 @@ rule deeprm_claims:
         "schedrl deeprm claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
 
 
-for _fig in DX.FIGURES:
-    register("deeprm", *figure("deeprm", _fig))
-register("deeprm", rules.deeprm_claims.output[0])
-CLAIMS.append("results/deeprm/claims.csv")
-
-
 rule deeprm_tables:
     input:
-        evaluations=deeprm_claims_inputs,
-        timings=deeprm_timing_inputs,
+        evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
+        timings=DX.timing_files(DEEPRM, DEEPRM_ROOT),
+        values=DEEPRM_VALUES,
     output:
         results="figures/deeprm/table_load130.md",
         timing="figures/deeprm/training_speed.md",
@@ -218,5 +222,5 @@ rule deeprm_tables:
         "> {log:q} 2>&1"
 
 
-register("deeprm", *rules.deeprm_tables.output)
+register_targets("deeprm", DF.TARGETS, rules)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)

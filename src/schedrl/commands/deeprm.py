@@ -6,27 +6,9 @@ from __future__ import annotations
 
 
 def _spec(text: str) -> dict:
-    import json
+    from schedrl.papers.deeprm.experiments import load_spec
 
-    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
-    from schedrl.errors import ConfigError
-
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError:
-        if text.endswith((".yaml", ".yml")):
-            spec = (load_yaml(text) or {}).get("deeprm")
-        else:
-            raise ConfigError("--spec: expected the deeprm config section as JSON or a config YAML file") from None
-    if not isinstance(spec, dict):
-        raise ConfigError("--spec: no deeprm section")
-    schema = load_yaml(DEFAULT_SCHEMA_DIR / "deeprm.schema.yaml")
-    message = _first_error(spec, schema)
-    if message:
-        raise ConfigError(f"deeprm spec: {message}")
-    from schedrl.experiments.deeprm import check_spec
-
-    return check_spec(spec)
+    return load_spec(text)
 
 
 def _spec_arg(parser) -> None:
@@ -104,7 +86,7 @@ def register(subparsers) -> None:
 def run_evaluate(args) -> int:
     import torch
 
-    from schedrl.experiments import deeprm as dx
+    from schedrl.papers.deeprm import experiments as dx
     from schedrl.io import write_csv
 
     torch.set_num_threads(max(1, args.threads))
@@ -125,7 +107,7 @@ def run_evaluate(args) -> int:
 
 
 def run_train_agent(args) -> int:
-    from schedrl.experiments import deeprm as dx
+    from schedrl.papers.deeprm import experiments as dx
 
     spec = _spec(args.spec)
     result = dx.train_deeprm_agent(spec, args.rate, args.seed, args.run_dir, threads=args.threads)
@@ -135,14 +117,15 @@ def run_train_agent(args) -> int:
 
 
 def run_figure(args) -> int:
-    from schedrl.plots.deeprm import draw
+    from schedrl.papers.deeprm import figures
 
-    draw(args.name, _spec(args.spec), args.root, args.out)
+    figures.figure_spec(args.name)  # one clear line for an unknown name
+    getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
     return 0
 
 
 def run_claims(args) -> int:
-    from schedrl.experiments.deeprm_claims import claims_rows
+    from schedrl.papers.deeprm.claims import claims_rows
     from schedrl.report.claims import write_claims
 
     frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
@@ -151,9 +134,7 @@ def run_claims(args) -> int:
 
 
 def run_table(args) -> int:
-    from schedrl.experiments.deeprm_claims import table_markdown, timing_markdown
-    from schedrl.io import write_text
+    from schedrl.papers.deeprm import figures
 
-    spec = _spec(args.spec)
-    write_text(args.out, (timing_markdown if args.timing else table_markdown)(spec, args.root))
+    (figures.training_speed if args.timing else figures.table_load130)(_spec(args.spec), args.root, args.out)
     return 0

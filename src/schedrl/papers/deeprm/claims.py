@@ -12,12 +12,23 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import InputFileError
-from schedrl.experiments import deeprm as dx
-from schedrl.report.claims import verdict
+from schedrl.papers import paper_values
+from schedrl.papers.deeprm import experiments as dx
 
 PAPER = "deeprm"
-REL_TOL = 0.15  # our env, job sets and library versions differ from the report's: 15% counts as a match
-MARGIN = 0.01  # "A beats B" needs A at least 1% below B; closer is a tie, not a win
+VALUES = paper_values(PAPER)
+REL_TOL = VALUES.tolerance("versus_deeprm_agent", "rel")  # "almost similar" to the DeepRM agent
+MARGIN = VALUES.tolerance("beats", "margin")  # "A beats B" needs A at least this much below B
+
+
+def paper_key(variant: str, algo: str, metric: str) -> str:
+    """Key of a 130%-load number in paper_values.yaml."""
+    return f"{variant}.{algo}.{metric}"
+
+
+def paper_at_130(variant: str, algo: str, metric: str) -> float | None:
+    key = paper_key(variant, algo, metric)
+    return float(VALUES[key]) if key in VALUES else None
 
 
 def _beats(a: float, b: float) -> bool:
@@ -76,12 +87,13 @@ def _missing(claim_id, claim, paper_value, what) -> dict:
 
 
 def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, objective) -> dict:
-    paper = PAPER_AT_130[(variant, algo, metric)]  # one place for the report's numbers
+    key = paper_key(variant, algo, metric)
+    paper = float(VALUES[key])
     ours = res.mean(variant, algo, metric, rate, objective)
     if ours is None:
         return _missing(claim_id, claim, f"{paper:g}", f"{dx.label(algo)} in {variant}")
-    return _row(claim_id, claim, f"{paper:g}", _fmt(ours), verdict(ours, paper, rel_tol=REL_TOL),
-                f"mean over held-out job sets and seeds; tolerance {int(REL_TOL * 100)}%{res.load(variant, rate)}")
+    return _row(claim_id, claim, f"{paper:g}", _fmt(ours), VALUES.verdict(key, ours),
+                f"mean over held-out job sets and seeds; {VALUES.describe(key)}{res.load(variant, rate)}")
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -146,14 +158,16 @@ def _withheld(res: _Results, claim_id, variant, algo) -> dict:
         return _missing(claim_id, claim, paper_value, f"{dx.label(algo)} in {variant}")
     jobs = dx.at_rate(jobs, res.spec["eval"]["withheld_rate"])
     held = jobs[jobs["withheld"].astype(bool)]
-    long_generated = float((jobs["length"] >= 10).mean()) if len(jobs) else float("nan")
+    long_len = int(VALUES["withheld_long"])
+    long_generated = float((jobs["length"] >= long_len).mean()) if len(jobs) else float("nan")
     if held.empty:
         return _row(claim_id, claim, paper_value, "no job withheld", "not reproduced",
                     "the agent is work-conserving on these job sets")
-    share = float((held["length"] >= 10).mean())
+    share = float((held["length"] >= long_len).mean())
     over = share > 1.5 * long_generated
     result = "reproduced" if share > 0.5 else "partly reproduced" if over else "not reproduced"
-    note = "partly = long jobs at least 1.5x over-represented among withheld jobs, but not a majority"
+    note = (f"long = length >= {long_len}; partly = long jobs at least 1.5x over-represented among withheld "
+            "jobs, but not a majority")
     if len(held) < 20:
         note += f"; only {len(held)} withheld jobs: weak evidence"
     return _row(claim_id, claim, paper_value,
@@ -251,77 +265,3 @@ def claims_rows(spec: dict, root) -> list[dict]:
              "SB3 DQN has no double/dueling Q and actor/critic no longer share layers"),
     ]
     return rows
-
-
-# The report's numbers at 130% load, where its text states them: (variant, algo, metric) -> value.
-PAPER_AT_130 = {
-    ("discrete-image", "a2c", "mean_slowdown"): 3.9, ("discrete-image", "trpo", "mean_slowdown"): 4.0,
-    ("discrete-image", "sjf", "mean_slowdown"): 4.9, ("discrete-image", "a2c", "mean_completion_time"): 19.7,
-    ("discrete-image", "trpo", "mean_completion_time"): 20.1, ("discrete-image", "sjf", "mean_completion_time"): 20.0,
-    ("discrete-stacked", "sjf", "mean_slowdown"): 2.9, ("discrete-stacked", "dqn", "mean_slowdown"): 3.8,
-    ("discrete-stacked", "dqn", "mean_completion_time"): 10.0, ("discrete-stacked", "sjf", "mean_completion_time"): 8.0,
-    ("discrete-stacked", "packer", "mean_completion_time"): 8.0,
-}
-
-
-def table_markdown(spec: dict, root) -> str:
-    """Markdown table: mean slowdown and completion time of every policy at the box rate ("130%"),
-    beside the report's numbers. Agents are listed under the objective they were trained for; the
-    report's slowdown numbers are for slowdown-trained agents, completion times for
-    completion-time-trained ones."""
-    rate = spec["eval"]["box_rate"]
-    lines = [f"### DeepRM (SB3 report): every policy at rate {rate:g} (the report's \"130%\")", "",
-             "Mean over held-out job sets (and training seeds); +- is the standard error over job sets "
-             "and seeds pooled. Paper values from the report's text (sections 5.1.1, 5.1.2).", "",
-             "| variant | policy | mean slowdown | paper | mean completion time | paper |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    for variant in spec["variants"]:
-        frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
-        agent = spec.get("deeprm_agent")
-        if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
-            frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
-        load = float(frame["load"].iloc[0])
-        for (policy, algo, objective), part in frame.groupby(["policy", "algo", "objective"], sort=False):
-            cells = []
-            for metric in ("mean_slowdown", "mean_completion_time"):
-                values = part[metric].to_numpy(dtype=float)
-                sem = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
-                wanted = {"mean_slowdown": "slowdown", "mean_completion_time": "completion_time"}[metric]
-                paper = PAPER_AT_130.get((variant, algo, metric)) if objective in ("", wanted) else None
-                cells += [f"{values.mean():.2f} +- {sem:.2f}", "" if paper is None else f"{paper:g}"]
-            lines.append(f"| {variant} (load {load:.0%}) | {policy} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def timing_markdown(spec: dict, root) -> str:
-    """Markdown table of training throughput (env steps per second) per variant and algorithm."""
-    import json
-
-    rows = []
-    for variant in spec["variants"]:
-        for algo, objective, seed in dx.agent_runs(spec, variant):
-            path = dx.run_dir(root, variant, algo, objective, seed) / "timing.json"
-            if not path.exists():
-                raise InputFileError(path, "missing (train the run first)")
-            t = json.loads(path.read_text())
-            rows.append({"variant": variant, "algo": algo, "steps": t["steps"],
-                         "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
-    agent = spec.get("deeprm_agent")
-    for rate, seed in dx.deeprm_agent_runs(spec):
-        path = dx.deeprm_agent_dir(root, agent["variant"], rate, seed) / "timing.json"
-        if not path.exists():
-            raise InputFileError(path, "missing (train the run first)")
-        t = json.loads(path.read_text())
-        rows.append({"variant": agent["variant"], "algo": dx.DEEPRM_AGENT, "steps": t["steps"],
-                     "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
-    frame = pd.DataFrame(rows)
-    lines = ["### DeepRM (SB3 report): training throughput", "",
-             "Env steps per second of one training run on one CPU thread (mean over objectives and "
-             "seeds; the DeepRM agent: over its training rates), and the total training wall time of "
-             "the variant's runs.", "",
-             "| variant | agent | runs | steps per run | steps/s | total wall time (min) |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    for (variant, algo), part in frame.groupby(["variant", "algo"], sort=False):
-        lines.append(f"| {variant} | {dx.label(algo)} | {len(part)} | {int(part['steps'].mean())} | "
-                     f"{part['rate'].mean():.0f} | {part['wall'].sum() / 60:.1f} |")
-    return "\n".join(lines) + "\n"

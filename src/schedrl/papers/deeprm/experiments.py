@@ -13,6 +13,9 @@ held-out job sets (other seeds) across a grid of arrival rates. This module hold
 * readers and summaries the figures and claims use (load curves, 130% boxes, learning curves by
   iteration, job-length fractions of generated and withheld jobs).
 
+The Snakemake rules (``workflow/rules/deeprm.smk``) build their path patterns from ``run_dir``,
+``baseline_dir`` and ``deeprm_agent_dir`` called with wildcards, so the layout is written once.
+
 Mean slowdown of an episode is the mean over all its jobs that arrived (jobs unfinished at a
 truncation count with their slowdown so far, as the env reports them; dropped jobs are absent).
 """
@@ -28,6 +31,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError, InputFileError
 
+ROOT = "results/deeprm"  # every run, evaluation and the claims table of this paper
 ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
 WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
 OBJECTIVES = ("slowdown", "completion_time")
@@ -46,6 +50,27 @@ def parse_variant(variant: str) -> tuple[str, str]:
         raise ConfigError(f"unknown DeepRM variant '{variant}' (expected <{'|'.join(ACTION_MODES)}>-"
                           f"<{'|'.join(OBS_MODES)}>)")
     return action, obs
+
+
+def load_spec(text: str) -> dict:
+    """The ``deeprm`` config section from JSON text or a config YAML file, schema- and cross-checked."""
+    import json
+
+    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
+
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError:
+        if text.endswith((".yaml", ".yml")):
+            spec = (load_yaml(text) or {}).get("deeprm")
+        else:
+            raise ConfigError("--spec: expected the deeprm config section as JSON or a config YAML file") from None
+    if not isinstance(spec, dict):
+        raise ConfigError("--spec: no deeprm section")
+    message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / "deeprm.schema.yaml"))
+    if message:
+        raise ConfigError(f"deeprm spec: {message}")
+    return check_spec(spec)
 
 
 def check_spec(spec: dict) -> dict:
@@ -201,8 +226,10 @@ def deeprm_agent_runs(spec: dict) -> list[tuple[float, int]]:
     return [(float(r), int(s)) for r in agent["rates"] for s in seeds]
 
 
-def deeprm_agent_dir(root: str | Path, variant: str, rate: float, seed: int) -> Path:
-    return Path(root) / variant / DEEPRM_AGENT / "slowdown" / f"rate{float(rate):g}" / f"seed{seed}"
+def deeprm_agent_dir(root: str | Path, variant: str, rate: float | str, seed: int | str) -> Path:
+    """Run folder of the DeepRM agent at ``rate`` (a string is kept as is: a Snakemake wildcard)."""
+    rate = rate if isinstance(rate, str) else f"{float(rate):g}"
+    return Path(root) / variant / DEEPRM_AGENT / "slowdown" / f"rate{rate}" / f"seed{seed}"
 
 
 def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes") -> list[Path]:
@@ -249,12 +276,6 @@ def deeprm_agent_episodes(spec: dict, root: str | Path) -> pd.DataFrame | None:
         frames.append(frame.assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=seed))
     return pd.concat(frames, ignore_index=True)
 
-
-def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
-    """Load sweeps whose variant shares the agent's state (and so its job model and load axis)."""
-    agent = spec.get("deeprm_agent")
-    fig = figure_spec(name)
-    return bool(agent) and fig.kind == "load" and parse_variant(fig.variant)[1] == parse_variant(agent["variant"])[1]
 
 
 def baseline_policy_factory(name: str) -> Callable:
@@ -364,77 +385,29 @@ def length_fractions(jobs: pd.DataFrame, max_job_len: int) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# The report's figures 5.1-5.18: what each shows and which runs it reads.
+# What the Snakemake rules read (workflow/rules/deeprm.smk calls these in its input lambdas).
 
-class FigureSpec(tuple):
-    """(kind, variant, algos, caption) of one report figure."""
+def train_env_args(spec: dict, variant: str, objective: str) -> str:
+    """``--env-kwarg`` options of a training run (variant, objective, training rate and job sets)."""
+    import json
+    import shlex
 
-    __slots__ = ()
-
-    def __new__(cls, kind: str, variant: str, algos: tuple[str, ...], caption: str):
-        return super().__new__(cls, (kind, variant, algos, caption))
-
-    kind = property(lambda self: self[0])
-    variant = property(lambda self: self[1])
-    algos = property(lambda self: self[2])
-    caption = property(lambda self: self[3])
+    kwargs = env_kwargs(spec, variant, objective)
+    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
 
 
-# kinds: load (slowdown vs load), box (slowdown and completion time at box_rate), curve (learning
-# curve of slowdown), reward (reward curve), curves (slowdown, reward, completion time), lengths
-# (generated and/or withheld job lengths at withheld_rate). algos () = the variant's configured ones.
-FIGURES: dict[str, FigureSpec] = {
-    "fig5_1": FigureSpec("load", "discrete-stacked", (), "Average job slowdown at different loads (discrete, phase 1)"),
-    "fig5_2": FigureSpec("box", "discrete-stacked", (), "Performance at cluster load 130% (discrete, phase 1)"),
-    "fig5_3": FigureSpec("box", "discrete-image", (), "Performance at cluster load 130% (discrete, phase 2)"),
-    "fig5_4": FigureSpec("load", "discrete-image", (), "Average job slowdown at different loads (discrete, phase 2)"),
-    "fig5_5": FigureSpec("curve", "discrete-image", ("a2c",), "Learning curve of slowdown, A2C (discrete, phase 2)"),
-    "fig5_6": FigureSpec("reward", "discrete-image", ("a2c",), "Reward curve of slowdown, A2C (discrete, phase 2)"),
-    "fig5_7": FigureSpec("generated", "discrete-image", ("a2c",), "Fraction of jobs generated, A2C (discrete, phase 2)"),
-    "fig5_8": FigureSpec("withheld", "discrete-image", ("a2c",), "Length of withheld jobs, A2C (discrete, phase 2)"),
-    "fig5_9": FigureSpec("load", "multibinary-stacked", (), "Average job slowdown at different loads (multi-binary, phase 1)"),
-    "fig5_10": FigureSpec("box", "multibinary-stacked", (), "Performance at cluster load 130% (multi-binary, phase 1)"),
-    "fig5_11": FigureSpec("curve", "multibinary-stacked", ("a2c",), "Learning curve of A2C for slowdown (multi-binary, phase 1)"),
-    "fig5_12": FigureSpec("reward", "multibinary-stacked", ("a2c",), "Reward curve of A2C for slowdown (multi-binary, phase 1)"),
-    "fig5_13": FigureSpec("withheld", "multibinary-stacked", ("a2c",), "Length of withheld jobs, A2C (multi-binary, phase 1)"),
-    "fig5_14": FigureSpec("load", "multibinary-image", (), "Average job slowdown at different loads (multi-binary, phase 2)"),
-    "fig5_15": FigureSpec("box", "multibinary-image", (), "Performance at cluster load 130% (multi-binary, phase 2)"),
-    "fig5_16": FigureSpec("curves", "multibinary-image", ("a2c",), "Learning curves of A2C (multi-binary, phase 2)"),
-    "fig5_17": FigureSpec("curves", "multibinary-image", ("ppo",), "Learning curves of PPO (multi-binary, phase 2)"),
-    "fig5_18": FigureSpec("lengths", "multibinary-image", ("a2c", "ppo"),
-                          "Generated jobs and withheld job lengths at 110%, A2C and PPO (multi-binary, phase 2)"),
-}
+def evaluation_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Every evaluation file the claims and the 130% table read (agents, baselines, DeepRM's agent)."""
+    files = []
+    for variant in spec["variants"]:
+        for algo, objective, seed in agent_runs(spec, variant):
+            paths = eval_paths(run_dir(root, variant, algo, objective, seed))
+            files += [str(paths["episodes"]), str(paths["jobs"])]
+        files += [str(eval_paths(baseline_dir(root, variant, b))["episodes"]) for b in spec["baselines"]]
+    return files + [str(p) for p in deeprm_agent_paths(spec, root)]
 
 
-def figure_spec(name: str) -> FigureSpec:
-    if name not in FIGURES:
-        raise ConfigError(f"unknown DeepRM figure '{name}' (known: {', '.join(FIGURES)})")
-    return FIGURES[name]
-
-
-def figure_algos(spec: dict, name: str) -> list[str]:
-    fig = figure_spec(name)
-    return list(fig.algos) or list(variant_spec(spec, fig.variant)["algos"])
-
-
-def figure_objectives(spec: dict, name: str) -> list[str]:
-    kind = figure_spec(name).kind
-    if kind == "box":
-        return list(spec["objectives"])
-    if kind == "curves":
-        return [o for o in OBJECTIVES if o in spec["objectives"]] or ["slowdown"]
-    return ["slowdown"]  # load sweeps, slowdown curves and job lengths: agents trained for slowdown
-
-
-def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
-    """Files figure ``name`` reads (the Snakemake input function uses this)."""
-    fig = figure_spec(name)
-    runs = [run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
-            for o in figure_objectives(spec, name) for s in spec["seeds"]]
-    baselines = [eval_paths(baseline_dir(root, fig.variant, b))["episodes"] for b in spec["baselines"]]
-    if fig.kind in ("load", "box"):
-        extra = deeprm_agent_paths(spec, root) if deeprm_agent_in_figure(spec, name) else []
-        return [eval_paths(r)["episodes"] for r in runs] + baselines + extra
-    if fig.kind in ("curve", "reward", "curves"):
-        return [r / "learning_curve.csv" for r in runs] + baselines
-    return [eval_paths(r)["jobs"] for r in runs]
+def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """``timing.json`` of every training run (SB3 agents and DeepRM's agent)."""
+    return [str(run_dir(root, v, a, o, s) / "timing.json") for v in spec["variants"]
+            for a, o, s in agent_runs(spec, v)] + [str(p) for p in deeprm_agent_paths(spec, root, "timing")]

@@ -1,0 +1,457 @@
+"""Figures 5.1-5.18 and the report tables of the SB3 DeepRM report (deeprm-sb3-report.txt).
+
+One function per figure, named after it (``fig5_1(spec, root, png)`` ... ``fig5_18``), each saving
+PNG, PDF and the plotted numbers as CSV; ``table_load130`` and ``training_speed`` write the
+markdown tables of the reproduction report. ``FIGURES`` says what each figure shows and which runs
+it reads (``figure_inputs``: the Snakemake input function); ``TARGETS`` lists every output.
+Agents are aggregated over training seeds (mean, error bars = standard error over seeds).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError, InputFileError
+from schedrl.papers.deeprm import claims
+from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.targets import Target
+from schedrl.plots import new_figure, save_figure
+
+# ---------------------------------------------------------------------------------------------
+# The report's figures 5.1-5.18: what each shows and which runs it reads.
+
+class FigureSpec(tuple):
+    """(kind, variant, algos, caption) of one report figure."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind: str, variant: str, algos: tuple[str, ...], caption: str):
+        return super().__new__(cls, (kind, variant, algos, caption))
+
+    kind = property(lambda self: self[0])
+    variant = property(lambda self: self[1])
+    algos = property(lambda self: self[2])
+    caption = property(lambda self: self[3])
+
+
+# kinds: load (slowdown vs load), box (slowdown and completion time at box_rate), curve (learning
+# curve of slowdown), reward (reward curve), curves (slowdown, reward, completion time), lengths
+# (generated and/or withheld job lengths at withheld_rate). algos () = the variant's configured ones.
+FIGURES: dict[str, FigureSpec] = {
+    "fig5_1": FigureSpec("load", "discrete-stacked", (), "Average job slowdown at different loads (discrete, phase 1)"),
+    "fig5_2": FigureSpec("box", "discrete-stacked", (), "Performance at cluster load 130% (discrete, phase 1)"),
+    "fig5_3": FigureSpec("box", "discrete-image", (), "Performance at cluster load 130% (discrete, phase 2)"),
+    "fig5_4": FigureSpec("load", "discrete-image", (), "Average job slowdown at different loads (discrete, phase 2)"),
+    "fig5_5": FigureSpec("curve", "discrete-image", ("a2c",), "Learning curve of slowdown, A2C (discrete, phase 2)"),
+    "fig5_6": FigureSpec("reward", "discrete-image", ("a2c",), "Reward curve of slowdown, A2C (discrete, phase 2)"),
+    "fig5_7": FigureSpec("generated", "discrete-image", ("a2c",), "Fraction of jobs generated, A2C (discrete, phase 2)"),
+    "fig5_8": FigureSpec("withheld", "discrete-image", ("a2c",), "Length of withheld jobs, A2C (discrete, phase 2)"),
+    "fig5_9": FigureSpec("load", "multibinary-stacked", (), "Average job slowdown at different loads (multi-binary, phase 1)"),
+    "fig5_10": FigureSpec("box", "multibinary-stacked", (), "Performance at cluster load 130% (multi-binary, phase 1)"),
+    "fig5_11": FigureSpec("curve", "multibinary-stacked", ("a2c",), "Learning curve of A2C for slowdown (multi-binary, phase 1)"),
+    "fig5_12": FigureSpec("reward", "multibinary-stacked", ("a2c",), "Reward curve of A2C for slowdown (multi-binary, phase 1)"),
+    "fig5_13": FigureSpec("withheld", "multibinary-stacked", ("a2c",), "Length of withheld jobs, A2C (multi-binary, phase 1)"),
+    "fig5_14": FigureSpec("load", "multibinary-image", (), "Average job slowdown at different loads (multi-binary, phase 2)"),
+    "fig5_15": FigureSpec("box", "multibinary-image", (), "Performance at cluster load 130% (multi-binary, phase 2)"),
+    "fig5_16": FigureSpec("curves", "multibinary-image", ("a2c",), "Learning curves of A2C (multi-binary, phase 2)"),
+    "fig5_17": FigureSpec("curves", "multibinary-image", ("ppo",), "Learning curves of PPO (multi-binary, phase 2)"),
+    "fig5_18": FigureSpec("lengths", "multibinary-image", ("a2c", "ppo"),
+                          "Generated jobs and withheld job lengths at 110%, A2C and PPO (multi-binary, phase 2)"),
+}
+
+
+def figure_spec(name: str) -> FigureSpec:
+    if name not in FIGURES:
+        raise ConfigError(f"unknown DeepRM figure '{name}' (known: {', '.join(FIGURES)})")
+    return FIGURES[name]
+
+
+def figure_algos(spec: dict, name: str) -> list[str]:
+    fig = figure_spec(name)
+    return list(fig.algos) or list(dx.variant_spec(spec, fig.variant)["algos"])
+
+
+def figure_objectives(spec: dict, name: str) -> list[str]:
+    kind = figure_spec(name).kind
+    if kind == "box":
+        return list(spec["objectives"])
+    if kind == "curves":
+        return [o for o in dx.OBJECTIVES if o in spec["objectives"]] or ["slowdown"]
+    return ["slowdown"]  # load sweeps, slowdown curves and job lengths: agents trained for slowdown
+
+
+def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
+    """Files figure ``name`` reads (the Snakemake input function uses this)."""
+    fig = figure_spec(name)
+    runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
+            for o in figure_objectives(spec, name) for s in spec["seeds"]]
+    baselines = [dx.eval_paths(dx.baseline_dir(root, fig.variant, b))["episodes"] for b in spec["baselines"]]
+    if fig.kind in ("load", "box"):
+        extra = dx.deeprm_agent_paths(spec, root) if deeprm_agent_in_figure(spec, name) else []
+        return [dx.eval_paths(r)["episodes"] for r in runs] + baselines + extra
+    if fig.kind in ("curve", "reward", "curves"):
+        return [r / "learning_curve.csv" for r in runs] + baselines
+    return [dx.eval_paths(r)["jobs"] for r in runs]
+
+
+def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
+    """Load sweeps whose variant shares the agent's state (and so its job model and load axis)."""
+    agent = spec.get("deeprm_agent")
+    fig = figure_spec(name)
+    return bool(agent) and fig.kind == "load" and dx.parse_variant(fig.variant)[1] == dx.parse_variant(agent["variant"])[1]
+
+
+BASELINE_STYLE = {"sjf": ("tab:blue", "--"), "packer": ("tab:orange", "--"), "random": ("tab:gray", ":")}
+AGENT_COLORS = {"dqn": "tab:purple", "a2c": "tab:red", "ppo": "tab:green", "trpo": "tab:brown",
+                "maskable_ppo": "tab:olive"}
+
+
+def _title(ax_or_fig, name: str, text: str) -> None:
+    number = name.replace("fig", "Figure ").replace("_", ".")
+    ax_or_fig.suptitle(f"{number}: {text}", fontsize=10) if hasattr(ax_or_fig, "suptitle") else None
+
+
+def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
+    fig_spec = figure_spec(name)
+    episodes = dx.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
+                                 algos=figure_algos(spec, name))
+    if deeprm_agent_in_figure(spec, name):
+        episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root)], ignore_index=True)
+    curve = dx.load_curve(episodes)
+    fig, ax = new_figure(figsize=(7.2, 4.6))
+    for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
+        part = part.sort_values("load")
+        if algo in BASELINE_STYLE:
+            color, ls = BASELINE_STYLE[algo]
+            ax.plot(part["load_pct"], part["mean_slowdown"], ls=ls, color=color, marker="s", ms=3,
+                    label=dx.label(algo))
+        elif algo == dx.DEEPRM_AGENT:
+            variant = spec["deeprm_agent"]["variant"]
+            where = "" if variant == fig_spec.variant else f" ({variant})"
+            ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="^", ms=4,
+                        capsize=2, color="black", label=policy + where)
+        else:
+            ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="o", ms=3,
+                        capsize=2, color=AGENT_COLORS.get(algo), label=policy)
+    ax.set_xlabel("cluster load (%, eq. 4.1 per resource)")
+    ax.set_ylabel("average job slowdown (-)")
+    train = curve[np.isclose(curve["rate"], spec["train"]["rate"])]
+    trained_at = f" (load {100 * float(train['load'].iloc[0]):.0f}%)" if len(train) else ""
+    how = "greedy" if spec["eval"].get("deterministic") else "sampled"
+    ax.set_title(f"SB3 agents trained at rate {spec['train']['rate']:g}{trained_at}, {how} actions; "
+                 f"{spec['eval']['episodes']} held-out job sets per load", fontsize=8)
+    ax.legend(fontsize=8)
+    _title(fig, name, fig_spec.caption)
+    save_figure(fig, png, curve)
+    return curve
+
+
+def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
+    fig_spec = figure_spec(name)
+    rate = spec["eval"]["box_rate"]
+    episodes = dx.at_rate(dx.episodes_table(spec, root, fig_spec.variant, algos=figure_algos(spec, name)), rate)
+    order = list(dict.fromkeys(episodes["policy"]))
+    fig, axes = new_figure(1, 2, figsize=(11, 4.2))
+    load = 100 * float(episodes["load"].iloc[0])
+    for ax, metric, ylabel in ((axes[0], "mean_slowdown", "average job slowdown (-)"),
+                               (axes[1], "mean_completion_time", "average job completion time (time steps)")):
+        data = [episodes.loc[episodes["policy"] == p, metric].to_numpy() for p in order]
+        ax.boxplot(data, tick_labels=order, showmeans=True)
+        ax.tick_params(axis="x", labelrotation=60, labelsize=7)
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("policy (agents: training objective)")
+        ax.set_title(f"{metric.replace('mean_', 'average ').replace('_', ' ')} at load {load:.0f}%", fontsize=9)
+    _title(fig, name, fig_spec.caption)
+    table = episodes[["policy", "algo", "objective", "seed", "rate", "load", "episode",
+                      "mean_slowdown", "mean_completion_time"]]
+    save_figure(fig, png, table)
+    return table
+
+
+def _curve_runs(spec, root, variant, algo, objective) -> list[pd.DataFrame]:
+    return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv") for s in spec["seeds"]]
+
+
+def _baseline_level(spec, root, variant, metric: str) -> dict[str, float]:
+    """Mean of ``metric`` of SJF and Packer at the training rate (held-out job sets)."""
+    out = {}
+    for name in ("sjf", "packer"):
+        if name in spec["baselines"]:
+            episodes = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"])
+            out[name] = float(dx.at_rate(episodes, spec["train"]["rate"])[metric].mean())
+    return out
+
+
+def _plot_curve(ax, curve: pd.DataFrame, metric: str, ylabel: str, algo: str, refs: dict[str, float]):
+    ax.plot(curve["iteration"], curve[metric], color=AGENT_COLORS.get(algo), label=dx.label(algo))
+    for name, level in refs.items():
+        color, ls = BASELINE_STYLE[name]
+        ax.axhline(level, color=color, ls=ls, label=dx.label(name))
+    ax.set_xlabel("training iteration")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+
+
+def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
+    fig_spec = figure_spec(name)
+    algo = fig_spec.algos[0]
+    per_it = int(spec["train"]["episodes_per_iteration"])
+    panels = {"curve": [("slowdown", "mean_slowdown")], "reward": [("slowdown", "reward")],
+              "curves": [("slowdown", "mean_slowdown"), ("slowdown", "reward"),
+                         ("completion_time", "mean_completion_time")]}[fig_spec.kind]
+    panels = [(o, m) for o, m in panels if o in spec["objectives"]]
+    fig, axes = new_figure(1, len(panels), figsize=(max(6.0, 5.2 * len(panels)), 4.0))
+    axes = np.atleast_1d(axes)
+    tables = []
+    for ax, (objective, metric) in zip(axes, panels):
+        curve = dx.learning_curve(_curve_runs(spec, root, fig_spec.variant, algo, objective), per_it)
+        tables.append(curve.assign(algo=algo, objective=objective))
+        if metric == "reward":
+            ax.plot(curve["iteration"], curve["mean_reward"], color=AGENT_COLORS.get(algo), label="mean reward")
+            ax.plot(curve["iteration"], curve["max_reward"], color=AGENT_COLORS.get(algo), alpha=0.4,
+                    label="max reward")
+            ax.set_xlabel("training iteration")
+            ax.set_ylabel("total reward per episode (-)")
+            ax.legend(fontsize=8)
+        else:
+            unit = "average job slowdown (-)" if metric == "mean_slowdown" else "average completion time (time steps)"
+            _plot_curve(ax, curve, metric, unit, algo, _baseline_level(spec, root, fig_spec.variant, metric))
+        ax.set_title(f"trained for {objective.replace('_', ' ')}; {per_it} episodes per iteration", fontsize=8)
+    _title(fig, name, fig_spec.caption)
+    table = pd.concat(tables, ignore_index=True)
+    save_figure(fig, png, table)
+    return table
+
+
+def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
+    fig_spec = figure_spec(name)
+    rate = spec["eval"]["withheld_rate"]
+    max_len = int(dx.env_kwargs(spec, fig_spec.variant, "slowdown").get("max_job_len", 15))
+    kinds = {"generated": ["generated"], "withheld": ["withheld"], "lengths": ["generated", "withheld"]}[fig_spec.kind]
+    algos = list(fig_spec.algos)
+    fig, axes = new_figure(len(kinds), len(algos), squeeze=False)
+    tables = []
+    for j, algo in enumerate(algos):
+        jobs = pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(root, fig_spec.variant, algo, "slowdown", s))["jobs"])
+                          for s in spec["seeds"]], ignore_index=True)
+        jobs = dx.at_rate(jobs, rate)
+        load = 100 * float(jobs["load"].iloc[0])
+        frac = dx.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0])
+        tables.append(frac)
+        for i, kind in enumerate(kinds):
+            ax = axes[i, j]
+            column = "fraction_of_generated" if kind == "generated" else "fraction_of_withheld"
+            ax.bar(frac["length"], frac[column], color="tab:blue" if kind == "generated" else "tab:red")
+            ax.set_xlabel("job length (time steps)")
+            ax.set_ylabel("fraction of generated jobs" if kind == "generated" else "fraction of withheld jobs")
+            n = int(frac[kind].sum())
+            ax.set_title(f"{dx.label(algo)}: {kind} jobs at load {load:.0f}% (n = {n})", fontsize=8)
+    _title(fig, name, fig_spec.caption)
+    table = pd.concat(tables, ignore_index=True)
+    save_figure(fig, png, table)
+    return table
+
+
+DRAWERS = {"load": draw_load, "box": draw_box, "curve": draw_curves, "reward": draw_curves,
+           "curves": draw_curves, "generated": draw_lengths, "withheld": draw_lengths, "lengths": draw_lengths}
+
+
+def draw(name: str, spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Draw report figure ``name`` from the results under ``root`` into ``png`` (+ .pdf, .csv)."""
+    return DRAWERS[figure_spec(name).kind](name, spec, root, png)
+
+
+# ---------------------------------------------------------------------------------------------
+# One function per report figure (the targets' functions), then the report's tables.
+
+def fig5_1(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.1 (see ``FIGURES``)."""
+    return draw("fig5_1", spec, root, png)
+
+
+def fig5_2(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.2 (see ``FIGURES``)."""
+    return draw("fig5_2", spec, root, png)
+
+
+def fig5_3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.3 (see ``FIGURES``)."""
+    return draw("fig5_3", spec, root, png)
+
+
+def fig5_4(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.4 (see ``FIGURES``)."""
+    return draw("fig5_4", spec, root, png)
+
+
+def fig5_5(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.5 (see ``FIGURES``)."""
+    return draw("fig5_5", spec, root, png)
+
+
+def fig5_6(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.6 (see ``FIGURES``)."""
+    return draw("fig5_6", spec, root, png)
+
+
+def fig5_7(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.7 (see ``FIGURES``)."""
+    return draw("fig5_7", spec, root, png)
+
+
+def fig5_8(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.8 (see ``FIGURES``)."""
+    return draw("fig5_8", spec, root, png)
+
+
+def fig5_9(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.9 (see ``FIGURES``)."""
+    return draw("fig5_9", spec, root, png)
+
+
+def fig5_10(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.10 (see ``FIGURES``)."""
+    return draw("fig5_10", spec, root, png)
+
+
+def fig5_11(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.11 (see ``FIGURES``)."""
+    return draw("fig5_11", spec, root, png)
+
+
+def fig5_12(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.12 (see ``FIGURES``)."""
+    return draw("fig5_12", spec, root, png)
+
+
+def fig5_13(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.13 (see ``FIGURES``)."""
+    return draw("fig5_13", spec, root, png)
+
+
+def fig5_14(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.14 (see ``FIGURES``)."""
+    return draw("fig5_14", spec, root, png)
+
+
+def fig5_15(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.15 (see ``FIGURES``)."""
+    return draw("fig5_15", spec, root, png)
+
+
+def fig5_16(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.16 (see ``FIGURES``)."""
+    return draw("fig5_16", spec, root, png)
+
+
+def fig5_17(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.17 (see ``FIGURES``)."""
+    return draw("fig5_17", spec, root, png)
+
+
+def fig5_18(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Report Figure 5.18 (see ``FIGURES``)."""
+    return draw("fig5_18", spec, root, png)
+
+
+def table_load130_markdown(spec: dict, root) -> str:
+    """Markdown table: mean slowdown and completion time of every policy at the box rate ("130%"),
+    beside the report's numbers. Agents are listed under the objective they were trained for; the
+    report's slowdown numbers are for slowdown-trained agents, completion times for
+    completion-time-trained ones."""
+    rate = spec["eval"]["box_rate"]
+    lines = [f"### DeepRM (SB3 report): every policy at rate {rate:g} (the report's \"130%\")", "",
+             "Mean over held-out job sets (and training seeds); +- is the standard error over job sets "
+             "and seeds pooled. Paper values from the report's text (sections 5.1.1, 5.1.2).", "",
+             "| variant | policy | mean slowdown | paper | mean completion time | paper |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for variant in spec["variants"]:
+        frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
+        agent = spec.get("deeprm_agent")
+        if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
+            frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
+        load = float(frame["load"].iloc[0])
+        for (policy, algo, objective), part in frame.groupby(["policy", "algo", "objective"], sort=False):
+            cells = []
+            for metric in ("mean_slowdown", "mean_completion_time"):
+                values = part[metric].to_numpy(dtype=float)
+                sem = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+                wanted = {"mean_slowdown": "slowdown", "mean_completion_time": "completion_time"}[metric]
+                paper = claims.paper_at_130(variant, algo, metric) if objective in ("", wanted) else None
+                cells += [f"{values.mean():.2f} +- {sem:.2f}", "" if paper is None else f"{paper:g}"]
+            lines.append(f"| {variant} (load {load:.0%}) | {policy} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def training_speed_markdown(spec: dict, root) -> str:
+    """Markdown table of training throughput (env steps per second) per variant and algorithm."""
+    import json
+
+    rows = []
+    for variant in spec["variants"]:
+        for algo, objective, seed in dx.agent_runs(spec, variant):
+            path = dx.run_dir(root, variant, algo, objective, seed) / "timing.json"
+            if not path.exists():
+                raise InputFileError(path, "missing (train the run first)")
+            t = json.loads(path.read_text())
+            rows.append({"variant": variant, "algo": algo, "steps": t["steps"],
+                         "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
+    agent = spec.get("deeprm_agent")
+    for rate, seed in dx.deeprm_agent_runs(spec):
+        path = dx.deeprm_agent_dir(root, agent["variant"], rate, seed) / "timing.json"
+        if not path.exists():
+            raise InputFileError(path, "missing (train the run first)")
+        t = json.loads(path.read_text())
+        rows.append({"variant": agent["variant"], "algo": dx.DEEPRM_AGENT, "steps": t["steps"],
+                     "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
+    frame = pd.DataFrame(rows)
+    lines = ["### DeepRM (SB3 report): training throughput", "",
+             "Env steps per second of one training run on one CPU thread (mean over objectives and "
+             "seeds; the DeepRM agent: over its training rates), and the total training wall time of "
+             "the variant's runs.", "",
+             "| variant | agent | runs | steps per run | steps/s | total wall time (min) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for (variant, algo), part in frame.groupby(["variant", "algo"], sort=False):
+        lines.append(f"| {variant} | {dx.label(algo)} | {len(part)} | {int(part['steps'].mean())} | "
+                     f"{part['rate'].mean():.0f} | {part['wall'].sum() / 60:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def table_load130(spec: dict, root: str | Path, md: str | Path) -> str:
+    """Every policy at the box rate (the report's "130%") beside the report's numbers (markdown)."""
+    from schedrl.io import write_text
+
+    text = table_load130_markdown(spec, root)
+    write_text(md, text)
+    return text
+
+
+def training_speed(spec: dict, root: str | Path, md: str | Path) -> str:
+    """Training throughput (env steps/s) and wall time per variant and agent (markdown)."""
+    from schedrl.io import write_text
+
+    text = training_speed_markdown(spec, root)
+    write_text(md, text)
+    return text
+
+
+def _claims_of(name: str) -> tuple[str, ...]:
+    """Claim ids (prefixes) of a figure: claims about its variant."""
+    short = {"discrete-image": "d2-", "discrete-stacked": "d1-", "multibinary-stacked": "mb1-",
+             "multibinary-image": "mb2-"}[FIGURES[name].variant]
+    return (short,)
+
+
+TARGETS: list[Target] = [
+    *(Target("deeprm", name, globals()[name], "deeprm_figure", spec.caption, claims=_claims_of(name))
+      for name, spec in FIGURES.items()),
+    Target("deeprm", "table_load130", table_load130, "deeprm_tables",
+           "Every policy at the report's 130% load beside its numbers", kind="markdown", claims=("d1-", "d2-")),
+    Target("deeprm", "training_speed", training_speed, "deeprm_tables",
+           "Training throughput and wall time per agent", kind="markdown"),
+    Target("deeprm", "claims", claims.claims_rows, "deeprm_claims", "Claims of the report: ours vs the report's",
+           kind="claims", claims=("",)),
+]

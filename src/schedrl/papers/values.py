@@ -1,0 +1,130 @@
+"""``paper_values.yaml``: the numbers a paper publishes, each with unit, source and tolerance.
+
+Every paper package holds one such file::
+
+    paper: runtime
+    values:
+      table4:
+        value: {wl1_100a: [0.54, 0.70, 0.54, 0.74], ...}   # a number, a list or a mapping
+        unit: fraction of node-seconds
+        source: Table 4
+        tolerance: {abs: 0.05}          # rel and/or abs (|ours - paper|); {} for qualitative claims
+        note: columns SJF, SJF w/ BF, FCFS, FCFS w/ BF   # optional
+
+The values are what we compare with, never inputs to our computation. Claims take a value's
+tolerance from here (``PaperValues.verdict``), so a tolerance is stated once, next to its number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schedrl.errors import ConfigError, InputFileError
+
+FIELDS = ("value", "unit", "source", "tolerance")
+OPTIONAL = ("note",)
+TOLERANCE_KEYS = ("rel", "abs", "margin")
+
+
+def values_path(paper: str) -> Path:
+    """The ``paper_values.yaml`` of ``schedrl.papers.<paper>`` (a Snakemake input of its rules)."""
+    return Path(__file__).parent / paper / "paper_values.yaml"
+
+
+class PaperValues(Mapping):
+    """Read-only mapping key -> value of one paper's ``paper_values.yaml`` (checked on load)."""
+
+    def __init__(self, paper: str, entries: dict[str, dict], path: Path | None = None):
+        self.paper, self.path = paper, path
+        self._entries = entries
+
+    @classmethod
+    def load(cls, path: str | Path) -> PaperValues:
+        path = Path(path)
+        if not path.is_file():
+            raise InputFileError(path, "no such file")
+        try:
+            data = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise InputFileError(path, f"not valid YAML ({str(exc).splitlines()[0]})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("paper"), str) \
+                or not isinstance(data.get("values"), dict):
+            raise InputFileError(path, "expected keys 'paper' (name) and 'values' (mapping)")
+        for key, entry in data["values"].items():
+            where = f"values.{key}"
+            if not isinstance(entry, dict):
+                raise InputFileError(path, f"{where}: expected a mapping with {', '.join(FIELDS)}")
+            missing = [f for f in FIELDS if f not in entry]
+            unknown = sorted(set(entry) - set(FIELDS) - set(OPTIONAL))
+            if missing or unknown:
+                raise InputFileError(path, f"{where}: " + "; ".join(
+                    ([f"missing {', '.join(missing)}"] if missing else [])
+                    + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])))
+            tol = entry["tolerance"]
+            if not isinstance(tol, dict) or set(tol) - set(TOLERANCE_KEYS) or \
+                    not all(isinstance(v, int | float) and v >= 0 for v in tol.values()):
+                raise InputFileError(path, f"{where}.tolerance: expected {{}} or non-negative "
+                                     f"{'/'.join(TOLERANCE_KEYS)}")
+        return cls(data["paper"], data["values"], path)
+
+    # Mapping protocol: key -> the paper's value
+    def __getitem__(self, key: str) -> Any:
+        return self.entry(key)["value"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key) -> bool:
+        return key in self._entries
+
+    def entry(self, key: str) -> dict:
+        try:
+            return self._entries[key]
+        except KeyError:
+            raise ConfigError(f"{self.path or self.paper}: no paper value '{key}'") from None
+
+    def tolerance(self, key: str, name: str, default: float = 0.0) -> float:
+        """One tolerance (``rel``, ``abs`` or ``margin``) of ``key``."""
+        return float(self.entry(key)["tolerance"].get(name, default))
+
+    def source(self, key: str) -> str:
+        return str(self.entry(key)["source"])
+
+    def unit(self, key: str) -> str:
+        return str(self.entry(key)["unit"])
+
+    def verdict(self, key: str, ours: float, paper: float | None = None) -> str:
+        """``schedrl.report.claims.verdict`` with ``key``'s tolerances (``paper`` defaults to its value)."""
+        from schedrl.report.claims import verdict
+
+        value = self[key] if paper is None else paper
+        return verdict(float(ours), float(value), rel_tol=self.tolerance(key, "rel"),
+                       abs_tol=self.tolerance(key, "abs"))
+
+    def describe(self, key: str) -> str:
+        """``"Table 4; tolerance abs 0.05"``: where a value comes from and how it is compared."""
+        tol = self.entry(key)["tolerance"]
+        text = ", ".join(f"{k} {v:g}" for k, v in tol.items()) or "none (qualitative)"
+        return f"{self.source(key)}; tolerance {text}"
+
+    def table(self) -> list[dict]:
+        """One row per value (for listings and tests)."""
+        return [{"paper": self.paper, "key": k, "unit": e["unit"], "source": e["source"],
+                 "tolerance": e["tolerance"], "note": e.get("note", "")} for k, e in self._entries.items()]
+
+
+@cache
+def paper_values(paper: str) -> PaperValues:
+    """The checked ``paper_values.yaml`` of ``paper`` (cached)."""
+    values = PaperValues.load(values_path(paper))
+    if values.paper != paper:
+        raise InputFileError(values.path, f"'paper: {values.paper}' but the file belongs to {paper}")
+    return values
