@@ -15,10 +15,10 @@ import tempfile
 import time
 
 from schedrl.agents import load_hyperparams
-from schedrl.papers.deeprm import experiments as dx
 from schedrl.experiments.envs import make_env
 from schedrl.experiments.evaluate import load_run, run_policy_fn
 from schedrl.experiments.train import train
+from schedrl.papers.deeprm import experiments as dx
 
 SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
         "variants": {"discrete-image": {"env": {"num_nw": 10}}, "discrete-stacked": {"env": {"num_nw": 5}},

@@ -178,7 +178,7 @@ def test_cli_trace_and_figures(tmp_path):
     _swf(tmp_path / "rec.swf", rows)
     _swf(tmp_path / "nowait.swf", rows, waits=False)
     for name, trace in (("rec", "rec.swf"), ("sim", "nowait.swf")):
-        code = main(["analyze", "trace", trace, "--dirs", str(tmp_path), "--name", name, "--nodes", "16",
+        code = main(["analyze", "trace", str(tmp_path / trace), "--name", name, "--nodes", "16",
                      "--k-max", "50", "--out-dir", str(tmp_path / name)])
         assert code == 0
     rec, sim = read_json(tmp_path / "rec" / "summary.json"), read_json(tmp_path / "sim" / "summary.json")
@@ -202,26 +202,35 @@ def test_cli_trace_and_figures(tmp_path):
     assert (tmp_path / "fig" / "table2_max_running.md").read_text().count("| Mira |") == 1
 
 
-def test_cli_missing_trace_without_stand_in_is_one_line_error(tmp_path, capsys):
+def test_cli_missing_trace_is_one_line_error(tmp_path, capsys):
     from schedrl.cli import main
 
-    code = main(["analyze", "trace", "absent.swf", "--dirs", str(tmp_path), "--name", "x", "--nodes", "4",
+    code = main(["analyze", "trace", str(tmp_path / "absent.swf"), "--name", "x", "--nodes", "4",
                  "--out-dir", str(tmp_path / "x")])
     assert code == 2
     assert "absent.swf" in capsys.readouterr().err
     assert not (tmp_path / "x" / "summary.json").exists()
 
 
-def test_cli_stand_in_when_trace_missing(tmp_path):
+def test_stand_in_trace_is_announced_and_analysed_as_stand_in(tmp_path, capsys):
+    """The one trace path: 'workload trace' writes the stand-in (with a console warning naming the
+    file and the folders searched), 'analyze trace' reads that file and labels it a stand-in."""
     from schedrl.cli import main
     from schedrl.io import read_json
 
-    args = ["analyze", "trace", "SDSC-DS-2004-2.1-cln.swf.gz", "--dirs", str(tmp_path), "--name", "datastar",
-            "--nodes", "1664", "--stand-in", "datastar_like", "--stand-in-jobs", "400", "--k-max", "50"]
+    trace = tmp_path / "datastar.swf"
+    assert main(["workload", "trace", "SDSC-DS-2004-2.1-cln.swf.gz", "--dirs", str(tmp_path / "none"),
+                 "--stand-in", "datastar_like", "--stand-in-nodes", "1664", "--stand-in-jobs", "400",
+                 "--out", str(trace)]) == 0
+    err = capsys.readouterr().err
+    warning = [line for line in err.splitlines() if "warning" in line]
+    assert len(warning) == 1 and "SDSC-DS-2004-2.1-cln.swf.gz" in warning[0] and str(tmp_path / "none") in warning[0]
+    args = ["analyze", "trace", str(trace), "--name", "datastar", "--nodes", "1664", "--k-max", "50"]
     assert main(args + ["--out-dir", str(tmp_path / "a")]) == 0
     assert main(args + ["--out-dir", str(tmp_path / "b")]) == 0
     summary = read_json(tmp_path / "a" / "summary.json")
-    assert summary["source_kind"] == "stand-in" and summary["schedule"] == "simulated"
+    assert summary["source_kind"] == "stand-in" and summary["source"] == "datastar_like"
+    assert summary["schedule"] == "simulated"
     assert summary["jobs_analysed"] <= 400 and summary["over_capacity_share"] == 0.0
     for name in ("summary.json", "k_largest.csv", "running_cdf.csv"):  # seeded: byte-identical
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import ConfigError
+from schedrl.io import write_csv
 from schedrl.papers.deeprm import experiments as dx
 from schedrl.papers.deeprm import figures as df
 from schedrl.papers.deeprm.claims import claims_rows
-from schedrl.io import write_csv
 
 SPEC = {
     "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,

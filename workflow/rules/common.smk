@@ -120,25 +120,19 @@ def register_targets(paper, targets, rules):
 
 # ------------------------------------------------------------------ input functions of rule files
 # They run when the DAG is built, after every rule file is included, so they may use the
-# constants the rule files define (WL_*, SEM_*).
+# constants the rule files define (WL_*).
 
 
 # workloads.smk
 def wl_trace_input(wildcards):
     """The real trace file when one of traces.dirs holds it; [] (stand-in generated) otherwise."""
-    name = WL_TRACES[wildcards.trace]["file"]
-    for folder in WL_TRACE_DIRS:
-        for candidate in (name, name[:-3] if name.endswith(".gz") else f"{name}.gz"):
-            path = Path(folder) / candidate
-            if path.is_file():
-                return [str(path)]
-    return []
-
-
-# sem.smk
-def sem_trace_file(wildcards):
-    """The trace file when one of traces.dirs holds it; [] (stand-in workload) otherwise."""
     from schedrl.workloads.traces import find_trace
 
-    path = find_trace(SEM_TRACES[wildcards.trace]["file"], SEM_TRACE_DIRS)
+    path = find_trace(WL_TRACES[wildcards.trace]["file"], WL_TRACE_DIRS)
     return [str(path)] if path is not None else []
+
+
+def trace_stand_in_args(trace):
+    """--stand-in / --stand-in-nodes options of 'schedrl workload trace' for a workloads.traces entry."""
+    args = [f"--stand-in {trace['stand_in']}"] if "stand_in" in trace else []
+    return " ".join(args + ([f"--stand-in-nodes {trace['nodes']}"] if "nodes" in trace else []))

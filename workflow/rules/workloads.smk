@@ -23,6 +23,13 @@ WL_SEM = WL_CFG.get("sem", {})
 WL_SEED = config["seed"]
 WL_RUNTIME = ("wl1", "wl2")
 
+# Say it on the console, not only in a log, when a stand-in will replace a missing trace.
+for _key, _trace in WL_TRACES.items():
+    if not wl_trace_input(type("W", (), {"trace": _key})):
+        sys.stderr.write(f"schedrl: warning: trace {_trace['file']} ({_key}) not found in "
+                         f"{', '.join(map(str, WL_TRACE_DIRS)) or '(no traces.dirs)'}: a synthetic stand-in "
+                         "replaces it; results built on it are not comparable with the paper's\n")
+
 
 rule workload_preset:
     output:
@@ -85,6 +92,7 @@ rule workload_trace:
     params:
         file=lambda wildcards: WL_TRACES[wildcards.trace]["file"],
         months=lambda wildcards: WL_TRACES[wildcards.trace].get("months", 0),
+        stand_in=lambda wildcards: trace_stand_in_args(WL_TRACES[wildcards.trace]),
         dirs=WL_TRACE_DIRS,
         stand_in_jobs=WL_CFG.get("stand_in_jobs", 20000),
         oversize=WL_CLEAN.get("oversize", "drop"),
@@ -102,7 +110,7 @@ rule workload_trace:
         CONDA_ENV
     shell:
         "schedrl workload trace {params.file:q} --dirs {params.dirs:q} --months {params.months} "
-        "--stand-in-jobs {params.stand_in_jobs} --oversize {params.oversize} "
+        "--stand-in-jobs {params.stand_in_jobs} {params.stand_in} --oversize {params.oversize} "
         "--over-request {params.over_request} --seed {params.seed} --out {output:q} 2> {log:q}"
 
 

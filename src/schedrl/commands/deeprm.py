@@ -86,8 +86,8 @@ def register(subparsers) -> None:
 def run_evaluate(args) -> int:
     import torch
 
-    from schedrl.papers.deeprm import experiments as dx
     from schedrl.io import write_csv
+    from schedrl.papers.deeprm import experiments as dx
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)

@@ -85,6 +85,10 @@ def register(subparsers) -> None:
     t.add_argument("--dirs", nargs="+", default=["data/raw", "../shared/traces"], help="folders to search")
     t.add_argument("--seed", type=int, default=0, help="stand-in seed (default: %(default)s)")
     t.add_argument("--stand-in-jobs", type=int, default=None, help="stand-in size (default: the preset's)")
+    t.add_argument("--stand-in", metavar="PRESET", default=None,
+                   help="Lublin preset of the stand-in (default: the catalog's for NAME)")
+    t.add_argument("--stand-in-nodes", type=int, default=None, metavar="N",
+                   help="machine size of the stand-in (default: the preset's)")
     t.add_argument("--max-procs", type=int, default=None, help="machine size for cleaning (default: header)")
     t.add_argument("--oversize", choices=("drop", "clip", "error"), default="drop",
                    help="jobs larger than the machine (default: %(default)s)")
@@ -253,7 +257,7 @@ def run_trace(args) -> int:
     from schedrl.workloads.traces import load_trace
 
     frame = load_trace(args.name, args.dirs, seed=args.seed, n_jobs=args.stand_in_jobs,
-                       max_procs=args.max_procs, oversize=args.oversize, over_request=args.over_request)
+                       stand_in=args.stand_in, max_nodes=args.stand_in_nodes, max_procs=args.max_procs, oversize=args.oversize, over_request=args.over_request)
     if args.months and len(frame):
         import numpy as np
 

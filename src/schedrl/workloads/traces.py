@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,11 +84,14 @@ def find_trace(name: str, dirs) -> Path | None:
 
 
 def load_trace(name: str, dirs, *, seed: int = 0, n_jobs: int | None = None, stand_in: str | None = None,
-               **read_kwargs) -> pd.DataFrame:
+               max_nodes: int | None = None, **read_kwargs) -> pd.DataFrame:
     """Read and clean the named trace, or generate its stand-in when no folder holds it.
 
-    ``stand_in`` overrides the catalog's stand-in preset; ``n_jobs`` sizes the stand-in (default:
-    the preset's); ``read_kwargs`` go to :func:`schedrl.workloads.swf.read_swf`.
+    The one place that chooses between a trace and its stand-in. ``stand_in`` overrides the
+    catalog's stand-in preset; ``n_jobs`` sizes the stand-in (default: the preset's) and
+    ``max_nodes`` its machine (default: the preset's); ``read_kwargs`` go to
+    :func:`schedrl.workloads.swf.read_swf`. A stand-in is announced with one warning line on stderr
+    naming the file looked for and the folders searched.
     """
     from schedrl.workloads.lublin import generate
     from schedrl.workloads.swf import read_swf
@@ -101,11 +105,14 @@ def load_trace(name: str, dirs, *, seed: int = 0, n_jobs: int | None = None, sta
     if preset is None:
         searched = ", ".join(str(d) for d in dirs or ()) or "(no folders)"
         raise SchedrlError(f"trace {name} not found in {searched} and it has no stand-in preset")
-    frame = generate(preset, n_jobs=n_jobs, seed=seed)
+    frame = generate(preset, n_jobs=n_jobs, seed=seed, **({"max_nodes": int(max_nodes)} if max_nodes else {}))
     header = dict(frame.attrs["header"])
     notes = header.get("Note", [])
     notes = list(notes) if isinstance(notes, list) else [notes]
     searched = ", ".join(str(d) for d in dirs or ())
+    print(f"schedrl: warning: trace {name} not found in {searched or '(no folders)'}: using a synthetic "
+          f"stand-in (Lublin preset {preset}, {len(frame)} jobs); results built on it are not comparable "
+          "with the paper's", file=sys.stderr)
     header["StandIn"] = f"{preset} for {name}"
     header["Note"] = [f"stand-in for {name} (not found in {searched}): Lublin preset {preset}, seed {seed}"] + notes
     frame.attrs["header"] = header

@@ -1,11 +1,9 @@
 """SEM trace-analysis figures and tables (sem-encoding.txt Fig. 5, Table 2, Table 3, Fig. 7).
 
-Inputs are the per-trace analysis folders written by ``schedrl analyze trace``: ``summary.json``,
-``running_cdf.csv`` and ``k_largest.csv``. Each figure or table shows the paper's numbers beside
-ours; the claims table compares them with a verdict per claim.
-
-The paper's numbers below are read off the paper's text and tables (section 3.1 and 3.3); they
-are the published values we compare with, never inputs to our computation.
+Inputs are the per-trace analysis folders written by ``schedrl analyze trace``
+(``schedrl.papers.sem.experiments.analyze_trace``): ``summary.json``, ``running_cdf.csv`` and
+``k_largest.csv``. One function per figure or table, named after its target; each shows the
+paper's numbers (``paper_values.yaml``) beside ours. ``TARGETS`` lists every output.
 """
 
 from __future__ import annotations
@@ -16,46 +14,11 @@ import numpy as np
 import pandas as pd
 
 from schedrl.io import read_json, write_text
+from schedrl.papers.sem import claims
+from schedrl.papers.sem.claims import PAPER_COVERAGE, PAPER_LOSS_PCT, PAPER_TRACES, label_of
+from schedrl.papers.targets import Target
 from schedrl.plots import new_figure, save_figure
-from schedrl.report.claims import verdict, write_claims
 from schedrl.workloads.analysis import share_column
-
-PAPER = "sem"
-
-#: Table 1 and Table 2 of the paper, keyed by our trace names.
-PAPER_TRACES = {
-    "theta": {"label": "Theta", "system_size": 4360, "period": "Jan 2018 - Dec 2019", "max_running": 32},
-    "mira": {"label": "Mira", "system_size": 49152, "period": "Jan 2014 - Dec 2014", "max_running": 71},
-    "atlas": {"label": "Atlas", "system_size": 9216, "period": "Nov 2006 - Jun 2007", "max_running": 90},
-    "datastar": {"label": "DataStar", "system_size": 1664, "period": "Mar 2004 - Apr 2005", "max_running": 81},
-}
-
-#: Table 3: node-hour loss in percent for K = 30, 40, 50. Atlas at K = 50 is printed "9e-05"
-#: without a unit; we read it as a fraction (0.009%), the reading closest to its neighbours.
-PAPER_LOSS_PCT = {
-    "datastar": {30: 1.22, 40: 0.36, 50: 0.01},
-    "atlas": {30: 0.23, 40: 0.03, 50: 0.009},
-}
-
-#: Fig. 7 as stated in the text: (trace, K, threshold) -> (relation, percent of the trace period).
-#: "about" = approximately; ">" = more than; "=" = exactly.
-PAPER_COVERAGE = {
-    ("datastar", 30, 0.90): ("about", 97.0),
-    ("datastar", 30, 0.95): ("about", 93.0),
-    ("atlas", 30, 0.90): ("about", 99.0),
-    ("atlas", 30, 0.95): (">", 98.0),
-    ("datastar", 40, 0.90): ("about", 99.0),
-    ("datastar", 40, 0.95): ("about", 97.0),
-    ("atlas", 40, 0.95): (">", 99.0),
-    ("datastar", 50, 0.95): (">", 99.0),
-    ("atlas", 50, 0.95): ("=", 100.0),
-}
-
-#: Theta's minimum job size (section 3.3): zero-padding K = floor(4360 / 128) = 34.
-THETA_MIN_JOB = 128
-
-COVERAGE_TOL_PP = 2.0  # percentage points for "about" claims
-LOSS_TOL_PP = 0.05  # percentage points of node-hours for Table 3
 
 
 # --------------------------------------------------------------------------- loading
@@ -72,13 +35,6 @@ def load_analyses(folders: list[str | Path]) -> list[dict]:
     return out
 
 
-def _label(summary: dict) -> str:
-    label = summary["label"]
-    if summary["source_kind"] != "trace":
-        label += " (stand-in)"
-    return label
-
-
 # --------------------------------------------------------------------------- Fig. 5
 def fig5_running_jobs_cdf(analyses: list[dict], png: str | Path) -> pd.DataFrame:
     """CDF of the number of running jobs over the trace period, one line per trace."""
@@ -89,11 +45,11 @@ def fig5_running_jobs_cdf(analyses: list[dict], png: str | Path) -> pd.DataFrame
         x = np.concatenate([[0], cdf["running"].to_numpy()])
         y = np.concatenate([[0.0], cdf["cdf"].to_numpy()])
         color = f"C{i}"
-        ax.step(x, y, where="post", color=color, label=f"{_label(s)} ours (max {s['max_running']})")
+        ax.step(x, y, where="post", color=color, label=f"{label_of(s)} ours (max {s['max_running']})")
         paper = PAPER_TRACES.get(s["name"], {}).get("max_running")
         if paper is not None:
             ax.axvline(paper, color=color, ls=":", lw=1.2, label=f"{s['label']} paper max ({paper})")
-        rows.append(cdf.assign(trace=s["name"], label=_label(s), paper_max_running=paper))
+        rows.append(cdf.assign(trace=s["name"], label=label_of(s), paper_max_running=paper))
     ax.set_xlabel("number of running jobs")
     ax.set_ylabel("CDF of trace period (fraction of time)")
     ax.set_ylim(0, 1.02)
@@ -143,6 +99,11 @@ def table2_max_running(analyses: list[dict], png: str | Path) -> pd.DataFrame:
     ax.set_title("Table 2: maximum running jobs")
     ax.legend()
     save_figure(fig, png, table)
+    write_text(Path(png).with_suffix(".md"), markdown_table(
+        table, "SEM Table 2: maximum number of running jobs",
+        "Paper: Table 2 of sem-encoding.txt. Ours: the traces in ../shared/traces (Theta: 2022 log, "
+        "the paper used 2018-2019). Sizes in the trace's unit (cores for DataStar and Atlas, as in "
+        "the paper; nodes for Theta)."))
     return table
 
 
@@ -154,7 +115,7 @@ def table3_node_hour_loss(analyses: list[dict], png: str | Path, ks=(30, 40, 50)
         s, kl = item["summary"], item["k_largest"].set_index("k")
         for k in ks:
             paper = PAPER_LOSS_PCT.get(s["name"], {}).get(k)
-            rows.append({"workload": _label(s), "trace": s["name"], "k": k,
+            rows.append({"workload": label_of(s), "trace": s["name"], "k": k,
                          "loss_pct_ours": float(kl.loc[k, "node_hour_loss_pct"]) if k in kl.index else None,
                          "loss_pct_paper": paper})
     table = pd.DataFrame(rows)
@@ -178,6 +139,14 @@ def table3_node_hour_loss(analyses: list[dict], png: str | Path, ks=(30, 40, 50)
     ax.set_title("Table 3: node-hour loss, K-largest-job encoding")
     fig.legend(fontsize=7, ncols=len(ks), loc="outside lower center")
     save_figure(fig, png, table)
+    wide = table.pivot_table(index="workload", columns="k", values=["loss_pct_ours", "loss_pct_paper"],
+                             aggfunc="first", dropna=False)
+    wide.columns = [f"{'ours' if c == 'loss_pct_ours' else 'paper'} K={k} (%)" for c, k in wide.columns]
+    wide = wide[sorted(wide.columns, key=lambda c: (int(c.split("K=")[1].split(" ")[0]), c))].reset_index()
+    write_text(Path(png).with_suffix(".md"), markdown_table(
+        wide, "SEM Table 3: node-hour loss of the K-largest-job encoding (%)",
+        "Loss = node-hours of running jobs outside the K largest / all node-hours. Paper's Atlas "
+        "K=50 value is printed '9e-05' without a unit; shown as 0.009%."))
     return table
 
 
@@ -192,12 +161,12 @@ def fig7_k_largest_coverage(analyses: list[dict], png: str | Path, thresholds=(0
         for i, item in enumerate(analyses):
             s, kl = item["summary"], item["k_largest"]
             kl = kl[kl["k"] >= 1]
-            ax.plot(kl["k"], 100 * kl[col], color=f"C{i}", label=f"{_label(s)} ours")
+            ax.plot(kl["k"], 100 * kl[col], color=f"C{i}", label=f"{label_of(s)} ours")
             pts = [(k, v) for (name, k, t), (_, v) in PAPER_COVERAGE.items() if name == s["name"] and t == thr]
             if pts:
                 ax.plot(*zip(*pts), ls="none", marker="o", mfc="none", color=f"C{i}",
                         label=f"{s['label']} paper (text)")
-            rows.append(pd.DataFrame({"trace": s["name"], "label": _label(s), "threshold": thr,
+            rows.append(pd.DataFrame({"trace": s["name"], "label": label_of(s), "threshold": thr,
                                       "k": kl["k"], "share_pct": 100 * kl[col]}))
         ax.set_xlabel("K (largest running jobs encoded)")
         ax.set_title(f"covering {thr:.0%} of allocated nodes")
@@ -246,124 +215,30 @@ def _data_note(s: dict) -> str:
     return note
 
 
-def claims_rows(analyses: list[dict]) -> list[dict]:
-    """One claims row per comparable number of section 3.1 / 3.3."""
-    rows = []
-    by_name = {a["summary"]["name"]: a for a in analyses}
-    for name, a in by_name.items():
-        s = a["summary"]
-        paper = PAPER_TRACES.get(name)
-        if paper is None:
-            continue
-        note = _claim_note(s)
-        rows.append(_row(f"table2_max_running_{name}",
-                         f"{paper['label']}: maximum number of running jobs (Table 2)",
-                         paper["max_running"], s["max_running"], note,
-                         comparable=_comparable(s),
-                         v=lambda o, p: verdict(o, p, rel_tol=0.1)))
-    if "theta" in by_name:
-        s = by_name["theta"]["summary"]
-        k_pad = s["system_size"] // THETA_MIN_JOB
-        ok = s["max_running"] <= k_pad
-        rows.append({"paper": PAPER, "claim_id": "zero_padding_k_theta",
-                     "claim": f"Theta: running jobs never exceed K = {s['system_size']}/{THETA_MIN_JOB} "
-                              f"= {k_pad} (zero-padding covers every state)",
-                     "paper_value": f"<= {k_pad}", "ours": f"max {s['max_running']}, min job size "
-                     f"{s['min_job_size']}", "verdict": ("reproduced" if ok else "not reproduced")
-                     if _comparable(s) else "not comparable", "note": _claim_note(s)})
-    worst = []
-    for name, losses in PAPER_LOSS_PCT.items():
-        if name not in by_name:
-            continue
-        s, kl = by_name[name]["summary"], by_name[name]["k_largest"].set_index("k")
-        for k, paper_pct in losses.items():
-            if k not in kl.index:
-                continue
-            ours = float(kl.loc[k, "node_hour_loss_pct"])
-            worst.append(ours)
-            rows.append(_row(f"table3_loss_{name}_k{k}",
-                             f"{PAPER_TRACES[name]['label']}: node-hour loss of the K-largest-job "
-                             f"encoding at K={k} (Table 3, %)", paper_pct, ours, _claim_note(s),
-                             comparable=_comparable(s),
-                             v=lambda o, p: verdict(o, p, rel_tol=0.25, abs_tol=LOSS_TOL_PP), fmt="{:.3g}"))
-    if worst:
-        ours = max(worst)
-        comparable = all(_comparable(by_name[n]["summary"]) for n in PAPER_LOSS_PCT if n in by_name)
-        rows.append({"paper": PAPER, "claim_id": "table3_loss_within_1_3pct",
-                     "claim": "node-hour loss within 1.3% for K = 30, 40, 50 on DataStar and Atlas",
-                     "paper_value": "<= 1.3%", "ours": f"max {ours:.3g}%",
-                     "verdict": ("reproduced" if ours <= 1.3 else "partly reproduced" if ours <= 2.6
-                                 else "not reproduced") if comparable else "not comparable",
-                     "note": "largest loss over the traces analysed"})
-    for (name, k, thr), (rel, paper_pct) in PAPER_COVERAGE.items():
-        if name not in by_name:
-            continue
-        s, kl = by_name[name]["summary"], by_name[name]["k_largest"].set_index("k")
-        if share_column(thr) not in kl.columns or k not in kl.index:
-            continue  # analysed with other thresholds or a smaller k_max
-        ours = 100 * float(kl.loc[k, share_column(thr)])
-        if not _comparable(s):
-            v = "not comparable"
-        elif rel == "about":
-            v = verdict(ours, paper_pct, rel_tol=0.0, abs_tol=COVERAGE_TOL_PP)
-        else:  # "more than" / "exactly": at or above the bound is a reproduction
-            gap = paper_pct - ours
-            v = ("reproduced" if gap <= (0.0 if rel == ">" else 0.05) else
-                 "partly reproduced" if gap <= COVERAGE_TOL_PP else "not reproduced")
-        word = {"about": "about", ">": "more than", "=": ""}[rel]
-        rows.append({"paper": PAPER, "claim_id": f"fig7_{name}_k{k}_{int(thr * 100)}",
-                     "claim": f"{PAPER_TRACES[name]['label']}: K={k} largest jobs cover {thr:.0%} of "
-                              f"allocated nodes for {word} {paper_pct:g}% of the time (Fig. 7)".replace("  ", " "),
-                     "paper_value": f"{word} {paper_pct:g}%".strip(), "ours": f"{ours:.2f}%",
-                     "verdict": v, "note": _claim_note(s)})
-    return rows
-
-
-def _row(claim_id, claim, paper_value, ours, note, *, comparable, v, fmt="{}"):
-    return {"paper": PAPER, "claim_id": claim_id, "claim": claim, "paper_value": fmt.format(paper_value),
-            "ours": fmt.format(ours), "verdict": v(ours, paper_value) if comparable else "not comparable",
-            "note": note}
-
-
-def _comparable(s: dict) -> bool:
-    """Only a whole real trace compares with the paper's whole-trace numbers."""
-    return s["source_kind"] == "trace" and not s.get("max_jobs")
-
-
-def _claim_note(s: dict) -> str:
-    if s["source_kind"] != "trace":
-        return (f"synthetic stand-in: Lublin preset '{s['source']}' on {s['system_size']:,} {s['unit']} "
-                "(the trace file was not found), FCFS + EASY schedule")
-    parts = []
-    if s["schedule"] == "simulated":
-        parts.append("log has no wait times: schedule simulated with FCFS + EASY backfilling")
-    if s["name"] == "theta":
-        parts.append("Theta 2022 log; the paper used Theta 2018-2019 (not public)")
-    if s.get("max_jobs"):
-        parts.append(f"first {s['max_jobs']:,} jobs only (scale setting)")
-    return "; ".join(parts)
-
-
-def write_sem_analysis(folders: list[str | Path], figures_dir: str | Path, claims_path: str | Path) -> None:
+def trace_analysis(folders: list[str | Path], figures_dir: str | Path, claims_path: str | Path) -> None:
     """Every SEM analysis output: Fig. 5, Table 2 (+ .md), Table 3 (+ .md), Fig. 7, claims."""
+    from schedrl.report.claims import write_claims
+
     analyses = load_analyses(folders)
     figures_dir = Path(figures_dir)
     fig5_running_jobs_cdf(analyses, figures_dir / "fig5_running_jobs_cdf.png")
-    t2 = table2_max_running(analyses, figures_dir / "table2_max_running.png")
-    write_text(figures_dir / "table2_max_running.md", markdown_table(
-        t2, "SEM Table 2: maximum number of running jobs",
-        "Paper: Table 2 of sem-encoding.txt. Ours: the traces in ../shared/traces (Theta: 2022 log, "
-        "the paper used 2018-2019). Sizes in the trace's unit (cores for DataStar and Atlas, as in "
-        "the paper; nodes for Theta)."))
-    t3 = table3_node_hour_loss(analyses, figures_dir / "table3_node_hour_loss.png")
-    wide = t3.pivot_table(index="workload", columns="k", values=["loss_pct_ours", "loss_pct_paper"],
-                          aggfunc="first", dropna=False)
-    wide.columns = [f"{'ours' if c == 'loss_pct_ours' else 'paper'} K={k} (%)" for c, k in wide.columns]
-    wide = wide[sorted(wide.columns, key=lambda c: (int(c.split("K=")[1].split(" ")[0]), c))].reset_index()
-    write_text(figures_dir / "table3_node_hour_loss.md", markdown_table(
-        wide, "SEM Table 3: node-hour loss of the K-largest-job encoding (%)",
-        "Loss = node-hours of running jobs outside the K largest / all node-hours. Paper's Atlas "
-        "K=50 value is printed '9e-05' without a unit; shown as 0.009%."))
+    table2_max_running(analyses, figures_dir / "table2_max_running.png")
+    table3_node_hour_loss(analyses, figures_dir / "table3_node_hour_loss.png")
     common = set.intersection(*(set(a["summary"]["thresholds"]) for a in analyses))
     fig7_k_largest_coverage(analyses, figures_dir / "fig7_k_largest_coverage.png", sorted(common))
-    write_claims(claims_path, claims_rows(analyses))
+    write_claims(claims_path, claims.claims_rows(analyses))
+
+
+_RULE = "sem_trace_figures"  # one rule draws the trace analysis: the four share their inputs
+TARGETS: list[Target] = [
+    Target("sem", "fig5_running_jobs_cdf", fig5_running_jobs_cdf, _RULE, "CDF of the number of running jobs",
+           claims=("table2_max_running",)),
+    Target("sem", "table2_max_running", table2_max_running, _RULE, "Maximum number of running jobs", kind="table",
+           claims=("table2_", "zero_padding")),
+    Target("sem", "table3_node_hour_loss", table3_node_hour_loss, _RULE,
+           "Node-hour loss of the K-largest-job encoding", kind="table", claims=("table3_",)),
+    Target("sem", "fig7_k_largest_coverage", fig7_k_largest_coverage, _RULE,
+           "Trace coverage of the K-largest-job encoding", claims=("fig7_",)),
+    Target("sem", "claims", claims.claims_rows, _RULE, "Claims of section 3: ours vs the paper's", kind="claims",
+           claims=("",)),
+]
