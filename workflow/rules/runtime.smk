@@ -1,4 +1,6 @@
-# Rules for the runtime-prediction paper (runtime-prediction.txt; brief beside it).
+# Rules for the runtime-prediction paper (runtime-prediction.txt; brief beside it). Code:
+# schedrl.papers.runtime (experiments: workloads and algorithms; figures: table4 and TARGETS;
+# claims; paper_values.yaml with Table 4).
 #
 # Table 4: utilisation of SJF, SJF w/ BF, FCFS, FCFS w/ BF (EASY) on the 12 Lublin workload halves
 # (WL1/WL2 x WRA 100/050/RND x a/b) from rule workload_runtime (workloads.smk), beside the paper's.
@@ -6,29 +8,29 @@
 #   results/runtime/heuristics/{workload}/<alg>.csv      per-job schedules
 #   figures/runtime/table4.{png,pdf,csv,md}             the table (csv = long table with paper + diff)
 #   results/runtime/claims.csv                           claims (values, BF gains, winners)
+from schedrl.papers.runtime import experiments as RX
+from schedrl.papers.runtime import figures as RUNTIME_FIGURES
+
 RUNTIME = cfg("runtime", default={})
 RUNTIME_T4 = RUNTIME.get("table4", {})
 RUNTIME_NODES = RUNTIME.get("nodes", 256)
-RUNTIME_ALGORITHMS = RUNTIME_T4.get("algorithms", ["sjf:none", "sjf:easy", "fcfs:none", "fcfs:easy"])
-RUNTIME_WORKLOADS = [
-    f"{wl}_{wra}{half}" for half in ("a", "b") for wl in ("wl1", "wl2") for wra in ("100", "050", "rnd")
-]
+RUNTIME_SIM_STEP = RUNTIME_T4.get("sim_step", 60)
 
 
 wildcard_constraints:
-    rt_workload="wl[12]_(100|050|rnd)[ab]",
+    rt_workload=alternatives(RX.WORKLOADS),
 
 
 rule runtime_heuristics:
     input:
         "results/workloads/runtime/{rt_workload}.swf",
     output:
-        metrics="results/runtime/heuristics/{rt_workload}.csv",
-        schedules=directory("results/runtime/heuristics/{rt_workload}"),
+        metrics=RX.heuristics_file("{rt_workload}"),
+        schedules=directory(f"{RX.HEURISTICS_DIR}/{{rt_workload}}"),
     params:
         nodes=RUNTIME_NODES,
-        algorithms=RUNTIME_ALGORITHMS,
-        sim_step=RUNTIME_T4.get("sim_step", 60),
+        algorithms=RX.ALGORITHMS,
+        sim_step=RUNTIME_SIM_STEP,
         overrun=cfg("sim", "overrun", default="kill"),
     log:
         "logs/runtime/heuristics_{rt_workload}.log",
@@ -48,25 +50,16 @@ rule runtime_heuristics:
 
 rule runtime_table4:
     input:
-        expand("results/runtime/heuristics/{rt_workload}.csv", rt_workload=RUNTIME_WORKLOADS),
+        runs=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        values=package_file(paper_values_path("runtime")),
     output:
         figure("runtime", "table4"),
         md="figures/runtime/table4.md",
         claims="results/runtime/claims.csv",
     params:
-        algorithms=RUNTIME_ALGORITHMS,
-        paper=[f"{w}={','.join(str(v) for v in vals)}" for w, vals in RUNTIME_T4.get("paper", {}).items()],
-        tolerance=RUNTIME_T4.get("tolerance", 0.05),
-        claims_note=f"our Lublin draws (seed {config['seed']}) differ from the paper's",
-        title="Runtime paper Table 4: utilisation of classic heuristics",
-        note=(
-            f"Lublin workloads drawn by us (seed {config['seed']}): the paper's draws are not "
-            "published, so values are compared within a tolerance and qualitatively. Utilisation = "
-            "node-seconds used / node-seconds offered from the first submission to the last end "
-            f"(brief 4.4); {RUNTIME_NODES} nodes; BF = EASY backfilling; "
-            + (f"time-stepped simulation, Sim_Step {RUNTIME_T4.get('sim_step', 60)} s."
-               if RUNTIME_T4.get("sim_step", 60) else "event-driven simulation.")
-        ),
+        nodes=RUNTIME_NODES,
+        sim_step=RUNTIME_SIM_STEP,
+        seed=config["seed"],
     log:
         "logs/runtime/table4.log",
     threads: 1
@@ -76,12 +69,9 @@ rule runtime_table4:
     conda:
         CONDA_ENV
     shell:
-        "schedrl heuristics table {input:q} --algorithms {params.algorithms} --paper {params.paper} "
-        "--paper-name runtime --claim-prefix table4 --tolerance {params.tolerance} "
-        "--title {params.title:q} --note {params.note:q} --claims-note {params.claims_note:q} --out-png {output.png:q} "
-        "--out-md {output.md:q} --claims-out {output.claims:q} 2> {log:q}"
+        "schedrl runtime table4 {input.runs:q} --nodes {params.nodes} --sim-step {params.sim_step} "
+        "--seed {params.seed} --out-png {output.png:q} --claims-out {output.claims:q} > {log:q} 2>&1"
 
 
-register("runtime", *rules.runtime_table4.output)
-CLAIMS.append(rules.runtime_table4.output.claims)
+register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)
 REPORT_SECTIONS.append(rules.runtime_table4.output.md)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schedrl.errors import InputFileError, SchedrlError
+from schedrl.errors import SchedrlError
 
 DEFAULT_ALGORITHMS = ["sjf:none", "sjf:easy", "fcfs:none", "fcfs:easy"]
 
@@ -108,26 +108,16 @@ def parse_paper(items) -> dict[str, list[float]]:
 
 
 def run_table(args) -> int:
-    import pandas as pd
-
-    from schedrl.experiments.heuristics import algorithm_label, compare_with_paper, heuristic_claims
+    from schedrl.experiments.heuristics import (
+        algorithm_label,
+        compare_with_paper,
+        heuristic_claims,
+        read_runs,
+    )
     from schedrl.plots.tables import plot_comparison, write_comparison_markdown
     from schedrl.report.claims import write_claims
 
-    frames = []
-    for path in args.runs:
-        try:
-            frames.append(pd.read_csv(path))
-        except FileNotFoundError:
-            raise InputFileError(path, "no such file") from None
-    ours = pd.concat(frames, ignore_index=True)
-    for col in ("workload", "algorithm", "label", args.metric):
-        if col not in ours.columns:
-            raise InputFileError(args.runs[0], f"lacks column '{col}' (not a 'heuristics run' output?)")
-    missing = sorted(set(args.algorithms) - set(ours["algorithm"]))
-    if missing:
-        raise SchedrlError(f"algorithm(s) {', '.join(missing)} not in the run files")
-    ours = ours[ours["algorithm"].isin(args.algorithms)]
+    ours = read_runs(args.runs, args.algorithms, args.metric)
     table = compare_with_paper(ours, parse_paper(args.paper), args.algorithms, args.metric)
     plot_comparison(args.out_png, table, row="workload", col="label", title=args.title,
                     ylabel=f"{args.metric.replace('_', ' ')} ({_metric_unit(args.metric)})", xlabel="workload")

@@ -68,6 +68,28 @@ def run_heuristics(jobs: pd.DataFrame, cluster: ClusterSpec, algorithms, *, work
     return pd.DataFrame(rows), schedules
 
 
+def read_runs(paths, algorithms, metric: str = "utilization") -> pd.DataFrame:
+    """The rows of ``algorithms`` from ``heuristics run`` CSVs; InputFileError names a bad file."""
+    from schedrl.errors import InputFileError
+
+    frames = []
+    for path in paths:
+        try:
+            frames.append(pd.read_csv(path))
+        except FileNotFoundError:
+            raise InputFileError(path, "no such file") from None
+        except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+            raise InputFileError(path, f"not a CSV ({str(exc).splitlines()[0]})") from None
+    ours = pd.concat(frames, ignore_index=True)
+    for col in ("workload", "algorithm", "label", metric):
+        if col not in ours.columns:
+            raise InputFileError(paths[0], f"lacks column '{col}' (not a 'heuristics run' output?)")
+    missing = sorted(set(algorithms) - set(ours["algorithm"]))
+    if missing:
+        raise SchedrlError(f"algorithm(s) {', '.join(missing)} not in the run files")
+    return ours[ours["algorithm"].isin(algorithms)]
+
+
 def compare_with_paper(ours: pd.DataFrame, paper: dict[str, list[float]], algorithms,
                        metric: str = "utilization") -> pd.DataFrame:
     """Long table workload x algorithm with columns ours, paper, diff (ours - paper).
