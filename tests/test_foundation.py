@@ -191,6 +191,7 @@ def test_verdict_tolerance_bands():
 
 
 def test_report_summary_counts_verdicts_per_paper(tmp_path):
+    from schedrl.papers import titles
     from schedrl.report.claims import write_claims
     from schedrl.report.render import render_report
 
@@ -198,9 +199,9 @@ def test_report_summary_counts_verdicts_per_paper(tmp_path):
              "verdict": v, "note": ""} for i, v in enumerate(["reproduced", "reproduced", "not reproduced"])]
     path = tmp_path / "claims.csv"
     write_claims(path, rows)
-    text, claims = render_report([path], [], "default")
+    text, claims = render_report([path], [], "default", titles())
     assert len(claims) == 3
     summary = next(line for line in text.splitlines() if line.startswith("| runtime |"))
     assert summary.split("|")[3:8] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 "]
     assert "Smoke scale" not in text
-    assert "Smoke scale" in render_report([path], [], "smoke")[0]
+    assert "Smoke scale" in render_report([path], [], "smoke", titles())[0]

@@ -23,7 +23,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    text, claims = render_report(args.claims, args.sections, args.scale)
+    from schedrl.papers import titles
+
+    text, claims = render_report(args.claims, args.sections, args.scale, titles())
     if args.claims_out:
         write_csv(args.claims_out, claims)
     write_text(args.out, text)

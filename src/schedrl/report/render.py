@@ -9,14 +9,6 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.report.claims import CLAIM_COLUMNS, VERDICTS, read_claims
 
-PAPER_TITLES = {
-    "sem": "Scalable state encoding for RL HPC schedulers (sem-encoding.txt)",
-    "mdp": "MDP design choices for DeepRM-style schedulers (mdp-design.txt)",
-    "deeprm": "DeepRM with Stable-Baselines3 (deeprm-sb3-report.txt)",
-    "mrsch": "MRSch: multi-resource scheduling with DFP (mrsch.txt)",
-    "runtime": "Runtime predictions in DRL scheduling (runtime-prediction.txt)",
-}
-
 
 def _md_table(frame: pd.DataFrame) -> str:
     cols = list(frame.columns)
@@ -31,16 +23,20 @@ def _belongs(path: Path, paper: str) -> bool:
     return path.parts[-2:-1] == (paper,) or path.name.startswith(f"{paper}_")
 
 
-def render_report(claims_files, section_files, scale: str) -> tuple[str, pd.DataFrame]:
-    """Return the markdown text and the concatenated claims table."""
+def render_report(claims_files, section_files, scale: str, titles: dict[str, str]) -> tuple[str, pd.DataFrame]:
+    """Return the markdown text and the concatenated claims table.
+
+    ``titles`` maps each paper's short name to its heading, in report order (the report knows no
+    paper itself: ``schedrl.papers.titles()`` supplies them).
+    """
     frames = [read_claims(p) for p in claims_files]
     for section in section_files:  # check every section up front: none is dropped or half-read
         path = Path(section)
         if not path.is_file():
             raise InputFileError(section, "no such file" if not path.exists() else "not a file")
-        if not any(_belongs(path, paper) for paper in PAPER_TITLES):
+        if not any(_belongs(path, paper) for paper in titles):
             raise InputFileError(section, "section belongs to no paper: put it under figures/<paper>/ "
-                                 f"(papers: {', '.join(PAPER_TITLES)})")
+                                 f"(papers: {', '.join(titles)})")
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLAIM_COLUMNS))
     out = [
         "# schedrl reproduction report",
@@ -58,12 +54,12 @@ def render_report(claims_files, section_files, scale: str) -> tuple[str, pd.Data
         "",
     ]
     summary = []
-    for paper, title in PAPER_TITLES.items():
+    for paper, title in titles.items():
         rows = claims[claims["paper"] == paper]
         counts = {v: int((rows["verdict"] == v).sum()) for v in VERDICTS}
         summary.append({"paper": paper, "title": title, "claims": len(rows), **counts})
     out += [_md_table(pd.DataFrame(summary)), ""]
-    for paper, title in PAPER_TITLES.items():
+    for paper, title in titles.items():
         rows = claims[claims["paper"] == paper]
         out += [f"## {title}", ""]
         if rows.empty:

@@ -132,21 +132,29 @@ def cunha_model(max_job_len: int = 15, max_job_size: int = 10, new_job_rate: flo
     )
 
 
-MODELS = {"deeprm": "mao_model", "sb3_phase1": "sb3_phase1_model", "cunha": "cunha_model"}
+def _cunha(num_res: int, max_job_len: int, max_job_size: int, res_slot: int, new_job_rate: float,
+           small_chance: float) -> JobModel:
+    if num_res != 1:
+        raise ConfigError(f"workload 'cunha' has one resource, but num_res is {num_res}")
+    return cunha_model(max_job_len, max_job_size, new_job_rate, small_chance)
+
+
+# Job models by name: Mao et al.'s DeepRM model, the SB3 report's phase-1 model, Cunha et al.'s.
+MODELS = {
+    "deeprm": lambda num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance: mao_model(
+        num_res, max_job_len, max_job_size, new_job_rate, small_chance),
+    "sb3_phase1": lambda num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance: sb3_phase1_model(
+        num_res, max_job_len, res_slot, new_job_rate, small_chance),
+    "cunha": _cunha,
+}
 
 
 def make_model(name: str, *, num_res: int, max_job_len: int, max_job_size: int, res_slot: int,
                new_job_rate: float, small_chance: float = 0.8) -> JobModel:
     """The named model (``deeprm``, ``sb3_phase1`` or ``cunha``) from the environment's parameters."""
-    if name == "deeprm":
-        return mao_model(num_res, max_job_len, max_job_size, new_job_rate, small_chance)
-    if name == "sb3_phase1":
-        return sb3_phase1_model(num_res, max_job_len, res_slot, new_job_rate, small_chance)
-    if name == "cunha":
-        if num_res != 1:
-            raise ConfigError(f"workload 'cunha' has one resource, but num_res is {num_res}")
-        return cunha_model(max_job_len, max_job_size, new_job_rate, small_chance)
-    raise ConfigError(f"unknown DeepRM workload '{name}' (choose from: {', '.join(MODELS)})")
+    if name not in MODELS:
+        raise ConfigError(f"unknown DeepRM workload '{name}' (choose from: {', '.join(MODELS)})")
+    return MODELS[name](num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,102 @@
+"""The shape of the package: a paper-free core under one package per paper (issue 8).
+
+* import-linter contracts (pyproject.toml): the core never imports ``schedrl.papers``,
+  ``schedrl.commands`` or ``schedrl.cli``; paper packages never import each other;
+* the core holds no paper name as a switch (no comparison with, or membership test in, a paper's
+  short name);
+* every paper package has the same modules, its paper values load and carry unit, source and
+  tolerance, and its targets point at real functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schedrl.papers import PAPERS, implemented, paper_values
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "schedrl"
+CORE = ("workloads", "sim", "schedulers", "encoders", "envs", "agents", "experiments", "plots", "report",
+        "metrics.py", "io.py", "errors.py", "config.py")
+PAPER_MODULES = ("experiments", "figures", "claims")
+
+
+def test_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint), "--config", str(SRC.parents[1] / "pyproject.toml")],
+                            capture_output=True, text=True, cwd=SRC.parents[1])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def _core_files():
+    for name in CORE:
+        path = SRC / name
+        yield from ([path] if path.is_file() else sorted(path.rglob("*.py")))
+
+
+def _paper_switches(tree: ast.AST) -> list[int]:
+    """Line numbers where a value is compared with (or looked up in a literal of) paper names."""
+    names = set(PAPERS)
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for right in node.comparators:
+                values = right.elts if isinstance(right, ast.Tuple | ast.List | ast.Set) else [right]
+                if any(isinstance(v, ast.Constant) and v.value in names for v in values):
+                    hits.append(node.lineno)
+    return hits
+
+
+def test_switch_detector_catches_a_paper_switch():
+    assert _paper_switches(ast.parse("if mode == 'runtime':\n    pass\nok = x in ('a', 'sem')")) == [1, 3]
+
+
+def test_core_has_no_paper_name_switch():
+    found = {f"{path.relative_to(SRC)}:{line}" for path in _core_files()
+             for line in _paper_switches(ast.parse(path.read_text()))}
+    assert not found, f"paper names used as switches in the core: {sorted(found)}"
+
+
+@pytest.mark.parametrize("paper", implemented())
+def test_paper_package_shape(paper):
+    package = SRC / "papers" / paper
+    for module in PAPER_MODULES:
+        assert (package / f"{module}.py").is_file(), f"schedrl.papers.{paper} lacks {module}.py"
+    values = paper_values(paper)
+    assert len(values) > 0
+    for row in values.table():
+        assert row["unit"] and row["source"], f"{paper}: {row['key']} needs a unit and a source"
+    figures = importlib.import_module(f"schedrl.papers.{paper}.figures")
+    targets = figures.TARGETS
+    assert targets and all(t.paper == paper for t in targets)
+    assert [t for t in targets if t.kind == "claims"], f"{paper}: no claims target"
+    for target in targets:
+        module, _, name = target.function_name.rpartition(".")
+        assert getattr(importlib.import_module(module), name) is target.function
+        assert module.startswith(f"schedrl.papers.{paper}.")
+        assert (SRC.parents[1] / "workflow" / "rules" / f"{paper}.smk").read_text().count(f"rule {target.rule}:") == 1
+
+
+def test_paper_values_errors_name_file_and_key(tmp_path):
+    from schedrl.errors import InputFileError
+    from schedrl.papers.values import PaperValues
+
+    bad = tmp_path / "paper_values.yaml"
+    bad.write_text("paper: x\nvalues:\n  a: {value: 1, unit: s, source: Table 1}\n")
+    with pytest.raises(InputFileError, match=r"paper_values.yaml: values.a: missing tolerance"):
+        PaperValues.load(bad)
+    bad.write_text("paper: x\nvalues:\n  a: {value: 1, unit: s, source: T, tolerance: {rel: -1}}\n")
+    with pytest.raises(InputFileError, match=r"values.a.tolerance"):
+        PaperValues.load(bad)
+    good = tmp_path / "good.yaml"
+    good.write_text("paper: x\nvalues:\n  a: {value: 2.0, unit: s, source: Table 1, tolerance: {rel: 0.1}}\n")
+    values = PaperValues.load(good)
+    assert values["a"] == 2.0 and "a" in values and "b" not in values
+    assert values.verdict("a", 2.15) == "reproduced" and values.verdict("a", 2.3) == "partly reproduced"
+    assert values.describe("a") == "Table 1; tolerance rel 0.1"
