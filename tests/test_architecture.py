@@ -100,3 +100,30 @@ def test_paper_values_errors_name_file_and_key(tmp_path):
     assert values["a"] == 2.0 and "a" in values and "b" not in values
     assert values.verdict("a", 2.15) == "reproduced" and values.verdict("a", 2.3) == "partly reproduced"
     assert values.describe("a") == "Table 1; tolerance rel 0.1"
+
+
+def test_figures_command_lists_every_target_with_rule_function_and_verdicts(tmp_path, capsys):
+    from schedrl.cli import main
+    from schedrl.report.claims import write_claims
+
+    (tmp_path / "figures" / "runtime").mkdir(parents=True)
+    for suffix in (".png", ".pdf", ".csv", ".md"):
+        (tmp_path / "figures" / "runtime" / f"table4{suffix}").write_text("x")
+    write_claims(tmp_path / "results" / "runtime" / "claims.csv", [
+        {"paper": "runtime", "claim_id": f"table4_c{i}", "claim": "c", "paper_value": "1", "ours": "1",
+         "verdict": v, "note": ""} for i, v in enumerate(["reproduced", "reproduced", "not comparable"])])
+    assert main(["figures", "--root", str(tmp_path), "--format", "csv"]) == 0
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), keep_default_na=False)
+    for paper in implemented():
+        figures = importlib.import_module(f"schedrl.papers.{paper}.figures")
+        assert set(frame.loc[frame["paper"] == paper, "target"]) == {t.path for t in figures.TARGETS}
+    row = frame[frame["target"] == "figures/runtime/table4.png"].iloc[0]
+    assert row["rule"] == "runtime_table4" and row["function"] == "schedrl.papers.runtime.figures.table4"
+    assert bool(row["on_disk"]) and row["verdicts"] == "R2 P0 N0 C1"
+    assert not frame.loc[frame["paper"] == "deeprm", "on_disk"].any()
+    assert main(["figures", "--paper", "nope"]) == 2
+    assert "unknown paper" in capsys.readouterr().err
