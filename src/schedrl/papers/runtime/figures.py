@@ -25,7 +25,7 @@ def table4(runs: list[str | Path], png: str | Path, *, nodes: int, sim_step: flo
                     xlabel="workload")
     simulation = (f"time-stepped simulation, Sim_Step {sim_step:g} s." if sim_step else "event-driven simulation.")
     note = (f"Lublin workloads drawn by us (seed {seed}): the paper's draws are not published, so values are "
-            f"compared within {VALUES.describe('table4')} and qualitatively. Utilisation = node-seconds used / "
+            f"compared within a tolerance (abs {VALUES.tolerance('table4', 'abs'):g}) and qualitatively. Utilisation = node-seconds used / "
             f"node-seconds offered from the first submission to the last end (brief 4.4); {nodes} nodes; "
             f"BF = EASY backfilling; {simulation}")
     write_comparison_markdown(Path(png).with_suffix(".md"), table, row="workload", col="label", title=TITLE,

@@ -19,8 +19,11 @@ PAPER_TRACES = {name: {**info, "max_running": VALUES["max_running"][name]} for n
 PAPER_LOSS_PCT = {name: {int(k): float(v) for k, v in ks.items()} for name, ks in VALUES["node_hour_loss_pct"].items()}
 _RELATIONS = {"about": "about", "more than": ">", "exactly": "="}
 #: Fig. 7 as stated in the text: (trace, K, threshold) -> (relation, percent of the trace period).
-PAPER_COVERAGE = {(name, int(k), float(t)): (_RELATIONS[rel], float(v))
-                  for name, ks in VALUES["coverage_pct"].items() for k, ts in ks.items() for t, (rel, v) in ts.items()}
+#: Ordered by K, then trace, as the text states them.
+PAPER_COVERAGE = dict(sorted(
+    (((name, int(k), float(t)), (_RELATIONS[rel], float(v)))
+     for name, ks in VALUES["coverage_pct"].items() for k, ts in ks.items() for t, (rel, v) in ts.items()),
+    key=lambda item: (item[0][1], list(VALUES["coverage_pct"]).index(item[0][0]), item[0][2])))
 THETA_MIN_JOB = int(VALUES["theta_min_job"])
 COVERAGE_TOL_PP = VALUES.tolerance("coverage_pct", "abs")  # percentage points for "about" claims
 LOSS_TOL_PP = VALUES.tolerance("node_hour_loss_pct", "abs")  # percentage points of node-hours

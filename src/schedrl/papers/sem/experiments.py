@@ -23,6 +23,21 @@ from schedrl.workloads import analysis as A
 SCHEDULES = ("auto", "recorded", "simulated")
 
 
+def _cleaning_counts(note: str) -> dict:
+    """The counts of the workload rule's ``schedrl cleaning: IN -> OUT jobs: k=v, ...`` header note."""
+    import re
+
+    match = re.match(r"schedrl cleaning: (\d+) -> (\d+) jobs(?:: (.*))?$", note)
+    if not match:
+        return {}
+    counts = {"input_jobs": int(match[1]), "output_jobs": int(match[2])}
+    for pair in (match[3] or "").split(", "):
+        key, _, value = pair.partition("=")
+        if key and value.isdigit():
+            counts[key] = int(value)
+    return counts
+
+
 def load_schedule(jobs: pd.DataFrame, nodes: int, schedule: str = "auto", max_jobs: int = 0,
                   source: str = "") -> tuple[pd.DataFrame, dict]:
     """The schedule to analyse from a cleaned job table, and a description of where it came from."""
@@ -34,8 +49,8 @@ def load_schedule(jobs: pd.DataFrame, nodes: int, schedule: str = "auto", max_jo
     else:
         notes = header.get("Note", [])
         notes = notes if isinstance(notes, list) else [notes]
-        cleaning = next((n.split(": ", 1)[1] for n in notes if str(n).startswith("schedrl cleaning: ")), "")
-        info = {"source": source, "source_kind": "trace", "cleaning": cleaning}
+        text = next((str(n) for n in notes if str(n).startswith("schedrl cleaning: ")), "")
+        info = {"source": source, "source_kind": "trace", "cleaning": _cleaning_counts(text)}
     info["jobs_in_source"] = len(jobs)
     info["max_jobs"] = 0  # recorded only when it cut the trace short
     if max_jobs and max_jobs < len(jobs):
