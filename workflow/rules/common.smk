@@ -1,5 +1,6 @@
-# Shared by every rule file (config validation, target registry, path helpers) and home of the
-# input functions of the rule files (`snakemake --lint` wants functions kept apart from rules).
+# Shared by every rule file (config validation,, the target registry and generic helpers); they
+# take what they need as arguments, never a rule file's globals. `snakemake --lint` wants functions
+# kept apart from rules, so rule files call these, or their paper package, from lambdas.
 import re
 import sys
 from pathlib import Path
@@ -97,7 +98,7 @@ def _output_regex(pattern):
     return re.compile(".+".join(re.escape(p) for p in parts) + "$")
 
 
-def register_targets(paper, targets, rules):
+def register_targets(paper, targets, defined):
     """Register a paper package's TARGETS (figures, tables, claims) with its aggregate rule.
 
     Each target names the rule that builds it; a missing rule, or a rule whose outputs cannot
@@ -105,7 +106,7 @@ def register_targets(paper, targets, rules):
     ``schedrl figures`` would be broken).
     """
     for target in targets:
-        built_by = getattr(rules, target.rule, None)
+        built_by = getattr(defined, target.rule, None)
         if built_by is None:
             sys.stderr.write(f"schedrl: {paper} target {target.name}: no rule '{target.rule}'\n")
             sys.exit(2)
@@ -118,17 +119,11 @@ def register_targets(paper, targets, rules):
         if target.kind == "claims":
             CLAIMS.extend(target.files())
 
-# ------------------------------------------------------------------ input functions of rule files
-# They run when the DAG is built, after every rule file is included, so they may use the
-# constants the rule files define (WL_*).
-
-
-# workloads.smk
-def wl_trace_input(wildcards):
-    """The real trace file when one of traces.dirs holds it; [] (stand-in generated) otherwise."""
+def trace_file(name, dirs):
+    """[path] of trace file ``name`` when one of ``dirs`` holds it; [] (a stand-in is generated) otherwise."""
     from schedrl.workloads.traces import find_trace
 
-    path = find_trace(WL_TRACES[wildcards.trace]["file"], WL_TRACE_DIRS)
+    path = find_trace(name, dirs)
     return [str(path)] if path is not None else []
 
 

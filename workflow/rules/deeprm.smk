@@ -174,7 +174,7 @@ rule deeprm_figure:
         figure("deeprm", "{fig}"),
     params:
         spec=DEEPRM_SPEC,
-        root=DEEPRM_ROOT,
+        root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/figures/{fig}.log",
     conda:
@@ -192,7 +192,7 @@ rule deeprm_claims:
         f"{DEEPRM_ROOT}/claims.csv",
     params:
         spec=DEEPRM_SPEC,
-        root=DEEPRM_ROOT,
+        root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/claims.log",
     conda:
@@ -211,7 +211,7 @@ rule deeprm_tables:
         timing="figures/deeprm/training_speed.md",
     params:
         spec=DEEPRM_SPEC,
-        root=DEEPRM_ROOT,
+        root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/tables.log",
     conda:

@@ -8,7 +8,7 @@
 #   sem/<trace>/<part>.swf                SEM split: train (episodes) / val / test
 # Figures: figures/workloads/<preset>.png, trace_<trace>.png and mrsch_scenarios.png.
 # Not part of 'all': download_trace (data/raw/<file>, needs internet).
-# Helpers alternatives() and wl_trace_input() are in common.smk.
+# Helpers alternatives(), trace_file() and trace_stand_in_args() are in common.smk.
 
 from schedrl.workloads.extend import SCENARIOS as _WL_SCENARIOS, WRA_CHOICES as _WL_WRA
 from schedrl.workloads.traces import CATALOG as _WL_CATALOG
@@ -25,7 +25,7 @@ WL_RUNTIME = ("wl1", "wl2")
 
 # Say it on the console, not only in a log, when a stand-in will replace a missing trace.
 for _key, _trace in WL_TRACES.items():
-    if not wl_trace_input(type("W", (), {"trace": _key})):
+    if not trace_file(_trace["file"], WL_TRACE_DIRS):
         sys.stderr.write(f"schedrl: warning: trace {_trace['file']} ({_key}) not found in "
                          f"{', '.join(map(str, WL_TRACE_DIRS)) or '(no traces.dirs)'}: a synthetic stand-in "
                          "replaces it; results built on it are not comparable with the paper's\n")
@@ -84,7 +84,7 @@ rule workload_runtime:
 
 rule workload_trace:
     input:
-        trace=wl_trace_input,
+        trace=lambda wildcards: trace_file(WL_TRACES[wildcards.trace]["file"], WL_TRACE_DIRS),
     output:
         "results/workloads/traces/{trace}.swf",
     wildcard_constraints:
