@@ -1,4 +1,4 @@
-# Shared by every rule file (config validation,, the target registry and generic helpers); they
+# Shared by every rule file (config validation, the target registry and generic helpers); they
 # take what they need as arguments, never a rule file's globals. `snakemake --lint` wants functions
 # kept apart from rules, so rule files call these, or their paper package, from lambdas.
 import re
