@@ -55,7 +55,7 @@ def listing(papers=None, root: str | Path = "."):
         for target in importlib.import_module(f"schedrl.papers.{paper}.figures").TARGETS:
             verdicts = ""
             if claims is not None and target.claims:
-                mine = claims[claims["claim_id"].map(lambda c: any(c.startswith(p) for p in target.claims))]
+                mine = claims[claims["claim_id"].str.startswith(tuple(target.claims))]
                 counts = mine["verdict"].value_counts()
                 verdicts = " ".join(f"{short}{int(counts.get(v, 0))}" for v, short in VERDICT_SHORT.items())
             rows.append({"paper": paper, "target": target.path, "kind": target.kind, "rule": target.rule,

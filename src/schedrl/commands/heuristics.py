@@ -65,6 +65,7 @@ def register(subparsers) -> None:
 
 
 def run_one(args) -> int:
+    from schedrl.commands.simulate import require_jobs
     from schedrl.experiments.heuristics import run_heuristics
     from schedrl.io import write_csv
     from schedrl.metrics import write_schedule
@@ -75,6 +76,7 @@ def run_one(args) -> int:
     if args.nodes < 1:
         raise SchedrlError(f"--nodes must be >= 1, got {args.nodes}")
     jobs = read_swf(path, max_procs=args.nodes, oversize=args.oversize, over_request="keep")
+    require_jobs(jobs, path)
     label = args.label or path.name.removesuffix(".gz").removesuffix(".swf")
     rows, schedules = run_heuristics(jobs, ClusterSpec(nodes=args.nodes), args.algorithms,
                                      workload=label, sim_step=args.sim_step, overrun=args.overrun)

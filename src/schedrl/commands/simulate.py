@@ -16,7 +16,7 @@ def register(subparsers) -> None:
         "simulate",
         help="simulate a queue policy with or without backfilling on an SWF trace",
         description="Event-driven simulation of a trace (SWF, .gz transparently) on a cluster of "
-        "--nodes nodes (default: the trace header's MaxNodes, else MaxProcs), optionally with a "
+        "--nodes nodes (default: the trace header's MaxProcs, else MaxNodes), optionally with a "
         "burst buffer and a power budget (extension columns bb_request, power_per_node). Writes "
         "the per-job schedule CSV and a metrics JSON, and prints the metrics.",
     )
@@ -45,6 +45,16 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def require_jobs(jobs, path) -> None:
+    """An empty trace (no data lines, or none left after cleaning) is an error, not null metrics."""
+    from schedrl.errors import InputFileError
+
+    if jobs.empty:
+        read = (jobs.attrs.get("cleaning") or {}).get("input_jobs", 0)
+        raise InputFileError(path, f"no job left after cleaning ({read} read)" if read else
+                             "no jobs (empty or header-only trace)")
+
+
 def machine_nodes(frame, path) -> int:
     """The machine size the cleaning used (header MaxProcs, else MaxNodes): job sizes in SWF count
     processors, so MaxNodes alone (184 on DataStar, against 1,664 processors) would be too small."""
@@ -67,9 +77,12 @@ def run(args) -> int:
     # keep runtimes above their request as they are: --overrun decides what happens to them
     if args.nodes is not None and args.nodes < 1:
         raise SchedrlError(f"--nodes must be >= 1, got {args.nodes}")
+    if args.max_jobs is not None and args.max_jobs < 1:
+        raise SchedrlError(f"--max-jobs must be >= 1, got {args.max_jobs}")
     # a job that does not fit an explicit --nodes is an error, not a silent drop
     oversize = args.oversize or ("error" if args.nodes else "drop")
     jobs = read_swf(path, max_procs=args.nodes, oversize=oversize, over_request="keep")
+    require_jobs(jobs, path)
     nodes = args.nodes or machine_nodes(jobs, path)
     if args.max_jobs is not None:
         jobs = jobs.iloc[: args.max_jobs]

@@ -23,6 +23,7 @@ Every count is present (0 when the rule did nothing), so reports can list them a
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
@@ -86,6 +87,10 @@ def clean_jobs(
         fill = (rt <= 0) & (run > 0)
         counts["filled_req_time"] = int(fill.sum())
         out["req_time"] = np.where(fill, run, rt).astype(rt.dtype)
+        if len(out) and fill.sum() > 0.5 * len(out):
+            # e.g. a conversion that put the walltime in another field: estimates would be perfect
+            print(f"schedrl: warning: {source}: {int(fill.sum())} of {len(out)} jobs have no requested time; "
+                  "it is set to the run time (perfect estimates)", file=sys.stderr)
 
     keep = out["submit_time"].to_numpy() >= 0
     counts["dropped_missing_submit"] = int((~keep).sum())

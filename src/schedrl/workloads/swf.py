@@ -23,6 +23,7 @@ import gzip
 import io
 import math
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -75,7 +76,7 @@ def read_swf(
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
             raise InputFileError(path, f"corrupt gzip data ({exc})") from None
     frame = parse_swf_text(raw, source=path)
     frame.attrs["source"] = str(path)
