@@ -1,0 +1,113 @@
+"""Where does training time go? Each trainer on our env and on a null env of the same spaces.
+
+For every SB3 algorithm (with the hyperparameters of ``schedrl/agents/hyperparams`` for a DeepRM
+variant) it trains for ``--steps`` env steps twice in one run: on ``schedrl/DeepRM-v0`` and on
+``NullEnv``, an env with the same observation and action spaces that returns a constant
+observation (so the trainer's own cost is all that is left). It prints env steps per second of
+process CPU time for both and the env's share of training time, ``1 - ours/null``, with the
+issue's goal (the env costs <= 10%). ``--n-envs`` compares vectorised rollouts (DummyVecEnv) with
+n_envs = 1 at equal sample budgets; ``--profile`` prints the top of a cProfile of the slowest run.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_trainers.py [--steps 4000] [--algos a2c ppo] [--n-envs 1 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import gymnasium as gym
+import numpy as np
+
+from schedrl.agents import load_hyperparams
+from schedrl.agents.hyperparams import resolve_hyperparams
+from schedrl.agents.registry import algo_class
+from schedrl.experiments.envs import make_env
+from schedrl.papers.deeprm import experiments as dx
+
+SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
+        "variants": {"discrete-image": {"env": {"num_nw": 10}}, "multibinary-image": {"env": {"num_nw": 5}},
+                     "discrete-stacked": {"env": {"num_nw": 5}}}}
+GOAL_ENV_SHARE = 0.10
+
+
+class NullEnv(gym.Env):
+    """The spaces of ``like``; a constant observation, reward 0, episodes of ``length`` steps."""
+
+    def __init__(self, like: gym.Env, length: int = 200):
+        self.observation_space, self.action_space = like.observation_space, like.action_space
+        self._obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._length, self._t = length, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs, {}
+
+    def step(self, action):
+        self._t += 1
+        return self._obs, 0.0, False, self._t >= self._length, {}
+
+
+def _rate(algo: str, hp: dict, make, steps: int, n_envs: int, profile: bool = False):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    policy, _, kwargs = resolve_hyperparams(algo, hp)
+    env = DummyVecEnv([make for _ in range(n_envs)])
+    model = algo_class(algo)(policy, env, seed=0, device="cpu", verbose=0, **kwargs)
+    prof = cProfile.Profile() if profile else None
+    t0 = time.process_time()
+    if prof:
+        prof.enable()
+    model.learn(steps)
+    if prof:
+        prof.disable()
+    rate = steps / (time.process_time() - t0)
+    env.close()
+    return rate, prof
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=4000, help="env steps per measurement")
+    parser.add_argument("--algos", nargs="+", default=["a2c", "ppo", "dqn", "trpo"])
+    parser.add_argument("--variants", nargs="+", default=["discrete-image"])
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[1], help="vectorised env counts to compare")
+    parser.add_argument("--profile", action="store_true", help="profile the slowest run on our env")
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    print(f"{'variant':18s} {'algo':5s} {'n_envs':>6s} {'ours steps/s':>12s} {'null steps/s':>12s} "
+          f"{'env share':>9s} {'goal':>6s} {'vs n_envs=1':>11s}")
+    slowest = None
+    for variant in args.variants:
+        kwargs = dx.env_kwargs(SPEC, variant, "slowdown")
+        for algo in args.algos:
+            if algo == "dqn" and variant.startswith("multibinary"):
+                continue
+            hp = load_hyperparams(algo, dx.hyperparams_variant(variant))
+            base = None
+            for n in args.n_envs:
+                ours, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n)
+                null, _ = _rate(algo, hp, lambda kw=kwargs: NullEnv(make_env(dx.ENV_ID, kw)), args.steps, n)
+                share = max(0.0, 1 - ours / null)
+                base = base or ours
+                print(f"{variant:18s} {algo:5s} {n:6d} {ours:12.0f} {null:12.0f} {share:9.1%} "
+                      f"{'met' if share <= GOAL_ENV_SHARE else 'missed':>6s} {ours / base:10.2f}x", flush=True)
+                if slowest is None or ours < slowest[0]:
+                    slowest = (ours, algo, hp, kwargs, n)
+    if args.profile and slowest:
+        _, algo, hp, kwargs, n = slowest
+        _, prof = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n, profile=True)
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(18)
+        print(f"\nprofile of the slowest run ({algo}, n_envs {n}), by cumulative time:")
+        print("\n".join(out.getvalue().splitlines()[:45]))
+
+
+if __name__ == "__main__":
+    main()
