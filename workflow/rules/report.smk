@@ -1,13 +1,16 @@
-# The reproduction report: every paper's claims table (claim, paper value, ours, verdict) and
-# the markdown tables its rules register in REPORT_SECTIONS (common.smk), gathered into one document.
+# The reproduction report: every paper's claims table (claim, paper value, ours, verdict), the
+# markdown tables its rules register in REPORT_SECTIONS (common.smk) and its figures, gathered
+# into REPRODUCTION.md and one self-contained HTML page (figures embedded).
 
 
 rule reproduction_report:
     input:
         claims=lambda wildcards: CLAIMS,
         sections=lambda wildcards: REPORT_SECTIONS,
+        figures=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith(".png")],
     output:
-        report="results/report/reproduction.md",
+        report="results/report/REPRODUCTION.md",
+        html="results/report/index.html",
         claims="results/report/claims.csv",
     params:
         scale=config["scale"],
@@ -16,8 +19,8 @@ rule reproduction_report:
     conda:
         CONDA_ENV
     shell:
-        "schedrl report --scale {params.scale} --claims {input.claims:q} "
-        "--sections {input.sections:q} --out {output.report:q} --claims-out {output.claims:q} 2> {log:q}"
+        "schedrl report --scale {params.scale} --claims {input.claims:q} --sections {input.sections:q} "
+        "--out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
 
 
-register("report", rules.reproduction_report.output.report)
+register("report", *rules.reproduction_report.output)

@@ -1,32 +1,60 @@
-"""``schedrl report``: gather claims tables and sections into the reproduction report."""
+"""``schedrl report``: gather claims tables, sections and figures into the reproduction report."""
 
 from __future__ import annotations
 
 from schedrl.io import write_csv, write_text
-from schedrl.report.render import render_report
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "report",
-        help="write the reproduction report from claims tables",
-        description="Concatenate per-paper claims tables (claim, paper value, ours, verdict) and "
-        "markdown sections (figures/<paper>/*.md) into one markdown report.",
+        help="write the reproduction report (markdown and self-contained HTML) from claims tables",
+        description="Concatenate per-paper claims tables (claim, paper value, ours, verdict), markdown "
+        "sections (figures/<paper>/*.md) and every paper's figures (from schedrl.papers' TARGETS, "
+        "where they exist) into REPRODUCTION.md and, with --html, one self-contained HTML page.",
     )
     p.add_argument("--claims", nargs="*", default=[], metavar="CSV", help="claims.csv files")
     p.add_argument("--sections", nargs="*", default=[], metavar="MD",
                    help="markdown files to include under their paper (path contains /<paper>/)")
     p.add_argument("--scale", default="default", help="scale name shown in the report")
-    p.add_argument("--out", required=True, metavar="MD", help="report to write")
+    p.add_argument("--benchmarks", default="benchmarks/results", metavar="DIR",
+                   help="Snakemake benchmark files, summed per paper (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="MD", help="markdown report to write")
+    p.add_argument("--html", metavar="HTML", help="also write the report as one self-contained HTML page")
     p.add_argument("--claims-out", metavar="CSV", help="also write all claims as one CSV")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    from schedrl.papers import titles
+def paper_infos():
+    """Title and figures of every paper, from the paper packages (a paper without one: title only)."""
+    import importlib
 
-    text, claims = render_report(args.claims, args.sections, args.scale, titles())
+    from schedrl.papers import implemented, titles
+    from schedrl.report.render import Figure, PaperInfo
+
+    infos = {}
+    for paper, title in titles().items():
+        info = PaperInfo(title=title)
+        if paper in implemented():
+            targets = importlib.import_module(f"schedrl.papers.{paper}.figures").TARGETS
+            info.figures = [Figure(t.path, t.caption) for t in targets if t.kind in ("figure", "table")]
+            info.targets = len(targets)
+        infos[paper] = info
+    return infos
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from schedrl.report.render import benchmark_seconds, render_html, render_report, versions
+
+    report_dir = Path(args.out).parent
+    text, claims = render_report(args.claims, args.sections, args.scale, paper_infos(), report_dir=report_dir,
+                                 benchmarks=benchmark_seconds(args.benchmarks), package_versions=versions())
     if args.claims_out:
         write_csv(args.claims_out, claims)
+    if args.html:
+        write_text(args.html, render_html(text, report_dir))
     write_text(args.out, text)
+    print(f"{args.out}: {len(claims)} claims" + (f"; {args.html}" if args.html else ""))
     return 0
