@@ -34,6 +34,7 @@ all: setup
 
 smoke: setup
 	snakemake all --cores 2 --configfile config/smoke.yaml
+	snakemake --report results/report/snakemake-report.zip --configfile config/smoke.yaml
 
 pytest: setup
 	pytest -q

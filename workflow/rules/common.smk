@@ -38,14 +38,17 @@ def register(group, *paths):
 
 
 def figure(paper, name):
-    """The three files of one figure target: figures/<paper>/<name>.{png,pdf,csv}.
+    """The three files of one figure target: figures/<paper>/<name>.{png,pdf,csv}, shown in
+    Snakemake's own report (``snakemake --report``) under the paper's category; the rule's
+    ``params.caption`` is its caption (workflow/report/figure.rst).
 
     Named (png, pdf, csv): a rule whose output lists it unnamed gets {output.png} etc.; under a
     named output (fig5=figure(...)) the three files go by that one name. A rule may list at most
     one figure unnamed: a second would silently take over the names png, pdf and csv.
     """
     stem = f"figures/{paper}/{name}"
-    return multiext(stem, png=".png", pdf=".pdf", csv=".csv")
+    return report(multiext(stem, png=".png", pdf=".pdf", csv=".csv"), caption="../report/figure.rst",
+                  category=paper, labels={"figure": name})
 
 
 def paper_targets(group):

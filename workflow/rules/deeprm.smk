@@ -173,6 +173,7 @@ rule deeprm_figure:
     output:
         figure("deeprm", "{fig}"),
     params:
+        caption=lambda wildcards: f"Report {wildcards.fig}: {DF.FIGURES[wildcards.fig].caption}",
         spec=DEEPRM_SPEC,
         root=lambda wildcards: DEEPRM_ROOT,
     log:

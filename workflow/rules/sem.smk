@@ -62,6 +62,7 @@ rule sem_trace_figures:
         fig7=figure("sem", "fig7_k_largest_coverage"),
         claims="results/sem/claims.csv",
     params:
+        caption="SEM section 3: " + "; ".join(f"{t.name}: {t.caption}" for t in SEM_FIGURES.TARGETS if t.kind != "claims"),
         folders=[f"results/sem/analysis/{name}" for name in SEM_TRACES],
     log:
         "logs/sem/trace_figures.log",

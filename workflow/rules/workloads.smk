@@ -158,6 +158,8 @@ rule workload_mrsch_figure:
         expand("results/workloads/mrsch/{scenario}.swf", scenario=WL_MRSCH_SCENARIOS),
     output:
         figure("workloads", "mrsch_scenarios"),
+    params:
+        caption="MRSch workloads S1-S10: burst-buffer and power demand of each scenario",
     log:
         "logs/workloads/figure_mrsch_scenarios.log",
     threads: 1
@@ -205,6 +207,8 @@ rule workload_figure:
         "results/workloads/{preset}.swf",
     output:
         figure("workloads", "{preset}"),
+    params:
+        caption=lambda wildcards: f"Lublin-Feitelson preset {wildcards.preset}: sizes, runtimes, inter-arrival times and load",
     wildcard_constraints:
         preset=alternatives(WL_PRESETS),
     log:
@@ -225,6 +229,8 @@ rule workload_trace_figure:
         "results/workloads/traces/{trace}.swf",
     output:
         figure("workloads", "trace_{trace}"),
+    params:
+        caption=lambda wildcards: f"Trace {wildcards.trace} (or its announced stand-in): sizes, runtimes, inter-arrival times and load",
     wildcard_constraints:
         trace=alternatives(WL_TRACES),
     log:
