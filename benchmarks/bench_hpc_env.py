@@ -1,10 +1,10 @@
-"""Steps per second of ``schedrl/HPC-v0`` under random valid actions, plus a profile of the hot path.
+"""Steps per second of the HPC envs (pick-and-reserve, time-stepped) under random valid actions, plus a profile of the hot path.
 
 Cases (the papers' machines):
 
-* dras mode, SEM encoder (268 inputs) and DRAS encoder (8,920 inputs) on Theta (4,360 nodes),
+* pick-and-reserve, SEM encoder (268 inputs) and DRAS encoder (8,920 inputs) on Theta (4,360 nodes),
   window 50, K 34, ``theta_like`` Lublin workload (128-node minimum), SEM's 600-job episodes;
-* runtime mode, baseline and proposal encoders on 256 nodes, N_jobs 100, Sim_Step 60 s with idle
+* time-stepped, baseline and proposal encoders on 256 nodes, N_jobs 100, Sim_Step 60 s with idle
   doubling, the ``wl2`` workload (1000 jobs, Max_Episode_Steps 10,000).
 
 Actions are drawn uniformly from the valid ones (``action_masks()``), with the sampler's time
@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from schedrl.envs import make_hpc_env
 from schedrl.envs.hpc import HPCEnv
 from schedrl.workloads.lublin import generate
 
@@ -44,14 +45,14 @@ def run(env: HPCEnv, steps: int, seed: int = 0) -> tuple[float, int]:
 def cases():
     theta = generate("theta_like", n_jobs=6000, seed=0)
     wl2 = generate("wl2", n_jobs=1000, seed=0)
-    dras = dict(jobs=theta, cluster=4360, mode="dras", window=50, k=34, episode_jobs=600, reward="dras_theta")
-    runtime = dict(jobs=wl2, cluster=256, mode="runtime", window=100, reward="runtime_final", sim_step=60.0,
+    dras = dict(jobs=theta, cluster=4360, decision="pick_reserve", window=50, k=34, episode_jobs=600, reward="dras_theta")
+    runtime = dict(jobs=wl2, cluster=256, decision="time_stepped", window=100, reward="runtime_final", sim_step=60.0,
                    max_steps=10_000)
     return [
-        ("dras mode, sem, Theta 4,360 nodes", dict(dras, encoder="sem")),
-        ("dras mode, dras, Theta 4,360 nodes", dict(dras, encoder="dras")),
-        ("runtime mode, baseline, 256 nodes", dict(runtime, encoder="runtime_baseline")),
-        ("runtime mode, proposal, 256 nodes", dict(runtime, encoder="runtime_proposal")),
+        ("pick-reserve, sem, Theta 4,360 nodes", dict(dras, encoder="sem")),
+        ("pick-reserve, dras, Theta 4,360 nodes", dict(dras, encoder="dras")),
+        ("time-stepped, baseline, 256 nodes", dict(runtime, encoder="runtime_baseline")),
+        ("time-stepped, proposal, 256 nodes", dict(runtime, encoder="runtime_proposal")),
     ]
 
 
@@ -63,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for label, kwargs in cases():
-        env = HPCEnv(**kwargs)
+        env = make_hpc_env(**kwargs)
         obs_size = env.observation_space.shape[0]
         run(env, 200)  # warm up
         best, eps = 0.0, 0
@@ -71,7 +72,7 @@ def main() -> None:
             rate, eps = run(env, args.steps)
             best = max(best, rate)
         rows.append((label, obs_size, best, eps))
-        if args.profile and kwargs["mode"] == "dras":
+        if args.profile and kwargs["decision"] == "pick_reserve":
             prof = cProfile.Profile()
             prof.enable()
             run(env, min(args.steps, 3000))

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import schedrl.envs  # noqa: F401  (registers the envs)
-from schedrl.envs.hpc import HPCEnv
+from schedrl.envs import make_hpc_env
 from schedrl.envs.rewards import get_reward, runtime_utilisation_so_far
 from schedrl.errors import ConfigError
 from schedrl.metrics import runtime_utilization
@@ -33,13 +33,13 @@ def _busy(n_jobs=120, nodes=16, seed=0):
 
 
 CONFIGS = {
-    "dras-sem": dict(mode="dras", encoder="sem", reward="dras_theta", window=5, k=4),
-    "dras-dras": dict(mode="dras", encoder="dras", reward="neg_inv_runtime", window=5),
-    "dras-sem-slowdown": dict(mode="dras", encoder="sem", reward="neg_slowdown", window=5, k=4),
-    "dras-mrsch": dict(mode="dras", encoder="mrsch", reward="dras_theta", window=5, bb=True),
-    "runtime-baseline": dict(mode="runtime", encoder="runtime_baseline", reward="runtime_final", window=6,
+    "dras-sem": dict(decision="pick_reserve", encoder="sem", reward="dras_theta", window=5, k=4),
+    "dras-dras": dict(decision="pick_reserve", encoder="dras", reward="neg_inv_runtime", window=5),
+    "dras-sem-slowdown": dict(decision="pick_reserve", encoder="sem", reward="neg_slowdown", window=5, k=4),
+    "dras-mrsch": dict(decision="pick_reserve", encoder="mrsch", reward="dras_theta", window=5, bb=True),
+    "runtime-baseline": dict(decision="time_stepped", encoder="runtime_baseline", reward="runtime_final", window=6,
                              max_steps=200),
-    "runtime-proposal": dict(mode="runtime", encoder="runtime_proposal", reward="runtime_final", window=6,
+    "runtime-proposal": dict(decision="time_stepped", encoder="runtime_proposal", reward="runtime_final", window=6,
                              max_steps=200),
 }
 
@@ -84,7 +84,7 @@ def test_random_valid_episodes_keep_invariants(name):
         sched = info["schedule"]
         assert len(sched) == 40 and info["episode_start"] == env.episode_start
         ran = sched["start_time"].notna()
-        if env.mode == "dras":
+        if not env.TIME_STEPPED:
             assert term and ran.all()
         assert (sched.loc[ran, "start_time"] >= sched.loc[ran, "submit_time"]).all()
 
@@ -99,11 +99,11 @@ def test_invalid_actions_are_safe():
             if term or trunc:
                 break
     jobs = _jobs([0, 0], [100, 50], [2, 4])
-    env = HPCEnv(jobs=jobs, cluster=4, encoder="sem", window=3, k=2)
+    env = make_hpc_env(jobs=jobs, cluster=4, encoder="sem", window=3, k=2)
     env.reset()
     obs, r, term, trunc, info = env.step(2)   # empty slot: treated as the head (J0 starts)
     assert info["invalid_action"] and info["started"] == 1 and info["clock"] == 0
-    env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
+    env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
                  window=3)
     env.reset()
     assert env.step(7)[4]["invalid_action"] and not env.step(3)[4]["invalid_action"]  # 3 is X
@@ -112,7 +112,7 @@ def test_invalid_actions_are_safe():
 def test_dras_mode_hand_case_start_reserve_backfill():
     # 4 nodes: J0 2 nodes 100 s, J1 4 nodes 50 s, J2 1 node 50 s, all at t = 0
     jobs = _jobs([0, 0, 0], [100, 50, 50], [2, 4, 1])
-    env = HPCEnv(jobs=jobs, cluster=4, mode="dras", encoder="sem", reward="dras_theta", window=3, k=2,
+    env = make_hpc_env(jobs=jobs, cluster=4, decision="pick_reserve", encoder="sem", reward="dras_theta", window=3, k=2,
                  time_scale=100.0, wait_scale=100.0)
     obs, info = env.reset(seed=0)
     assert info["waiting"] == 3 and list(info["action_mask"]) == [True, True, True]
@@ -138,7 +138,7 @@ def test_dras_mode_hand_case_start_reserve_backfill():
 def test_runtime_mode_hand_case_and_final_reward():
     # 4 nodes, Sim_Step 60: J0 4 nodes 120 s, J1 and J2 2 nodes 60 s, all at 0
     jobs = _jobs([0, 0, 0], [120, 60, 60], [4, 2, 2])
-    env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
+    env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
                  window=3, max_steps=10, sim_step=60.0, time_scale=120.0)
     obs, info = env.reset(seed=0)
     assert env.action_space.n == 4 and list(info["action_mask"]) == [True] * 4
@@ -159,7 +159,7 @@ def test_runtime_mode_hand_case_and_final_reward():
     assert r == pytest.approx(1.0 + util + (10 - 7) / 10)
 
     env.reset()
-    env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_proposal", reward="runtime_final",
+    env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_proposal", reward="runtime_final",
                  window=3, max_steps=3, sim_step=60.0)
     env.reset()
     env.step(0)
@@ -183,19 +183,19 @@ def test_step_limit_pays_the_final_reward():
 def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
     # J0 needs all 4 nodes but J1 (1 node, long) holds one: idle decision points double the step
     jobs = _jobs([0, 0], [600, 600], [1, 4])
-    env = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
+    env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
                  window=3, sim_step=60.0)
     env.reset()
     env.step(0)                                       # J0 (1 node) starts; J1 waits with 3 idle nodes
     clocks = [env.step(2)[4]["clock"] for _ in range(3)]   # an empty slot acts as X
     assert clocks == [60, 180, 420]
-    env_nd = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
+    env_nd = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
                     window=3, sim_step=60.0, double_idle=False)
     env_nd.reset()
     env_nd.step(0)
     assert [env_nd.step(3)[4]["clock"] for _ in range(3)] == [60, 120, 180]
     # once nothing runs and every job has arrived, X no longer moves the clock (no overflow)
-    idle = HPCEnv(jobs=_jobs([0, 0], [100, 100], [1, 1]), cluster=4, mode="runtime", encoder="runtime_proposal",
+    idle = make_hpc_env(jobs=_jobs([0, 0], [100, 100], [1, 1]), cluster=4, decision="time_stepped", encoder="runtime_proposal",
                   reward="runtime_final", window=3, max_steps=3000)
     idle.reset()
     for _ in range(2000):
@@ -204,7 +204,7 @@ def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
     obs, r, term, trunc, info = idle.step(0)
     obs, r, term, trunc, info = idle.step(0)
     assert term and r == pytest.approx(1 + 200 / 400 + (3000 - 2002) / 3000)
-    env_m = HPCEnv(jobs=jobs, cluster=4, mode="runtime", encoder="runtime_baseline", reward="runtime_final",
+    env_m = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
                    window=3, mask_unfit=True)
     env_m.reset()
     env_m.step(0)
@@ -217,7 +217,7 @@ def test_pick_the_head_reproduces_fcfs_easy(seed, bb):
     cluster = ClusterSpec(nodes=32, bb_units=8 if bb else 0)
     if bb:
         jobs["bb_request"] = np.random.default_rng(seed).integers(0, 5, len(jobs))
-    env = HPCEnv(jobs=jobs, cluster=cluster, mode="dras", encoder="sem", reward="neg_inv_runtime", window=10, k=8)
+    env = make_hpc_env(jobs=jobs, cluster=cluster, decision="pick_reserve", encoder="sem", reward="neg_inv_runtime", window=10, k=8)
     env.reset(seed=seed)
     term, steps = False, 0
     while not term:
@@ -236,7 +236,7 @@ def test_random_agents_respect_capacity_and_reservations(seed):
     guarantee, exact here since jobs end by their requested walltime)."""
     jobs = _busy(250, nodes=32, seed=seed)
     jobs["bb_request"] = np.random.default_rng(seed).integers(0, 4, len(jobs))
-    env = HPCEnv(jobs=jobs, cluster=ClusterSpec(nodes=32, bb_units=10), encoder="mrsch", window=8)
+    env = make_hpc_env(jobs=jobs, cluster=ClusterSpec(nodes=32, bb_units=10), encoder="mrsch", window=8)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     term = False
@@ -254,7 +254,7 @@ def test_random_agents_respect_capacity_and_reservations(seed):
 
 def test_neg_slowdown_return_is_minus_the_sum_of_slowdowns():
     jobs = _busy(80, nodes=16, seed=3)
-    env = HPCEnv(jobs=jobs, cluster=16, encoder="sem", reward="neg_slowdown", window=5, k=4)
+    env = make_hpc_env(jobs=jobs, cluster=16, encoder="sem", reward="neg_slowdown", window=5, k=4)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     total, term = 0.0, False
@@ -270,7 +270,7 @@ def test_neg_slowdown_return_is_minus_the_sum_of_slowdowns():
 def test_measurements_in_info():
     # 4 nodes, 4 BB units: J0 (2 nodes, 1 unit, 100 s) runs; J1 (4 nodes, 2 units, 50 s) waits
     jobs = _jobs([0, 0], [100, 50], [2, 4], bb_request=[1, 2])
-    env = HPCEnv(jobs=jobs, cluster=ClusterSpec(nodes=4, bb_units=4), encoder="mrsch", window=2,
+    env = make_hpc_env(jobs=jobs, cluster=ClusterSpec(nodes=4, bb_units=4), encoder="mrsch", window=2,
                  measurements=True)
     env.reset()
     info = env.step(0)[4]
@@ -281,13 +281,13 @@ def test_measurements_in_info():
 
 def test_episode_sampling_and_sources(tmp_path):
     jobs = _busy(100)
-    env = HPCEnv(jobs=jobs, cluster=16, episode_jobs=30, episode_sampling="sequential", window=4, k=4)
+    env = make_hpc_env(jobs=jobs, cluster=16, episode_jobs=30, episode_sampling="sequential", window=4, k=4)
     starts = []
     for ep in range(4):
         env.reset(seed=0 if ep == 0 else None)
         starts.append(env.episode_start)
     assert starts == [0, 30, 60, 0]
-    env = HPCEnv(jobs=jobs, cluster=16, episode_jobs=30, window=4, k=4)
+    env = make_hpc_env(jobs=jobs, cluster=16, episode_jobs=30, window=4, k=4)
     firsts = []
     for _ in range(2):
         env.reset(seed=5)
@@ -304,7 +304,7 @@ def test_episode_sampling_and_sources(tmp_path):
         calls.append(rng)
         return generate("lublin256", n_jobs=20, seed=int(rng.integers(1 << 30)), max_nodes=16)
 
-    env = HPCEnv(jobs=factory, cluster=16, window=4, k=4)
+    env = make_hpc_env(jobs=factory, cluster=16, window=4, k=4)
     o1, _ = env.reset(seed=3)
     o2, _ = env.reset(seed=3)
     np.testing.assert_array_equal(o1, o2)
@@ -313,28 +313,28 @@ def test_episode_sampling_and_sources(tmp_path):
     from schedrl.workloads.swf import write_swf
 
     path = write_swf(_busy(20), tmp_path / "w.swf")
-    env = HPCEnv(jobs=str(path), cluster=16, window=4, k=4)
+    env = make_hpc_env(jobs=str(path), cluster=16, window=4, k=4)
     assert len(env.reset()[0]) == 4 * 4 + 2 * 4
 
 
 def test_priority_flag_from_queues():
     jobs = _jobs([0, 0, 0], [100, 50, 50], [4, 1, 1], queue=[1, 2, 1])
-    env = HPCEnv(jobs=jobs, cluster=4, encoder="dras", window=3, priority_queues=[2])
+    env = make_hpc_env(jobs=jobs, cluster=4, encoder="dras", window=3, priority_queues=[2])
     obs, _ = env.reset()
     assert list(obs[2:12:4]) == [0, 1, 0]
 
 
 def test_bad_arguments_are_config_errors():
     jobs = _jobs([0], [10], [1])
-    for kw in ({"mode": "x"}, {"encoder": "image"}, {"encoder": "nope"}, {"reward": "nope"},
+    for kw in ({"decision": "x"}, {"encoder": "image"}, {"encoder": "nope"}, {"reward": "nope"},
                {"reward": "dras_theta", "reward_kwargs": {"bogus": 1}}, {"episode_sampling": "x"},
                {"episode_jobs": 5}, {"max_failed_picks": 0}):
         with pytest.raises(ConfigError):
-            HPCEnv(jobs=jobs, cluster=4, **kw)
+            make_hpc_env(jobs=jobs, cluster=4, **kw)
     with pytest.raises(ConfigError):
-        HPCEnv(jobs=None, cluster=4)
+        make_hpc_env(jobs=None, cluster=4)
     with pytest.raises(ConfigError):
-        HPCEnv(jobs=jobs)  # no cluster and no header
+        make_hpc_env(jobs=jobs)  # no cluster and no header
     w = get_reward("dras_theta", weights=(1.0, 0.0, 0.0))
     assert callable(w)
 
@@ -351,3 +351,16 @@ def test_maskable_ppo_trains_a_few_steps(name):
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]
+
+
+def test_decision_processes_are_registered_with_their_defaults():
+    from schedrl.envs.pick_reserve import PickReserveEnv
+    from schedrl.envs.time_stepped import TimeSteppedPickEnv
+
+    jobs = _jobs([0, 0], [10, 10], [1, 1])
+    pick = gym.make("schedrl/HPCPickReserve-v0", jobs=jobs, cluster=4).unwrapped
+    tick = gym.make("schedrl/HPCTimeStepped-v0", jobs=jobs, cluster=4, encoder="runtime_baseline",
+                    reward="runtime_final").unwrapped
+    assert isinstance(pick, PickReserveEnv) and isinstance(tick, TimeSteppedPickEnv)
+    assert pick.action_space.n == 50 and pick.max_episode_steps is None and pick.sim.sim_step is None
+    assert tick.action_space.n == 101 and tick.max_episode_steps == 10_000 and tick.sim.sim_step == 60.0

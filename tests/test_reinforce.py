@@ -122,10 +122,11 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
     import json
 
     from schedrl.cli import main
-    from schedrl.experiments import deeprm as dx
-    from schedrl.experiments.deeprm_claims import claims_rows
     from schedrl.io import write_csv
-    from schedrl.plots.deeprm import draw
+    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import figures as df
+    from schedrl.papers.deeprm.claims import claims_rows
+    from schedrl.papers.deeprm.figures import draw
 
     spec = {
         "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
@@ -174,16 +175,17 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
         write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0))["episodes"], frame)
         (dx.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
             json.dumps({"steps": 100, "wall_time_total_s": 1.0, "steps_per_s": 100.0}))
-    inputs = [str(p) for p in dx.figure_inputs(spec, root, "fig5_4")]
+    inputs = [str(p) for p in df.figure_inputs(spec, root, "fig5_4")]
     assert any("deeprm_pg/slowdown/rate1/seed0/eval_episodes.csv" in p for p in inputs)
-    assert not any("deeprm_pg" in str(p) for p in dx.figure_inputs(spec, root, "fig5_3"))
+    assert not any("deeprm_pg" in str(p) for p in df.figure_inputs(spec, root, "fig5_3"))
     table = draw("fig5_4", spec, root, tmp_path / "fig5_4.png")
     assert dx.DEEPRM_AGENT_LABEL in set(table["policy"])
     rows = {r["claim_id"]: r for r in claims_rows(spec, root)}
     assert rows["deeprm-agent"]["verdict"] == "partly reproduced", rows["deeprm-agent"]
     assert "rate 1: DeepRM agent" in rows["deeprm-agent"]["ours"]
     assert rows["deeprm-agent-mb"]["verdict"] == "not comparable"
-    from schedrl.experiments.deeprm_claims import table_markdown, timing_markdown
+    from schedrl.papers.deeprm.figures import table_load130_markdown as table_markdown
+    from schedrl.papers.deeprm.figures import training_speed_markdown as timing_markdown
 
     assert f"| {dx.DEEPRM_AGENT_LABEL} |" in table_markdown(spec, root)
     assert "| DeepRM agent | 2 |" in timing_markdown(spec, root)

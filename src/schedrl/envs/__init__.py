@@ -1,7 +1,11 @@
 """Gymnasium environments over the schedrl simulators; importing this package registers them.
 
-* ``schedrl/DeepRM-v0`` -- ``schedrl.envs.deeprm.DeepRMEnv`` (DeepRM time-slot grid).
-* ``schedrl/HPC-v0`` -- ``schedrl.envs.hpc.HPCEnv`` (event-driven HPC scheduling: DRAS, SEM, MRSch, runtime).
+* ``schedrl/DeepRM-v0`` -- ``schedrl.envs.deeprm.DeepRMEnv`` (DeepRM's time-slot grid).
+* ``schedrl/HPCPickReserve-v0`` -- ``schedrl.envs.pick_reserve.PickReserveEnv``: event-driven HPC
+  scheduling where a pick starts the job or reserves it while EASY backfilling runs.
+* ``schedrl/HPCTimeStepped-v0`` -- ``schedrl.envs.time_stepped.TimeSteppedPickEnv``: ticks of
+  ``sim_step`` seconds, a pick starts the job if it fits, advance rules move the clock.
+* ``schedrl/HPC-v0`` -- either of the two by ``decision="pick_reserve" | "time_stepped"``.
 """
 
 from __future__ import annotations
@@ -9,11 +13,26 @@ from __future__ import annotations
 import gymnasium as gym
 
 DEEPRM_ID = "schedrl/DeepRM-v0"
-
-if DEEPRM_ID not in gym.registry:
-    gym.register(id=DEEPRM_ID, entry_point="schedrl.envs.deeprm:DeepRMEnv")
-
+PICK_RESERVE_ID = "schedrl/HPCPickReserve-v0"
+TIME_STEPPED_ID = "schedrl/HPCTimeStepped-v0"
 HPC_ID = "schedrl/HPC-v0"
+DECISIONS = {"pick_reserve": "schedrl.envs.pick_reserve:PickReserveEnv",
+             "time_stepped": "schedrl.envs.time_stepped:TimeSteppedPickEnv"}
 
-if HPC_ID not in gym.registry:
-    gym.register(id=HPC_ID, entry_point="schedrl.envs.hpc:HPCEnv")
+
+def make_hpc_env(decision: str = "pick_reserve", **kwargs):
+    """The HPC env of decision process ``decision`` (``pick_reserve`` or ``time_stepped``)."""
+    import importlib
+
+    from schedrl.errors import ConfigError
+
+    if decision not in DECISIONS:
+        raise ConfigError(f"unknown decision process '{decision}' (choose from: {', '.join(DECISIONS)})")
+    module, _, name = DECISIONS[decision].partition(":")
+    return getattr(importlib.import_module(module), name)(**kwargs)
+
+
+for _id, _entry in ((DEEPRM_ID, "schedrl.envs.deeprm:DeepRMEnv"), (PICK_RESERVE_ID, DECISIONS["pick_reserve"]),
+                    (TIME_STEPPED_ID, DECISIONS["time_stepped"]), (HPC_ID, "schedrl.envs:make_hpc_env")):
+    if _id not in gym.registry:
+        gym.register(id=_id, entry_point=_entry)

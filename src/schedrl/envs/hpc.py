@@ -1,4 +1,13 @@
-"""Gymnasium environment ``schedrl/HPC-v0``: event-driven HPC batch scheduling (DRAS, SEM, MRSch, runtime paper)."""
+"""The shared part of the HPC batch-scheduling environments over ``schedrl.sim.HPCSimulator``.
+
+``HPCEnv`` holds what every decision process shares (job tables and episodes, encoders, rewards,
+observations, info); a subclass defines how a pick acts and when the agent is asked next:
+
+* ``schedrl.envs.pick_reserve.PickReserveEnv`` (``schedrl/HPCPickReserve-v0``): the picked job
+  starts, or is reserved while EASY backfilling runs; event-driven.
+* ``schedrl.envs.time_stepped.TimeSteppedPickEnv`` (``schedrl/HPCTimeStepped-v0``): ticks of
+  ``sim_step`` seconds; a pick starts the job if it fits, advance rules move the clock.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +26,7 @@ from schedrl.envs.rewards import MIN_RUNTIME, RewardContext, get_reward
 from schedrl.errors import ConfigError
 from schedrl.sim import ClusterSpec, HPCSimulator, job_arrays
 
-MODES = ("dras", "runtime")
 SAMPLING = ("random", "sequential")
-DEFAULT_WINDOW = {"dras": 50, "runtime": 100}
 
 
 class LiveState:
@@ -89,34 +96,10 @@ class HPCEnv(gym.Env):
     ## Description
     Rigid parallel jobs arrive at a homogeneous cluster (nodes, optionally burst-buffer units and
     a power budget: ``ClusterSpec``). At each decision point the agent picks one job from a window
-    at the front of the waiting queue (arrival order). Two decision modes:
-
-    * ``mode="dras"`` (DRAS, SEM, MRSch): the picked job starts at once if it fits; otherwise it
-      becomes the reserved job (resources held at its earliest start, computed from requested
-      walltimes), EASY backfilling starts every later job that does not delay it, and the clock
-      moves on. While a reservation is held the agent is not asked: at each event the reserved job
-      starts as soon as it fits, and until then EASY backfilling runs around it. Decision points
-      are the events (submissions, job ends) and the instants right after a start, whenever jobs
-      wait and no reservation is held. Always picking the head reproduces
-      ``schedrl.sim.simulate(policy="fcfs", backfill="easy")``.
-    * ``mode="runtime"`` (runtime paper, brief 4.1/4.3): time-stepped simulation (``sim_step``
-      seconds; with ``double_idle`` the step doubles while only "jobs wait and nodes idle"
-      decision points follow each other). A pick tries to start the job now (no reservation, no
-      backfilling); the clock stays put whether it succeeds or fails, except that it moves to the
-      next decision point when a successful pick empties the queue or after ``max_failed_picks``
-      (4) failures in a row. Picking an empty slot or the stop action ``X`` moves the clock on.
-      Decision points with an empty queue are skipped (the only possible action would be X).
-      When nothing runs and every job has arrived, X and failed picks leave the clock where it is
-      (ticking on could only double the idle step until the clock overflows); the step counts.
-
-    ## Action space
-    ``mode="dras"``: ``Discrete(window)``, action i = the i-th waiting job. An empty slot is invalid
-    and is treated as the queue head (``info["invalid_action"]`` is set).
-    ``mode="runtime"``: ``Discrete(window + 1)``, the last action is X (stop and advance); an empty
-    slot acts as X. Masks (``info["action_mask"]`` and ``action_masks()`` for sb3-contrib's
-    MaskablePPO): the occupied slots (plus X in runtime mode); with ``mask_unfit=True`` (runtime
-    mode) only the waiting jobs that fit now. The paper lets the agent pick jobs that do not fit,
-    so ``mask_unfit`` is off by default.
+    at the front of the waiting queue (arrival order). What a pick does, the action space and the
+    episode's end belong to the decision process: see ``PickReserveEnv`` and ``TimeSteppedPickEnv``.
+    Masks (``info["action_mask"]`` and ``action_masks()`` for sb3-contrib's MaskablePPO) mark the
+    occupied slots (and a subclass's extra actions).
 
     ## Observation space
     ``Box(0, 1, (size,), float32)`` from the encoder named by ``encoder``
@@ -157,32 +140,34 @@ class HPCEnv(gym.Env):
     ``options={"jobs": frame}`` runs a given table (e.g. a test split).
 
     ## Episode end
-    ``dras``: terminated when every job has finished (after the last decision the simulator runs
-    out the remaining jobs). ``runtime``: terminated when every job has been started (brief 4.4).
-    Truncated after ``max_steps`` steps (the paper's Max_Episode_Steps; default 10,000 in runtime
-    mode, no limit in dras mode). Pass ``max_steps`` to the env, not ``max_episode_steps`` to
+    Terminated as the decision process says; truncated after ``max_steps`` steps (default: the
+    subclass's ``DEFAULT_MAX_STEPS``). Pass ``max_steps`` to the env, not ``max_episode_steps`` to
     ``gymnasium.make``: its TimeLimit wrapper truncates from outside, so no final reward is paid. At
     either end ``info["schedule"]`` is the per-job schedule (``schedrl.sim`` format: job_id,
     submit_time, start_time, end_time, wait_time, run_time, req_procs, ...; NaN start for jobs
     never started), ready for ``schedrl.metrics``; ``info["episode_start"]`` is the block's first row.
 
     ## Arguments
-    ``gymnasium.make("schedrl/HPC-v0", jobs=..., cluster=..., ...)`` after ``import schedrl.envs``:
-    ``jobs`` (DataFrame, SWF path or callable), ``cluster`` (``ClusterSpec`` or a node count;
-    default: the table's MaxProcs/MaxNodes header), ``mode`` ("dras"), ``encoder`` ("sem"),
-    ``reward`` ("dras_theta"), ``reward_kwargs``, ``window`` (50 dras, 100 runtime), ``k`` (34),
+    ``gymnasium.make("schedrl/HPCPickReserve-v0", jobs=..., cluster=..., ...)`` after
+    ``import schedrl.envs`` (or ``schedrl/HPCTimeStepped-v0``): ``jobs`` (DataFrame, SWF path or
+    callable), ``cluster`` (``ClusterSpec`` or a node count; default: the table's
+    MaxProcs/MaxNodes header), ``encoder`` ("sem"), ``reward`` ("dras_theta"), ``reward_kwargs``,
+    ``window`` (the subclass's ``DEFAULT_WINDOW``), ``k`` (34),
     ``episode_jobs``, ``episode_sampling``, ``time_scale``, ``wait_scale``, ``remaining``
     ("req"/"est": which end time the remaining-time features use), ``priority_queues``,
-    ``sim_step`` (60 s), ``double_idle`` (True), ``max_steps``, ``max_failed_picks`` (4),
-    ``mask_unfit`` (False), ``overrun`` ("kill"), ``measurements`` (False).
+    ``max_steps``, ``overrun`` ("kill"), ``measurements`` (False), and the subclass's own.
 
     ## Version history
-    * v0: first version.
+    * v0: first version (one class with ``mode="dras"|"runtime"``, split by decision process since).
     """
 
     metadata = {"render_modes": ["ansi"]}
+    DEFAULT_WINDOW = 50
+    DEFAULT_MAX_STEPS: int | None = None
+    EXTRA_ACTIONS = 0  # actions after the window's slots (the stop action X)
+    TIME_STEPPED = False  # decisions on ticks of sim_step seconds instead of at events
 
-    def __init__(self, jobs=None, cluster: ClusterSpec | int | None = None, mode: str = "dras",
+    def __init__(self, jobs=None, cluster: ClusterSpec | int | None = None,
                  encoder: str = "sem", reward: str = "dras_theta", reward_kwargs: dict | None = None,
                  window: int | None = None, k: int = 34, episode_jobs: int | None = None,
                  episode_sampling: str = "random", time_scale: float | None = None,
@@ -190,8 +175,6 @@ class HPCEnv(gym.Env):
                  sim_step: float = 60.0, double_idle: bool = True, max_steps: int | None = None,
                  max_failed_picks: int = 4, mask_unfit: bool = False, overrun: str = "kill",
                  measurements: bool = False, render_mode: str | None = None):
-        if mode not in MODES:
-            raise ConfigError(f"unknown mode '{mode}' (choose from: {', '.join(MODES)})")
         if episode_sampling not in SAMPLING:
             raise ConfigError(f"unknown episode_sampling '{episode_sampling}' (choose from: {', '.join(SAMPLING)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -212,8 +195,7 @@ class HPCEnv(gym.Env):
         self.cluster = cluster
         if self.table is not None:
             job_arrays(self.table, cluster, overrun)  # a job larger than the machine fails here, not at reset
-        self.mode = mode
-        self.window = int(window) if window is not None else DEFAULT_WINDOW[mode]
+        self.window = int(window) if window is not None else self.DEFAULT_WINDOW
         if episode_jobs is not None:
             episode_jobs = int(episode_jobs)
             if episode_jobs < 1 or (self.table is not None and episode_jobs > len(self.table)):
@@ -223,8 +205,8 @@ class HPCEnv(gym.Env):
         self.episode_jobs, self.episode_sampling = episode_jobs, episode_sampling
         if max_steps is not None and int(max_steps) < 1:
             raise ConfigError("max_steps must be >= 1")
-        if max_steps is None and mode == "runtime":
-            max_steps = 10_000
+        if max_steps is None:
+            max_steps = self.DEFAULT_MAX_STEPS
         self.max_episode_steps = int(max_steps) if max_steps is not None else None
         if max_failed_picks < 1:
             raise ConfigError("max_failed_picks must be >= 1")
@@ -251,10 +233,10 @@ class HPCEnv(gym.Env):
         self._area = 0.0
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
                                             shape=self.encoder.shape, dtype=np.float32)
-        n_actions = self.window + (1 if mode == "runtime" else 0)
+        n_actions = self.window + self.EXTRA_ACTIONS
         self.action_space = spaces.Discrete(n_actions)
         self.sim = HPCSimulator(cluster, overrun=overrun,
-                                sim_step=float(sim_step) if mode == "runtime" else None,
+                                sim_step=float(sim_step) if self.TIME_STEPPED else None,
                                 double_idle=double_idle)
         self._episode = 0
         self._priority = None
@@ -317,7 +299,7 @@ class HPCEnv(gym.Env):
     def step(self, action):
         a = action if type(action) is int else int(np.asarray(action).reshape(-1)[0])
         self.steps += 1
-        ctx, invalid = self._act_dras(a) if self.mode == "dras" else self._act_runtime(a)
+        ctx, invalid = self._act(a)
         reward = float(self.reward_fn(ctx))  # at the decision instant, before the clock moves
         self._area = 0.0
         t0 = self.sim.clock
@@ -326,10 +308,7 @@ class HPCEnv(gym.Env):
             elapsed = RewardContext(sim=self.sim, phase="elapsed", steps=self.steps, n_jobs=len(self.sim.jobs),
                                     n_started=self.n_started, elapsed=self.sim.clock - t0, area=self._area)
             reward += float(self.reward_fn(elapsed))
-        if self.mode == "dras":
-            terminated = self.sim.done
-        else:
-            terminated = self.n_started == len(self.sim.jobs)
+        terminated = self._terminated()
         truncated = (not terminated and self.max_episode_steps is not None
                      and self.steps >= self.max_episode_steps)
         info = self._info()
@@ -348,18 +327,8 @@ class HPCEnv(gym.Env):
         sim = self.sim
         k = min(self.window, len(sim.queue))
         mask = np.zeros(self.action_space.n, dtype=np.bool_)
-        if self.mode == "runtime":
-            mask[-1] = True
-            if self.mask_unfit and k:
-                q = np.asarray(sim.queue[:k], dtype=np.int64)
-                mask[:k] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
-            else:
-                mask[:k] = True
-        else:
-            mask[:k] = True
-            if k == 0:
-                mask[0] = True  # episode over: keep one action valid for samplers
-        return mask
+        mask[:k] = True
+        return self._mask(mask, k)
 
     def render(self):
         if self.render_mode != "ansi":
@@ -376,57 +345,21 @@ class HPCEnv(gym.Env):
                              steps=self.steps, max_steps=self.max_episode_steps, n_jobs=len(sim.jobs),
                              n_started=self.n_started)
 
-    def _act_dras(self, a: int) -> tuple[RewardContext, bool]:
-        """Start the picked job, or reserve it and EASY-backfill (the clock moves on afterwards)."""
-        sim = self.sim
-        invalid = not 0 <= a < min(self.window, len(sim.queue))
-        if not sim.queue:  # the episode is over
-            return self._context(-1, False), True
-        i = 0 if invalid else a
-        job = sim.queue[i]
-        max_wait = float(sim.clock - sim.jobs.submit[sim.queue[0]])  # the queue is in arrival order
-        started = sim.start(i)
-        if started:
-            self.n_started += 1
-        else:
-            sim.reserve(i)
-            self.n_started += sim.backfill()
-        return self._context(job, started, max_wait), invalid
-
-    def _act_runtime(self, a: int) -> tuple[RewardContext, bool]:
-        """Try to start the picked job now (brief 4.3); the clock moves in ``_schedule_to_decision``."""
-        sim = self.sim
-        k = min(self.window, len(sim.queue))
-        if 0 <= a < k:
-            job = sim.queue[a]
-            max_wait = float(sim.clock - sim.jobs.submit[sim.queue[0]])
-            started = sim.start(a)
-            if started:
-                self.n_started += 1
-                self._fails = 0
-                self._advance_now = not sim.queue
-            else:
-                self._fails += 1
-                self._advance_now = self._fails >= self.max_failed_picks
-            return self._context(job, started, max_wait), False
-        self._advance_now = True  # X, an empty slot or out of range
-        return self._context(-1, False), a != self.window
+    # A decision process defines these four (see PickReserveEnv, TimeSteppedPickEnv).
+    def _act(self, a: int) -> tuple[RewardContext, bool]:
+        """Carry out pick ``a``; returns the reward context and whether the action was invalid."""
+        raise NotImplementedError
 
     def _schedule_to_decision(self, after_action: RewardContext | None = None) -> None:
         """Run the simulator until the agent has a decision to make (or the episode is over)."""
-        if self.mode == "dras":
-            self._dras_settle()
-            return
-        sim = self.sim
-        if after_action is not None and self._advance_now:
-            self._fails = 0
-            # Stalled (nothing runs, every job has arrived): the clock would only tick on in idle
-            # steps (doubling up to the simulator's max_idle_step); it stays put, as the
-            # event-driven simulator's ``stalled`` does, and the wasted step still counts.
-            stalled = not sim.running and self.n_started + len(sim.queue) == len(sim.jobs)
-            if self.n_started < len(sim.jobs) and not stalled:
-                self._advance()
-        self._runtime_settle()
+        raise NotImplementedError
+
+    def _terminated(self) -> bool:
+        raise NotImplementedError
+
+    def _mask(self, mask: np.ndarray, k: int) -> np.ndarray:
+        """Adjust the base mask (the ``k`` occupied slots) for the process's own actions."""
+        return mask
 
     def _advance(self) -> None:
         sim = self.sim
@@ -436,39 +369,6 @@ class HPCEnv(gym.Env):
         sim.next_decision_point()  # advance() without building a SimState (O(nodes)) nobody reads
         if self._integrates and np.isfinite(sim.clock):
             self._area += float(held) * (sim.clock - t0)
-
-    def _dras_settle(self) -> None:
-        sim = self.sim
-        fresh = 0  # queue positions >= fresh arrived since the last full backfill pass
-        while not sim.done:
-            if sim.reserved >= 0 and sim.start_reserved():
-                self.n_started += 1
-                fresh = 0
-            if sim.reserved < 0 and sim.queue:
-                return  # decision point
-            if sim.reserved >= 0 and sim.free[0] > 0:  # every job needs a node
-                if fresh == 0:
-                    self.n_started += sim.backfill()
-                else:
-                    # Only arrivals since the last pass: the waiting jobs already failed EASY's test
-                    # under the same free resources, shadow and extra, so try the newcomers only.
-                    i = fresh
-                    while i < len(sim.queue) and sim.free[0] > 0:
-                        if sim.start(i):
-                            self.n_started += 1
-                        else:
-                            i += 1
-            if sim.stalled:  # nothing runs or arrives (cannot hold a reservation: it would fit)
-                return
-            ended, waiting = sim.finished, len(sim.queue)
-            self._advance()
-            fresh = waiting if sim.finished == ended else 0
-
-    def _runtime_settle(self) -> None:
-        """Skip decision points with an empty queue (the only action there would be X)."""
-        sim = self.sim
-        while not sim.queue and self.n_started < len(sim.jobs) and not sim.done:
-            self._advance()
 
     # -- observation and info -------------------------------------------------------------------
     def _observe(self) -> np.ndarray:

@@ -1,0 +1,94 @@
+"""Time-stepped pick with advance rules: ``schedrl/HPCTimeStepped-v0``.
+
+Used by the runtime-prediction paper (brief 4.1/4.3): the clock ticks in steps of ``sim_step``
+seconds; a pick starts the job if it fits; advance rules decide when the clock moves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedrl.envs.hpc import HPCEnv
+from schedrl.envs.rewards import RewardContext
+
+
+class TimeSteppedPickEnv(HPCEnv):
+    """Time-stepped scheduling: a pick starts the job now or fails; advance rules move the clock.
+
+    ## Decision process
+    Time-stepped simulation (``sim_step`` seconds, 60 by default; with ``double_idle`` the step
+    doubles while only "jobs wait and nodes idle" decision points follow each other). A pick tries
+    to start the job now (no reservation, no backfilling); the clock stays put whether it succeeds
+    or fails, except that it moves to the next decision point when a successful pick empties the
+    queue or after ``max_failed_picks`` (4) failures in a row. Picking an empty slot or the stop
+    action X moves the clock on. Decision points with an empty queue are skipped (the only
+    possible action would be X). When nothing runs and every job has arrived, X and failed picks
+    leave the clock where it is (ticking on could only double the idle step until the clock
+    overflows); the step counts.
+
+    ## Action space
+    ``Discrete(window + 1)`` (window 100 by default), the last action is X (stop and advance); an
+    empty slot acts as X. Masks: the occupied slots plus X; with ``mask_unfit=True`` only the
+    waiting jobs that fit now (plus X). The runtime paper lets the agent pick jobs that do not
+    fit, so ``mask_unfit`` is off by default.
+
+    ## Episode end
+    Terminated when every job has been started (brief 4.4); truncated after ``max_steps`` steps
+    (10,000 by default: the paper's Max_Episode_Steps).
+
+    Everything else (observations, rewards, info, episodes, arguments): ``HPCEnv``.
+    """
+
+    DEFAULT_WINDOW = 100
+    DEFAULT_MAX_STEPS = 10_000
+    EXTRA_ACTIONS = 1  # X
+    TIME_STEPPED = True
+
+    def _act(self, a: int) -> tuple[RewardContext, bool]:
+        """Try to start the picked job now (brief 4.3); the clock moves in ``_schedule_to_decision``."""
+        sim = self.sim
+        k = min(self.window, len(sim.queue))
+        if 0 <= a < k:
+            job = sim.queue[a]
+            max_wait = float(sim.clock - sim.jobs.submit[sim.queue[0]])
+            started = sim.start(a)
+            if started:
+                self.n_started += 1
+                self._fails = 0
+                self._advance_now = not sim.queue
+            else:
+                self._fails += 1
+                self._advance_now = self._fails >= self.max_failed_picks
+            return self._context(job, started, max_wait), False
+        self._advance_now = True  # X, an empty slot or out of range
+        return self._context(-1, False), a != self.window
+
+    def _schedule_to_decision(self, after_action: RewardContext | None = None) -> None:
+        """Run the simulator until the agent has a decision to make (or the episode is over)."""
+        sim = self.sim
+        if after_action is not None and self._advance_now:
+            self._fails = 0
+            # Stalled (nothing runs, every job has arrived): the clock would only tick on in idle
+            # steps (doubling up to the simulator's max_idle_step); it stays put, as the
+            # event-driven simulator's ``stalled`` does, and the wasted step still counts.
+            stalled = not sim.running and self.n_started + len(sim.queue) == len(sim.jobs)
+            if self.n_started < len(sim.jobs) and not stalled:
+                self._advance()
+        self._settle()
+
+    def _terminated(self) -> bool:
+        return self.n_started == len(self.sim.jobs)
+
+    def _mask(self, mask: np.ndarray, k: int) -> np.ndarray:
+        mask[-1] = True
+        if self.mask_unfit and k:
+            sim = self.sim
+            q = np.asarray(sim.queue[:k], dtype=np.int64)
+            mask[:k] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
+        return mask
+
+    def _settle(self) -> None:
+        """Skip decision points with an empty queue (the only action there would be X)."""
+        sim = self.sim
+        while not sim.queue and self.n_started < len(sim.jobs) and not sim.done:
+            self._advance()
