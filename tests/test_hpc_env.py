@@ -1,4 +1,4 @@
-"""schedrl/HPC-v0: API checks, hand-checked transitions and rewards, FCFS cross-check, MaskablePPO."""
+"""HPC envs (schedrl/HPCPickReserve-v0, schedrl/HPCTimeStepped-v0, schedrl/HPC-v0): API checks, hand-checked transitions and rewards, FCFS cross-check, MaskablePPO."""
 
 import warnings
 
@@ -84,7 +84,7 @@ def test_random_valid_episodes_keep_invariants(name):
         sched = info["schedule"]
         assert len(sched) == 40 and info["episode_start"] == env.episode_start
         ran = sched["start_time"].notna()
-        if not env.TIME_STEPPED:
+        if CONFIGS[name]["decision"] == "pick_reserve":  # runs every job (time-stepped may truncate)
             assert term and ran.all()
         assert (sched.loc[ran, "start_time"] >= sched.loc[ran, "submit_time"]).all()
 
@@ -328,9 +328,11 @@ def test_bad_arguments_are_config_errors():
     jobs = _jobs([0], [10], [1])
     for kw in ({"decision": "x"}, {"encoder": "image"}, {"encoder": "nope"}, {"reward": "nope"},
                {"reward": "dras_theta", "reward_kwargs": {"bogus": 1}}, {"episode_sampling": "x"},
-               {"episode_jobs": 5}, {"max_failed_picks": 0}):
+               {"episode_jobs": 5}, {"decision": "time_stepped", "max_failed_picks": 0}):
         with pytest.raises(ConfigError):
             make_hpc_env(jobs=jobs, cluster=4, **kw)
+    with pytest.raises(TypeError, match="max_failed_picks"):  # a time-stepped argument only
+        make_hpc_env(jobs=jobs, cluster=4, decision="pick_reserve", max_failed_picks=2)
     with pytest.raises(ConfigError):
         make_hpc_env(jobs=None, cluster=4)
     with pytest.raises(ConfigError):

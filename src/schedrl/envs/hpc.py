@@ -164,17 +164,15 @@ class HPCEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
     DEFAULT_WINDOW = 50
     DEFAULT_MAX_STEPS: int | None = None
-    EXTRA_ACTIONS = 0  # actions after the window's slots (the stop action X)
-    TIME_STEPPED = False  # decisions on ticks of sim_step seconds instead of at events
+    EXTRA_ACTIONS = 0  # actions after the window's slots (e.g. a stop action)
 
     def __init__(self, jobs=None, cluster: ClusterSpec | int | None = None,
                  encoder: str = "sem", reward: str = "dras_theta", reward_kwargs: dict | None = None,
                  window: int | None = None, k: int = 34, episode_jobs: int | None = None,
                  episode_sampling: str = "random", time_scale: float | None = None,
                  wait_scale: float | None = None, remaining: str = "req", priority_queues=(),
-                 sim_step: float = 60.0, double_idle: bool = True, max_steps: int | None = None,
-                 max_failed_picks: int = 4, mask_unfit: bool = False, overrun: str = "kill",
-                 measurements: bool = False, render_mode: str | None = None):
+                 max_steps: int | None = None, overrun: str = "kill", measurements: bool = False,
+                 render_mode: str | None = None):
         if episode_sampling not in SAMPLING:
             raise ConfigError(f"unknown episode_sampling '{episode_sampling}' (choose from: {', '.join(SAMPLING)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -208,10 +206,6 @@ class HPCEnv(gym.Env):
         if max_steps is None:
             max_steps = self.DEFAULT_MAX_STEPS
         self.max_episode_steps = int(max_steps) if max_steps is not None else None
-        if max_failed_picks < 1:
-            raise ConfigError("max_failed_picks must be >= 1")
-        self.max_failed_picks = int(max_failed_picks)
-        self.mask_unfit = bool(mask_unfit)
         self.measurements = bool(measurements)
         self.priority_queues = np.asarray(sorted(priority_queues), dtype=np.int64)
         self.render_mode = render_mode
@@ -235,14 +229,16 @@ class HPCEnv(gym.Env):
                                             shape=self.encoder.shape, dtype=np.float32)
         n_actions = self.window + self.EXTRA_ACTIONS
         self.action_space = spaces.Discrete(n_actions)
-        self.sim = HPCSimulator(cluster, overrun=overrun,
-                                sim_step=float(sim_step) if self.TIME_STEPPED else None,
-                                double_idle=double_idle)
+        self.sim = self._make_simulator(cluster, overrun)
         self._episode = 0
         self._priority = None
         self.episode_start = 0
 
     # -- setup ----------------------------------------------------------------------------------
+    def _make_simulator(self, cluster: ClusterSpec, overrun: str) -> HPCSimulator:
+        """The simulator the decision process drives (event-driven unless a subclass says otherwise)."""
+        return HPCSimulator(cluster, overrun=overrun)
+
     def _longest_request(self) -> float:
         req = pd.to_numeric(self.table["req_time"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         run = pd.to_numeric(self.table["run_time"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
@@ -291,8 +287,7 @@ class HPCEnv(gym.Env):
             self._priority = None
         self.steps = 0
         self.n_started = 0
-        self._fails = 0
-        self._advance_now = False
+        self._reset_process()
         self._schedule_to_decision()
         return self._observe(), self._info()
 
@@ -345,7 +340,10 @@ class HPCEnv(gym.Env):
                              steps=self.steps, max_steps=self.max_episode_steps, n_jobs=len(sim.jobs),
                              n_started=self.n_started)
 
-    # A decision process defines these four (see PickReserveEnv, TimeSteppedPickEnv).
+    # A decision process defines these (see PickReserveEnv, TimeSteppedPickEnv).
+    def _reset_process(self) -> None:
+        """Reset the decision process's own per-episode state (before the first decision point)."""
+
     def _act(self, a: int) -> tuple[RewardContext, bool]:
         """Carry out pick ``a``; returns the reward context and whether the action was invalid."""
         raise NotImplementedError

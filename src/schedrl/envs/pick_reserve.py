@@ -32,13 +32,13 @@ class PickReserveEnv(HPCEnv):
     Terminated when every job has finished (after the last decision the simulator runs out the
     remaining jobs); no step limit by default.
 
-    Everything else (observations, rewards, info, episodes, arguments): ``HPCEnv``.
+    Everything else (observations, rewards, info, episodes, arguments): ``HPCEnv``; no arguments
+    of its own.
     """
 
     DEFAULT_WINDOW = 50
     DEFAULT_MAX_STEPS = None
     EXTRA_ACTIONS = 0
-    TIME_STEPPED = False
 
     def _act(self, a: int) -> tuple[RewardContext, bool]:
         """Start the picked job, or reserve it and EASY-backfill (the clock moves on afterwards)."""

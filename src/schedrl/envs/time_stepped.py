@@ -10,6 +10,8 @@ import numpy as np
 
 from schedrl.envs.hpc import HPCEnv
 from schedrl.envs.rewards import RewardContext
+from schedrl.errors import ConfigError
+from schedrl.sim import ClusterSpec, HPCSimulator
 
 
 class TimeSteppedPickEnv(HPCEnv):
@@ -36,13 +38,32 @@ class TimeSteppedPickEnv(HPCEnv):
     Terminated when every job has been started (brief 4.4); truncated after ``max_steps`` steps
     (10,000 by default: the paper's Max_Episode_Steps).
 
-    Everything else (observations, rewards, info, episodes, arguments): ``HPCEnv``.
+    ## Arguments
+    Its own: ``sim_step`` (60.0 s), ``double_idle`` (True), ``max_failed_picks`` (4),
+    ``mask_unfit`` (False); every other argument as in ``HPCEnv``.
+
+    Everything else (observations, rewards, info, episodes): ``HPCEnv``.
     """
 
     DEFAULT_WINDOW = 100
     DEFAULT_MAX_STEPS = 10_000
     EXTRA_ACTIONS = 1  # X
-    TIME_STEPPED = True
+
+    def __init__(self, *args, sim_step: float = 60.0, double_idle: bool = True,
+                 max_failed_picks: int = 4, mask_unfit: bool = False, **kwargs):
+        if max_failed_picks < 1:
+            raise ConfigError("max_failed_picks must be >= 1")
+        self.sim_step, self.double_idle = float(sim_step), bool(double_idle)
+        self.max_failed_picks = int(max_failed_picks)
+        self.mask_unfit = bool(mask_unfit)
+        super().__init__(*args, **kwargs)
+
+    def _make_simulator(self, cluster: ClusterSpec, overrun: str) -> HPCSimulator:
+        return HPCSimulator(cluster, overrun=overrun, sim_step=self.sim_step, double_idle=self.double_idle)
+
+    def _reset_process(self) -> None:
+        self._fails = 0  # failed picks in a row
+        self._advance_now = False
 
     def _act(self, a: int) -> tuple[RewardContext, bool]:
         """Try to start the picked job now (brief 4.3); the clock moves in ``_schedule_to_decision``."""
