@@ -40,11 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every
 from schedrl.errors import ConfigError
 
 BASELINES = ("time", "normalise", "none")
 OPTIMIZERS = ("rmsprop", "adam", "sgd")
-KEEP_CHECKPOINTS = 2
 
 
 @dataclass
@@ -326,15 +326,13 @@ def _set_rng_states(rng: np.random.Generator, states: dict) -> None:
     random.setstate(states["python"])
 
 
+def _folder(run_dir) -> RunFolder:
+    return RunFolder(run_dir, prefix="iter_", suffix=".pt")
+
+
 def checkpoints(run_dir) -> list[tuple[int, Path]]:
-    folder = Path(run_dir) / "checkpoints"
-    found = []
-    for path in folder.glob("iter_*.pt") if folder.is_dir() else ():
-        try:
-            found.append((int(path.stem.split("_")[1]), path))
-        except ValueError:
-            continue
-    return sorted(found)
+    """``(iteration, path)`` of a REINFORCE run's checkpoints, oldest first."""
+    return _folder(run_dir).checkpoints()
 
 
 @dataclass
@@ -351,36 +349,34 @@ class ReinforceResult:
 def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterations: int, seed: int,
                     run_dir, *, config: dict | None = None, info_keywords: Sequence[str] = (),
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
-                    on_iteration: Callable[[int, list[dict]], None] | None = None) -> ReinforceResult:
+                    on_iteration: Callable[[int, list[dict]], None] | None = None,
+                    on_mismatch: str = "error") -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
     ``options={"jobset": k}``), else 1. Envs without job sets are reset with seed ``seed + k`` for
     example k, so all trajectories of one example start from the same state, as DeepRM's do.
-    ``config`` is recorded in ``config.json``; a run folder holding another config is refused.
+    ``config`` is recorded in ``config.json``; a run folder holding another config is refused
+    (``on_mismatch="restart"``: cleared). The run folder is ``schedrl.agents.runs.RunFolder``'s,
+    checkpoints ``checkpoints/iter_<k>.pt`` (ten per run unless ``checkpoint_every`` says); Ctrl-C
+    between updates writes one at the last finished iteration.
     """
     import torch
     from tqdm.auto import tqdm
 
-    from schedrl.agents.runs import begin_run, canonical, write_learning_curve
-    from schedrl.io import read_json, write_json
-
     begin_run(iterations, "iterations", checkpoint_every, threads)
+    checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
     run_dir = Path(run_dir)
+    folder = _folder(run_dir)
     record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": asdict(cfg),
               "seed": int(seed)}
-    config_path = run_dir / "config.json"
-    if config_path.exists():
-        old = read_json(config_path)
-        diff = sorted(k for k in record if k != "versions" and canonical(old.get(k)) != canonical(record[k]))
-        if diff:
-            raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
-                              "remove it or choose another folder")
-    timing_path = run_dir / "timing.json"
-    if (run_dir / "model.zip").exists() and timing_path.exists():
-        done = read_json(timing_path)
-        if int(done.get("iterations", 0)) >= iterations:
-            return ReinforceResult(run_dir, int(done["iterations"]), int(done["steps"]), 0, 0.0, skipped=True)
+    folder.check_config({k: v for k, v in record.items() if k != "versions"}, on_mismatch)
+    done = folder.finished("iterations")
+    if done is not None and done >= iterations:
+        from schedrl.io import read_json
+
+        steps_done = int(read_json(folder.timing_file)["steps"])
+        return ReinforceResult(run_dir, done, steps_done, 0, 0.0, skipped=True)
 
     env = make_env_fn()
     torch.manual_seed(seed)
@@ -389,7 +385,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     optimizer = make_optimizer(policy.net.parameters(), cfg)
     n_examples = int(examples or (env.unwrapped.num_jobsets if _uses_jobsets(env) else 1))
     start, steps, rows = 0, 0, []
-    ckpts = [(k, path) for k, path in checkpoints(run_dir) if k <= iterations]
+    ckpts = [(k, path) for k, path in folder.checkpoints() if k <= iterations]
     if ckpts:
         state = torch.load(ckpts[-1][1], map_location="cpu", weights_only=False)
         policy.net.load_state_dict(state["model"]["weights"])
@@ -398,59 +394,64 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         start, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
         _set_rng_states(rng, state["rng"])
     steps_before = steps
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(config_path, {**record, "iterations": int(iterations), "examples": n_examples})
+    folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
     jobsets = _uses_jobsets(env)
     began = time.perf_counter()
     bar = tqdm(total=iterations, initial=start, unit="it", desc=f"deeprm_pg seed{seed}", disable=None)
-    for it in range(start, iterations):
-        optimizer.zero_grad()
-        pending = 0
-        order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
-        for i, ex in enumerate(int(k) for k in order):
-            trajs = [play(env, policy, rng, None if jobsets else seed + ex,
-                          {"jobset": ex} if jobsets else None, info_keywords) for _ in range(cfg.trajectories)]
-            rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
-            advs = advantages(rets, cfg.baseline)
-            obs = np.stack([o for t in trajs for o in t["obs"]])
-            acts = np.asarray([a for t in trajs for a in t["actions"]])
-            masks = np.stack([m for t in trajs for m in t["masks"]]) if policy.mask_actions else None
-            adv = torch.as_tensor(np.concatenate(advs), dtype=torch.float32)
-            loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
-            loss.backward()
-            pending += 1
-            for t in trajs:
-                steps += len(t["rewards"])
-                rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
-                             "length": len(t["rewards"]), **t["info"]})
-            if pending == cfg.examples_per_update or i == n_examples - 1:
-                optimizer.step()
-                optimizer.zero_grad()
-                policy.invalidate()
-                pending = 0
-        bar.update(1)
-        if on_iteration is not None:
-            on_iteration(it + 1, rows)
-        # the final state is always kept too: a rerun with a higher target continues from it
-        if it + 1 == iterations or (checkpoint_every and (it + 1) % checkpoint_every == 0):
-            _checkpoint(run_dir, policy, optimizer, it + 1, steps, rows, rng)
+    done_it, done_steps, done_rows, done_rng, updated = start, steps, len(rows), _rng_states(rng), False
+    try:
+        for it in range(start, iterations):
+            optimizer.zero_grad()
+            pending = 0
+            order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
+            for i, ex in enumerate(int(k) for k in order):
+                trajs = [play(env, policy, rng, None if jobsets else seed + ex,
+                              {"jobset": ex} if jobsets else None, info_keywords) for _ in range(cfg.trajectories)]
+                rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
+                advs = advantages(rets, cfg.baseline)
+                obs = np.stack([o for t in trajs for o in t["obs"]])
+                acts = np.asarray([a for t in trajs for a in t["actions"]])
+                masks = np.stack([m for t in trajs for m in t["masks"]]) if policy.mask_actions else None
+                adv = torch.as_tensor(np.concatenate(advs), dtype=torch.float32)
+                loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
+                loss.backward()
+                pending += 1
+                for t in trajs:
+                    steps += len(t["rewards"])
+                    rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
+                                 "length": len(t["rewards"]), **t["info"]})
+                if pending == cfg.examples_per_update or i == n_examples - 1:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    policy.invalidate()
+                    pending = 0
+                    updated = True
+            bar.update(1)
+            done_it, done_steps, done_rows, done_rng, updated = it + 1, steps, len(rows), _rng_states(rng), False
+            if on_iteration is not None:
+                on_iteration(it + 1, rows)
+            # the final state is always kept too: a rerun with a higher target continues from it
+            if it + 1 == iterations or (checkpoint_every and (it + 1) % checkpoint_every == 0):
+                _checkpoint(folder, policy, optimizer, it + 1, steps, rows, rng)
+    except KeyboardInterrupt:
+        # Ctrl-C: save the last finished iteration, unless this one already changed the policy
+        # (then the newest periodic checkpoint is what a rerun resumes from).
+        if not updated and done_it > start:
+            _set_rng_states(rng, done_rng)
+            _checkpoint(folder, policy, optimizer, done_it, done_steps, rows[:done_rows], rng)
+        bar.close()
+        raise
     bar.close()
     wall = time.perf_counter() - began
     env.close()
 
-    write_learning_curve(run_dir, rows, tuple(info_keywords))
-    policy.save(run_dir / "model.zip")
-    previous = read_json(timing_path) if timing_path.exists() else {}
+    folder.write_curve(rows, tuple(info_keywords))
+    policy.save(folder.model_file)
     trained = iterations - start
-    write_json(timing_path, {
-        "iterations": int(iterations), "steps": int(steps), "iterations_trained": int(trained),
-        "resumed_from_iteration": int(start), "wall_time_s": round(wall, 3),
-        "steps_trained": int(steps - steps_before),
-        "steps_per_s": round((steps - steps_before) / wall, 1) if wall > 0 else None,
-        "wall_time_total_s": round(float(previous.get("wall_time_total_s", 0.0)) + wall, 3),
-        "threads": int(threads), "n_envs": 1, "device": "cpu",
-    })
+    folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
+                        iterations_trained=int(trained), resumed_from_iteration=int(start),
+                        threads=int(threads), n_envs=1, device="cpu")
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 
@@ -469,17 +470,12 @@ def _torch_save(obj, path) -> None:
         tmp.write_bytes(buf.getvalue())
 
 
-def _checkpoint(run_dir: Path, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
-    folder = run_dir / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
+def _checkpoint(folder: RunFolder, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
     state = {"model": policy.state(), "optimizer": optimizer.state_dict(), "iteration": iteration,
              "steps": steps, "curve": copy.deepcopy(rows), "rng": _rng_states(rng)}
-    _torch_save(state, folder / f"iter_{iteration}.pt")
-    for _, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
-        old.unlink(missing_ok=True)
+    _torch_save(state, folder.checkpoint_path(iteration))
+    folder.prune()
 
 
 def remove_checkpoints(run_dir) -> None:
-    import shutil
-
-    shutil.rmtree(Path(run_dir) / "checkpoints", ignore_errors=True)
+    _folder(run_dir).remove_checkpoints()

@@ -1,18 +1,10 @@
 """Train one SB3 agent into a fixed run folder, seeded and resumable.
 
-Run folder (``run_dir``), rl-zoo style but with a predictable path chosen by the caller:
-
-=====================  ==========================================================================
-``config.json``        resolved run config: env id and kwargs, wrappers, algorithm, hyperparameters
-                       (plain YAML values), seed, target steps, library versions
-``model.zip``          the trained model (written when the target step count is reached)
-``checkpoints/``       ``step_<n>.zip`` every ``checkpoint_every`` steps (the last two kept), plus
-                       the replay buffer of off-policy algorithms
-``monitor/<i>.monitor.csv``  SB3 Monitor log of env copy i (raw: episode reward, length, wall time)
-``learning_curve.csv`` one row per finished training episode: timesteps, env, reward, length and
-                       the wrappers' info keywords (no wall times, so it is byte-stable)
-``timing.json``        wall time, steps trained and steps/s of this invocation and in total
-=====================  ==========================================================================
+The run folder (``run_dir``, chosen by the caller) is ``schedrl.agents.runs.RunFolder``'s:
+config.json, hyperparams.yaml, command.txt, model.zip, checkpoints/ (``step_<n>.zip`` plus the
+replay buffer of off-policy algorithms and the curve so far), learning_curve.csv, timing.json; SB3
+also writes ``monitor/<i>.monitor.csv`` (raw episode logs with wall times) per env copy.
+Checkpoints are on by default (ten per run), and Ctrl-C writes one before stopping.
 
 A rerun with the same config resumes from the newest checkpoint (or the final model) and trains
 up to the new target; a finished run with an equal or lower target is left alone. A run folder
@@ -23,22 +15,18 @@ learning curve for an uninterrupted run; a resumed run restarts its env RNG at t
 
 from __future__ import annotations
 
-import re
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedrl.agents.runs import begin_run, write_learning_curve
-from schedrl.agents.runs import canonical as _canonical
+from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, make_env, wrapper_info_keywords
-from schedrl.io import atomic_path, read_json, write_json
+from schedrl.io import atomic_path
 
-_CKPT = re.compile(r"^step_(\d+)\.zip$")
-KEEP_CHECKPOINTS = 2
+__all__ = ["KEEP_CHECKPOINTS", "TrainResult", "checkpoints", "remove_checkpoints", "run_config", "train", "train_pg"]
 
 
 @dataclass
@@ -72,21 +60,8 @@ def _versions() -> dict[str, str]:
 
 
 def checkpoints(run_dir: str | Path) -> list[tuple[int, Path]]:
-    """``(steps, path)`` of the run's checkpoints, oldest first."""
-    folder = Path(run_dir) / "checkpoints"
-    found = []
-    for path in folder.glob("step_*.zip") if folder.is_dir() else ():
-        match = _CKPT.match(path.name)
-        if match:
-            found.append((int(match.group(1)), path))
-    return sorted(found)
-
-
-def _final_steps(run_dir: Path) -> int:
-    timing = run_dir / "timing.json"
-    if (run_dir / "model.zip").exists() and timing.exists():
-        return int(read_json(timing).get("steps", 0))
-    return -1
+    """``(steps, path)`` of an SB3 run's checkpoints, oldest first."""
+    return RunFolder(run_dir).checkpoints()
 
 
 def _save_model(model, path: Path) -> None:
@@ -98,7 +73,7 @@ class _Callbacks:
     """Learning-curve logging, checkpoints and a tqdm progress bar as one SB3 callback."""
 
     @staticmethod
-    def build(run_dir: Path, info_keywords, rows: list[dict], checkpoint_every: int | None,
+    def build(folder: RunFolder, info_keywords, rows: list[dict], checkpoint_every: int | None,
               save_buffer: bool, total_steps: int, start: int, desc: str):
         from stable_baselines3.common.callbacks import BaseCallback
         from tqdm.auto import tqdm
@@ -132,21 +107,16 @@ class _Callbacks:
 
             def checkpoint(self) -> None:
                 steps = int(self.num_timesteps)
-                folder = run_dir / "checkpoints"
-                folder.mkdir(parents=True, exist_ok=True)
                 if save_buffer:
-                    with atomic_path(folder / f"step_{steps}.replay.pkl") as tmp:
+                    with atomic_path(folder.side_file(steps, ".replay.pkl")) as tmp:
                         self.model.save_replay_buffer(tmp)
-                _save_model(self.model, folder / f"step_{steps}.zip")
-                write_learning_curve(run_dir, rows, info_keywords)
+                _save_model(self.model, folder.checkpoint_path(steps))
+                folder.write_curve(rows, info_keywords)
                 # The curve so far travels with the checkpoint: a workflow may delete the run's
                 # learning_curve.csv (a declared output) before resuming.
-                write_learning_curve(folder, rows, info_keywords, name=f"step_{steps}.curve.csv")
-                for old_steps, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
-                    old.unlink(missing_ok=True)
-                    (folder / f"step_{old_steps}.replay.pkl").unlink(missing_ok=True)
-                    (folder / f"step_{old_steps}.curve.csv").unlink(missing_ok=True)
-                for buf in folder.glob("step_*.replay.pkl"):
+                folder.write_curve(rows, info_keywords, name=f"step_{steps}.curve.csv", folder=folder.checkpoint_dir)
+                folder.prune()
+                for buf in folder.checkpoint_dir.glob("step_*.replay.pkl"):
                     if int(buf.name.split("_")[1].split(".")[0]) < steps:
                         buf.unlink(missing_ok=True)  # only the newest buffer is needed to resume
 
@@ -202,29 +172,21 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     from schedrl.agents.registry import algo_class, check_action_space, is_off_policy, uses_masks
 
     begin_run(total_steps, "total steps", checkpoint_every, threads)
+    checkpoint_every = default_checkpoint_every(total_steps, checkpoint_every)
     run_dir = Path(run_dir)
+    folder = RunFolder(run_dir)
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
     info_keywords = wrapper_info_keywords(wrappers)
-
-    config_path = run_dir / "config.json"
-    if config_path.exists():
-        old = read_json(config_path)
-        old_id = {k: old.get(k) for k in config}
-        if _canonical(old_id) != _canonical(config):
-            diff = sorted(k for k in config if _canonical(old_id.get(k)) != _canonical(config[k]))
-            if on_mismatch != "restart":
-                raise ConfigError(f"{run_dir}: run folder holds a different run ({', '.join(diff)} differ); "
-                                  "remove it or choose another folder")
-            _clear_run(run_dir)
+    folder.check_config(config, on_mismatch)
 
     # Where to start from: the final model or the newest checkpoint, whichever has more steps.
     start_path, start = None, 0
-    final_steps = _final_steps(run_dir)
-    ckpts = checkpoints(run_dir)
-    if final_steps >= 0:
-        start_path, start = run_dir / "model.zip", final_steps
+    final_steps = folder.finished()
+    ckpts = folder.checkpoints()
+    if final_steps is not None:
+        start_path, start = folder.model_file, final_steps
     if ckpts and ckpts[-1][0] > start:
         start, start_path = ckpts[-1]
     if start_path is not None and start >= total_steps and start_path.name == "model.zip":
@@ -236,8 +198,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     check_action_space(algo, probe.action_space)
     probe.close()
 
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json(config_path, {**config, "total_steps": int(total_steps), "versions": _versions()})
+    folder.write_config({**config, "total_steps": int(total_steps), "versions": _versions()},
+                        {**hyperparams, "policy": policy, "n_envs": n_envs})
 
     def env_factory(index: int):
         def thunk():
@@ -264,26 +226,27 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         if is_off_policy(algo) and buffer.exists():
             model.load_replay_buffer(buffer)
     rows = _read_curve(run_dir, start)
-    callback = _Callbacks.build(run_dir, info_keywords, rows, checkpoint_every, is_off_policy(algo),
+    callback = _Callbacks.build(folder, info_keywords, rows, checkpoint_every, is_off_policy(algo),
                                 total_steps, start, f"{algo} seed{seed}")
     began = time.perf_counter()
-    model.learn(total_timesteps=max(total_steps - start, 0), callback=callback,
-                reset_num_timesteps=start_path is None, log_interval=10**9)
+    try:
+        model.learn(total_timesteps=max(total_steps - start, 0), callback=callback,
+                    reset_num_timesteps=start_path is None, log_interval=10**9)
+    except KeyboardInterrupt:
+        callback.checkpoint()  # Ctrl-C: keep what was learned; a rerun resumes from here
+        folder.write_timing(time.perf_counter() - began, int(model.num_timesteps) - start,
+                            steps=int(model.num_timesteps), resumed_from=start, interrupted=True)
+        venv.close()
+        raise
     wall = time.perf_counter() - began
     steps = int(model.num_timesteps)
     venv.close()
 
-    write_learning_curve(run_dir, rows, info_keywords)
-    _save_model(model, run_dir / "model.zip")
-    previous = read_json(run_dir / "timing.json") if (run_dir / "timing.json").exists() else {}
-    trained = steps - start
-    write_json(run_dir / "timing.json", {
-        "steps": steps, "steps_trained": trained, "resumed_from": start,
-        "wall_time_s": round(wall, 3), "steps_per_s": round(trained / wall, 1) if wall > 0 else None,
-        "wall_time_total_s": round(float(previous.get("wall_time_total_s", 0.0)) + wall, 3),
-        "threads": int(threads), "n_envs": n_envs, "device": str(model.device),
-    })
-    return TrainResult(run_dir, steps, trained, wall, start, skipped=False)
+    folder.write_curve(rows, info_keywords)
+    _save_model(model, folder.model_file)
+    folder.write_timing(wall, steps - start, steps=steps, resumed_from=start, threads=int(threads),
+                        n_envs=n_envs, device=str(model.device))
+    return TrainResult(run_dir, steps, steps - start, wall, start, skipped=False)
 
 
 def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], iterations: int, seed: int,
@@ -299,35 +262,18 @@ def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], 
     from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
 
     cfg = ReinforceConfig.from_dict(hyperparams)
-    run_dir = Path(run_dir)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
-    config["hyperparams"] = dict(hyperparams)
-    config_path = run_dir / "config.json"
-    if config_path.exists() and on_mismatch == "restart":
-        from dataclasses import asdict
-
-        old = read_json(config_path)
-        mine = {**config, "hyperparams": asdict(cfg)}
-        if any(_canonical(old.get(k)) != _canonical(v) for k, v in mine.items()):
-            _clear_run(run_dir)
     info_keywords = wrapper_info_keywords(wrappers)
     probe = make_env(env_id, env_kwargs, wrappers)
     check_action_space(algo, probe.action_space)
     probe.close()
-    config.pop("hyperparams")
+    config.pop("hyperparams")  # train_reinforce records the resolved ReinforceConfig instead
     return train_reinforce(lambda: make_env(env_id, env_kwargs, wrappers), cfg, iterations, seed, run_dir,
                            config={**config, "versions": _versions()}, info_keywords=info_keywords,
-                           examples=examples, checkpoint_every=checkpoint_every, threads=threads)
-
-
-def _clear_run(run_dir: Path) -> None:
-    """Remove what a previous (different) run left in ``run_dir``."""
-    shutil.rmtree(run_dir / "checkpoints", ignore_errors=True)
-    shutil.rmtree(run_dir / "monitor", ignore_errors=True)
-    for name in ("model.zip", "learning_curve.csv", "timing.json", "config.json"):
-        (run_dir / name).unlink(missing_ok=True)
+                           examples=examples, checkpoint_every=checkpoint_every, threads=threads,
+                           on_mismatch=on_mismatch)
 
 
 def remove_checkpoints(run_dir: str | Path) -> None:
     """Delete the checkpoints of a finished run (the final model stays)."""
-    shutil.rmtree(Path(run_dir) / "checkpoints", ignore_errors=True)
+    RunFolder(run_dir).remove_checkpoints()
