@@ -58,3 +58,18 @@ def test_missing_requested_times_warn(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "noreq.swf" in err and "4 of 4 jobs have no requested time" in err
     assert (frame["req_time"] == frame["run_time"]).all()
+
+
+def test_train_bad_device_and_bad_hyperparameter_value(tmp_path, capsys):
+    import torch
+
+    base = ["train", "--env", "schedrl/DeepRM-v0", "--env-kwarg", "obs_mode=compact", "--algo", "a2c",
+            "--steps", "50", "--seed", "0"]
+    code, err = _run(base + ["--run-dir", str(tmp_path / "a"), "--device", "gpu0"], capsys)
+    assert code == 2 and len(err) == 1 and "--device gpu0" in err[0]
+    if not torch.cuda.is_available():
+        code, err = _run(base + ["--run-dir", str(tmp_path / "b"), "--device", "cuda"], capsys)
+        assert code == 2 and "no CUDA device" in err[0]
+    code, err = _run(base + ["--run-dir", str(tmp_path / "c"), "--hp", "n_steps=-5"], capsys)
+    assert code == 2 and len(err) == 1 and "bad hyperparameter value" in err[0]
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()

@@ -198,6 +198,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     check_action_space(algo, probe.action_space)
     probe.close()
 
+    fresh = not run_dir.exists()
     folder.write_config({**config, "total_steps": int(total_steps), "versions": _versions()},
                         {**hyperparams, "policy": policy, "n_envs": n_envs})
 
@@ -218,7 +219,15 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             raise ConfigError(f"algorithm '{algo}' needs an env with action_masks(); '{env_id}' has none")
     kwargs.setdefault("device", device)
     if start_path is None:
-        model = cls(policy, venv, seed=seed, verbose=0, **kwargs)
+        try:
+            model = cls(policy, venv, seed=seed, verbose=0, **kwargs)
+        except (TypeError, ValueError, AssertionError, RuntimeError) as exc:
+            venv.close()
+            if fresh:  # leave no half-made run folder that a corrected rerun would refuse
+                import shutil
+
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise ConfigError(f"{algo}: bad hyperparameter value ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     else:
         model = cls.load(start_path, env=venv, device=kwargs["device"])
         model.set_random_seed(seed + start)
