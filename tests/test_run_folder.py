@@ -52,8 +52,8 @@ def test_reinforce_killed_run_resumes_without_a_flag_and_equals_an_uninterrupted
     with pytest.raises(KeyboardInterrupt):
         train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2, on_iteration=interrupt)
     folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
-    # Ctrl-C saved iteration 6 although the default interval (10 / 10 = 1) had saved it already;
-    # only the newest two are kept
+    # Ctrl-C in the hook saved iteration 6 (the default interval, 10 / 10 = 1, saved 1..5); only the
+    # newest two are kept
     assert [n for n, _ in folder.checkpoints()] == [5, 6] and not folder.model_file.exists()
     resumed = train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2)  # no flag
     assert resumed.iterations_trained == 4
@@ -104,3 +104,69 @@ def test_sb3_interrupted_run_resumes_and_sums_timing(tmp_path, monkeypatch):
     T.train("schedrl.envs:schedrl/DeepRM-v0", kwargs, "a2c", {**hp, "n_steps": 6}, 50, 0, tmp_path / "run",
             on_mismatch="restart")
     assert 50 <= json.loads(folder.timing_file.read_text())["steps"] < 60  # trained afresh
+
+
+def test_reinforce_ctrl_c_mid_iteration_saves_the_last_finished_one_and_timing_sums(tmp_path):
+    import torch
+
+    cfg = ReinforceConfig.from_dict({**CFG, "examples_per_update": 1})  # updates inside an iteration
+    full = train_reinforce(Bandit, cfg, 7, 5, tmp_path / "full", examples=2, checkpoint_every=100)
+    steps = {"n": 0}
+
+    class Killed(Bandit):
+        def step(self, action):
+            steps["n"] += 1
+            if steps["n"] == 4 * 3 * 2 * 4 + 14:  # iteration 5, after its first job set's update
+                raise KeyboardInterrupt
+            return super().step(action)
+
+    with pytest.raises(KeyboardInterrupt):
+        train_reinforce(Killed, cfg, 7, 5, tmp_path / "killed", examples=2, checkpoint_every=100)
+    folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
+    assert [n for n, _ in folder.checkpoints()] == [4]  # no periodic one: Ctrl-C wrote it
+    first = json.loads(folder.timing_file.read_text())
+    assert first["interrupted"]["iterations"] == 4 and first["interrupted"]["steps"] == 4 * 3 * 2 * 4
+    assert "steps" not in first and folder.finished("iterations") is None
+    resumed = train_reinforce(Bandit, cfg, 7, 5, tmp_path / "killed", examples=2, checkpoint_every=100)
+    assert resumed.iterations_trained == 3 and resumed.steps == full.steps
+    assert (tmp_path / "full" / "learning_curve.csv").read_bytes() == (tmp_path / "killed" / "learning_curve.csv").read_bytes()
+    assert (tmp_path / "full" / "model.zip").read_bytes() == (tmp_path / "killed" / "model.zip").read_bytes()
+    a = torch.load(tmp_path / "full" / "checkpoints" / "iter_7.pt", weights_only=False)
+    b = torch.load(tmp_path / "killed" / "checkpoints" / "iter_7.pt", weights_only=False)
+    assert all(torch.equal(a["optimizer"]["state"][k]["square_avg"], b["optimizer"]["state"][k]["square_avg"])
+               for k in a["optimizer"]["state"])
+    timing = json.loads(folder.timing_file.read_text())
+    assert "interrupted" not in timing and timing["iterations"] == 7 and timing["resumed_from_iteration"] == 4
+    assert timing["wall_time_total_s"] == pytest.approx(first["wall_time_total_s"] + timing["wall_time_s"], abs=2e-3)
+
+
+def test_sb3_ctrl_c_while_continuing_a_finished_run_keeps_the_final_model_valid(tmp_path, monkeypatch):
+    """An interrupted continuation must not pass its progress off as the final model's."""
+    from schedrl.experiments import train as T
+
+    kwargs = {"num_res": 1, "time_horizon": 10, "max_job_len": 5, "res_slot": 5, "max_job_size": 5,
+              "backlog_size": 10, "num_nw": 3, "simu_len": 10, "episode_max_length": 40, "obs_mode": "compact"}
+    hp = {"n_steps": 5, "policy_kwargs": {"net_arch": [8]}}
+    env = "schedrl.envs:schedrl/DeepRM-v0"
+    make = T.make_env
+    T.train(env, kwargs, "a2c", hp, 100, 0, tmp_path / "run", checkpoint_every=1000)
+    calls = {"steps": 0}
+
+    class Stop(gym.Wrapper):
+        def step(self, action):
+            calls["steps"] += 1
+            if calls["steps"] == 60:
+                raise KeyboardInterrupt
+            return self.env.step(action)
+
+    monkeypatch.setattr(T, "make_env", lambda *a, **k: Stop(make(*a, **k)))
+    with pytest.raises(KeyboardInterrupt):
+        T.train(env, kwargs, "a2c", hp, 200, 0, tmp_path / "run", checkpoint_every=1000)
+    folder = RunFolder(tmp_path / "run")
+    (at, _), = folder.checkpoints()
+    assert at > 100 and folder.finished() == 100  # model.zip still holds 100 steps
+    monkeypatch.setattr(T, "make_env", make)
+    assert T.train(env, kwargs, "a2c", hp, 100, 0, tmp_path / "run").skipped
+    result = T.train(env, kwargs, "a2c", hp, 200, 0, tmp_path / "run", checkpoint_every=1000)
+    # (before the fix it loaded the 100-step model.zip as if it held 159 steps and stopped at 145)
+    assert result.resumed_from == at and 200 <= result.steps < 205 and folder.finished() == result.steps

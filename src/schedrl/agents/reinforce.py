@@ -19,20 +19,19 @@ Heads: ``Discrete(n)`` gets a softmax head; ``MultiBinary(n)`` gets one Bernoull
 extension: DeepRM itself only had the discrete head). With ``mask_actions`` the env's
 ``action_masks()`` (discrete only) zero out invalid actions; DeepRM did not mask (default off).
 
-Run folder (same files as ``schedrl.experiments.train`` writes for SB3 runs): ``config.json``,
-``model.zip`` (a ``torch.save`` archive holding network weights and architecture),
-``learning_curve.csv`` (one row per training episode: timesteps, env, reward, length and the
-wrappers' info keywords), ``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser,
-iteration, steps, the curve so far and every RNG state) every ``checkpoint_every`` iterations and
-at the end (the last two kept): a
-rerun resumes from the newest checkpoint and trains up to the target iteration count, giving the
-same learning curve and weights as an uninterrupted run.
+Run folder: ``schedrl.agents.runs.RunFolder``'s, as for SB3 runs: ``config.json``,
+``hyperparams.yaml`` (the resolved ``ReinforceConfig``), ``command.txt``, ``model.zip`` (a
+``torch.save`` archive holding network weights and architecture), ``learning_curve.csv`` (one row
+per training episode: timesteps, env, reward, length and the wrappers' info keywords),
+``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser, iteration, steps, the curve so
+far and every RNG state) every ``checkpoint_every`` iterations (default: ten per run), at the end
+and on Ctrl-C (the last two kept): a rerun resumes from the newest checkpoint and trains up to the
+target iteration count, giving the same learning curve and weights as an uninterrupted run.
 """
 
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -359,7 +358,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     ``config`` is recorded in ``config.json``; a run folder holding another config is refused
     (``on_mismatch="restart"``: cleared). The run folder is ``schedrl.agents.runs.RunFolder``'s,
     checkpoints ``checkpoints/iter_<k>.pt`` (ten per run unless ``checkpoint_every`` says); Ctrl-C
-    between updates writes one at the last finished iteration.
+    (KeyboardInterrupt, also from ``on_iteration``) writes one at the last finished iteration and
+    re-raises, and a rerun resumes from the newest without a flag.
     """
     import torch
     from tqdm.auto import tqdm
@@ -370,13 +370,13 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     folder = _folder(run_dir)
     record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": asdict(cfg),
               "seed": int(seed)}
-    folder.check_config({k: v for k, v in record.items() if k != "versions"}, on_mismatch)
-    done = folder.finished("iterations")
-    if done is not None and done >= iterations:
+    start = folder.start({k: v for k, v in record.items() if k != "versions"}, iterations,
+                         on_mismatch=on_mismatch, key="iterations", upto=iterations)
+    if start.skip:
         from schedrl.io import read_json
 
         steps_done = int(read_json(folder.timing_file)["steps"])
-        return ReinforceResult(run_dir, done, steps_done, 0, 0.0, skipped=True)
+        return ReinforceResult(run_dir, start.done, steps_done, 0, 0.0, skipped=True)
 
     env = make_env_fn()
     torch.manual_seed(seed)
@@ -384,24 +384,34 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     policy = make_policy(env, cfg)
     optimizer = make_optimizer(policy.net.parameters(), cfg)
     n_examples = int(examples or (env.unwrapped.num_jobsets if _uses_jobsets(env) else 1))
-    start, steps, rows = 0, 0, []
-    ckpts = [(k, path) for k, path in folder.checkpoints() if k <= iterations]
-    if ckpts:
-        state = torch.load(ckpts[-1][1], map_location="cpu", weights_only=False)
+    first, steps, rows = 0, 0, []
+    if start.checkpoint is not None:
+        state = torch.load(start.checkpoint[1], map_location="cpu", weights_only=False)
         policy.net.load_state_dict(state["model"]["weights"])
         optimizer.load_state_dict(state["optimizer"])
         policy.invalidate()
-        start, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
+        first, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
         _set_rng_states(rng, state["rng"])
     steps_before = steps
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
     jobsets = _uses_jobsets(env)
-    began = time.perf_counter()
-    bar = tqdm(total=iterations, initial=start, unit="it", desc=f"deeprm_pg seed{seed}", disable=None)
-    done_it, done_steps, done_rows, done_rng, updated = start, steps, len(rows), _rng_states(rng), False
-    try:
-        for it in range(start, iterations):
+    bar = tqdm(total=iterations, initial=first, unit="it", desc=f"deeprm_pg seed{seed}", disable=None)
+    # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,
+    # wherever in an iteration it lands (a resumed run's starting point is on disk already).
+    last = None
+
+    def on_interrupt() -> dict:
+        bar.close()
+        env.close()
+        if last is None:
+            return {"trained": 0}
+        _save_checkpoint(folder, last, rows[:last["rows"]])
+        return {"trained": last["steps"] - steps_before, "iterations": last["iteration"],
+                "steps": last["steps"], "resumed_from_iteration": first}
+
+    with folder.segment(on_interrupt) as clock:
+        for it in range(first, iterations):
             optimizer.zero_grad()
             pending = 0
             order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
@@ -426,31 +436,22 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     optimizer.zero_grad()
                     policy.invalidate()
                     pending = 0
-                    updated = True
             bar.update(1)
-            done_it, done_steps, done_rows, done_rng, updated = it + 1, steps, len(rows), _rng_states(rng), False
+            last = _snapshot(policy, optimizer, it + 1, steps, len(rows), rng)
             if on_iteration is not None:
                 on_iteration(it + 1, rows)
             # the final state is always kept too: a rerun with a higher target continues from it
-            if it + 1 == iterations or (checkpoint_every and (it + 1) % checkpoint_every == 0):
-                _checkpoint(folder, policy, optimizer, it + 1, steps, rows, rng)
-    except KeyboardInterrupt:
-        # Ctrl-C: save the last finished iteration, unless this one already changed the policy
-        # (then the newest periodic checkpoint is what a rerun resumes from).
-        if not updated and done_it > start:
-            _set_rng_states(rng, done_rng)
-            _checkpoint(folder, policy, optimizer, done_it, done_steps, rows[:done_rows], rng)
-        bar.close()
-        raise
+            if it + 1 == iterations or (it + 1) % checkpoint_every == 0:
+                _save_checkpoint(folder, last, rows)
     bar.close()
-    wall = time.perf_counter() - began
+    wall = clock()
     env.close()
 
     folder.write_curve(rows, tuple(info_keywords))
     policy.save(folder.model_file)
-    trained = iterations - start
+    trained = iterations - first
     folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
-                        iterations_trained=int(trained), resumed_from_iteration=int(start),
+                        iterations_trained=int(trained), resumed_from_iteration=int(first),
                         threads=int(threads), n_envs=1, device="cpu")
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
@@ -470,10 +471,19 @@ def _torch_save(obj, path) -> None:
         tmp.write_bytes(buf.getvalue())
 
 
-def _checkpoint(folder: RunFolder, policy, optimizer, iteration: int, steps: int, rows: list[dict], rng) -> None:
-    state = {"model": policy.state(), "optimizer": optimizer.state_dict(), "iteration": iteration,
-             "steps": steps, "curve": copy.deepcopy(rows), "rng": _rng_states(rng)}
-    _torch_save(state, folder.checkpoint_path(iteration))
+def _snapshot(policy, optimizer, iteration: int, steps: int, rows: int, rng) -> dict:
+    """A checkpoint's state after ``iteration`` (copies: later updates leave it as it is), with
+    ``rows``, the number of curve rows so far, in place of the curve."""
+    return {"model": copy.deepcopy(policy.state()), "optimizer": copy.deepcopy(optimizer.state_dict()),
+            "iteration": int(iteration), "steps": int(steps), "rows": int(rows), "rng": _rng_states(rng)}
+
+
+def _save_checkpoint(folder: RunFolder, snapshot: dict, rows: list[dict]) -> None:
+    """``checkpoints/iter_<k>.pt``: model, optimiser, iteration, steps, the curve so far (``rows``)
+    and every RNG state; then prune the older ones."""
+    state = {"model": snapshot["model"], "optimizer": snapshot["optimizer"], "iteration": snapshot["iteration"],
+             "steps": snapshot["steps"], "curve": copy.deepcopy(rows), "rng": snapshot["rng"]}
+    _torch_save(state, folder.checkpoint_path(state["iteration"]))
     folder.prune()
 
 

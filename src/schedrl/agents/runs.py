@@ -1,9 +1,28 @@
-"""Run-folder helpers shared by SB3 training (``schedrl.experiments.train``) and DeepRM's
-REINFORCE loop (``schedrl.agents.reinforce``): argument checks, config comparison, learning curve."""
+"""The run folder of every trainer (``RunFolder``): SB3 training (``schedrl.experiments.train``),
+DeepRM's REINFORCE loop (``schedrl.agents.reinforce``) and any agent to come; plus the shared
+argument checks and the learning-curve writer.
+
+A trainer uses it as::
+
+    folder = RunFolder(run_dir, prefix="iter_", suffix=".pt")
+    start = folder.start(identity, target, on_mismatch=on_mismatch, key="iterations")
+    if start.skip:                       # the final model already reached the target
+        return ...
+    ...resume from start.checkpoint (n, path) if any...
+    folder.write_config(record, resolved_hyperparams)
+    with folder.segment(on_interrupt) as clock:       # Ctrl-C: on_interrupt() saves a checkpoint
+        for n in ...:
+            ...; save(folder.checkpoint_path(n)); folder.prune()   # every default_checkpoint_every
+    folder.write_curve(rows); save(folder.model_file); folder.write_timing(clock(), trained, steps=...)
+"""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from schedrl.errors import ConfigError
@@ -66,8 +85,9 @@ class RunFolder:
     ``checkpoints/``            ``<prefix><n><suffix>`` every N steps or iterations, the newest
                                 ``KEEP_CHECKPOINTS`` kept (with their side files ``<prefix><n>.*``)
     ``learning_curve.csv``      one row per training episode (no wall times: byte-stable)
-    ``timing.json``             this invocation's wall time and rate, and ``wall_time_total_s`` summed
-                                over every resumed segment
+    ``timing.json``             the final model's progress (``steps``; ``iterations``), the last
+                                invocation's wall time and rate, ``wall_time_total_s`` summed over
+                                every segment (an interrupted one noted under ``interrupted``)
     ==========================  =====================================================================
 
     ``command.txt`` is the only file that may differ between two runs of the same config and seed.
@@ -130,12 +150,23 @@ class RunFolder:
             (self.path / name).unlink(missing_ok=True)
 
     # -- progress
+    def start(self, identity: dict, target: int, *, on_mismatch: str = "error", key: str = "steps",
+              upto: int | None = None) -> Start:
+        """Where an invocation starts: compare ``identity`` with the stored config (``check_config``),
+        then the final model's progress (``timing.json[key]``), whether it already reached ``target``
+        (nothing to do) and the newest checkpoint (those beyond ``upto`` ignored) to resume from."""
+        self.check_config(identity, on_mismatch)
+        done = self.finished(key)
+        found = [(n, path) for n, path in self.checkpoints() if upto is None or n <= upto]
+        return Start(done, done is not None and done >= target, found[-1] if found else None)
+
     def finished(self, key: str = "steps") -> int | None:
         """``timing.json[key]`` of a finished run (final model present), else None."""
         from schedrl.io import read_json
 
         if self.model_file.exists() and self.timing_file.exists():
-            return int(read_json(self.timing_file).get(key, 0))
+            value = read_json(self.timing_file).get(key)
+            return None if value is None else int(value)
         return None
 
     def checkpoints(self) -> list[tuple[int, Path]]:
@@ -174,17 +205,62 @@ class RunFolder:
         write_learning_curve(folder or self.path, rows, info_keywords, name=name)
 
     def write_timing(self, wall: float, trained: int, **fields) -> dict:
-        """``timing.json``: this invocation (wall time, rate of ``trained`` env steps) and the wall
-        time summed over every segment of a resumed run."""
-        from schedrl.io import read_json, write_json
+        """``timing.json`` of a finished invocation: its wall time and rate of ``trained`` env steps,
+        ``fields`` (``steps``, ...) and ``wall_time_total_s`` summed over every segment of the run."""
+        from schedrl.io import write_json
 
-        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
         timing = {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
                   "steps_per_s": round(trained / wall, 1) if wall > 0 else None,
-                  "wall_time_total_s": round(float(previous.get("wall_time_total_s", 0.0)) + wall, 3)}
+                  "wall_time_total_s": round(self._total_wall() + wall, 3)}
         write_json(self.timing_file, timing)
         return timing
 
+    def write_interrupted(self, wall: float, trained: int, **fields) -> dict:
+        """Record an interrupted segment: its time counts in ``wall_time_total_s``, its progress goes
+        under ``interrupted`` only, so the fields of the final model (if any) stay as they were."""
+        from schedrl.io import read_json, write_json
+
+        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
+        timing = {**previous, "interrupted": {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3)},
+                  "wall_time_total_s": round(self._total_wall() + wall, 3)}
+        write_json(self.timing_file, timing)
+        return timing
+
+    def _total_wall(self) -> float:
+        from schedrl.io import read_json
+
+        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
+        return float(previous.get("wall_time_total_s", 0.0))
+
+    # -- one invocation
+    @contextmanager
+    def segment(self, on_interrupt: Callable[[], dict]) -> Iterator[Callable[[], float]]:
+        """Time one invocation's training: yields a clock (seconds since the start). Ctrl-C
+        (KeyboardInterrupt) inside calls ``on_interrupt``, which writes a checkpoint and returns
+        the segment's progress (``trained`` env steps plus fields such as ``steps``); the segment
+        is recorded (``write_interrupted``) and the interrupt re-raised, so a rerun resumes."""
+        began = time.perf_counter()
+
+        def clock() -> float:
+            return time.perf_counter() - began
+
+        try:
+            yield clock
+        except KeyboardInterrupt:
+            wall = clock()
+            fields = dict(on_interrupt() or {})
+            self.write_interrupted(wall, int(fields.pop("trained", 0)), **fields)
+            raise
+
+
+@dataclass(frozen=True)
+class Start:
+    """``RunFolder.start``'s answer: the final model's progress (None: no final model), whether it
+    already reached the target, and the newest checkpoint ``(n, path)`` (None: none)."""
+
+    done: int | None
+    skip: bool
+    checkpoint: tuple[int, Path] | None
 
 def _plain(value):
     """YAML-safe copy of a hyperparameter structure (objects written by name)."""

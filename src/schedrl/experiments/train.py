@@ -15,7 +15,6 @@ learning curve for an uninterrupted run; a resumed run restarts its env RNG at t
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,18 +178,13 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
     info_keywords = wrapper_info_keywords(wrappers)
-    folder.check_config(config, on_mismatch)
-
-    # Where to start from: the final model or the newest checkpoint, whichever has more steps.
-    start_path, start = None, 0
-    final_steps = folder.finished()
-    ckpts = folder.checkpoints()
-    if final_steps is not None:
-        start_path, start = folder.model_file, final_steps
-    if ckpts and ckpts[-1][0] > start:
-        start, start_path = ckpts[-1]
-    if start_path is not None and start >= total_steps and start_path.name == "model.zip":
-        return TrainResult(run_dir, start, 0, 0.0, start, skipped=True)
+    start = folder.start(config, total_steps, on_mismatch=on_mismatch)
+    if start.skip:
+        return TrainResult(run_dir, start.done, 0, 0.0, start.done, skipped=True)
+    # Start from the final model or the newest checkpoint, whichever has more steps.
+    start_path, start_steps = (folder.model_file, start.done) if start.done is not None else (None, 0)
+    if start.checkpoint is not None and start.checkpoint[0] > start_steps:
+        start_steps, start_path = start.checkpoint
 
     # Build one env and check the action space before anything is written, so a bad env argument
     # or algorithm leaves no run folder behind that a corrected rerun would refuse as different.
@@ -230,32 +224,32 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             raise ConfigError(f"{algo}: bad hyperparameter value ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     else:
         model = cls.load(start_path, env=venv, device=kwargs["device"])
-        model.set_random_seed(seed + start)
-        buffer = start_path.with_name(f"step_{start}.replay.pkl")
+        model.set_random_seed(seed + start_steps)
+        buffer = folder.side_file(start_steps, ".replay.pkl")
         if is_off_policy(algo) and buffer.exists():
             model.load_replay_buffer(buffer)
-    rows = _read_curve(run_dir, start)
+    rows = _read_curve(run_dir, start_steps)
     callback = _Callbacks.build(folder, info_keywords, rows, checkpoint_every, is_off_policy(algo),
-                                total_steps, start, f"{algo} seed{seed}")
-    began = time.perf_counter()
-    try:
-        model.learn(total_timesteps=max(total_steps - start, 0), callback=callback,
-                    reset_num_timesteps=start_path is None, log_interval=10**9)
-    except KeyboardInterrupt:
+                                total_steps, start_steps, f"{algo} seed{seed}")
+
+    def on_interrupt() -> dict:
         callback.checkpoint()  # Ctrl-C: keep what was learned; a rerun resumes from here
-        folder.write_timing(time.perf_counter() - began, int(model.num_timesteps) - start,
-                            steps=int(model.num_timesteps), resumed_from=start, interrupted=True)
         venv.close()
-        raise
-    wall = time.perf_counter() - began
+        steps = int(model.num_timesteps)
+        return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
+
+    with folder.segment(on_interrupt) as clock:
+        model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
+                    reset_num_timesteps=start_path is None, log_interval=10**9)
+    wall = clock()
     steps = int(model.num_timesteps)
     venv.close()
 
     folder.write_curve(rows, info_keywords)
     _save_model(model, folder.model_file)
-    folder.write_timing(wall, steps - start, steps=steps, resumed_from=start, threads=int(threads),
+    folder.write_timing(wall, steps - start_steps, steps=steps, resumed_from=start_steps, threads=int(threads),
                         n_envs=n_envs, device=str(model.device))
-    return TrainResult(run_dir, steps, steps - start, wall, start, skipped=False)
+    return TrainResult(run_dir, steps, steps - start_steps, wall, start_steps, skipped=False)
 
 
 def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], iterations: int, seed: int,
