@@ -9,10 +9,11 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "train",
         help="train an agent (SB3 DQN, A2C, PPO, TRPO, MaskablePPO; DeepRM REINFORCE) into a run folder",
-        description="Train one agent on a Gymnasium env into RUN_DIR (config.json, model.zip, "
-        "checkpoints/, monitor/, learning_curve.csv, timing.json). Hyperparameters come from "
-        "hyperparams/<algo>.yaml, block VARIANT merged over 'default', then --hp overrides. A rerun "
-        "resumes from the newest checkpoint up to --steps; a finished run is left alone.",
+        description="Train one agent on a Gymnasium env into RUN_DIR (config.json, hyperparams.yaml, "
+        "command.txt, model.zip, checkpoints/, monitor/, learning_curve.csv, timing.json). "
+        "Hyperparameters come from hyperparams/<algo>.yaml, block VARIANT merged over 'default', then "
+        "--hp overrides. A rerun resumes from the newest checkpoint up to --steps (no flag needed; "
+        "Ctrl-C writes a checkpoint first); a finished run is left alone.",
     )
     p.add_argument("--env", required=True, metavar="ID",
                    help="Gymnasium env id, optionally 'module:id' (e.g. schedrl.envs:schedrl/DeepRM-v0)")
@@ -30,7 +31,7 @@ def register(subparsers) -> None:
     p.add_argument("--steps", type=int, required=True, help="target number of env steps")
     p.add_argument("--seed", type=int, required=True, help="seed of the agent and the envs")
     p.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
-    p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: none)")
+    p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: a tenth of --steps, so a killed run resumes)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--device", default="cpu",
                    help="torch device for SB3 algorithms: cpu, cuda or auto (default: %(default)s; "
