@@ -109,7 +109,7 @@ def test_invalid_actions_are_safe():
     assert env.step(7)[4]["invalid_action"] and not env.step(3)[4]["invalid_action"]  # 3 is X
 
 
-def test_dras_mode_hand_case_start_reserve_backfill():
+def test_pick_reserve_hand_case_start_reserve_backfill():
     # 4 nodes: J0 2 nodes 100 s, J1 4 nodes 50 s, J2 1 node 50 s, all at t = 0
     jobs = _jobs([0, 0, 0], [100, 50, 50], [2, 4, 1])
     env = make_hpc_env(jobs=jobs, cluster=4, decision="pick_reserve", encoder="sem", reward="dras_theta", window=3, k=2,
@@ -135,7 +135,7 @@ def test_dras_mode_hand_case_start_reserve_backfill():
     assert term and list(info["schedule"]["start_time"]) == [50, 0, 50]
 
 
-def test_runtime_mode_hand_case_and_final_reward():
+def test_time_stepped_hand_case_and_final_reward():
     # 4 nodes, Sim_Step 60: J0 4 nodes 120 s, J1 and J2 2 nodes 60 s, all at 0
     jobs = _jobs([0, 0, 0], [120, 60, 60], [4, 2, 2])
     env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
@@ -180,7 +180,7 @@ def test_step_limit_pays_the_final_reward():
     assert r == pytest.approx(1 / 40 + runtime_utilisation_so_far(env.unwrapped.sim, False)) and r > 1 / 40
 
 
-def test_runtime_mode_empty_slot_advances_and_idle_steps_double():
+def test_time_stepped_empty_slot_advances_and_idle_steps_double():
     # J0 needs all 4 nodes but J1 (1 node, long) holds one: idle decision points double the step
     jobs = _jobs([0, 0], [600, 600], [1, 4])
     env = make_hpc_env(jobs=jobs, cluster=4, decision="time_stepped", encoder="runtime_baseline", reward="runtime_final",
@@ -231,7 +231,7 @@ def test_pick_the_head_reproduces_fcfs_easy(seed, bb):
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_random_agents_respect_capacity_and_reservations(seed):
-    """Any policy in dras mode: nodes and burst buffer never overbooked, no job starts before its
+    """Any policy under pick-and-reserve: nodes and burst buffer never overbooked, no job starts before its
     submission, and a reserved job starts no later than the time first promised to it (EASY's
     guarantee, exact here since jobs end by their requested walltime)."""
     jobs = _busy(250, nodes=32, seed=seed)
