@@ -170,3 +170,29 @@ def test_sb3_ctrl_c_while_continuing_a_finished_run_keeps_the_final_model_valid(
     result = T.train(env, kwargs, "a2c", hp, 200, 0, tmp_path / "run", checkpoint_every=1000)
     # (before the fix it loaded the 100-step model.zip as if it held 159 steps and stopped at 145)
     assert result.resumed_from == at and 200 <= result.steps < 205 and folder.finished() == result.steps
+
+
+def test_sb3_ctrl_c_before_the_first_step_writes_no_checkpoint(tmp_path, monkeypatch):
+    """Ctrl-C during the envs' first reset (before SB3 set up the callback): nothing to keep, the
+    interrupt comes through as it is and a rerun trains from scratch."""
+    from schedrl.experiments import train as T
+
+    kwargs = {"num_res": 1, "time_horizon": 10, "max_job_len": 5, "res_slot": 5, "max_job_size": 5,
+              "backlog_size": 10, "num_nw": 3, "simu_len": 10, "episode_max_length": 40, "obs_mode": "compact"}
+    hp = {"n_steps": 5, "policy_kwargs": {"net_arch": [8]}}
+    env = "schedrl.envs:schedrl/DeepRM-v0"
+    make = T.make_env
+
+    class StopAtReset(gym.Wrapper):
+        def reset(self, **kw):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(T, "make_env", lambda *a, **k: StopAtReset(make(*a, **k)))
+    with pytest.raises(KeyboardInterrupt):
+        T.train(env, kwargs, "a2c", hp, 50, 0, tmp_path / "run")
+    folder = RunFolder(tmp_path / "run")
+    assert folder.checkpoints() == [] and not folder.model_file.exists()
+    assert json.loads(folder.timing_file.read_text())["interrupted"]["steps_trained"] == 0
+    monkeypatch.setattr(T, "make_env", make)
+    result = T.train(env, kwargs, "a2c", hp, 50, 0, tmp_path / "run")
+    assert result.resumed_from == 0 and result.steps >= 50

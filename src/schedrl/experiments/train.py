@@ -233,9 +233,14 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
                                 total_steps, start_steps, f"{algo} seed{seed}")
 
     def on_interrupt() -> dict:
-        callback.checkpoint()  # Ctrl-C: keep what was learned; a rerun resumes from here
-        venv.close()
+        # Ctrl-C: keep what was learned; a rerun resumes from here. Nothing to keep before the
+        # first step (e.g. during the envs' first reset, before SB3 set up the callback).
         steps = int(model.num_timesteps)
+        if steps > start_steps and getattr(callback, "model", None) is not None:
+            callback.checkpoint()
+        if getattr(callback, "bar", None) is not None:
+            callback.bar.close()
+        venv.close()
         return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
 
     with folder.segment(on_interrupt) as clock:
