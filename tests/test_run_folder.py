@@ -196,3 +196,12 @@ def test_sb3_ctrl_c_before_the_first_step_writes_no_checkpoint(tmp_path, monkeyp
     monkeypatch.setattr(T, "make_env", make)
     result = T.train(env, kwargs, "a2c", hp, 50, 0, tmp_path / "run")
     assert result.resumed_from == 0 and result.steps >= 50
+
+
+def test_progress_lines_in_logs(tmp_path, capsys, monkeypatch):
+    """Off a terminal (a rule's log) training prints progress lines: done/total, rate, ETA, reward."""
+    monkeypatch.setenv("SCHEDRL_PROGRESS_SECONDS", "0")
+    train_reinforce(Bandit, ReinforceConfig.from_dict(CFG), 3, 0, tmp_path / "run", examples=2)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("deeprm_pg seed0:")]
+    assert len(lines) >= 3 and "3/3 iterations (100%)" in lines[-1]
+    assert "iterations/s" in lines[0] and "ETA" in lines[0] and "mean episode reward" in lines[0]

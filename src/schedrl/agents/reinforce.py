@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every
+from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 
 BASELINES = ("time", "normalise", "none")
@@ -362,7 +362,6 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     re-raises, and a rerun resumes from the newest without a flag.
     """
     import torch
-    from tqdm.auto import tqdm
 
     begin_run(iterations, "iterations", checkpoint_every, threads)
     checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
@@ -396,7 +395,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
     jobsets = _uses_jobsets(env)
-    bar = tqdm(total=iterations, initial=first, unit="it", desc=f"deeprm_pg seed{seed}", disable=None)
+    bar = progress_bar(iterations, first, "iteration", f"deeprm_pg seed{seed}")
     # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,
     # wherever in an iteration it lands (a resumed run's starting point is on disk already).
     last = None
@@ -436,6 +435,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     optimizer.zero_grad()
                     policy.invalidate()
                     pending = 0
+            if rows:
+                bar.set_postfix_str(f"mean episode reward {np.mean([r['reward'] for r in rows[-n_examples * cfg.trajectories:]]):.3g}")
             bar.update(1)
             last = _snapshot(policy, optimizer, it + 1, steps, len(rows), rng)
             if on_iteration is not None:

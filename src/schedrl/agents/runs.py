@@ -271,3 +271,59 @@ def _plain(value):
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return getattr(value, "__name__", None) or repr(value)
+
+
+class LogProgress:
+    """tqdm's interface for logs: when stderr is not a terminal (a Snakemake or SLURM log) a bar is
+    invisible until the rule ends, so this prints one line every ``interval`` seconds instead:
+    done/total, rate, ETA and the latest episode reward."""
+
+    def __init__(self, total: int, initial: int = 0, unit: str = "step", desc: str = "", interval: float = 30.0):
+        import time
+
+        self.total, self.n, self.unit, self.desc, self.interval = int(total), int(initial), unit, desc, interval
+        self._t0 = self._last = time.perf_counter()
+        self._n0 = self.n
+        self.postfix = ""
+
+    def set_postfix_str(self, text: str, refresh: bool = False) -> None:
+        self.postfix = text
+
+    def update(self, k: int = 1) -> None:
+        import time
+
+        self.n += int(k)
+        now = time.perf_counter()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._line(now)
+
+    def close(self) -> None:
+        import time
+
+        self._line(time.perf_counter())
+
+    def _line(self, now: float) -> None:
+        import sys
+
+        elapsed = max(now - self._t0, 1e-9)
+        rate = (self.n - self._n0) / elapsed
+        left = (self.total - self.n) / rate if rate > 0 else float("nan")
+        eta = f"{int(left // 60)}m{int(left % 60):02d}s" if left == left else "?"
+        share = self.n / self.total if self.total else 1.0
+        extra = f", {self.postfix}" if self.postfix else ""
+        print(f"{self.desc}: {self.n:,}/{self.total:,} {self.unit}s ({share:.0%}), {rate:,.1f} {self.unit}s/s, "
+              f"ETA {eta}{extra}", file=sys.stderr, flush=True)
+
+
+def progress_bar(total: int, initial: int = 0, unit: str = "step", desc: str = ""):
+    """A tqdm bar on a terminal; ``LogProgress`` lines (every ``SCHEDRL_PROGRESS_SECONDS``, default
+    30) in a log file, so a long rule shows signs of life while it runs."""
+    import os
+    import sys
+
+    if sys.stderr.isatty():
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, initial=initial, unit=unit, desc=desc, dynamic_ncols=True)
+    return LogProgress(total, initial, unit, desc, float(os.environ.get("SCHEDRL_PROGRESS_SECONDS", 30)))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every
+from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, make_env, wrapper_info_keywords
 from schedrl.io import atomic_path
@@ -75,12 +75,9 @@ class _Callbacks:
     def build(folder: RunFolder, info_keywords, rows: list[dict], checkpoint_every: int | None,
               save_buffer: bool, total_steps: int, start: int, desc: str):
         from stable_baselines3.common.callbacks import BaseCallback
-        from tqdm.auto import tqdm
-
         class TrainCallback(BaseCallback):
             def _on_training_start(self) -> None:
-                self.bar = tqdm(total=total_steps, initial=start, unit="step", desc=desc,
-                                disable=None, dynamic_ncols=True)
+                self.bar = progress_bar(total_steps, start, "step", desc)
                 self.next_ckpt = (start // checkpoint_every + 1) * checkpoint_every if checkpoint_every else None
 
             def _on_step(self) -> bool:
@@ -97,6 +94,7 @@ class _Callbacks:
                         value = info.get(key, float("nan"))
                         row[key] = float(value) if value is not None else float("nan")
                     rows.append(row)
+                    self.bar.set_postfix_str(f"last episode reward {row['reward']:.3g}")
                 self.bar.update(min(self.num_timesteps, total_steps) - self.bar.n)
                 if self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt:
                     self.checkpoint()
