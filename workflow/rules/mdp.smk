@@ -1,2 +1,234 @@
-# Rules for the 'mdp' paper (mdp-design.txt).
-# Its issue has not landed yet: the aggregate target 'mdp' is empty until it does.
+# Rules for the MDP-design paper (mdp-design.txt): train SB3 PPO (Table 2) in every MDP variant x
+# Table 3 scenario x horizon x seed, evaluate each agent on the same trials, transfer the compact
+# agent of one scenario to all others, draw Figures 3-6 and the t-test tables, write the claims.
+# Code: schedrl.papers.mdp (experiments: variants, scenarios, layout, evaluation; figures: TARGETS
+# and one function per output; claims). Path patterns are the package's layout functions called
+# with wildcards.
+#   results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/   run folder + eval_episodes.csv
+#   results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}/eval_episodes.csv
+#   figures/mdp/fig{3,4,5,6}.{png,pdf,csv}, figures/mdp/*_ttests.md, results/mdp/claims.csv
+import json
+
+from schedrl.agents.hyperparams import hyperparams_file
+from schedrl.papers.mdp import experiments as MX
+from schedrl.papers.mdp import figures as MDP_FIGURES
+
+MDP = config["mdp"]
+try:
+    MX.check_spec(MDP)
+except ConfigError as _exc:
+    sys.stderr.write(f"schedrl: config: {_exc}\n")
+    sys.exit(2)
+MDP_ROOT = MX.ROOT
+MDP_SPEC = json.dumps(MDP, sort_keys=True)
+MDP_RUN = str(MX.run_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
+MDP_TRANSFER = str(MX.transfer_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
+MDP_VALUES = package_file(paper_values_path("mdp"))
+MDP_HYPERPARAMS = package_file(hyperparams_file(MX.ALGO))
+
+
+wildcard_constraints:
+    horizon=r"\d+",
+    mdp_variant=alternatives(MX.VARIANTS),
+    scenario=r"\d+",
+
+
+rule mdp_train:
+    input:
+        hyperparams=MDP_HYPERPARAMS,
+    output:
+        model=f"{MDP_RUN}/model.zip",
+        curve=f"{MDP_RUN}/learning_curve.csv",
+        timing=f"{MDP_RUN}/timing.json",
+    params:
+        env_args=lambda wildcards: MX.train_env_args(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon),
+        env_id=MX.ENV_ID,
+        wrapper=MX.WRAPPERS[0],
+        algo=MX.ALGO,
+        hp_variant=MX.HYPERPARAMS_VARIANT,
+        steps=MDP["train"]["steps"],
+        checkpoint_every=MDP["train"]["checkpoint_every"],
+        run_dir=MDP_RUN,
+    log:
+        "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/train.log",
+    benchmark:
+        "benchmarks/results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/train.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=lambda wildcards: MX.train_minutes(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon,
+                                                   MDP["train"]["steps"]),
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
+        "--algo {params.algo} --variant {params.hp_variant} --steps {params.steps} --seed {wildcards.seed} "
+        "--checkpoint-every {params.checkpoint_every} --threads {threads} --restart-if-changed "
+        "--run-dir {params.run_dir} > {log:q} 2>&1"
+
+
+rule mdp_evaluate:
+    input:
+        model=f"{MDP_RUN}/model.zip",
+    output:
+        MX.eval_path(MDP_RUN),
+    params:
+        spec=MDP_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_transfer:
+    input:
+        model=f"{MDP_RUN}/model.zip",
+    output:
+        MX.eval_path(MDP_TRANSFER),
+    params:
+        spec=MDP_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.log",
+    benchmark:
+        "benchmarks/results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_fig3:
+    input:
+        curves=MX.curve_files(MDP, MDP_ROOT),
+        values=MDP_VALUES,
+    output:
+        figure("mdp", "fig3"),
+    params:
+        caption=f"MDP-design Figure 3: {MDP_FIGURES.CAPTIONS['fig3']}",
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig3.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp figure fig3 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mdp_fig4:
+    input:
+        evaluations=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"]),
+        values=MDP_VALUES,
+    output:
+        figure("mdp", "fig4"),
+        md="figures/mdp/fig4_ttests.md",
+    params:
+        caption=f"MDP-design Figure 4: {MDP_FIGURES.CAPTIONS['fig4']}",
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig4.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "(schedrl mdp figure fig4 --spec {params.spec:q} --root {params.root} --out {output.png:q} && "
+        "schedrl mdp table fig4_ttests --spec {params.spec:q} --root {params.root} --out {output.md:q}) > {log:q} 2>&1"
+
+
+rule mdp_fig5:
+    input:
+        timings=MX.timing_files(MDP, MDP_ROOT),
+        values=MDP_VALUES,
+        hyperparams=MDP_HYPERPARAMS,
+    output:
+        figure("mdp", "fig5"),
+    params:
+        caption=f"MDP-design Figure 5: {MDP_FIGURES.CAPTIONS['fig5']}",
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig5.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp figure fig5 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mdp_fig6:
+    input:
+        transfer=MX.transfer_files(MDP, MDP_ROOT),
+        own=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=[MDP["transfer"]["variant"]]),
+        values=MDP_VALUES,
+    output:
+        figure("mdp", "fig6"),
+        md="figures/mdp/fig6_ttests.md",
+    params:
+        caption=f"MDP-design Figure 6: {MDP_FIGURES.CAPTIONS['fig6']}",
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig6.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "(schedrl mdp figure fig6 --spec {params.spec:q} --root {params.root} --out {output.png:q} && "
+        "schedrl mdp table fig6_ttests --spec {params.spec:q} --root {params.root} --out {output.md:q}) > {log:q} 2>&1"
+
+
+rule mdp_horizon:
+    input:
+        evaluations=MX.evaluation_files(MDP, MDP_ROOT, variants=MDP["horizon_study"]["variants"],
+                                        scenarios=MDP["horizon_study"]["scenarios"]),
+        values=MDP_VALUES,
+    output:
+        "figures/mdp/horizon_ttests.md",
+    params:
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/horizon_ttests.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp table horizon_ttests --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+rule mdp_claims:
+    input:
+        evaluations=MX.evaluation_files(MDP, MDP_ROOT),
+        transfer=MX.transfer_files(MDP, MDP_ROOT),
+        curves=MX.curve_files(MDP, MDP_ROOT),
+        timings=MX.timing_files(MDP, MDP_ROOT),
+        values=MDP_VALUES,
+        hyperparams=MDP_HYPERPARAMS,
+    output:
+        f"{MDP_ROOT}/claims.csv",
+    params:
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/claims.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+register_targets("mdp", MDP_FIGURES.TARGETS, rules)
+REPORT_SECTIONS.extend([rules.mdp_fig4.output.md, rules.mdp_fig6.output.md, rules.mdp_horizon.output[0]])

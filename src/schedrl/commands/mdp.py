@@ -1,0 +1,136 @@
+"""``schedrl mdp``: evaluation, transfer, Figures 3-6, t-test tables and claims of the MDP-design
+paper (schedrl.papers.mdp). Agents are trained with the generic ``schedrl train``."""
+
+from __future__ import annotations
+
+FIGURES = ("fig3", "fig4", "fig5", "fig6")
+TABLES = ("fig4_ttests", "fig6_ttests", "horizon_ttests")
+
+
+def _spec(text: str) -> dict:
+    from schedrl.papers.mdp.experiments import load_spec
+
+    return load_spec(text)
+
+
+def _spec_arg(parser, root: bool = False) -> None:
+    parser.add_argument("--spec", required=True, help="mdp config section (JSON) or a config YAML file")
+    if root:
+        parser.add_argument("--root", default="results/mdp", help="results folder (default: %(default)s)")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "mdp",
+        help="MDP-design paper: evaluate and transfer agents, Figures 3-6, t-tests, claims",
+        description="Steps of the MDP-design paper (mdp-design.txt) after training ('schedrl train "
+        "--variant mdp'). --spec is the pipeline's mdp config section as JSON (or a config YAML "
+        "file holding it).",
+    )
+    sub = p.add_subparsers(dest="mdp_command", metavar="STEP", required=True)
+
+    e = sub.add_parser("evaluate", help="evaluate a trained agent on the evaluation trials of its scenario",
+                       description="Play eval.trials episodes (job sets eval.jobset_seed + k, the same for "
+                       "every agent) with the run's model in the scenario and MDP it was trained in; write one "
+                       "row per trial.")
+    _spec_arg(e)
+    e.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl train'")
+    e.add_argument("--out", required=True, metavar="CSV", help="per-trial table to write")
+    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    e.set_defaults(func=run_evaluate)
+
+    t = sub.add_parser("transfer", help="evaluate a compact agent in every scenario without retraining (Fig. 6)",
+                       description="Play the evaluation trials of every scenario of --spec with the run's "
+                       "model, in the compact env without sparse transitions; one row per scenario and trial.")
+    _spec_arg(t)
+    t.add_argument("--run-dir", required=True, metavar="DIR", help="run folder of the agent to transfer")
+    t.add_argument("--out", required=True, metavar="CSV", help="per-scenario, per-trial table to write")
+    t.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    t.set_defaults(func=run_transfer)
+
+    f = sub.add_parser("figure", help="draw one figure (fig3, fig4, fig5, fig6)",
+                       description="Draw figure NAME from the results under --root into --out (.png, plus "
+                       ".pdf and the plotted numbers as .csv).")
+    f.add_argument("name", choices=FIGURES, help="figure to draw")
+    _spec_arg(f, root=True)
+    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
+    f.set_defaults(func=run_figure)
+
+    tb = sub.add_parser("table", help="write a t-test table (fig4_ttests, fig6_ttests, horizon_ttests)",
+                        description="Write the markdown table NAME from the results under --root.")
+    tb.add_argument("name", choices=TABLES, help="table to write")
+    _spec_arg(tb, root=True)
+    tb.add_argument("--out", required=True, metavar="MD", help="markdown file to write")
+    tb.set_defaults(func=run_table)
+
+    c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
+                       description="Compare the paper's statements and numbers with ours; write the claims CSV.")
+    _spec_arg(c, root=True)
+    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.set_defaults(func=run_claims)
+
+    k = sub.add_parser("cost", help="estimate the core-hours of a config's mdp section",
+                       description="Training runs, agent steps and the estimated core-hours of training and "
+                       "evaluation (cost model in schedrl.papers.mdp.experiments).")
+    _spec_arg(k)
+    k.set_defaults(func=run_cost)
+
+
+def run_evaluate(args) -> int:
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    frame = mx.evaluate_run(args.run_dir, _spec(args.spec), threads=args.threads)
+    write_csv(args.out, frame, float_format="%.6g")
+    print(f"{args.out}: {len(frame)} trials, mean slowdown {frame['mean_slowdown'].mean():.3f}")
+    return 0
+
+
+def run_transfer(args) -> int:
+    import pandas as pd
+
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    spec = _spec(args.spec)
+    frames = [mx.evaluate_run(args.run_dir, spec, scenario_id=int(s), transitions="dense", threads=args.threads)
+              for s in spec["scenarios"]]
+    frame = pd.concat(frames, ignore_index=True)
+    write_csv(args.out, frame, float_format="%.6g")
+    means = frame.groupby("scenario")["mean_slowdown"].mean()
+    print(f"{args.out}: " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
+    return 0
+
+
+def run_figure(args) -> int:
+    from schedrl.papers.mdp import figures
+
+    getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
+    return 0
+
+
+def run_table(args) -> int:
+    from schedrl.papers.mdp import figures
+
+    getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
+    return 0
+
+
+def run_claims(args) -> int:
+    from schedrl.papers.mdp.claims import claims_rows
+    from schedrl.report.claims import write_claims
+
+    frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    print(f"{args.out}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    return 0
+
+
+def run_cost(args) -> int:
+    from schedrl.papers.mdp import experiments as mx
+
+    spec = _spec(args.spec)
+    cost = mx.estimate_core_hours(spec)
+    steps = cost["runs"] * int(spec["train"]["steps"])
+    print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{cost['train']:.1f} core-hours of training, "
+          f"~{cost['evaluate']:.1f} of evaluation")
+    return 0

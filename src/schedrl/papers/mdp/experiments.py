@@ -1,0 +1,558 @@
+"""Experiments of the MDP-design paper (mdp-design.txt, sections 4-5).
+
+What runs
+---------
+* **Scenarios** (Table 3): one resource (processors) with ``n_p`` units, jobs of at most ``d`` time
+  steps and ``j_s`` processors (``SCENARIOS``).
+* **Variants** (``VARIANTS``): the paper's MDPs as named combinations of options of the one env
+  ``schedrl/DeepRM-v0`` (``obs_mode``, ``transitions``, ``reward``); see ``Variant`` and the env's
+  docstring for what each option does. The second experiment set ("event-based simulation and
+  bounded rewards, in dense and compact MDPs") is ``image-sparse-reduced`` and
+  ``compact-sparse-reduced``: sched-rl-gym's event-based simulator is the sparse transition and its
+  "bounded" reward is the window ("reduced") reward (see ``VARIANTS``).
+* **Fixed setup** (section 5): W = 10 job slots, simulations of T = 100 time steps (arrivals during
+  100 steps, episode truncated at step 100), a Bernoulli(0.3) arrival per step, 80% small jobs
+  (length U{1..d/5}, large U{2d/3..d}, processors U{j_s/2..j_s}: the env's ``cunha`` workload),
+  backlog 60 (DeepRM's and sched-rl-gym's default), jobs start now or wait (``placement="now"``:
+  sched-rl-gym allocates at the current time only; it also lets d = 48 exceed H = 20). The image's
+  job slots are ``n_p`` columns wide (``max_job_size = n_p``), as sched-rl-gym draws them, so the
+  parameter counts are the paper's.
+* **Training**: SB3 PPO with Table 2's hyperparameters (``hyperparams/ppo.yaml``, block ``mdp``)
+  through the generic ``schedrl train``; each episode draws a fresh job set from the env's RNG
+  (``jobset_seed=None``), as sched-rl-gym's generator does.
+* **Evaluation**: ``trials`` episodes per agent on job sets ``jobset_seed + k`` (k = 0..trials-1),
+  the same for every agent, horizon and scenario (the workload does not depend on H or on the MDP),
+  greedy actions by default (sched-rl-gym's tutorial evaluates with ``deterministic=True``).
+  ``evaluate_model`` plays the trials in lockstep batches (one policy forward per step for the whole
+  batch). An episode's slowdown is the mean over the jobs that arrived; jobs unfinished at T count
+  with their slowdown so far, as the env reports them (sched-rl-gym's tutorial does the same, up to
+  a +1 for never-started jobs).
+* **Transfer** (Fig. 6): the compact agent of one scenario (config ``transfer``) evaluated in every
+  scenario without retraining, in the compact env *without* sparse transitions ("without
+  event-based updates"); with greedy actions a sparse-trained agent makes the same schedule in the
+  dense env (skipped steps are steps where every action moves time on), so its numbers compare with
+  the scenario's own agents on the same job sets.
+
+Statistics: an agent's value per trial is the mean over training seeds of that trial's episode
+slowdown (every seed plays the same job sets); two agents are compared with Welch's t-test over the
+trials (two-sided, ``welch_p``). Layout: ``run_dir`` / ``transfer_dir``; the Snakemake rules build
+their path patterns from these functions called with wildcards.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError, InputFileError
+
+ROOT = "results/mdp"
+ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
+WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
+ALGO = "ppo"
+HYPERPARAMS_VARIANT = "mdp"  # block of hyperparams/ppo.yaml holding Table 2
+
+# Section 5's environment, the same for every scenario and MDP.
+FIXED_ENV: dict[str, Any] = {
+    "num_res": 1,
+    "num_nw": 10,               # W = 10 job slots
+    "backlog_size": 60,
+    "simu_len": 100,            # T = 100: jobs arrive during 100 time steps ...
+    "episode_max_length": 100,  # ... and the simulation stops at step 100
+    "new_job_rate": 0.3,
+    "workload": "cunha",
+    "placement": "now",
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One row of Table 3."""
+
+    id: int
+    procs: int      # n_p, processors in the cluster
+    max_len: int    # d, maximum job length (time steps)
+    max_size: int   # j_s, maximum processors of a job
+
+
+# Table 3 (the text says n_p in {10, 32, 64}; Table 3 and the parameter counts use 38).
+SCENARIOS: dict[int, Scenario] = {s.id: s for s in (
+    Scenario(1, 10, 15, 10), Scenario(2, 10, 48, 10), Scenario(3, 38, 15, 32), Scenario(4, 38, 33, 32),
+    Scenario(5, 38, 48, 32), Scenario(6, 64, 15, 64), Scenario(7, 64, 33, 32), Scenario(8, 64, 33, 64),
+    Scenario(9, 64, 48, 32), Scenario(10, 64, 48, 64),
+)}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One MDP: env options and the paper's name for it."""
+
+    obs_mode: str
+    transitions: str
+    reward: str
+    label: str
+    source: str
+
+
+# The paper's MDPs (sections 4.1-4.4 and the second experiment set of section 4). Names say which
+# changes of sections 4.2-4.4 are applied to the base MDP.
+VARIANTS: dict[str, Variant] = {
+    "image": Variant("image", "dense", "slowdown", "image-like", "section 4.1 (base MDP, DeepRM)"),
+    "compact": Variant("compact", "dense", "slowdown", "compact", "section 4.2"),
+    "compact-sparse": Variant("compact", "sparse", "slowdown", "compact + sparse", "section 4.3"),
+    "compact-sparse-reduced": Variant("compact", "sparse", "slowdown_window", "compact + sparse + reduced",
+                                      "section 4.4; = compact + event-based + bounded (second set)"),
+    "image-sparse-reduced": Variant("image", "sparse", "slowdown_window", "image-like + sparse + reduced",
+                                    "second set: dense (image) state, event-based, bounded reward"),
+}
+FIG4_VARIANTS = ("image", "compact", "compact-sparse", "compact-sparse-reduced", "image-sparse-reduced")
+BASE = "image"        # Fig. 4's reference MDP
+PROPOSED = "compact-sparse-reduced"  # the MDP the paper's Fig. 4 claims are about
+
+
+def variant(name: str) -> Variant:
+    if name not in VARIANTS:
+        raise ConfigError(f"unknown MDP variant '{name}' (choose from: {', '.join(VARIANTS)})")
+    return VARIANTS[name]
+
+
+def scenario(sid: int | str) -> Scenario:
+    sid = int(sid)
+    if sid not in SCENARIOS:
+        raise ConfigError(f"unknown scenario {sid} (Table 3 has 1..{len(SCENARIOS)})")
+    return SCENARIOS[sid]
+
+
+def env_kwargs(variant_name: str, scenario_id: int | str, horizon: int | str, *,
+               transitions: str | None = None, jobset_seed: int | None = None,
+               num_jobsets: int = 1) -> dict[str, Any]:
+    """Keyword arguments of ``schedrl/DeepRM-v0`` for one MDP, scenario and horizon H.
+
+    ``transitions`` overrides the variant's (transfer evaluation); ``jobset_seed=None`` draws a fresh
+    job set per episode (training), an int fixes them (evaluation).
+    """
+    v, s = variant(variant_name), scenario(scenario_id)
+    return {**FIXED_ENV, "time_horizon": int(horizon), "res_slot": s.procs, "max_job_size": s.procs,
+            "workload_max_job_size": s.max_size, "max_job_len": s.max_len, "obs_mode": v.obs_mode,
+            "transitions": transitions or v.transitions, "reward": v.reward, "jobset_seed": jobset_seed,
+            "num_jobsets": int(num_jobsets)}
+
+
+# ---------------------------------------------------------------------------------------------
+# The config section (``mdp:``): which scenarios, variants, horizons and seeds run, and how long.
+
+def load_spec(text: str) -> dict:
+    """The ``mdp`` config section from JSON text or a config YAML file, schema- and cross-checked."""
+    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
+
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError:
+        if text.endswith((".yaml", ".yml")):
+            spec = (load_yaml(text) or {}).get("mdp")
+        else:
+            raise ConfigError("--spec: expected the mdp config section as JSON or a config YAML file") from None
+    if not isinstance(spec, dict) or not spec:
+        raise ConfigError("--spec: no mdp section")
+    message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / "mdp.schema.yaml"))
+    if message:
+        raise ConfigError(f"mdp spec: {message}")
+    return check_spec(spec)
+
+
+def check_spec(spec: dict) -> dict:
+    """Cross-key checks the JSON schema cannot express; ConfigError names the key."""
+    scenarios, variants = list(spec["scenarios"]), list(spec["variants"])
+    for sid in scenarios:
+        scenario(sid)
+    for name in variants:
+        variant(name)
+    if BASE not in variants:
+        raise ConfigError(f"mdp.variants must hold '{BASE}' (the base MDP every comparison refers to)")
+    for sid in spec["fig3"]["scenarios"]:
+        if sid not in scenarios:
+            raise ConfigError(f"mdp.fig3.scenarios: {sid} is not one of mdp.scenarios")
+    if "compact" not in variants:
+        raise ConfigError("mdp.variants must hold 'compact' (Fig. 3 contrasts it with 'image')")
+    t = spec["transfer"]
+    if t["variant"] not in variants or variant(t["variant"]).obs_mode != "compact":
+        raise ConfigError("mdp.transfer.variant must be a compact variant of mdp.variants (only the "
+                          "compact state has the same size in every scenario)")
+    if t["scenario"] not in scenarios:
+        raise ConfigError(f"mdp.transfer.scenario {t['scenario']} is not one of mdp.scenarios")
+    study = spec["horizon_study"]
+    if study["horizon"] == spec["horizon"]:
+        raise ConfigError("mdp.horizon_study.horizon must differ from mdp.horizon")
+    for sid in study["scenarios"]:
+        if sid not in scenarios:
+            raise ConfigError(f"mdp.horizon_study.scenarios: {sid} is not one of mdp.scenarios")
+    for name in study["variants"]:
+        if name not in variants:
+            raise ConfigError(f"mdp.horizon_study.variants: '{name}' is not one of mdp.variants")
+    return spec
+
+
+@dataclass(frozen=True)
+class Run:
+    horizon: int
+    variant: str
+    scenario: int
+    seed: int
+
+
+def runs(spec: dict) -> list[Run]:
+    """Every training run: all variants x scenarios at the main horizon, then the horizon study."""
+    main = [Run(int(spec["horizon"]), v, int(s), int(seed)) for v in spec["variants"] for s in spec["scenarios"]
+            for seed in spec["seeds"]]
+    study = spec["horizon_study"]
+    other = [Run(int(study["horizon"]), v, int(s), int(seed)) for v in study["variants"]
+             for s in study["scenarios"] for seed in spec["seeds"]]
+    return main + other
+
+
+def horizons(spec: dict) -> list[int]:
+    return [int(spec["horizon"]), int(spec["horizon_study"]["horizon"])]
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout (shared by the Snakemake rules and the CLI).
+
+def run_dir(root: str | Path, horizon, variant_name, scenario_id, seed) -> Path:
+    return Path(root) / f"H{horizon}" / str(variant_name) / f"scenario{scenario_id}" / f"seed{seed}"
+
+
+def eval_path(folder: str | Path) -> Path:
+    """Per-trial evaluation table inside a run (or transfer) folder."""
+    return Path(folder) / "eval_episodes.csv"
+
+
+def transfer_dir(root: str | Path, horizon, variant_name, scenario_id, seed) -> Path:
+    """Evaluations in every scenario of the agent trained in ``scenario_id`` (Fig. 6)."""
+    return Path(root) / "transfer" / f"H{horizon}" / f"{variant_name}-from-scenario{scenario_id}" / f"seed{seed}"
+
+
+def run_folder(root: str | Path, run: Run) -> Path:
+    return run_dir(root, run.horizon, run.variant, run.scenario, run.seed)
+
+
+def train_env_args(variant_name: str, scenario_id: int | str, horizon: int | str) -> str:
+    """``--env-kwarg`` options of ``schedrl train`` for one training run."""
+    import shlex
+
+    kwargs = env_kwargs(variant_name, scenario_id, horizon)
+    return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
+
+
+def evaluation_files(spec: dict, root: str | Path = ROOT, horizon: int | None = None,
+                     variants: Iterable[str] | None = None, scenarios: Iterable[int] | None = None) -> list[str]:
+    """Evaluation tables of the selected runs (default: every run)."""
+    out = []
+    for run in runs(spec):
+        if (horizon is None or run.horizon == horizon) and (variants is None or run.variant in variants) \
+                and (scenarios is None or run.scenario in scenarios):
+            out.append(str(eval_path(run_folder(root, run))))
+    return out
+
+
+def curve_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Learning curves Fig. 3 reads: image and compact at the main horizon, Fig. 3's scenarios."""
+    return [str(run_dir(root, spec["horizon"], v, s, seed) / "learning_curve.csv")
+            for v in ("image", "compact") for s in spec["fig3"]["scenarios"] for seed in spec["seeds"]]
+
+
+def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(run_folder(root, r) / "timing.json") for r in runs(spec)]
+
+
+def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    t = spec["transfer"]
+    return [str(eval_path(transfer_dir(root, spec["horizon"], t["variant"], t["scenario"], seed)))
+            for seed in spec["seeds"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cost: measured training speed, for Snakemake's runtime resources and the config's budget.
+
+# Training seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
+# function of the policy's parameter count: a + b * params (fitted to runs of this code on a shared
+# 2-core machine; see config/config.yaml's mdp comment for the measurements).
+SECONDS_PER_STEP = (2.0e-3, 7.0e-9)
+
+
+def obs_size(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
+    """Length of the (flattened) observation: image H x (n_p (W + 1) + backlog/H + 1), compact 2H + 7W + 8."""
+    v, s, H = variant(variant_name), scenario(scenario_id), int(horizon)
+    W = FIXED_ENV["num_nw"]
+    if v.obs_mode == "compact":
+        return 2 * H + 7 * W + 8
+    return H * (s.procs * (W + 1) + -(-FIXED_ENV["backlog_size"] // H) + 1)
+
+
+def mlp_params(obs: int, actions: int = FIXED_ENV["num_nw"] + 1, hidden: int = 64) -> int:
+    """Parameters of SB3's default MlpPolicy (separate 64-64 tanh nets for pi and vf)."""
+    trunk = (obs * hidden + hidden) + (hidden * hidden + hidden)
+    return 2 * trunk + (hidden * actions + actions) + (hidden + 1)
+
+
+def train_seconds(run: Run, steps: int) -> float:
+    a, b = SECONDS_PER_STEP
+    return steps * (a + b * mlp_params(obs_size(run.variant, run.scenario, run.horizon)))
+
+
+def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
+    """Snakemake ``runtime`` of one training run: three times the cost model, plus 10 minutes."""
+    run = Run(int(horizon), variant_name, int(scenario_id), 0)
+    return int(3 * train_seconds(run, int(steps)) / 60) + 10
+
+
+def estimate_core_hours(spec: dict) -> dict[str, float]:
+    """Estimated core-hours of training (cost model above) and evaluation of a config."""
+    steps = int(spec["train"]["steps"])
+    train = sum(train_seconds(r, steps) for r in runs(spec)) / 3600
+    # evaluation: ~25 us per env step plus a batched forward; ~150 agent steps per trial
+    trials = int(spec["eval"]["trials"])
+    per_eval = trials * 150 * 40e-6
+    n_eval = len(runs(spec)) + len(spec["seeds"]) * len(spec["scenarios"])
+    return {"train": train, "evaluate": n_eval * per_eval / 3600, "runs": len(runs(spec))}
+
+
+def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
+    """Trainable parameters of the PPO policy (Table 2's hyperparameters) on this MDP, counted on
+    the SB3 model itself."""
+    import warnings
+
+    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import algo_class
+    from schedrl.experiments.envs import make_env
+
+    hp = load_hyperparams(ALGO, HYPERPARAMS_VARIANT)
+    policy, _, kwargs = resolve_hyperparams(ALGO, hp)
+    env = make_env(ENV_ID, env_kwargs(variant_name, scenario_id, horizon))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # batch_size > n_steps (Table 2 as given)
+        model = algo_class(ALGO)(policy, env, device="cpu", **kwargs)
+    env.close()
+    return int(sum(p.numel() for p in model.policy.parameters() if p.requires_grad))
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation: trials in lockstep batches.
+
+EVAL_COLUMNS = ("trial", "jobset_seed", "mean_slowdown", "n_jobs", "jobs_finished", "return", "agent_steps",
+                "time_steps", "truncated")
+
+
+def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, deterministic: bool = True,
+                   batch: int = 250, seed: int = 0) -> pd.DataFrame:
+    """Play ``trials`` episodes of an SB3 ``model`` on job sets ``jobset_seed + k``; one row per trial.
+
+    Up to ``batch`` episodes run side by side: each step stacks their observations, asks the model
+    once, then steps each env. ``deterministic=False`` samples (torch seeded with ``seed``).
+    """
+    import torch
+
+    from schedrl.experiments.envs import make_env
+
+    if trials < 1:
+        raise ConfigError(f"evaluation trials must be >= 1, got {trials}")
+    torch.manual_seed(int(seed))
+    rows = []
+    for first in range(0, trials, batch):
+        ks = list(range(first, min(trials, first + batch)))
+        envs = [make_env(ENV_ID, {**kwargs, "jobset_seed": int(jobset_seed) + k, "num_jobsets": 1}) for k in ks]
+        obs = [env.reset(seed=int(jobset_seed) + k)[0] for env, k in zip(envs, ks)]
+        active = list(range(len(envs)))
+        total = np.zeros(len(envs))
+        steps = np.zeros(len(envs), dtype=np.int64)
+        while active:
+            actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
+            still = []
+            for i, action in zip(active, np.asarray(actions).reshape(len(active), -1)[:, 0]):
+                obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
+                total[i] += float(reward)
+                steps[i] += 1
+                if terminated or truncated:
+                    jobs = info["jobs"]
+                    rows.append({"trial": ks[i], "jobset_seed": int(jobset_seed) + ks[i],
+                                 "mean_slowdown": float(np.mean(jobs["slowdown"])) if len(jobs) else float("nan"),
+                                 "n_jobs": int(len(jobs)),
+                                 "jobs_finished": int(np.sum(jobs["state"] == "finished")),
+                                 "return": float(total[i]), "agent_steps": int(steps[i]),
+                                 "time_steps": int(envs[i].unwrapped.grid.now), "truncated": bool(truncated)})
+                else:
+                    still.append(i)
+            active = still
+        for env in envs:
+            env.close()
+    return pd.DataFrame(rows, columns=list(EVAL_COLUMNS)).sort_values("trial", ignore_index=True)
+
+
+def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = None,
+                 transitions: str | None = None, threads: int = 1) -> pd.DataFrame:
+    """Evaluate a trained run folder in its own scenario, or in ``scenario_id`` (transfer)."""
+    import torch
+
+    from schedrl.experiments.evaluate import load_run
+
+    torch.set_num_threads(max(1, int(threads)))
+    model, config = load_run(folder)
+    trained = config["env_kwargs"]
+    name = variant_of(trained)
+    source = scenario_of(trained)
+    target = source if scenario_id is None else int(scenario_id)
+    kwargs = env_kwargs(name, target, trained["time_horizon"], transitions=transitions)
+    space = model.observation_space.shape
+    from schedrl.experiments.envs import make_env
+
+    probe = make_env(ENV_ID, {**kwargs, "jobset_seed": 0})
+    if probe.observation_space.shape != space:
+        probe.close()
+        raise ConfigError(f"{folder}: the agent's observations have shape {space}, scenario {target}'s "
+                          f"{probe.observation_space.shape}: only compact agents transfer between cluster sizes")
+    probe.close()
+    ev = spec["eval"]
+    frame = evaluate_model(model, kwargs, int(ev["trials"]), int(ev["jobset_seed"]),
+                           deterministic=bool(ev["deterministic"]), seed=int(ev["jobset_seed"]))
+    frame.insert(0, "scenario", target)
+    frame.insert(1, "trained_in", source)
+    frame.insert(2, "variant", name)
+    frame.insert(3, "horizon", int(trained["time_horizon"]))
+    return frame
+
+
+def variant_of(kwargs: dict) -> str:
+    """The variant whose options an env's kwargs carry."""
+    for name, v in VARIANTS.items():
+        if (kwargs.get("obs_mode"), kwargs.get("transitions"), kwargs.get("reward")) == (v.obs_mode, v.transitions, v.reward):
+            return name
+    raise ConfigError(f"env arguments {kwargs.get('obs_mode')}/{kwargs.get('transitions')}/{kwargs.get('reward')} "
+                      "are not one of the paper's MDP variants")
+
+
+def scenario_of(kwargs: dict) -> int:
+    key = (kwargs.get("res_slot"), kwargs.get("max_job_len"), kwargs.get("workload_max_job_size"))
+    for sid, s in SCENARIOS.items():
+        if key == (s.procs, s.max_len, s.max_size):
+            return sid
+    raise ConfigError(f"env arguments n_p={key[0]}, d={key[1]}, j_s={key[2]} are not a Table 3 scenario")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading results back and the statistics the figures and claims share.
+
+def read_csv(path: str | Path) -> pd.DataFrame:
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(path, "missing (run its Snakemake rule first)")
+    return pd.read_csv(path)
+
+
+def per_trial(root: str | Path, spec: dict, horizon: int, variant_name: str, scenario_id: int,
+              metric: str = "mean_slowdown") -> pd.Series:
+    """Per trial, the mean over training seeds of ``metric`` (index: trial)."""
+    frames = [read_csv(eval_path(run_dir(root, horizon, variant_name, scenario_id, seed))).set_index("trial")[metric]
+              for seed in spec["seeds"]]
+    return pd.concat(frames, axis=1).mean(axis=1)
+
+
+def transfer_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = "mean_slowdown") -> pd.Series:
+    """Per trial in ``scenario_id``, the transferred agent's ``metric`` averaged over seeds."""
+    frames = []
+    for path in transfer_files(spec, root):
+        frame = read_csv(path)
+        frames.append(frame[frame["scenario"] == int(scenario_id)].set_index("trial")[metric])
+    return pd.concat(frames, axis=1).mean(axis=1)
+
+
+def welch_p(a, b) -> float:
+    """Two-sided p-value of Welch's t-test; 1.0 when both samples are constant and equal, 0.0 when
+    constant and different (scipy returns NaN there)."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if len(a) < 2 or len(b) < 2:
+        return float("nan")
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return 1.0 if a[0] == b[0] else 0.0
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def summary(values: pd.Series) -> dict[str, float]:
+    v = values.to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    n = len(v)
+    return {"mean": float(v.mean()) if n else float("nan"), "std": float(v.std(ddof=1)) if n > 1 else 0.0,
+            "sem": float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0, "trials": n}
+
+
+# Learning curves ------------------------------------------------------------------------------
+
+def smoothed(curve: pd.DataFrame, grid: np.ndarray, window: int, column: str = "reward") -> np.ndarray:
+    """Moving average (``window`` episodes) of ``column`` against agent steps, read on ``grid``."""
+    curve = curve.sort_values("timesteps")
+    y = curve[column].rolling(max(1, int(window)), min_periods=1).mean().to_numpy(dtype=float)
+    return np.interp(grid, curve["timesteps"].to_numpy(dtype=float), y)
+
+
+def curve_stats(curves: list[pd.DataFrame], window: int, points: int = 100,
+                column: str = "reward") -> pd.DataFrame:
+    """Mean and std over runs of the smoothed curves on a common grid of agent steps."""
+    curves = [c for c in curves if len(c)]
+    if not curves:
+        raise ConfigError("no training episode finished: train for more steps")
+    start = max(float(c["timesteps"].min()) for c in curves)
+    end = min(float(c["timesteps"].max()) for c in curves)
+    grid = np.linspace(start, max(end, start), points)
+    values = np.vstack([smoothed(c, grid, window, column) for c in curves])
+    return pd.DataFrame({"timesteps": grid, "mean": values.mean(axis=0),
+                         "std": values.std(axis=0, ddof=1) if len(curves) > 1 else np.zeros(points),
+                         "runs": len(curves)})
+
+
+# a curve has flattened when its smoothed mean moved by at most this share of its whole range
+# over the last quarter of training
+FLAT_TAIL, FLAT_TOL = 0.25, 0.10
+
+
+def flattened(mean: np.ndarray) -> tuple[bool, float]:
+    """(flat?, change over the last quarter as a share of the curve's range)."""
+    mean = np.asarray(mean, dtype=float)
+    span = float(np.nanmax(mean) - np.nanmin(mean))
+    if not np.isfinite(span) or span == 0:
+        return True, 0.0
+    cut = int(len(mean) * (1 - FLAT_TAIL))
+    x = np.arange(len(mean) - cut)
+    slope = np.polyfit(x, mean[cut:], 1)[0] if len(x) > 1 else 0.0
+    change = abs(slope * (len(x) - 1)) / span
+    return bool(change <= FLAT_TOL), float(change)
+
+
+def steps_to_converge(stats: pd.DataFrame, share: float = 0.9) -> float:
+    """Agent steps until the smoothed mean first covers ``share`` of its way from start to its
+    final level (mean of the last 10% of the grid)."""
+    y = stats["mean"].to_numpy(dtype=float)
+    x = stats["timesteps"].to_numpy(dtype=float)
+    final = float(np.mean(y[-max(1, len(y) // 10):]))
+    start = float(y[0])
+    if final == start:
+        return float(x[0])
+    target = start + share * (final - start)
+    reached = (y >= target) if final > start else (y <= target)
+    return float(x[int(np.argmax(reached))])
+
+
+def read_timing(path: str | Path) -> dict:
+    from schedrl.io import read_json
+
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(path, "missing (train the run first)")
+    return read_json(path)

@@ -1,0 +1,376 @@
+"""Figures 3-6 of the MDP-design paper and its t-test tables, ours beside what the paper states.
+
+One function per output, named after its file: ``fig3`` (learning curves, image vs compact),
+``fig4`` (average slowdown per scenario and MDP) with ``fig4_ttests`` (p-values), ``fig5``
+(training time per MDP for both horizons, with parameter counts in its CSV), ``fig6`` (transferred
+vs specialised agents) with ``fig6_ttests``, and ``horizon_ttests`` (H vs H t-tests). Each figure
+is saved as PNG, PDF and the plotted numbers as CSV; ``TARGETS`` lists every output.
+
+The paper prints no bar heights, so its values appear as what it states: the scenarios where
+compact + sparse + reduced is significantly better or worse than image-like (Fig. 4), the share of
+scenarios where the transferred agent wins (Fig. 6), the parameter counts (Fig. 5). Learning-curve
+panels say whether the curves flattened (``experiments.flattened``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.papers import paper_values
+from schedrl.papers.mdp import claims
+from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.targets import Target
+from schedrl.plots import new_figure, save_figure
+
+VALUES = paper_values("mdp")
+COLORS = {"image": "tab:red", "compact": "tab:blue", "compact-sparse": "tab:cyan",
+          "compact-sparse-reduced": "tab:green", "image-sparse-reduced": "tab:orange"}
+
+
+def _write(md, text: str) -> str:
+    from schedrl.io import write_text
+
+    write_text(md, text)
+    return text
+
+
+def _scale_note(spec: dict, trials: bool = True) -> str:
+    text = (f"{spec['train']['steps']:,} agent steps per run (paper {VALUES['scale.steps']:,}), "
+            f"{len(spec['seeds'])} seed(s) (paper {VALUES['scale.seeds']})")
+    return text + (f", {spec['eval']['trials']} evaluation trials (paper {VALUES['scale.trials']})" if trials else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 3: learning curves
+
+def fig3_data(spec: dict, root) -> pd.DataFrame:
+    """Smoothed training-reward curves (mean and std over seeds) of image and compact agents at the
+    main horizon in Fig. 3's scenarios, with flatness and convergence speed per curve."""
+    H, window = int(spec["horizon"]), int(spec["train"]["curve_window"])
+    frames = []
+    for sid in spec["fig3"]["scenarios"]:
+        for name in ("image", "compact"):
+            curves = [mx.read_csv(mx.run_dir(root, H, name, sid, seed) / "learning_curve.csv") for seed in spec["seeds"]]
+            stats = mx.curve_stats(curves, window)
+            slowdown = mx.curve_stats(curves, window, column="mean_slowdown")
+            flat, change = mx.flattened(stats["mean"].to_numpy())
+            stats = stats.assign(variant=name, scenario=int(sid), mean_slowdown=slowdown["mean"].to_numpy(),
+                                 flattened=flat, tail_change=round(change, 4),
+                                 steps_to_90pct=mx.steps_to_converge(stats))
+            frames.append(stats)
+    return pd.concat(frames, ignore_index=True)
+
+
+def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Fig. 3: moving average of training episode rewards, image-like vs compact (all-jobs reward),
+    mean of the seeds +- 1 std, one panel per scenario of ``fig3.scenarios``."""
+    data = fig3_data(spec, root)
+    sids = list(spec["fig3"]["scenarios"])
+    ncols = min(2, len(sids))
+    nrows = -(-len(sids) // ncols)
+    fig, axes = new_figure(nrows, ncols, figsize=(5.6 * ncols, 3.8 * nrows), squeeze=False)
+    for ax, (k, sid) in zip(axes.flat, enumerate(sids)):
+        s = mx.scenario(sid)
+        notes = []
+        for name in ("image", "compact"):
+            part = data[(data["scenario"] == sid) & (data["variant"] == name)]
+            x, y, sd = part["timesteps"], part["mean"], part["std"]
+            ax.plot(x, y, color=COLORS[name], label=mx.VARIANTS[name].label)
+            ax.fill_between(x, y - sd, y + sd, color=COLORS[name], alpha=0.2)
+            if not bool(part["flattened"].iloc[0]):
+                notes.append(f"{name} not flat")
+        ax.set_xlabel("agent steps")
+        ax.set_ylabel(f"episode reward ({spec['train']['curve_window']}-episode moving avg.)")
+        flat = "curves flattened" if not notes else "NOT converged: " + ", ".join(notes)
+        ax.set_title(f"({chr(97 + k)}) scenario {sid}: n_p {s.procs}, d {s.max_len}, j_s {s.max_size}\n{flat}",
+                     fontsize=8, color="black" if not notes else "tab:red")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(sids):]:
+        ax.set_visible(False)
+    fig.suptitle(f"Figure 3: learning curves, image-like vs compact (H {spec['horizon']}; {_scale_note(spec, False)}); "
+                 "paper: compact converges faster", fontsize=8)
+    save_figure(fig, png, data)
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 4: average slowdown per scenario and MDP, with t-tests against image-like
+
+def fig4_variants(spec: dict) -> list[str]:
+    return [v for v in mx.FIG4_VARIANTS if v in spec["variants"]]
+
+
+def _paper_outcome(sid: int) -> str:
+    if sid in VALUES["fig4.better_scenarios"]:
+        return "C+S+R better (p <= 5%)"
+    if sid in VALUES["fig4.worse_significant_scenarios"]:
+        return "image-like better (p <= 5%)"
+    if sid in VALUES["fig4.worse_scenarios"]:
+        return "image-like better (n.s.)"
+    return "not worse (n.s.)"
+
+
+def fig4_data(spec: dict, root) -> pd.DataFrame:
+    """Per scenario and MDP: mean slowdown over trials (each trial averaged over seeds), std, sem,
+    and Welch's p-value against image-like on the same trials."""
+    H = int(spec["horizon"])
+    rows = []
+    for sid in spec["scenarios"]:
+        base = mx.per_trial(root, spec, H, mx.BASE, sid)
+        for name in fig4_variants(spec):
+            values = base if name == mx.BASE else mx.per_trial(root, spec, H, name, sid)
+            stats = mx.summary(values)
+            p = float("nan") if name == mx.BASE else mx.welch_p(values, base)
+            rows.append({"scenario": int(sid), "variant": name, "label": mx.VARIANTS[name].label,
+                         "mean_slowdown": stats["mean"], "std": stats["std"], "sem": stats["sem"],
+                         "trials": stats["trials"], "seeds": len(spec["seeds"]), "p_vs_image": p,
+                         "significant": bool(p <= VALUES["fig4.alpha"]) if np.isfinite(p) else False,
+                         "better_than_image": bool(stats["mean"] < mx.summary(base)["mean"]) if name != mx.BASE else False,
+                         "paper_c_s_r_vs_image": _paper_outcome(int(sid))})
+    return pd.DataFrame(rows)
+
+
+def fig4(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Fig. 4: average slowdown of every MDP in every scenario (bars, +- standard error over
+    trials); ours marked where significantly different from image-like, the paper's verdict on
+    compact + sparse + reduced vs image-like written under each scenario."""
+    data = fig4_data(spec, root)
+    names = fig4_variants(spec)
+    sids = list(spec["scenarios"])
+    fig, ax = new_figure(figsize=(max(7.0, 1.3 * len(sids) + 2), 4.8))
+    width = 0.8 / len(names)
+    x = np.arange(len(sids))
+    for j, name in enumerate(names):
+        part = data[data["variant"] == name].set_index("scenario").loc[sids]
+        pos = x - 0.4 + width * (j + 0.5)
+        ax.bar(pos, part["mean_slowdown"], width, yerr=part["sem"], capsize=2, color=COLORS[name],
+               label=mx.VARIANTS[name].label)
+        for xi, (_, row) in zip(pos, part.iterrows()):
+            if row["significant"]:
+                ax.text(xi, row["mean_slowdown"] + row["sem"], "+" if row["better_than_image"] else "-",
+                        ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, [f"{s}\npaper: {_paper_outcome(s)}" for s in sids], fontsize=6)
+    ax.set_xlabel("Table 3 scenario")
+    ax.set_ylabel("average slowdown (-)")
+    ax.set_title(f"+/-: significantly better/worse than image-like (Welch, p <= {VALUES['fig4.alpha']:g});\n"
+                 f"H {spec['horizon']}; {_scale_note(spec)}", fontsize=7)
+    ax.legend(fontsize=7, ncols=min(3, len(names)))
+    fig.suptitle("Figure 4: average slowdown per scenario and MDP", fontsize=10)
+    save_figure(fig, png, data)
+    return data
+
+
+def _fmt_p(p: float) -> str:
+    return "n/a" if not np.isfinite(p) else ("<1e-4" if p < 1e-4 else f"{p:.4f}")
+
+
+def fig4_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
+    """Fig. 4's t-tests (markdown): mean slowdown of every MDP, its p-value against image-like, and
+    the paper's verdict for compact + sparse + reduced."""
+    data = fig4_data(spec, root)
+    names = fig4_variants(spec)
+    head = "| scenario | " + " | ".join(mx.VARIANTS[n].label for n in names) + " | paper (C+S+R vs image-like) |"
+    lines = ["### MDP design: Fig. 4 t-tests against the image-like MDP", "",
+             f"Mean slowdown over {spec['eval']['trials']} evaluation trials (each averaged over "
+             f"{len(spec['seeds'])} seed(s)); in brackets Welch's two-sided p-value against image-like "
+             f"(bold: p <= {VALUES['fig4.alpha']:g}). H {spec['horizon']}; {_scale_note(spec)}.", "",
+             head, "|" + " --- |" * (len(names) + 2)]
+    for sid in spec["scenarios"]:
+        part = data[data["scenario"] == sid].set_index("variant")
+        cells = []
+        for n in names:
+            row = part.loc[n]
+            if n == mx.BASE:
+                cells.append(f"{row['mean_slowdown']:.3f}")
+            else:
+                p = _fmt_p(row["p_vs_image"])
+                cells.append(f"{row['mean_slowdown']:.3f} ({'**' + p + '**' if row['significant'] else p})")
+        lines.append(f"| {sid} | " + " | ".join(cells) + f" | {_paper_outcome(int(sid))} |")
+    return _write(md, "\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 5: training time per MDP and horizon
+
+def fig5_data(spec: dict, root) -> pd.DataFrame:
+    """Per run configuration (horizon, MDP, scenario): parameter count (ours, the paper's where it
+    prints one), measured training wall time and speed (mean and std over seeds), and the time
+    3 M agent steps would take at that speed."""
+    paper_steps = int(VALUES["scale.steps"])
+    rows = []
+    groups: dict[tuple, list[dict]] = {}
+    for run in mx.runs(spec):
+        groups.setdefault((run.horizon, run.variant, run.scenario), []).append(
+            mx.read_timing(mx.run_folder(root, run) / "timing.json"))
+    for (H, name, sid), timings in groups.items():
+        wall = np.array([t["wall_time_total_s"] for t in timings], dtype=float)
+        steps = np.array([t["steps"] for t in timings], dtype=float)
+        rate = steps / np.where(wall > 0, wall, np.nan)
+        full = paper_steps / rate / 3600
+        params = mx.mlp_params(mx.obs_size(name, sid, H))
+        rows.append({"horizon": H, "variant": name, "label": mx.VARIANTS[name].label, "scenario": sid,
+                     "procs": mx.scenario(sid).procs, "params": params,
+                     "paper_params": claims.paper_params(name, sid, H), "seeds": len(timings),
+                     "steps": int(steps.mean()), "wall_s_mean": float(wall.mean()),
+                     "wall_s_std": float(wall.std(ddof=1)) if len(wall) > 1 else 0.0,
+                     "steps_per_s": float(np.nanmean(rate)),
+                     "hours_for_3M_mean": float(np.nanmean(full)),
+                     "hours_for_3M_std": float(np.nanstd(full, ddof=1)) if len(full) > 1 else 0.0})
+    return pd.DataFrame(rows).sort_values(["horizon", "variant", "scenario"], ignore_index=True)
+
+
+def fig5(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Fig. 5: time to train each MDP, per scenario, at both horizons (mean +- std over seeds),
+    extrapolated to the paper's 3 M agent steps from the measured speed."""
+    data = fig5_data(spec, root)
+    hs = mx.horizons(spec)
+    fig, axes = new_figure(1, len(hs), figsize=(5.6 * len(hs), 4.2), sharey=True)
+    for ax, H in zip(np.atleast_1d(axes), hs):
+        part = data[data["horizon"] == H]
+        for name, group in part.groupby("variant", sort=False):
+            group = group.sort_values("scenario")
+            x, y, sd = group["scenario"], group["hours_for_3M_mean"], group["hours_for_3M_std"]
+            ax.plot(x, y, marker="o", ms=3, color=COLORS[name], label=mx.VARIANTS[name].label)
+            ax.fill_between(x, y - sd, y + sd, color=COLORS[name], alpha=0.2)
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(part["scenario"].unique()))
+        ax.set_xlabel("Table 3 scenario")
+        ax.set_ylabel("hours to train 3 M agent steps (one CPU core)")
+        ax.set_title(f"H {H}", fontsize=9)
+        ax.legend(fontsize=7)
+    p = {k: VALUES[f"params.{k}"] for k in ("image.10", "image.38", "image.64", "compact")}
+    fig.suptitle(f"Figure 5: training time, from the measured speed of {spec['train']['steps']:,}-step runs; "
+                 f"paper's parameters at H 20: image {p['image.10']:,}/{p['image.38']:,}/{p['image.64']:,} "
+                 f"(n_p 10/38/64), compact {p['compact']:,} (ours in the CSV)", fontsize=8)
+    save_figure(fig, png, data)
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 6: transfer
+
+def fig6_data(spec: dict, root) -> pd.DataFrame:
+    """Per scenario: the transferred agent vs the scenario's own agent of the same MDP (per-trial
+    means over seeds), Welch's p-value."""
+    t = spec["transfer"]
+    H, alpha = int(spec["horizon"]), float(VALUES["fig6.alpha"])
+    rows = []
+    for sid in spec["scenarios"]:
+        moved = mx.transfer_trials(root, spec, sid)
+        own = mx.per_trial(root, spec, H, t["variant"], sid)
+        a, b = mx.summary(moved), mx.summary(own)
+        p = mx.welch_p(moved, own)
+        rows.append({"scenario": int(sid), "variant": t["variant"], "trained_in": int(t["scenario"]),
+                     "transferred_mean": a["mean"], "transferred_sem": a["sem"],
+                     "own_mean": b["mean"], "own_sem": b["sem"], "p": p,
+                     "transferred_better": bool(a["mean"] < b["mean"]),
+                     "significant": bool(p <= alpha) if np.isfinite(p) else False,
+                     "same_agent": int(sid) == int(t["scenario"])})
+    return pd.DataFrame(rows)
+
+
+def fig6(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Fig. 6: the agent trained in ``transfer.scenario`` evaluated in every scenario (compact env
+    without sparse transitions) beside each scenario's own agent."""
+    data = fig6_data(spec, root)
+    t = spec["transfer"]
+    fig, ax = new_figure(figsize=(max(6.0, 0.9 * len(data) + 2), 4.4))
+    x = np.arange(len(data))
+    ax.bar(x - 0.2, data["transferred_mean"], 0.4, yerr=data["transferred_sem"], capsize=2, color="tab:purple",
+           label=f"transferred (trained in scenario {t['scenario']})")
+    ax.bar(x + 0.2, data["own_mean"], 0.4, yerr=data["own_sem"], capsize=2, color=COLORS.get(t["variant"]),
+           label="trained in the scenario")
+    for xi, (_, row) in zip(x, data.iterrows()):
+        if row["significant"]:
+            top = max(row["transferred_mean"] + row["transferred_sem"], row["own_mean"] + row["own_sem"])
+            ax.text(xi, top, "*", ha="center", va="bottom")
+    ax.set_xticks(x, data["scenario"])
+    ax.set_xlabel("Table 3 scenario")
+    ax.set_ylabel("average slowdown (-)")
+    share = float(data["transferred_better"].mean())
+    ax.set_title(f"{mx.VARIANTS[t['variant']].label}, H {spec['horizon']}; {_scale_note(spec)}\n"
+                 f"transferred better in {share:.0%} of scenarios (paper "
+                 f"{VALUES['fig6.transfer_better_share']:.0%}); * p <= {VALUES['fig6.alpha']:g}", fontsize=7)
+    ax.legend(fontsize=7)
+    fig.suptitle("Figure 6: a transferred compact agent vs agents trained in each scenario", fontsize=10)
+    save_figure(fig, png, data)
+    return data
+
+
+def fig6_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
+    """Fig. 6's t-tests (markdown): transferred vs own agent per scenario."""
+    data = fig6_data(spec, root)
+    t = spec["transfer"]
+    lines = ["### MDP design: Fig. 6 t-tests, transferred vs specialised agents", "",
+             f"The {mx.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} (every seed) "
+             "evaluated without retraining in each scenario's compact env without sparse transitions, "
+             f"vs the scenario's own agents; Welch's two-sided p-value (bold: p <= {VALUES['fig6.alpha']:g}). "
+             f"{_scale_note(spec)}.", "",
+             "| scenario | transferred | own | p | transferred better |", "| --- | --- | --- | --- | --- |"]
+    for _, r in data.iterrows():
+        p = _fmt_p(r["p"])
+        lines.append(f"| {r['scenario']}{' (same agent)' if r['same_agent'] else ''} | {r['transferred_mean']:.3f} | "
+                     f"{r['own_mean']:.3f} | {'**' + p + '**' if r['significant'] else p} | "
+                     f"{'yes' if r['transferred_better'] else 'no'} |")
+    lines += ["", f"Transferred agent better in {data['transferred_better'].mean():.0%} of the scenarios "
+              f"(paper: {VALUES['fig6.transfer_better_share']:.0%})."]
+    return _write(md, "\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# H vs H t-tests
+
+def horizon_data(spec: dict, root) -> pd.DataFrame:
+    study = spec["horizon_study"]
+    H1, H2 = int(spec["horizon"]), int(study["horizon"])
+    alpha = float(VALUES["horizon.alpha"])
+    rows = []
+    for name in study["variants"]:
+        for sid in study["scenarios"]:
+            a = mx.per_trial(root, spec, H1, name, sid)
+            b = mx.per_trial(root, spec, H2, name, sid)
+            p = mx.welch_p(a, b)
+            rows.append({"variant": name, "scenario": int(sid), f"mean_H{H1}": mx.summary(a)["mean"],
+                         f"mean_H{H2}": mx.summary(b)["mean"], "p": p,
+                         "rejected": bool(p <= alpha) if np.isfinite(p) else False})
+    return pd.DataFrame(rows)
+
+
+def horizon_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
+    """H vs H t-tests (markdown): per MDP and scenario, mean slowdown at both horizons and the
+    p-value; the share of rejections at the paper's level beside its 36.6%."""
+    data = horizon_data(spec, root)
+    H1, H2 = int(spec["horizon"]), int(spec["horizon_study"]["horizon"])
+    alpha = float(VALUES["horizon.alpha"])
+    lines = [f"### MDP design: does the horizon matter? H {H1} vs H {H2} t-tests", "",
+             f"Welch's two-sided t-test on the evaluation trials of the agents trained at each horizon "
+             f"(bold: equal performance rejected at p <= {alpha:g}). {_scale_note(spec)}.", "",
+             f"| MDP | scenario | mean slowdown H {H1} | mean slowdown H {H2} | p |", "| --- | --- | --- | --- | --- |"]
+    for _, r in data.iterrows():
+        p = _fmt_p(r["p"])
+        lines.append(f"| {mx.VARIANTS[r['variant']].label} | {r['scenario']} | {r[f'mean_H{H1}']:.3f} | "
+                     f"{r[f'mean_H{H2}']:.3f} | {'**' + p + '**' if r['rejected'] else p} |")
+    lines += ["", f"Equal performance rejected in {data['rejected'].mean():.1%} of {len(data)} tests "
+              f"(paper: {VALUES['horizon.reject_share']:.1%})."]
+    return _write(md, "\n".join(lines) + "\n")
+
+
+TARGETS: list[Target] = [
+    Target("mdp", "fig3", fig3, "mdp_fig3", "Learning curves, image-like vs compact MDP", claims=("fig3",)),
+    Target("mdp", "fig4", fig4, "mdp_fig4", "Average slowdown per scenario and MDP", claims=("fig4",)),
+    Target("mdp", "fig4_ttests", fig4_ttests, "mdp_fig4", "Fig. 4 t-tests against the image-like MDP",
+           kind="markdown", claims=("fig4",)),
+    Target("mdp", "fig5", fig5, "mdp_fig5", "Training time per MDP and horizon (parameter counts in the CSV)",
+           claims=("params", "fig5")),
+    Target("mdp", "fig6", fig6, "mdp_fig6", "A transferred compact agent vs specialised agents", claims=("fig6",)),
+    Target("mdp", "fig6_ttests", fig6_ttests, "mdp_fig6", "Fig. 6 t-tests, transferred vs specialised agents",
+           kind="markdown", claims=("fig6",)),
+    Target("mdp", "horizon_ttests", horizon_ttests, "mdp_horizon", "H 20 vs H 60 t-tests", kind="markdown",
+           claims=("horizon",)),
+    Target("mdp", "claims", claims.claims_rows, "mdp_claims", "Claims of the MDP-design paper: ours vs the paper's",
+           kind="claims", claims=("",)),
+]
+CAPTIONS = {t.name: t.caption for t in TARGETS}
