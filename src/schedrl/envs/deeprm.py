@@ -76,6 +76,40 @@ class DeepRMEnv(gym.Env):
     placed (and the episode goes on); the step's reward is the sum over the skipped time steps,
     so episode returns keep their meaning. The initial state is unchanged.
 
+    ## The MDP-design paper's MDPs (mdp-design.txt, sections 4-5)
+    Each of the paper's MDPs is a combination of options of this env (no fork):
+
+    | paper | options |
+    | --- | --- |
+    | image-like, the base MDP (4.1, DeepRM) | ``obs_mode="image"``, ``transitions="dense"``, ``reward="slowdown"`` |
+    | compact state (4.2, Table 1) | ``obs_mode="compact"`` |
+    | sparse transitions (4.3) = sched-rl-gym's event-based simulation | ``transitions="sparse"`` |
+    | reduced reward (4.4) = sched-rl-gym's bounded reward | ``reward="slowdown_window"`` |
+    | a Table 3 scenario (n_p, d, j_s) | ``num_res=1, res_slot=n_p, max_job_size=n_p, workload="cunha", workload_max_job_size=j_s, max_job_len=d, placement="now"``, with ``new_job_rate=0.3, simu_len=100, episode_max_length=100`` |
+
+    Where the paper is vague, what sched-rl-gym (its code, renatolfc/sched-rl-gym) does and our choice:
+
+    * *Event-based simulation and bounded rewards* (the paper's second experiment set, "in dense and
+      compact MDPs") are not new mechanisms: sched-rl-gym's ``simulation_type="event-based"`` is the
+      sparse transition of section 4.3 (from its 2021-06-29 version on, time moves on until a job in
+      the W slots fits now; before, until any job waits), and its "bound negative rewards" change
+      (2021-06-13) is the window reward of section 4.4. So the second set is ``image`` or ``compact``
+      with ``transitions="sparse"`` and ``reward="slowdown_window"``; "dense" there means the image
+      state (Fig. 2's caption), not dense transitions.
+    * *Reward over skipped time steps* (sparse transitions): the paper only says scheduling actions
+      earn 0. sched-rl-gym then charged one time step's reward, read at the state where the agent is
+      called again (a 2022 commit changed it to the discounted sum over the skipped steps). We charge
+      the undiscounted sum over the skipped steps, the semi-MDP reward of Sutton et al. (the paper's
+      ref. 14), so an episode's return stays minus the jobs' summed slowdown in every MDP.
+    * *When a step is charged*: sched-rl-gym charges the jobs present after time moves (t + 1), we the
+      jobs present during [t, t + 1); episode totals agree.
+    * *Placement*: sched-rl-gym starts a job now or not at all, hence ``placement="now"`` (which also
+      lets d = 48 exceed H = 20); the image's slot blocks are n_p columns wide (``max_job_size = n_p``)
+      as in sched-rl-gym, which gives the paper's parameter counts.
+    * *Compact normalisation*: the paper lists the features only; see ``schedrl.encoders.compact``
+      for our limits (sched-rl-gym divides times by the episode length; we divide requested time by
+      ``max_job_len``).
+
     ## Starting state
     Empty machine at time 0 with the jobs arriving at step 0 in the slots. Job sets: with an int
     ``jobset_seed``, episodes cycle through the ``num_jobsets`` job sets generated with seeds

@@ -1,0 +1,136 @@
+"""MDP-design paper: scenarios, MDP variants as env options, config checks, evaluation and transfer."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedrl.envs  # noqa: F401
+from schedrl.config import load_yaml
+from schedrl.errors import ConfigError
+from schedrl.papers import paper_values
+from schedrl.papers.mdp import experiments as mx
+
+VALUES = paper_values("mdp")
+SMOKE = load_yaml("config/smoke.yaml")["mdp"]
+
+
+def test_scenarios_are_table3_and_hyperparams_are_table2():
+    table3 = {int(k): tuple(v) for k, v in VALUES["table3"].items()}
+    assert {sid: (s.procs, s.max_len, s.max_size) for sid, s in mx.SCENARIOS.items()} == table3
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    assert {k: hp[k] for k in VALUES["table2"]} == VALUES["table2"]
+    assert hp["n_envs"] == 1 and hp["policy"] == "MlpPolicy"
+
+
+@pytest.mark.parametrize("name", list(mx.VARIANTS))
+def test_every_variant_is_an_option_set_of_the_one_env(name):
+    v = mx.VARIANTS[name]
+    for sid in (2, 10):  # d = 48 > H = 20 needs placement "now"
+        env = gym.make("schedrl/DeepRM-v0", **mx.env_kwargs(name, sid, 20, jobset_seed=5))
+        e = env.unwrapped
+        assert (e.obs_mode, e.sparse, e.reward_name) == (v.obs_mode, v.transitions == "sparse", v.reward)
+        assert e.model.new_job_rate == 0.3 and e.params.num_nw == 10 and e.episode_max_length == 100
+        assert e.model.dominant == (-(-mx.SCENARIOS[sid].max_size // 2), mx.SCENARIOS[sid].max_size)
+        obs, info = env.reset(seed=0)
+        assert env.observation_space.contains(obs)
+        done, steps = False, 0
+        while not done:
+            obs, _, term, trunc, info = env.step(0)
+            done, steps = term or trunc, steps + 1
+        assert e.grid.now <= 100 and len(info["jobs"]) > 0
+        assert mx.variant_of(mx.env_kwargs(name, sid, 20)) == name
+        assert mx.scenario_of(mx.env_kwargs(name, sid, 20)) == sid
+
+
+def test_check_env_on_the_compact_sparse_reduced_mdp():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gym.make("schedrl/DeepRM-v0", **mx.env_kwargs("compact-sparse-reduced", 9, 20)).unwrapped)
+
+
+def test_configs_validate_and_bad_specs_fail_in_one_line():
+    for name in ("config", "smoke", "paper"):
+        spec = mx.load_spec(f"config/{name}.yaml")
+        assert mx.runs(spec) and mx.estimate_core_hours(spec)["train"] > 0
+    bad = copy.deepcopy(SMOKE)
+    bad["transfer"]["variant"] = "image"
+    with pytest.raises(ConfigError, match="transfer.variant must be a compact"):
+        mx.check_spec(bad)
+    bad = copy.deepcopy(SMOKE)
+    bad["fig3"]["scenarios"] = [4]
+    with pytest.raises(ConfigError, match="fig3.scenarios: 4"):
+        mx.check_spec(bad)
+    with pytest.raises(ConfigError, match="mdp spec"):
+        mx.load_spec(json.dumps({**SMOKE, "seeds": "zero"}))
+    with pytest.raises(ConfigError, match="unknown MDP variant"):
+        mx.env_kwargs("sparse-image", 1, 20)
+
+
+def test_evaluation_trials_share_job_sets_and_batches_do_not_matter():
+    class Void:
+        def predict(self, obs, deterministic=True):
+            return np.full(len(obs), 10), None
+
+    kwargs = mx.env_kwargs("compact", 1, 20)
+    a = mx.evaluate_model(Void(), kwargs, 7, 123, batch=7)
+    b = mx.evaluate_model(Void(), kwargs, 7, 123, batch=2)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["jobset_seed"].tolist() == list(range(123, 130))
+    # the job sets do not depend on the MDP or H: the image env at H 60 draws the same jobs
+    c = mx.evaluate_model(Void(), mx.env_kwargs("image", 1, 60), 7, 123)
+    assert c["n_jobs"].tolist() == a["n_jobs"].tolist()
+    assert (a["mean_slowdown"] > 1).all()  # nothing ever runs under the void policy
+
+
+def test_sparse_and_dense_give_the_same_schedule_for_a_greedy_policy():
+    """Why Fig. 6 may evaluate a sparse-trained agent in the dense env: the skipped steps are steps
+    where every action moves time on, so a deterministic policy makes the same schedule."""
+    from stable_baselines3 import PPO
+
+    env = gym.make("schedrl/DeepRM-v0", **mx.env_kwargs("compact-sparse-reduced", 3, 20))
+    model = PPO("MlpPolicy", env, seed=0, device="cpu")
+    sparse = mx.evaluate_model(model, mx.env_kwargs("compact-sparse-reduced", 3, 20), 6, 50)
+    dense = mx.evaluate_model(model, mx.env_kwargs("compact-sparse-reduced", 3, 20, transitions="dense"), 6, 50)
+    np.testing.assert_allclose(sparse["mean_slowdown"], dense["mean_slowdown"])
+    assert (sparse["agent_steps"] <= dense["agent_steps"]).all()
+    assert (sparse["agent_steps"] < dense["agent_steps"]).any()
+
+
+def test_a_compact_agent_trained_in_one_scenario_runs_in_another(tmp_path):
+    """Transfer works because the compact state has a fixed size; an image agent cannot move."""
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.train import train
+
+    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    spec = copy.deepcopy(SMOKE)
+    spec["eval"]["trials"] = 3
+    for name, sid in (("compact-sparse-reduced", 1), ("image", 1)):
+        train(mx.ENV_ID, mx.env_kwargs(name, sid, 20), mx.ALGO, hp, 100, 0, tmp_path / name,
+              wrappers=mx.WRAPPERS, variant=mx.HYPERPARAMS_VARIANT)
+    moved = mx.evaluate_run(tmp_path / "compact-sparse-reduced", spec, scenario_id=10, transitions="dense")
+    assert (moved["scenario"] == 10).all() and (moved["trained_in"] == 1).all() and len(moved) == 3
+    own = mx.evaluate_run(tmp_path / "compact-sparse-reduced", spec)
+    assert (own["scenario"] == 1).all() and own["variant"].iloc[0] == "compact-sparse-reduced"
+    with pytest.raises(ConfigError, match="only compact agents transfer"):
+        mx.evaluate_run(tmp_path / "image", spec, scenario_id=10)
+
+
+def test_welch_and_curve_helpers():
+    assert mx.welch_p([1, 1, 1], [1, 1, 1]) == 1.0 and mx.welch_p([1, 1], [2, 2]) == 0.0
+    rng = np.random.default_rng(0)
+    assert mx.welch_p(rng.normal(0, 1, 500), rng.normal(1, 1, 500)) < 1e-6
+    x = np.linspace(0, 1, 100)
+    assert mx.flattened(1 - np.exp(-20 * x))[0] and not mx.flattened(x)[0]
+    stats = pd.DataFrame({"timesteps": x * 1000, "mean": 1 - np.exp(-10 * x)})
+    assert 150 < mx.steps_to_converge(stats) < 300
+    curve = pd.DataFrame({"timesteps": [100, 200, 300, 400], "reward": [0.0, 1.0, 2.0, 3.0]})
+    stats = mx.curve_stats([curve, curve.assign(reward=curve["reward"] + 1)], window=1, points=4)
+    assert stats["mean"].tolist() == [0.5, 1.5, 2.5, 3.5] and np.allclose(stats["std"], np.sqrt(0.5))
