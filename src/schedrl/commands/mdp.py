@@ -131,6 +131,7 @@ def run_cost(args) -> int:
     spec = _spec(args.spec)
     cost = mx.estimate_core_hours(spec)
     steps = cost["runs"] * int(spec["train"]["steps"])
-    print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{cost['train']:.1f} core-hours of training, "
-          f"~{cost['evaluate']:.1f} of evaluation")
+    total = cost["train"] + cost["evaluate"] + cost["startup"]
+    print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{total:.1f} core-hours (training "
+          f"{cost['train']:.1f}, evaluation {cost['evaluate']:.1f}, job start-up {cost['startup']:.1f})")
     return 0

@@ -312,15 +312,29 @@ def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
     return int(3 * train_seconds(run, int(steps)) / 60) + 10
 
 
+# Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass.
+EVAL_SECONDS_PER_STEP = (50e-6, 1.0e-10)
+EVAL_STEPS_PER_TRIAL = 120  # agent steps of a 100-step episode (allocations add steps, sparse ones skip)
+PROCESS_SECONDS = 12  # start-up of one 'schedrl' job (imports, model set-up)
+
+
+def eval_seconds(run: Run, trials: int) -> float:
+    a, b = EVAL_SECONDS_PER_STEP
+    return trials * EVAL_STEPS_PER_TRIAL * (a + b * mlp_params(obs_size(run.variant, run.scenario, run.horizon)))
+
+
 def estimate_core_hours(spec: dict) -> dict[str, float]:
-    """Estimated core-hours of training (cost model above) and evaluation of a config."""
-    steps = int(spec["train"]["steps"])
-    train = sum(train_seconds(r, steps) for r in runs(spec)) / 3600
-    # evaluation: ~25 us per env step plus a batched forward; ~150 agent steps per trial
-    trials = int(spec["eval"]["trials"])
-    per_eval = trials * 150 * 40e-6
-    n_eval = len(runs(spec)) + len(spec["seeds"]) * len(spec["scenarios"])
-    return {"train": train, "evaluate": n_eval * per_eval / 3600, "runs": len(runs(spec))}
+    """Estimated core-hours of a config: training (cost model above), evaluation of every agent and
+    of the transferred agents, and the start-up of every job."""
+    steps, trials = int(spec["train"]["steps"]), int(spec["eval"]["trials"])
+    all_runs = runs(spec)
+    t = spec["transfer"]
+    moved = [Run(int(spec["horizon"]), t["variant"], int(s), 0) for s in spec["scenarios"]] * len(spec["seeds"])
+    train = sum(train_seconds(r, steps) for r in all_runs)
+    evaluate = sum(eval_seconds(r, trials) for r in all_runs + moved)
+    jobs = 2 * len(all_runs) + len(spec["seeds"]) + 7
+    return {"train": train / 3600, "evaluate": evaluate / 3600, "startup": jobs * PROCESS_SECONDS / 3600,
+            "runs": len(all_runs)}
 
 
 def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
