@@ -17,6 +17,7 @@ OBS_MODES = ("image", "stacked", "compact")
 ACTION_MODES = ("discrete", "multibinary")
 REWARDS = ("slowdown", "completion_time", "slowdown_window")
 TRANSITIONS = ("dense", "sparse")
+SKIPPED_REWARDS = ("sum", "zero")
 OBS_LAYOUTS = ("native", "flat", "chw")
 
 
@@ -73,8 +74,16 @@ class DeepRMEnv(gym.Env):
     ## Transitions
     ``transitions="dense"`` (DeepRM): the agent sees every time step. ``"sparse"`` (mdp-design
     section 4.3, a semi-MDP): after any step, time keeps moving on while no visible job can be
-    placed (and the episode goes on); the step's reward is the sum over the skipped time steps,
-    so episode returns keep their meaning. The initial state is unchanged.
+    placed (and the episode goes on). The initial state is unchanged. What the skipped time steps
+    earn, ``skipped_reward``:
+
+    * ``"sum"`` (default): the step's reward is its own plus the sum over the skipped time steps,
+      so episode returns keep their meaning (minus the summed slowdown with ``reward="slowdown"``);
+    * ``"zero"`` (mdp-design section 4.3, "we extend the reward function to return zero in all
+      intermediate states after successfully scheduling a job"): skipped time steps earn 0, so an
+      allocation earns 0 even when time then moves on, and a void or failed action earns one time
+      step's charge (as in the dense MDP). sched-rl-gym at the paper's time likewise charged one
+      time step per agent step.
 
     ## The MDP-design paper's MDPs (mdp-design.txt, sections 4-5)
     Each of the paper's MDPs is a combination of options of this env (no fork):
@@ -96,11 +105,10 @@ class DeepRMEnv(gym.Env):
       (2021-06-13) is the window reward of section 4.4. So the second set is ``image`` or ``compact``
       with ``transitions="sparse"`` and ``reward="slowdown_window"``; "dense" there means the image
       state (Fig. 2's caption), not dense transitions.
-    * *Reward over skipped time steps* (sparse transitions): the paper only says scheduling actions
-      earn 0. sched-rl-gym then charged one time step's reward, read at the state where the agent is
-      called again (a 2022 commit changed it to the discounted sum over the skipped steps). We charge
-      the undiscounted sum over the skipped steps, the semi-MDP reward of Sutton et al. (the paper's
-      ref. 14), so an episode's return stays minus the jobs' summed slowdown in every MDP.
+    * *Reward over skipped time steps* (sparse transitions): the paper returns zero in the
+      intermediate states (``skipped_reward="zero"``, used for its MDPs); sched-rl-gym then charged
+      one time step's reward, read at the state where the agent is called again (a 2022 commit
+      changed it to the discounted sum over the skipped steps, close to ``"sum"``).
     * *When a step is charged*: sched-rl-gym charges the jobs present after time moves (t + 1), we the
       jobs present during [t, t + 1); episode totals agree.
     * *Placement*: sched-rl-gym starts a job now or not at all, hence ``placement="now"`` (which also
@@ -139,7 +147,8 @@ class DeepRMEnv(gym.Env):
     ``workload`` ("deeprm", "sb3_phase1", "cunha"), ``workload_max_job_size`` (largest demand the
     workload draws, default ``max_job_size``, which sets the image's slot width; sched-rl-gym draws
     up to j_s on slots n_p wide), ``placement`` ("earliest", "now"; "now" allows jobs longer than
-    the horizon), ``transitions`` ("dense", "sparse"), ``obs_layout`` ("native" as in the table
+    the horizon), ``transitions`` ("dense", "sparse"), ``skipped_reward`` ("sum", "zero"; sparse
+    transitions only), ``obs_layout`` ("native" as in the table
     above, "flat" 1-D, or "chw" with a leading channel axis for CNN policies),
     ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True.
 
@@ -156,11 +165,13 @@ class DeepRMEnv(gym.Env):
                  jobset_seed: int | None = 0, num_jobsets: int = 10, workload: str = "deeprm",
                  placement: str = "earliest", max_track_since_new: int = 10, job_num_cap: int = 40,
                  machine_colors: bool = True, transitions: str = "dense", obs_layout: str = "native",
-                 workload_max_job_size: int | None = None, render_mode: str | None = None):
+                 workload_max_job_size: int | None = None, render_mode: str | None = None,
+                 skipped_reward: str = "sum"):
         for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
                                      ("action_mode", action_mode, ACTION_MODES),
                                      ("reward", reward, REWARDS),
                                      ("transitions", transitions, TRANSITIONS),
+                                     ("skipped_reward", skipped_reward, SKIPPED_REWARDS),
                                      ("obs_layout", obs_layout, OBS_LAYOUTS)):
             if value not in choices:
                 raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
@@ -180,6 +191,7 @@ class DeepRMEnv(gym.Env):
             raise ConfigError(f"workload '{workload}' draws jobs larger than max_job_len/max_job_size")
         self.obs_mode, self.action_mode, self.reward_name = obs_mode, action_mode, reward
         self.sparse = transitions == "sparse"
+        self.skipped_sum = skipped_reward == "sum"
         self.simu_len, self.episode_max_length = int(simu_len), int(episode_max_length)
         self.jobset_seed, self.num_jobsets = jobset_seed, int(num_jobsets)
         self.render_mode = render_mode
@@ -248,7 +260,9 @@ class DeepRMEnv(gym.Env):
         truncated = not terminated and grid.now >= self.episode_max_length
         if self.sparse:
             while not (terminated or truncated) and not grid.fit_mask(out=self._fits).any():
-                reward += self._move_on()
+                charge = self._move_on()
+                if self.skipped_sum:
+                    reward += charge
                 terminated = grid.all_done()
                 truncated = not terminated and grid.now >= self.episode_max_length
         info = self._info()

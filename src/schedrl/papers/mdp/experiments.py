@@ -5,8 +5,9 @@ What runs
 * **Scenarios** (Table 3): one resource (processors) with ``n_p`` units, jobs of at most ``d`` time
   steps and ``j_s`` processors (``SCENARIOS``).
 * **Variants** (``VARIANTS``): the paper's MDPs as named combinations of options of the one env
-  ``schedrl/DeepRM-v0`` (``obs_mode``, ``transitions``, ``reward``); see ``Variant`` and the env's
-  docstring for what each option does. The second experiment set ("event-based simulation and
+  ``schedrl/DeepRM-v0`` (``obs_mode``, ``transitions``, ``reward``, and for sparse transitions
+  ``skipped_reward="zero"``: the skipped time steps earn zero, as section 4.3 says); see ``Variant``
+  and the env's docstring for what each option does. The second experiment set ("event-based simulation and
   bounded rewards, in dense and compact MDPs") is ``image-sparse-reduced`` and
   ``compact-sparse-reduced``: sched-rl-gym's event-based simulator is the sparse transition and its
   "bounded" reward is the window ("reduced") reward (see ``VARIANTS``).
@@ -99,6 +100,8 @@ class Variant:
     reward: str
     label: str
     source: str
+    # sparse transitions: the skipped (intermediate) time steps earn zero (section 4.3)
+    skipped_reward: str = "sum"
 
 
 # The paper's MDPs (sections 4.1-4.4 and the second experiment set of section 4). Names say which
@@ -106,11 +109,11 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     "image": Variant("image", "dense", "slowdown", "image-like", "section 4.1 (base MDP, DeepRM)"),
     "compact": Variant("compact", "dense", "slowdown", "compact", "section 4.2"),
-    "compact-sparse": Variant("compact", "sparse", "slowdown", "compact + sparse", "section 4.3"),
+    "compact-sparse": Variant("compact", "sparse", "slowdown", "compact + sparse", "section 4.3", "zero"),
     "compact-sparse-reduced": Variant("compact", "sparse", "slowdown_window", "compact + sparse + reduced",
-                                      "section 4.4; = compact + event-based + bounded (second set)"),
+                                      "section 4.4; = compact + event-based + bounded (second set)", "zero"),
     "image-sparse-reduced": Variant("image", "sparse", "slowdown_window", "image-like + sparse + reduced",
-                                    "second set: dense (image) state, event-based, bounded reward"),
+                                    "second set: dense (image) state, event-based, bounded reward", "zero"),
 }
 FIG4_VARIANTS = ("image", "compact", "compact-sparse", "compact-sparse-reduced", "image-sparse-reduced")
 BASE = "image"        # Fig. 4's reference MDP
@@ -141,7 +144,8 @@ def env_kwargs(variant_name: str, scenario_id: int | str, horizon: int | str, *,
     v, s = variant(variant_name), scenario(scenario_id)
     return {**FIXED_ENV, "time_horizon": int(horizon), "res_slot": s.procs, "max_job_size": s.procs,
             "workload_max_job_size": s.max_size, "max_job_len": s.max_len, "obs_mode": v.obs_mode,
-            "transitions": transitions or v.transitions, "reward": v.reward, "jobset_seed": jobset_seed,
+            "transitions": transitions or v.transitions, "skipped_reward": v.skipped_reward,
+            "reward": v.reward, "jobset_seed": jobset_seed,
             "num_jobsets": int(num_jobsets)}
 
 
@@ -443,8 +447,9 @@ def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = No
 
 def variant_of(kwargs: dict) -> str:
     """The variant whose options an env's kwargs carry."""
+    got = (kwargs.get("obs_mode"), kwargs.get("transitions"), kwargs.get("reward"), kwargs.get("skipped_reward", "sum"))
     for name, v in VARIANTS.items():
-        if (kwargs.get("obs_mode"), kwargs.get("transitions"), kwargs.get("reward")) == (v.obs_mode, v.transitions, v.reward):
+        if got == (v.obs_mode, v.transitions, v.reward, v.skipped_reward):
             return name
     raise ConfigError(f"env arguments {kwargs.get('obs_mode')}/{kwargs.get('transitions')}/{kwargs.get('reward')} "
                       "are not one of the paper's MDP variants")

@@ -91,7 +91,8 @@ def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     for ax in list(axes.flat)[len(sids):]:
         ax.set_visible(False)
     fig.suptitle(f"Figure 3: learning curves, image-like vs compact (H {spec['horizon']}; {_scale_note(spec, False)}); "
-                 "paper: compact converges faster", fontsize=8)
+                 f"paper: compact converges faster. Flat = the last quarter's trend moves the smoothed mean by "
+                 f"<= {mx.FLAT_TOL:.0%} of its range", fontsize=8)
     save_figure(fig, png, data)
     return data
 
@@ -206,7 +207,7 @@ def fig5_data(spec: dict, root) -> pd.DataFrame:
         groups.setdefault((run.horizon, run.variant, run.scenario), []).append(
             mx.read_timing(mx.run_folder(root, run) / "timing.json"))
     for (H, name, sid), timings in groups.items():
-        wall = np.array([t["wall_time_total_s"] for t in timings], dtype=float)
+        wall = np.array([t.get("wall_time_total_s", t.get("wall_time_s", np.nan)) for t in timings], dtype=float)
         steps = np.array([t["steps"] for t in timings], dtype=float)
         rate = steps / np.where(wall > 0, wall, np.nan)
         full = paper_steps / rate / 3600
