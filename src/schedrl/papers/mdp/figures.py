@@ -91,7 +91,7 @@ def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     for ax in list(axes.flat)[len(sids):]:
         ax.set_visible(False)
     fig.suptitle(f"Figure 3: learning curves, image-like vs compact (H {spec['horizon']}; {_scale_note(spec, False)}); "
-                 f"paper: compact converges faster. Flat = the last quarter's trend moves the smoothed mean by "
+                 f"paper: compact converges faster.\nFlat = the last quarter's trend moves the smoothed mean by "
                  f"<= {mx.FLAT_TOL:.0%} of its range", fontsize=8)
     save_figure(fig, png, data)
     return data
