@@ -83,3 +83,24 @@ def load_config(path: str | Path, schema_dir: str | Path = DEFAULT_SCHEMA_DIR) -
     """Load and validate a pipeline config file."""
     config = load_yaml(path)
     return validate_config(config, schema_dir, source=str(path))
+
+
+def load_section(text: str, section: str) -> dict:
+    """One config section, from JSON text (how Snakemake rules pass it) or a config YAML file,
+    checked against ``workflow/schemas/<section>.schema.yaml``; ConfigError names what is wrong.
+    Each paper's ``experiments.load_spec`` adds its cross-key checks on top."""
+    import json
+
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError:
+        if text.endswith((".yaml", ".yml")):
+            spec = (load_yaml(text) or {}).get(section)
+        else:
+            raise ConfigError(f"--spec: expected the {section} config section as JSON or a config YAML file") from None
+    if not isinstance(spec, dict) or not spec:
+        raise ConfigError(f"--spec: no {section} section")
+    message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / f"{section}.schema.yaml"))
+    if message:
+        raise ConfigError(f"{section} spec: {message}")
+    return spec

@@ -54,23 +54,9 @@ def parse_variant(variant: str) -> tuple[str, str]:
 
 def load_spec(text: str) -> dict:
     """The ``deeprm`` config section from JSON text or a config YAML file, schema- and cross-checked."""
-    import json
+    from schedrl.config import load_section
 
-    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
-
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError:
-        if text.endswith((".yaml", ".yml")):
-            spec = (load_yaml(text) or {}).get("deeprm")
-        else:
-            raise ConfigError("--spec: expected the deeprm config section as JSON or a config YAML file") from None
-    if not isinstance(spec, dict):
-        raise ConfigError("--spec: no deeprm section")
-    message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / "deeprm.schema.yaml"))
-    if message:
-        raise ConfigError(f"deeprm spec: {message}")
-    return check_spec(spec)
+    return check_spec(load_section(text, "deeprm"))
 
 
 def check_spec(spec: dict) -> dict:

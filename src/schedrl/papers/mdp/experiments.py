@@ -154,21 +154,9 @@ def env_kwargs(variant_name: str, scenario_id: int | str, horizon: int | str, *,
 
 def load_spec(text: str) -> dict:
     """The ``mdp`` config section from JSON text or a config YAML file, schema- and cross-checked."""
-    from schedrl.config import DEFAULT_SCHEMA_DIR, _first_error, load_yaml
+    from schedrl.config import load_section
 
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError:
-        if text.endswith((".yaml", ".yml")):
-            spec = (load_yaml(text) or {}).get("mdp")
-        else:
-            raise ConfigError("--spec: expected the mdp config section as JSON or a config YAML file") from None
-    if not isinstance(spec, dict) or not spec:
-        raise ConfigError("--spec: no mdp section")
-    message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / "mdp.schema.yaml"))
-    if message:
-        raise ConfigError(f"mdp spec: {message}")
-    return check_spec(spec)
+    return check_spec(load_section(text, "mdp"))
 
 
 def check_spec(spec: dict) -> dict:
