@@ -10,7 +10,8 @@ A policy here is any callable ``policy(obs, info) -> action``. Adapters:
 
 ``run_policy(env, policy, n_episodes, seed)`` resets with ``seed`` once, then plain resets, so a
 DeepRM env with ``jobset_seed`` walks its job-set cycle; same env arguments, policy and seed give
-the same table.
+the same table. ``run_lockstep(model, envs, seeds)`` plays one episode in each of many envs side by
+side, asking an SB3 model once per step for all of them (evaluating thousands of trials).
 """
 
 from __future__ import annotations
@@ -105,3 +106,25 @@ def episode_summary(jobs: pd.DataFrame) -> pd.DataFrame:
         "mean_slowdown": grouped["slowdown"].mean(),
         "mean_completion_time": grouped["completion_time"].mean(),
     }).reset_index()
+
+
+def run_lockstep(model, envs: list, seeds: list[int], *, deterministic: bool = True) -> list[dict]:
+    """One episode in each env, side by side: each step stacks the live envs' observations and asks
+    the SB3 ``model`` once, then steps each env. Returns per env (in order) its ``return``,
+    ``steps``, ``truncated`` and the final ``info`` (e.g. the DeepRM env's ``jobs``)."""
+    obs = [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds)]
+    out = [{"return": 0.0, "steps": 0, "truncated": False, "info": {}} for _ in envs]
+    active = list(range(len(envs)))
+    while active:
+        actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
+        still = []
+        for i, action in zip(active, np.asarray(actions).reshape(len(active), -1)[:, 0]):
+            obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
+            out[i]["return"] += float(reward)
+            out[i]["steps"] += 1
+            if terminated or truncated:
+                out[i].update(truncated=bool(truncated), info=info)
+            else:
+                still.append(i)
+        active = still
+    return out

@@ -24,7 +24,7 @@ What runs
 * **Evaluation**: ``trials`` episodes per agent on job sets ``jobset_seed + k`` (k = 0..trials-1),
   the same for every agent, horizon and scenario (the workload does not depend on H or on the MDP),
   greedy actions by default (sched-rl-gym's tutorial evaluates with ``deterministic=True``).
-  ``evaluate_model`` plays the trials in lockstep batches (one policy forward per step for the whole
+  ``evaluate_model`` plays the trials with the core's ``envs.rollout.run_lockstep`` (one policy forward per step for the whole
   batch). An episode's slowdown is the mean over the jobs that arrived; jobs unfinished at T count
   with their slowdown so far, as the env reports them (sched-rl-gym's tutorial does the same, up to
   a +1 for never-started jobs).
@@ -364,6 +364,7 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
     """
     import torch
 
+    from schedrl.envs.rollout import run_lockstep
     from schedrl.experiments.envs import make_env
 
     if trials < 1:
@@ -372,30 +373,15 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
     rows = []
     for first in range(0, trials, batch):
         ks = list(range(first, min(trials, first + batch)))
-        envs = [make_env(ENV_ID, {**kwargs, "jobset_seed": int(jobset_seed) + k, "num_jobsets": 1}) for k in ks]
-        obs = [env.reset(seed=int(jobset_seed) + k)[0] for env, k in zip(envs, ks)]
-        active = list(range(len(envs)))
-        total = np.zeros(len(envs))
-        steps = np.zeros(len(envs), dtype=np.int64)
-        while active:
-            actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
-            still = []
-            for i, action in zip(active, np.asarray(actions).reshape(len(active), -1)[:, 0]):
-                obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
-                total[i] += float(reward)
-                steps[i] += 1
-                if terminated or truncated:
-                    jobs = info["jobs"]
-                    rows.append({"trial": ks[i], "jobset_seed": int(jobset_seed) + ks[i],
-                                 "mean_slowdown": float(np.mean(jobs["slowdown"])) if len(jobs) else float("nan"),
-                                 "n_jobs": int(len(jobs)),
-                                 "jobs_finished": int(np.sum(jobs["state"] == "finished")),
-                                 "return": float(total[i]), "agent_steps": int(steps[i]),
-                                 "time_steps": int(envs[i].unwrapped.grid.now), "truncated": bool(truncated)})
-                else:
-                    still.append(i)
-            active = still
-        for env in envs:
+        seeds = [int(jobset_seed) + k for k in ks]
+        envs = [make_env(ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in seeds]
+        for k, s, env, ep in zip(ks, seeds, envs, run_lockstep(model, envs, seeds, deterministic=deterministic)):
+            jobs = ep["info"]["jobs"]
+            rows.append({"trial": k, "jobset_seed": s,
+                         "mean_slowdown": float(np.mean(jobs["slowdown"])) if len(jobs) else float("nan"),
+                         "n_jobs": int(len(jobs)), "jobs_finished": int(np.sum(jobs["state"] == "finished")),
+                         "return": ep["return"], "agent_steps": ep["steps"],
+                         "time_steps": int(env.unwrapped.grid.now), "truncated": ep["truncated"]})
             env.close()
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS)).sort_values("trial", ignore_index=True)
 
