@@ -71,6 +71,17 @@ def read_json(path: str | Path) -> Any:
         return json.load(fh)
 
 
+def read_result(path: str | Path):
+    """A CSV a pipeline rule wrote; a missing one raises InputFileError saying which rule to run."""
+    import pandas as pd
+
+    from schedrl.errors import InputFileError
+
+    if not Path(path).exists():
+        raise InputFileError(path, "missing (run its Snakemake rule first)")
+    return pd.read_csv(path)
+
+
 def write_csv(path: str | Path, frame, **kwargs) -> None:
     """Write a pandas DataFrame as CSV atomically (index off unless asked)."""
     kwargs.setdefault("index", False)

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from schedrl.errors import ConfigError, InputFileError
+from schedrl.errors import ConfigError
+from schedrl.io import read_result
 
 ROOT = "results/deeprm"  # every run, evaluation and the claims table of this paper
 ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
@@ -275,11 +276,7 @@ def baseline_policy_factory(name: str) -> Callable:
 # ---------------------------------------------------------------------------------------------
 # Reading results back: what figures and claims need.
 
-def read_csv(path: str | Path) -> pd.DataFrame:
-    path = Path(path)
-    if not path.exists():
-        raise InputFileError(path, "missing (run its Snakemake rule first)")
-    return pd.read_csv(path)
+read_csv = read_result  # results written by this paper's rules (missing: one clear line)
 
 
 def label(algo: str, objective: str | None = None) -> str:
