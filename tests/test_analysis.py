@@ -178,7 +178,7 @@ def test_cli_trace_and_figures(tmp_path):
     _swf(tmp_path / "rec.swf", rows)
     _swf(tmp_path / "nowait.swf", rows, waits=False)
     for name, trace in (("rec", "rec.swf"), ("sim", "nowait.swf")):
-        code = main(["analyze", "trace", str(tmp_path / trace), "--name", name, "--nodes", "16",
+        code = main(["sem", "trace", str(tmp_path / trace), "--name", name, "--nodes", "16",
                      "--k-max", "50", "--out-dir", str(tmp_path / name)])
         assert code == 0
     rec, sim = read_json(tmp_path / "rec" / "summary.json"), read_json(tmp_path / "sim" / "summary.json")
@@ -193,7 +193,7 @@ def test_cli_trace_and_figures(tmp_path):
     assert k["k"].tolist() == list(range(51))
     # FCFS + EASY on 16 nodes: no job ever exceeds the machine
     assert sim["over_capacity_share"] == 0.0
-    code = main(["analyze", "sem-figures", str(tmp_path / "rec"), str(tmp_path / "sim"),
+    code = main(["sem", "figures", str(tmp_path / "rec"), str(tmp_path / "sim"),
                  "--figures-dir", str(tmp_path / "fig"), "--claims", str(tmp_path / "claims.csv")])
     assert code == 0
     for stem in ("fig5_running_jobs_cdf", "table2_max_running", "table3_node_hour_loss", "fig7_k_largest_coverage"):
@@ -205,7 +205,7 @@ def test_cli_trace_and_figures(tmp_path):
 def test_cli_missing_trace_is_one_line_error(tmp_path, capsys):
     from schedrl.cli import main
 
-    code = main(["analyze", "trace", str(tmp_path / "absent.swf"), "--name", "x", "--nodes", "4",
+    code = main(["sem", "trace", str(tmp_path / "absent.swf"), "--name", "x", "--nodes", "4",
                  "--out-dir", str(tmp_path / "x")])
     assert code == 2
     assert "absent.swf" in capsys.readouterr().err
@@ -214,7 +214,7 @@ def test_cli_missing_trace_is_one_line_error(tmp_path, capsys):
 
 def test_stand_in_trace_is_announced_and_analysed_as_stand_in(tmp_path, capsys):
     """The one trace path: 'workload trace' writes the stand-in (with a console warning naming the
-    file and the folders searched), 'analyze trace' reads that file and labels it a stand-in."""
+    file and the folders searched), 'sem trace' reads that file and labels it a stand-in."""
     from schedrl.cli import main
     from schedrl.io import read_json
 
@@ -225,7 +225,7 @@ def test_stand_in_trace_is_announced_and_analysed_as_stand_in(tmp_path, capsys):
     err = capsys.readouterr().err
     warning = [line for line in err.splitlines() if "warning" in line]
     assert len(warning) == 1 and "SDSC-DS-2004-2.1-cln.swf.gz" in warning[0] and str(tmp_path / "none") in warning[0]
-    args = ["analyze", "trace", str(trace), "--name", "datastar", "--nodes", "1664", "--k-max", "50"]
+    args = ["sem", "trace", str(trace), "--name", "datastar", "--nodes", "1664", "--k-max", "50"]
     assert main(args + ["--out-dir", str(tmp_path / "a")]) == 0
     assert main(args + ["--out-dir", str(tmp_path / "b")]) == 0
     summary = read_json(tmp_path / "a" / "summary.json")

@@ -10,7 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 RULE_FILES = sorted((REPO / "workflow" / "rules").glob("*.smk"))
 # Rules whose work is simulation or training: they must say what they cost.
-HEAVY = re.compile(r"schedrl (train|evaluate|simulate|heuristics run|deeprm evaluate|analyze trace)\b")
+HEAVY = re.compile(r"schedrl (train|evaluate|simulate|heuristics run|deeprm evaluate|sem trace)\b")
 
 
 def _rules(path: Path) -> dict[str, str]:

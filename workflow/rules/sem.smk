@@ -43,7 +43,7 @@ rule sem_analyze_trace:
     conda:
         CONDA_ENV
     shell:
-        "schedrl analyze trace {input.trace:q} --name {wildcards.trace} --label {params.spec[label]:q} "
+        "schedrl sem trace {input.trace:q} --name {wildcards.trace} --label {params.spec[label]:q} "
         "--source {params.spec[file]:q} --nodes {params.spec[nodes]} --unit {params.spec[unit]} "
         "--schedule {params.schedule} --max-jobs {params.max_jobs} --k-max {params.k_max} "
         "--out-dir results/sem/analysis/{wildcards.trace} > {log:q} 2>&1"
@@ -73,7 +73,7 @@ rule sem_trace_figures:
     conda:
         CONDA_ENV
     shell:
-        "schedrl analyze sem-figures {params.folders:q} --figures-dir figures/sem "
+        "schedrl sem figures {params.folders:q} --figures-dir figures/sem "
         "--claims {output.claims:q} > {log:q} 2>&1"
 
 

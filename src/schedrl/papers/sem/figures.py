@@ -1,6 +1,6 @@
 """SEM trace-analysis figures and tables (sem-encoding.txt Fig. 5, Table 2, Table 3, Fig. 7).
 
-Inputs are the per-trace analysis folders written by ``schedrl analyze trace``
+Inputs are the per-trace analysis folders written by ``schedrl sem trace``
 (``schedrl.papers.sem.experiments.analyze_trace``): ``summary.json``, ``running_cdf.csv`` and
 ``k_largest.csv``. One function per figure or table, named after its target; each shows the
 paper's numbers (``paper_values.yaml``) beside ours. ``TARGETS`` lists every output.

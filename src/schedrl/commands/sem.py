@@ -1,11 +1,12 @@
-"""``schedrl analyze``: trace analysis behind SEM's encoding (running jobs, K-largest coverage).
+"""``schedrl sem``: the SEM encoding paper's steps (trace analysis of running jobs, K-largest
+coverage, its figures and claims), like ``schedrl deeprm``, ``schedrl mdp`` and ``schedrl runtime``.
 
-Subcommands (the work is in ``schedrl.papers.sem``):
+Steps (the work is in ``schedrl.papers.sem``):
 
 * ``trace`` - analyse one cleaned trace (``results/workloads/traces/<key>.swf``: a real log or its
   announced stand-in) into ``summary.json``, ``running_cdf.csv``, ``k_largest.csv`` and
   ``running_steps.csv`` (``--steps``) in ``--out-dir``.
-* ``sem-figures`` - Fig. 5, Table 2, Table 3, Fig. 7 of sem-encoding.txt and its claims table from
+* ``figures`` - Fig. 5, Table 2, Table 3, Fig. 7 of sem-encoding.txt and its claims table from
   several ``trace`` folders.
 """
 
@@ -20,13 +21,13 @@ from schedrl.workloads.analysis import PAPER_THRESHOLDS
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "analyze",
-        help="trace analysis: running jobs over time, K-largest-job coverage (SEM section 3)",
+        "sem",
+        help="SEM encoding paper: trace analysis (running jobs, K-largest coverage), figures, claims",
         description="Running jobs over time from a recorded schedule (start = submit + wait) or a "
         "simulated FCFS + EASY schedule, their CDF and maximum, and the coverage and node-hour loss "
         "of encoding only the K largest running jobs; plus the SEM paper's figures and tables.",
     )
-    sub = p.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
+    sub = p.add_subparsers(dest="sem_command", metavar="STEP", required=True)
 
     t = sub.add_parser("trace", help="analyse one trace into a folder of CSV/JSON files",
                        description="Analyse one SWF trace: running-jobs CDF, maximum running jobs, "
@@ -50,9 +51,9 @@ def register(subparsers) -> None:
     t.add_argument("--out-dir", required=True, metavar="DIR", help="folder for the outputs")
     t.set_defaults(func=run_trace)
 
-    f = sub.add_parser("sem-figures", help="SEM Fig. 5, Tables 2-3, Fig. 7 and claims from trace folders",
+    f = sub.add_parser("figures", help="SEM Fig. 5, Tables 2-3, Fig. 7 and claims from trace folders",
                        description="Draw the SEM trace-analysis figures and tables (paper's numbers "
-                       "beside ours) from folders written by 'schedrl analyze trace'.")
+                       "beside ours) from folders written by 'schedrl sem trace'.")
     f.add_argument("folders", nargs="+", metavar="DIR", help="analysis folders (one per trace)")
     f.add_argument("--figures-dir", required=True, metavar="DIR", help="e.g. figures/sem")
     f.add_argument("--claims", required=True, metavar="CSV", help="claims table to write")
