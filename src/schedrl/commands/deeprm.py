@@ -4,21 +4,20 @@ REINFORCE agent (one per rate) with ``schedrl deeprm train-agent``."""
 
 from __future__ import annotations
 
+from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+
 
 def _spec(text: str) -> dict:
-    from schedrl.papers.deeprm.experiments import load_spec
-
-    return load_spec(text)
+    return load_spec("deeprm", text)
 
 
 def _spec_arg(parser) -> None:
-    parser.add_argument("--spec", required=True, help="deeprm config section (JSON) or config YAML")
+    add_spec_options(parser, "deeprm")
 
 
 def _spec_and_root(parser) -> None:
     """``--spec`` plus ``--root``, the results folder the report steps read."""
-    _spec_arg(parser)
-    parser.add_argument("--root", default="results/deeprm", help="results folder (default: %(default)s)")
+    add_spec_options(parser, "deeprm", root=True)
 
 
 def register(subparsers) -> None:
@@ -126,10 +125,8 @@ def run_figure(args) -> int:
 
 def run_claims(args) -> int:
     from schedrl.papers.deeprm.claims import claims_rows
-    from schedrl.report.claims import write_claims
 
-    frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
-    print(f"{args.out}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
     return 0
 
 

@@ -3,20 +3,18 @@ paper (schedrl.papers.mdp). Agents are trained with the generic ``schedrl train`
 
 from __future__ import annotations
 
+from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+
 FIGURES = ("fig3", "fig4", "fig5", "fig6")
 TABLES = ("fig4_ttests", "fig6_ttests", "horizon_ttests")
 
 
 def _spec(text: str) -> dict:
-    from schedrl.papers.mdp.experiments import load_spec
-
-    return load_spec(text)
+    return load_spec("mdp", text)
 
 
 def _spec_arg(parser, root: bool = False) -> None:
-    parser.add_argument("--spec", required=True, help="mdp config section (JSON) or a config YAML file")
-    if root:
-        parser.add_argument("--root", default="results/mdp", help="results folder (default: %(default)s)")
+    add_spec_options(parser, "mdp", root)
 
 
 def register(subparsers) -> None:
@@ -118,10 +116,8 @@ def run_table(args) -> int:
 
 def run_claims(args) -> int:
     from schedrl.papers.mdp.claims import claims_rows
-    from schedrl.report.claims import write_claims
 
-    frame = write_claims(args.out, claims_rows(_spec(args.spec), args.root))
-    print(f"{args.out}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
     return 0
 
 

@@ -24,11 +24,9 @@ def register(subparsers) -> None:
 
 
 def run_table4(args) -> int:
+    from schedrl.commands import write_paper_claims
     from schedrl.papers.runtime import claims, figures
-    from schedrl.report.claims import write_claims
 
     table = figures.table4(args.runs, args.out_png, nodes=args.nodes, sim_step=args.sim_step, seed=args.seed)
-    frame = write_claims(args.claims_out, claims.claims_rows(table, args.seed))
-    print(f"{args.claims_out}: {len(frame)} claims; " +
-          ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+    write_paper_claims(args.claims_out, claims.claims_rows(table, args.seed))
     return 0
