@@ -134,3 +134,17 @@ def test_cli_errors_are_one_line(results, tmp_path, capsys):
     assert main(["mdp", "claims", "--spec", json.dumps(spec), "--root", str(root), "--out", str(tmp_path / "c.csv")]) == 0
     assert main(["mdp", "cost", "--spec", "config/config.yaml"]) == 0
     assert "core-hours" in capsys.readouterr().out
+
+
+def test_horizon_share_needs_enough_tests(monkeypatch):
+    """A share of 2 t-tests (50%) is no evidence about the paper's 36.6%: no verdict."""
+    import pandas as pd
+
+    from schedrl.papers.mdp import claims, figures
+
+    spec = {"horizon": 20, "horizon_study": {"horizon": 60}}
+    monkeypatch.setattr(figures, "horizon_data", lambda spec, root: pd.DataFrame({"rejected": [True, False]}))
+    assert claims.horizon_rows(spec, "r")[0]["verdict"] == "not comparable"
+    many = pd.DataFrame({"rejected": [True] * 4 + [False] * 6})
+    monkeypatch.setattr(figures, "horizon_data", lambda spec, root: many)
+    assert claims.horizon_rows(spec, "r")[0]["verdict"] == "reproduced"  # 40% vs 36.6%, tolerance 0.15

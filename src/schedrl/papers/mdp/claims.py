@@ -202,10 +202,14 @@ def horizon_rows(spec: dict, root) -> list[dict]:
     data = horizon_data(spec, root)
     share = float(data["rejected"].mean())
     note = f"{int(data['rejected'].sum())} of {len(data)} tests; {VALUES.describe('horizon.reject_share')}"
-    if len(data) < 10:
-        note += "; few tests at this scale: weak evidence"
-    return [_row("horizon-share", claim, f"{VALUES['horizon.reject_share']:.1%}", f"{share:.1%}",
-                 VALUES.verdict("horizon.reject_share", share), note)]
+    tolerance = VALUES.tolerance("horizon.reject_share", "abs")
+    if len(data) == 0 or 1 / len(data) > tolerance:
+        # one test more or less moves the share by more than the tolerance: no verdict
+        verdict_ = "not comparable"
+        note += f"; too few tests, weak evidence: one test is {1 / max(len(data), 1):.0%} of the share > {tolerance:.0%}"
+    else:
+        verdict_ = VALUES.verdict("horizon.reject_share", share)
+    return [_row("horizon-share", claim, f"{VALUES['horizon.reject_share']:.1%}", f"{share:.1%}", verdict_, note)]
 
 
 def claims_rows(spec: dict, root) -> list[dict]:
