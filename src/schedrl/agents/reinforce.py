@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 
@@ -50,6 +51,7 @@ OPTIMIZERS = ("rmsprop", "adam", "sgd")
 class ReinforceConfig:
     """Hyperparameters (``hyperparams/deeprm_pg.yaml`` holds DeepRM's values)."""
 
+    network: str = "mlp"  # a name in schedrl.agents.networks.NETWORKS
     hidden: list[int] = field(default_factory=lambda: [20])
     activation: str = "relu"
     discount: float = 1.0
@@ -79,6 +81,8 @@ class ReinforceConfig:
         if not 0 <= cfg.discount <= 1 or cfg.learning_rate <= 0 or cfg.trajectories < 1 or cfg.examples_per_update < 1:
             raise ConfigError("deeprm_pg: need 0 <= discount <= 1, learning_rate > 0, trajectories >= 1, "
                               "examples_per_update >= 1")
+        if cfg.network not in NETWORKS:
+            raise ConfigError(f"deeprm_pg: network must be one of {', '.join(NETWORKS)}, got '{cfg.network}'")
         if not all(isinstance(w, int) and w > 0 for w in cfg.hidden):
             raise ConfigError(f"deeprm_pg: hidden must be a list of positive widths, got {cfg.hidden!r}")
         return cfg
@@ -131,18 +135,11 @@ def _space_head(space) -> tuple[str, int]:
     raise ConfigError(f"deeprm_pg supports Discrete and MultiBinary action spaces, not {kind}")
 
 
-def build_network(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu"):
-    import torch.nn as nn
-
-    acts = {"relu": nn.ReLU, "tanh": nn.Tanh, "leaky_relu": nn.LeakyReLU}
-    if activation not in acts:
-        raise ConfigError(f"deeprm_pg: activation must be one of {', '.join(acts)}, got '{activation}'")
-    layers, width = [nn.Flatten()], n_inputs
-    for h in hidden:
-        layers += [nn.Linear(width, h), acts[activation]()]
-        width = h
-    layers.append(nn.Linear(width, n_outputs))
-    return nn.Sequential(*layers)
+def build_network(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu",
+                  network: str = "mlp"):
+    """The policy network (``schedrl.agents.networks``); activation errors name this agent."""
+    activation_class(activation, "deeprm_pg")
+    return build(network, n_inputs, n_outputs, hidden, activation)
 
 
 class ReinforcePolicy:
@@ -239,7 +236,7 @@ class ReinforcePolicy:
     def from_state(cls, state: dict) -> ReinforcePolicy:
         meta = state["meta"]
         net = build_network(int(np.prod(state["obs_shape"])), int(state["n_actions"]), meta["hidden"],
-                            meta["activation"])
+                            meta["activation"], meta.get("network", "mlp"))
         net.load_state_dict(state["weights"])  # a fresh object: no numpy cache yet
         return cls(net, state["head"], int(state["n_actions"]), tuple(state["obs_shape"]), meta,
                    bool(state["mask_actions"]))
@@ -260,9 +257,9 @@ def make_policy(env, cfg: ReinforceConfig) -> ReinforcePolicy:
     if cfg.mask_actions and head != "categorical":
         raise ConfigError("deeprm_pg: mask_actions needs a Discrete action space")
     shape = env.observation_space.shape
-    net = build_network(int(np.prod(shape)), n_out, cfg.hidden, cfg.activation)
-    return ReinforcePolicy(net, head, n_out, shape, {"hidden": list(cfg.hidden), "activation": cfg.activation},
-                           cfg.mask_actions)
+    net = build_network(int(np.prod(shape)), n_out, cfg.hidden, cfg.activation, cfg.network)
+    meta = {"network": cfg.network, "hidden": list(cfg.hidden), "activation": cfg.activation}
+    return ReinforcePolicy(net, head, n_out, shape, meta, cfg.mask_actions)
 
 
 def make_optimizer(params, cfg: ReinforceConfig):
