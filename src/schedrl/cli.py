@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
-from schedrl import __version__, commands
-from schedrl.errors import SchedrlError
+# One BLAS / OpenMP / numba thread per command unless the caller sets these: Snakemake runs up to
+# --cores commands at once, and libraries that each start a thread per core would oversubscribe the
+# machine (each rule asks for its threads with --threads, which sets torch's).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from schedrl import __version__, commands  # noqa: E402 - after the thread defaults
+from schedrl.errors import SchedrlError  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):

@@ -15,6 +15,11 @@ sum over its job sets).
 The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``baseline: normalise``
 (returns of the batch standardised to mean 0 / std 1), discount 0.6, Adam lr 0.01 and a larger net.
 
+Rollouts: the ``trajectories`` episodes of a job set are played in lockstep on as many env copies,
+one batched forward pass per step (numpy for dense stacks, torch otherwise); each trajectory draws
+its actions from its own random stream keyed by (seed, iteration, job set, trajectory), so playing
+them one at a time (``train_reinforce(lockstep=False)``) gives the same samples and learning.
+
 Heads: ``Discrete(n)`` gets a softmax head; ``MultiBinary(n)`` gets one Bernoulli per slot (an
 extension: DeepRM itself only had the discrete head). With ``mask_actions`` the env's
 ``action_masks()`` (discrete only) zero out invalid actions; DeepRM did not mask (default off).
@@ -156,21 +161,37 @@ class ReinforcePolicy:
         """Call after the weights change (optimiser step, load)."""
         self._numpy = None
 
-    def _forward_numpy(self, obs) -> np.ndarray:
-        """Logits of one observation in numpy (a torch call per env step costs more than the env)."""
+    def _numpy_layers(self):
+        """The network as numpy layers, or ``None`` when it is not a plain dense stack."""
         if self._numpy is None:
             import torch.nn as nn
 
             layers = []
             for module in self.net:
                 if isinstance(module, nn.Linear):
-                    layers.append(("linear", module.weight.detach().numpy().astype(np.float64).T.copy(),
-                                   module.bias.detach().numpy().astype(np.float64).copy()))
-                elif not isinstance(module, nn.Flatten):
+                    layers.append(("linear", module.weight.detach().numpy().T.copy(),
+                                   module.bias.detach().numpy().copy()))
+                elif isinstance(module, (nn.ReLU, nn.Tanh, nn.LeakyReLU)):
                     layers.append((type(module).__name__, None, None))
+                elif not isinstance(module, nn.Flatten):
+                    layers = False  # another architecture: torch does the forward pass
+                    break
             self._numpy = layers
-        x = np.asarray(obs, dtype=np.float64).reshape(-1)
-        for kind, w, b in self._numpy:
+        return self._numpy or None
+
+    def forward_batch(self, obs) -> np.ndarray:
+        """Logits ``(batch, n_actions)`` (float64) of a batch of observations, without autograd.
+        Dense stacks run in numpy (float32, as torch): a torch call costs more than a small net's
+        arithmetic."""
+        x = np.asarray(obs).reshape(-1, int(np.prod(self.obs_shape)))
+        layers = self._numpy_layers()
+        if layers is None:
+            import torch
+
+            with torch.no_grad():
+                return self.net(torch.as_tensor(x, dtype=torch.float32)).numpy().astype(np.float64)
+        x = x.astype(np.float32, copy=False)
+        for kind, w, b in layers:
             if kind == "linear":
                 x = x @ w + b
             elif kind == "ReLU":
@@ -178,8 +199,12 @@ class ReinforcePolicy:
             elif kind == "Tanh":
                 x = np.tanh(x)
             else:  # LeakyReLU, torch's default slope
-                x = np.where(x > 0, x, 0.01 * x)
-        return x
+                x = np.where(x > 0, x, np.float32(0.01) * x)
+        return x.astype(np.float64)
+
+    def _forward_numpy(self, obs) -> np.ndarray:
+        """Logits of one observation."""
+        return self.forward_batch(obs)[0]
 
     def logits(self, obs):
         import torch
@@ -209,16 +234,28 @@ class ReinforcePolicy:
 
     def sample(self, obs, rng: np.random.Generator, mask=None, deterministic: bool = False):
         """One action for one observation, drawn with the numpy ``rng`` (seeded, cheap)."""
-        logits = self._forward_numpy(obs)
+        masks = None if mask is None else np.asarray(mask, dtype=bool)[None]
+        return self.sample_batch(obs, [rng], masks, deterministic)[0]
+
+    def sample_batch(self, obs, rngs: Sequence[np.random.Generator], masks=None, deterministic: bool = False):
+        """One action per observation of a batch, row i drawn with ``rngs[i]``: one forward pass for
+        the batch, and a row's draw depends only on its own stream, so a trajectory's actions are the
+        same whether it is played alone or in lockstep with others."""
+        logits = self.forward_batch(obs)
+        n = len(logits)
         if self.head == "bernoulli":
             p = 1.0 / (1.0 + np.exp(-logits))
-            return (p > 0.5).astype(np.int8) if deterministic else (rng.random(len(p)) < p).astype(np.int8)
-        if mask is not None and self.mask_actions:
-            logits = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+            if deterministic:
+                return list((p > 0.5).astype(np.int8))
+            return [(rngs[i].random(p.shape[1]) < p[i]).astype(np.int8) for i in range(n)]
+        if masks is not None and self.mask_actions:
+            logits = np.where(np.asarray(masks, dtype=bool).reshape(logits.shape), logits, -np.inf)
         if deterministic:
-            return int(np.argmax(logits))
-        z = np.cumsum(np.exp(logits - logits.max()))
-        return min(int(np.searchsorted(z, rng.random() * z[-1], side="right")), len(z) - 1)
+            return [int(a) for a in np.argmax(logits, axis=1)]
+        z = np.cumsum(np.exp(logits - logits.max(axis=1, keepdims=True)), axis=1)
+        u = np.fromiter((rng.random() for rng in rngs), dtype=np.float64, count=n) * z[:, -1]
+        picks = np.minimum((z <= u[:, None]).sum(axis=1), z.shape[1] - 1)  # inverse CDF
+        return [int(a) for a in picks]
 
     def predict(self, obs, deterministic: bool = False, action_masks=None, state=None, episode_start=None):
         """SB3-style ``(action, None)``; sampling uses torch's global RNG (seeded by the caller)."""
@@ -280,28 +317,84 @@ def _uses_jobsets(env) -> bool:
     return getattr(env.unwrapped, "num_jobsets", None) is not None and getattr(env.unwrapped, "_jobsets", None) is not None
 
 
+def _mask(env, info) -> np.ndarray:
+    """The env's current action mask (the DeepRM env already puts it in ``info``)."""
+    mask = info.get("action_mask")
+    return np.asarray(env.get_wrapper_attr("action_masks")() if mask is None else mask, dtype=bool)
+
+
+@dataclass
+class Rollout:
+    """Trajectories played together. ``obs`` holds every observation once, in the order they were
+    seen (step by step across trajectories: no regrouping copy of large images); trajectory j's
+    rows of it are ``trajs[j]["rows"]``, in time order."""
+
+    obs: np.ndarray
+    trajs: list[dict]
+
+    def trajectory_obs(self, j: int) -> np.ndarray:
+        return self.obs[self.trajs[j]["rows"]]
+
+
+def play_lockstep(envs: Sequence[Any], policy: ReinforcePolicy, rngs: Sequence[np.random.Generator],
+                  reset_seed: int | None, options: dict | None, info_keywords: Sequence[str] = ()) -> Rollout:
+    """One trajectory per env, all stepped together: each step is one batched forward pass over
+    the envs still running. Env i samples with ``rngs[i]`` (see ``ReinforcePolicy.sample_batch``).
+    Each trajectory has its row indices, actions, masks (with ``mask_actions``), rewards and the
+    final info's ``info_keywords``."""
+    n, masked = len(envs), policy.mask_actions
+    trajs = [{"rows": [], "actions": [], "masks": [], "rewards": [], "info": {}} for _ in range(n)]
+    obs, infos = [None] * n, [None] * n
+    for i, env in enumerate(envs):
+        obs[i], infos[i] = env.reset(seed=reset_seed, options=options)
+    shape = np.shape(obs[0])
+    batches, seen = [], 0
+    active = list(range(n))
+    while active:
+        batch = np.empty((len(active), *shape), dtype=np.float32)
+        for k, i in enumerate(active):
+            batch[k] = obs[i]
+        masks = np.stack([_mask(envs[i], infos[i]) for i in active]) if masked else None
+        actions = policy.sample_batch(batch, [rngs[i] for i in active], masks)
+        batches.append(batch)
+        still = []
+        for k, i in enumerate(active):
+            t = trajs[i]
+            t["rows"].append(seen + k)
+            t["actions"].append(actions[k])
+            if masked:
+                t["masks"].append(masks[k])
+            obs[i], reward, terminated, truncated, infos[i] = envs[i].step(actions[k])
+            t["rewards"].append(float(reward))
+            if terminated or truncated:
+                t["info"] = {key: float("nan") if infos[i].get(key) is None else float(infos[i][key])
+                             for key in info_keywords}
+            else:
+                still.append(i)
+        seen += len(active)
+        active = still
+    return Rollout(np.concatenate(batches), trajs)
+
+
 def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int | None,
-         options: dict | None, info_keywords: Sequence[str] = ()) -> dict:
-    """One trajectory: observations, actions, masks, rewards and the final info's keywords."""
-    obs, info = env.reset(seed=reset_seed, options=options)
-    masked = policy.mask_actions
-    obs_list, acts, masks, rewards = [], [], [], []
-    done = False
-    while not done:
-        mask = None
-        if masked:  # the DeepRM env already puts the current mask in info; others are asked
-            mask = info.get("action_mask")
-            mask = np.asarray(env.get_wrapper_attr("action_masks")() if mask is None else mask, dtype=bool)
-        action = policy.sample(obs, rng, mask)
-        obs_list.append(np.asarray(obs, dtype=np.float32))
-        acts.append(action)
-        if masked:
-            masks.append(mask)
-        obs, reward, terminated, truncated, info = env.step(action)
-        rewards.append(float(reward))
-        done = terminated or truncated
-    extras = {k: float(info.get(k, float("nan"))) if info.get(k) is not None else float("nan") for k in info_keywords}
-    return {"obs": obs_list, "actions": acts, "masks": masks, "rewards": rewards, "info": extras}
+         options: dict | None, info_keywords: Sequence[str] = ()) -> Rollout:
+    """One trajectory on ``env`` (``play_lockstep`` with one env)."""
+    return play_lockstep([env], policy, [rng], reset_seed, options, info_keywords)
+
+
+def _offsets(rollouts: Sequence[Rollout]):
+    """Each rollout with the index of its first row in their concatenated observations."""
+    off = 0
+    for r in rollouts:
+        yield r, off
+        off += len(r.obs)
+
+
+def trajectory_rngs(seed: int, iteration: int, example: int, n: int) -> list[np.random.Generator]:
+    """Independent streams, one per trajectory, keyed by (seed, iteration, example, trajectory):
+    lockstep and one-at-a-time play draw the same actions, and a resumed run the same as a whole one."""
+    return [np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(iteration), int(example), j)))
+            for j in range(n)]
 
 
 def _rng_states(rng: np.random.Generator) -> dict:
@@ -346,7 +439,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     run_dir, *, config: dict | None = None, info_keywords: Sequence[str] = (),
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
-                    on_mismatch: str = "error") -> ReinforceResult:
+                    on_mismatch: str = "error", lockstep: bool = True) -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -357,6 +450,10 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     checkpoints ``checkpoints/iter_<k>.pt`` (ten per run unless ``checkpoint_every`` says); Ctrl-C
     (KeyboardInterrupt, also from ``on_iteration``) writes one at the last finished iteration and
     re-raises, and a rerun resumes from the newest without a flag.
+
+    ``lockstep``: the ``trajectories`` episodes of a job set are played together on as many envs
+    (one batched forward pass per step); ``False`` plays them one after another on one env. Both
+    give the same samples, curve and weights (each trajectory has its own random stream).
     """
     import torch
 
@@ -375,6 +472,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         return ReinforceResult(run_dir, start.done, steps_done, 0, 0.0, skipped=True)
 
     env = make_env_fn()
+    envs = [env] + [make_env_fn() for _ in range(cfg.trajectories - 1)] if lockstep else [env]
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     policy = make_policy(env, cfg)
@@ -399,7 +497,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
 
     def on_interrupt() -> dict:
         bar.close()
-        env.close()
+        for e in envs:
+            e.close()
         if last is None:
             return {"trained": 0}
         _save_checkpoint(folder, last, rows[:last["rows"]])
@@ -412,14 +511,27 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             pending = 0
             order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
             for i, ex in enumerate(int(k) for k in order):
-                trajs = [play(env, policy, rng, None if jobsets else seed + ex,
-                              {"jobset": ex} if jobsets else None, info_keywords) for _ in range(cfg.trajectories)]
+                rngs = trajectory_rngs(seed, it, ex, cfg.trajectories)
+                args = (None if jobsets else seed + ex, {"jobset": ex} if jobsets else None, info_keywords)
+                if lockstep:
+                    rollouts = [play_lockstep(envs, policy, rngs, *args)]
+                else:
+                    rollouts = [play(env, policy, r, *args) for r in rngs]
+                trajs = [t for r in rollouts for t in r.trajs]
                 rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
                 advs = advantages(rets, cfg.baseline)
-                obs = np.stack([o for t in trajs for o in t["obs"]])
-                acts = np.asarray([a for t in trajs for a in t["actions"]])
-                masks = np.stack([m for t in trajs for m in t["masks"]]) if policy.mask_actions else None
-                adv = torch.as_tensor(np.concatenate(advs), dtype=torch.float32)
+                # every step's sample in rollout row order (the loss is a mean: order is immaterial)
+                obs = np.concatenate([r.obs for r in rollouts]) if len(rollouts) > 1 else rollouts[0].obs
+                where = np.concatenate([np.asarray(t["rows"]) + off for r, off in _offsets(rollouts) for t in r.trajs])
+                acts = np.empty((len(obs), policy.n_actions) if policy.head == "bernoulli" else len(obs), dtype=np.int64)
+                acts[where] = np.asarray([a for t in trajs for a in t["actions"]])
+                adv_rows = np.empty(len(obs))
+                adv_rows[where] = np.concatenate(advs)
+                masks = None
+                if policy.mask_actions:
+                    masks = np.empty((len(obs), policy.n_actions), dtype=bool)
+                    masks[where] = np.stack([m for t in trajs for m in t["masks"]])
+                adv = torch.as_tensor(adv_rows, dtype=torch.float32)
                 loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
                 loss.backward()
                 pending += 1
@@ -443,14 +555,15 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 _save_checkpoint(folder, last, rows)
     bar.close()
     wall = clock()
-    env.close()
+    for e in envs:
+        e.close()
 
     folder.write_curve(rows, tuple(info_keywords))
     policy.save(folder.model_file)
     trained = iterations - first
     folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
                         iterations_trained=int(trained), resumed_from_iteration=int(first),
-                        threads=int(threads), n_envs=1, device="cpu")
+                        threads=int(threads), n_envs=len(envs), device="cpu")
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 
