@@ -72,6 +72,7 @@ def test_variant_block_is_merged_over_default(tmp_path):
     ({"policy_kwargs": {"net_arch": [64, -1]}}, "net_arch"),
     ({"learning_rate": "cos_3"}, "learning_rate"),
     ({"policy": "TransformerPolicy"}, "unknown policy"),
+    ({"vec_env": "threads"}, "vec_env"),
 ])
 def test_bad_hyperparameters_name_the_key(bad, match):
     hp = {**load_hyperparams("a2c"), **bad}
@@ -231,3 +232,14 @@ def test_bad_algorithm_for_env_leaves_no_run_folder(tmp_path):
         train("schedrl.envs:schedrl/DeepRM-v0", {"action_mode": "multibinary", "num_nw": 5}, "dqn", {},
               total_steps=10, seed=0, run_dir=run_dir)
     assert not run_dir.exists()
+
+
+def test_subproc_vec_env_learns_the_same_as_dummy(tmp_path):
+    """``vec_env: subproc`` steps each env copy in its own process; for a seeded run the learning
+    curve equals the in-process DummyVecEnv's (only where the env steps changes)."""
+    hp = {**small("a2c"), "n_envs": 2}
+    train(ENV, {}, "a2c", hp, 200, seed=1, run_dir=tmp_path / "dummy")
+    train(ENV, {}, "a2c", {**hp, "vec_env": "subproc"}, 200, seed=1, run_dir=tmp_path / "subproc")
+    curves = [pd.read_csv(tmp_path / d / "learning_curve.csv") for d in ("dummy", "subproc")]
+    pd.testing.assert_frame_equal(*curves)
+    assert json.loads((tmp_path / "subproc" / "timing.json").read_text())["n_envs"] == 2

@@ -1,8 +1,10 @@
 """rl-zoo style hyperparameters: one YAML file per algorithm, keyed by env variant.
 
 ``hyperparams/<algo>.yaml`` maps a variant name (e.g. ``deeprm-discrete-image``) to a block of
-keyword arguments of the SB3 class, plus two extras: ``policy`` (default ``MlpPolicy``) and
-``n_envs`` (parallel copies of the env in a DummyVecEnv, default 1). The block ``default`` is the
+keyword arguments of the SB3 class, plus three extras: ``policy`` (default ``MlpPolicy``),
+``n_envs`` (copies of the env stepped together, default 1) and ``vec_env`` (``dummy``: the copies
+step one after another in the training process, right for our envs whose step costs less than a
+process round trip; ``subproc``: one process each, for envs whose step is expensive). The block ``default`` is the
 fallback; a variant block is merged over it key by key, so a variant lists only what it changes.
 
 YAML cannot hold Python objects, so a few values are written as names and turned into objects by
@@ -26,7 +28,8 @@ from schedrl.config import load_yaml
 from schedrl.errors import ConfigError
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
-EXTRA_KEYS = ("policy", "n_envs")
+EXTRA_KEYS = ("policy", "n_envs", "vec_env")
+VEC_ENVS = ("dummy", "subproc")
 
 _ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "leaky_relu": "LeakyReLU", "elu": "ELU",
                 "sigmoid": "Sigmoid", "gelu": "GELU"}
@@ -61,6 +64,14 @@ def load_hyperparams(algo: str, variant: str | None = None, directory: str | Pat
     merged.setdefault("policy", "MlpPolicy")
     merged.setdefault("n_envs", 1)
     return merged
+
+
+def vec_env_kind(params: dict[str, Any]) -> str:
+    """The ``vec_env`` extra of plain hyperparameters (``dummy`` when absent), checked."""
+    kind = params.get("vec_env", "dummy")
+    if kind not in VEC_ENVS:
+        raise ConfigError(f"hyperparameter 'vec_env' must be one of {', '.join(VEC_ENVS)}, got {kind!r}")
+    return kind
 
 
 def _linear(start: float):
@@ -123,6 +134,8 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, di
     params = copy.deepcopy(params)
     policy = params.pop("policy", "MlpPolicy")
     n_envs = int(params.pop("n_envs", 1))
+    vec_env_kind(params)
+    params.pop("vec_env", None)
     if n_envs < 1:
         raise ConfigError(f"hyperparameter 'n_envs' must be >= 1, got {n_envs}")
     if policy not in getattr(cls, "policy_aliases", {}):

@@ -74,6 +74,7 @@ class ReinforceConfig:
         params = dict(params)
         params.pop("policy", None)  # keys load_hyperparams adds for SB3 algorithms
         params.pop("n_envs", None)
+        params.pop("vec_env", None)
         known = set(cls.__dataclass_fields__)
         for key in params:
             if key not in known:

@@ -163,9 +163,9 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         return TrainResult(result.run_dir, result.steps, result.steps_trained, result.wall_time_s,
                            result.steps - result.steps_trained, result.skipped)
     from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.agents.hyperparams import resolve_hyperparams, vec_env_kind
     from schedrl.agents.registry import algo_class, check_action_space, is_off_policy, uses_masks
 
     begin_run(total_steps, "total steps", checkpoint_every, threads)
@@ -202,7 +202,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         return thunk
 
     (run_dir / "monitor").mkdir(exist_ok=True)
-    venv = DummyVecEnv([env_factory(i) for i in range(n_envs)])
+    vec_cls = SubprocVecEnv if vec_env_kind(hyperparams) == "subproc" and n_envs > 1 else DummyVecEnv
+    venv = vec_cls([env_factory(i) for i in range(n_envs)])
     check_action_space(algo, venv.action_space)
     if uses_masks(algo):
         from sb3_contrib.common.maskable.utils import is_masking_supported
