@@ -19,6 +19,8 @@ def register(subparsers) -> None:
     p.add_argument("--scale", default="default", help="scale name shown in the report")
     p.add_argument("--benchmarks", default="benchmarks/results", metavar="DIR",
                    help="Snakemake benchmark files, summed per paper (default: %(default)s)")
+    p.add_argument("--budget-config", default="config/config.yaml", metavar="YAML",
+                   help="config holding the default-scale budget.core_hours per paper (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MD", help="markdown report to write")
     p.add_argument("--html", metavar="HTML", help="also write the report as one self-contained HTML page")
     p.add_argument("--claims-out", metavar="CSV", help="also write all claims as one CSV")
@@ -46,11 +48,13 @@ def paper_infos():
 def run(args) -> int:
     from pathlib import Path
 
+    from schedrl.config import load_yaml
     from schedrl.report.render import benchmark_seconds, render_html, render_report, versions
 
     report_dir = Path(args.out).parent
+    budget = (load_yaml(args.budget_config) or {}).get("budget", {}).get("core_hours", {})
     text, claims = render_report(args.claims, args.sections, args.scale, paper_infos(), report_dir=report_dir,
-                                 benchmarks=benchmark_seconds(args.benchmarks), package_versions=versions())
+                                 benchmarks=benchmark_seconds(args.benchmarks, budget), package_versions=versions())
     if args.claims_out:
         write_csv(args.claims_out, claims)
     if args.html:

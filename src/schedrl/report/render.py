@@ -52,17 +52,12 @@ def _belongs(path: Path, paper: str) -> bool:
     return path.parts[-2:-1] == (paper,) or path.name.startswith(f"{paper}_")
 
 
-def benchmark_seconds(root: str | Path = "benchmarks/results") -> pd.DataFrame:
-    """Rule runs and their summed wall time per paper, from Snakemake's ``benchmark:`` files."""
-    rows = []
-    for tsv in sorted(Path(root).glob("*/**/*.tsv")):
-        try:
-            seconds = float(pd.read_csv(tsv, sep="\t")["s"].iloc[0])
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, KeyError, IndexError, ValueError):
-            continue  # a half-written or foreign file: not a rule's benchmark
-        rows.append({"group": tsv.relative_to(root).parts[0], "seconds": seconds})
-    frame = pd.DataFrame(rows, columns=["group", "seconds"])
-    return frame.groupby("group", sort=False)["seconds"].agg(rule_runs="count", core_hours=lambda s: s.sum() / 3600)
+def benchmark_seconds(root: str | Path = "benchmarks/results", budget: dict | None = None) -> pd.DataFrame:
+    """The Cost section's table: per paper rule runs, wall and CPU hours, budget and share
+    (``schedrl.report.budget``)."""
+    from schedrl.report.budget import budget_table
+
+    return budget_table(root, budget)
 
 
 def versions() -> dict[str, str]:
@@ -136,11 +131,14 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
                 out += [f"![{fig.caption}]({link.as_posix()})", "", f"*{Path(fig.path).stem}: {fig.caption}*", ""]
         out += [f"### Claims ({len(rows)})", ""]
         out += [_md_table(rows.drop(columns=["paper"])) if len(rows) else "No claims checked at this scale.", ""]
-    if benchmarks is not None and len(benchmarks):
-        table = benchmarks.reset_index().rename(columns={"group": "paper / group"})
-        table["core_hours"] = table["core_hours"].map(lambda h: f"{h:.3f}")
-        out += ["## Cost", "", "Wall time of every rule run with a `benchmark:` file, summed per group "
-                "(core-hours: each such rule runs on one core).", "", _md_table(table), ""]
+    if benchmarks is not None and benchmarks["rule_runs"].sum() > 0:
+        from schedrl.report.budget import formatted
+
+        table = formatted(benchmarks).rename(columns={"paper": "paper / group"})
+        out += ["## Cost", "", "Every rule run with a `benchmark:` file, summed per group: wall hours, CPU "
+                "core-hours used, and the share of the default-scale budget (`budget.core_hours` in "
+                "config/config.yaml; the whole default DAG in <= 32 core-hours). `schedrl budget` prints "
+                "the same table.", "", _md_table(table), ""]
     if package_versions:
         out += ["## Software", "", _md_table(pd.DataFrame(
             [{"package": k, "version": v} for k, v in package_versions.items()])), ""]
