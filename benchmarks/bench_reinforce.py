@@ -27,6 +27,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from nullenv import NullEnv  # benchmarks/nullenv.py (the script folder is on sys.path)
 
 from schedrl.agents.hyperparams import load_hyperparams
 from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
@@ -36,24 +37,6 @@ from schedrl.papers.deeprm import experiments as dx
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 
 GOAL_SPEEDUP, GOAL_ENV_SHARE = 4.0, 0.10
-
-
-class NullEnv(gym.Env):
-    """The spaces of ``like``; a constant observation, reward 0, episodes of ``length`` steps."""
-
-    def __init__(self, like: gym.Env, length: int):
-        self.observation_space, self.action_space = like.observation_space, like.action_space
-        self._obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
-        self._length, self._t = length, 0
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self._t = 0
-        return self._obs, {}
-
-    def step(self, action):
-        self._t += 1
-        return self._obs, 0.0, False, self._t >= self._length, {}
 
 
 def _train(make, cfg: ReinforceConfig, iterations: int, jobsets: int, lockstep: bool) -> float:

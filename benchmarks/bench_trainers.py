@@ -19,8 +19,7 @@ import io
 import pstats
 import time
 
-import gymnasium as gym
-import numpy as np
+from nullenv import NullEnv  # benchmarks/nullenv.py (the script folder is on sys.path)
 
 from schedrl.agents import load_hyperparams
 from schedrl.agents.hyperparams import resolve_hyperparams
@@ -32,24 +31,6 @@ SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
         "variants": {"discrete-image": {"env": {"num_nw": 10}}, "multibinary-image": {"env": {"num_nw": 5}},
                      "discrete-stacked": {"env": {"num_nw": 5}}}}
 GOAL_ENV_SHARE = 0.10
-
-
-class NullEnv(gym.Env):
-    """The spaces of ``like``; a constant observation, reward 0, episodes of ``length`` steps."""
-
-    def __init__(self, like: gym.Env, length: int = 200):
-        self.observation_space, self.action_space = like.observation_space, like.action_space
-        self._obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
-        self._length, self._t = length, 0
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self._t = 0
-        return self._obs, {}
-
-    def step(self, action):
-        self._t += 1
-        return self._obs, 0.0, False, self._t >= self._length, {}
 
 
 def _rate(algo: str, hp: dict, make, steps: int, n_envs: int, profile: bool = False):
@@ -73,7 +54,7 @@ def _rate(algo: str, hp: dict, make, steps: int, n_envs: int, profile: bool = Fa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=4000, help="env steps per measurement")
-    parser.add_argument("--algos", nargs="+", default=["a2c", "ppo", "dqn", "trpo"])
+    parser.add_argument("--algos", nargs="+", default=["a2c", "ppo", "dqn", "trpo", "deeprm_pg"])
     parser.add_argument("--variants", nargs="+", default=["discrete-image"])
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1], help="vectorised env counts to compare")
     parser.add_argument("--profile", action="store_true", help="profile the slowest run on our env")
@@ -88,6 +69,10 @@ def main() -> None:
         kwargs = dx.env_kwargs(SPEC, variant, "slowdown")
         for algo in args.algos:
             if algo == "dqn" and variant.startswith("multibinary"):
+                continue
+            if algo == "deeprm_pg":  # our REINFORCE: its own loop, measured by bench_reinforce.py
+                print(f"{variant:18s} {algo:9s} see benchmarks/bench_reinforce.py (lockstep vs sequential vs "
+                      "env-only vs null env)")
                 continue
             hp = load_hyperparams(algo, dx.hyperparams_variant(variant))
             base = None

@@ -1,0 +1,24 @@
+"""An env that does no work, for measuring a trainer's own cost (imported by the bench scripts)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+
+class NullEnv(gym.Env):
+    """The spaces of ``like``; a constant observation, reward 0, episodes of ``length`` steps."""
+
+    def __init__(self, like: gym.Env, length: int = 200):
+        self.observation_space, self.action_space = like.observation_space, like.action_space
+        self._obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._length, self._t = length, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs, {}
+
+    def step(self, action):
+        self._t += 1
+        return self._obs, 0.0, False, self._t >= self._length, {}
