@@ -281,3 +281,19 @@ def test_lockstep_play_gives_each_trajectory_its_own_stream_on_the_deeprm_env():
         assert np.array_equal(together.trajectory_obs(j), alone[j].obs)
         assert np.array_equal(np.stack(t["masks"]), np.stack(s["masks"]))
     assert len({tuple(t["actions"]) for t in together.trajs}) > 1
+
+
+def test_device_auto_trains_where_torch_can_and_records_it(tmp_path):
+    """``device="auto"`` picks CUDA where torch sees it, else the CPU (this test runs anywhere)."""
+    import json
+
+    import torch
+
+    from schedrl.agents.reinforce import resolve_device
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto") == expected and resolve_device("cpu") == "cpu"
+    train_reinforce(Bandit, ReinforceConfig.from_dict(CFG), 2, 0, tmp_path / "run", examples=1, device="auto")
+    assert json.loads((tmp_path / "run" / "timing.json").read_text())["device"] == expected
+    policy = ReinforcePolicy.load(tmp_path / "run" / "model.zip", device="auto")
+    assert policy.device == expected and policy.predict(np.ones((2, 2)), deterministic=True)[0] in (0, 1)

@@ -158,6 +158,13 @@ class ReinforcePolicy:
         self.device = "cpu"
         self._numpy = None  # weights as numpy arrays for cheap one-observation forwards
 
+    def to(self, device: str) -> ReinforcePolicy:
+        """Move the network to a torch ``device`` (``cpu``, ``cuda``, ``cuda:N``)."""
+        self.net.to(device)
+        self.device = str(device)
+        self.invalidate()
+        return self
+
     def invalidate(self) -> None:
         """Call after the weights change (optimiser step, load)."""
         self._numpy = None
@@ -170,8 +177,8 @@ class ReinforcePolicy:
             layers = []
             for module in self.net:
                 if isinstance(module, nn.Linear):
-                    layers.append(("linear", module.weight.detach().numpy().T.copy(),
-                                   module.bias.detach().numpy().copy()))
+                    layers.append(("linear", module.weight.detach().cpu().numpy().T.copy(),
+                                   module.bias.detach().cpu().numpy().copy()))
                 elif isinstance(module, (nn.ReLU, nn.Tanh, nn.LeakyReLU)):
                     layers.append((type(module).__name__, None, None))
                 elif not isinstance(module, nn.Flatten):
@@ -185,12 +192,13 @@ class ReinforcePolicy:
         Dense stacks run in numpy (float32, as torch): a torch call costs more than a small net's
         arithmetic."""
         x = np.asarray(obs).reshape(-1, int(np.prod(self.obs_shape)))
-        layers = self._numpy_layers()
+        layers = self._numpy_layers() if self.device == "cpu" else None
         if layers is None:
             import torch
 
             with torch.no_grad():
-                return self.net(torch.as_tensor(x, dtype=torch.float32)).numpy().astype(np.float64)
+                x = torch.as_tensor(x, dtype=torch.float32, device=self.device)
+                return self.net(x).cpu().numpy().astype(np.float64)
         x = x.astype(np.float32, copy=False)
         for kind, w, b in layers:
             if kind == "linear":
@@ -210,8 +218,8 @@ class ReinforcePolicy:
     def logits(self, obs):
         import torch
 
-        x = torch.as_tensor(np.asarray(obs, dtype=np.float32)).reshape(-1, int(np.prod(self.obs_shape)))
-        return self.net(x)
+        x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
+        return self.net(x.reshape(-1, int(np.prod(self.obs_shape))))
 
     def distribution(self, obs, masks=None):
         import torch
@@ -220,7 +228,7 @@ class ReinforcePolicy:
         if self.head == "bernoulli":
             return torch.distributions.Bernoulli(logits=logits)
         if masks is not None:
-            masks = torch.as_tensor(np.asarray(masks, dtype=bool)).reshape(logits.shape)
+            masks = torch.as_tensor(np.asarray(masks, dtype=bool), device=self.device).reshape(logits.shape)
             logits = logits.masked_fill(~masks, float("-inf"))
         return torch.distributions.Categorical(logits=logits)
 
@@ -228,7 +236,7 @@ class ReinforcePolicy:
         import torch
 
         dist = self.distribution(obs, masks)
-        actions = torch.as_tensor(np.asarray(actions))
+        actions = torch.as_tensor(np.asarray(actions), device=self.device)
         if self.head == "bernoulli":
             return dist.log_prob(actions.float()).sum(-1)
         return dist.log_prob(actions.long())
@@ -268,7 +276,8 @@ class ReinforcePolicy:
     # -- persistence ----------------------------------------------------------------------------
     def state(self) -> dict:
         return {"meta": self.meta, "head": self.head, "n_actions": self.n_actions, "obs_shape": list(self.obs_shape),
-                "mask_actions": self.mask_actions, "weights": self.net.state_dict()}
+                "mask_actions": self.mask_actions,
+                "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()}}
 
     @classmethod
     def from_state(cls, state: dict) -> ReinforcePolicy:
@@ -284,7 +293,7 @@ class ReinforcePolicy:
         """Load a ``model.zip`` written by ``train_reinforce`` (SB3's ``load`` signature)."""
         import torch
 
-        return cls.from_state(torch.load(path, map_location="cpu", weights_only=False))
+        return cls.from_state(torch.load(path, map_location="cpu", weights_only=False)).to(resolve_device(device))
 
     def save(self, path) -> None:
         _torch_save(self.state(), path)
@@ -298,6 +307,15 @@ def make_policy(env, cfg: ReinforceConfig) -> ReinforcePolicy:
     net = build_network(int(np.prod(shape)), n_out, cfg.hidden, cfg.activation, cfg.network)
     meta = {"network": cfg.network, "hidden": list(cfg.hidden), "activation": cfg.activation}
     return ReinforcePolicy(net, head, n_out, shape, meta, cfg.mask_actions)
+
+
+def resolve_device(device: str) -> str:
+    """``auto``: ``cuda`` where torch sees a CUDA device, else ``cpu``; other names unchanged."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def make_optimizer(params, cfg: ReinforceConfig):
@@ -440,7 +458,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     run_dir, *, config: dict | None = None, info_keywords: Sequence[str] = (),
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
-                    on_mismatch: str = "error", lockstep: bool = True) -> ReinforceResult:
+                    on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu") -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -455,6 +473,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     ``lockstep``: the ``trajectories`` episodes of a job set are played together on as many envs
     (one batched forward pass per step); ``False`` plays them one after another on one env. Both
     give the same samples, curve and weights (each trajectory has its own random stream).
+    ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
+    dense stack's rollout forward passes run in numpy, elsewhere in torch on the device.
     """
     import torch
 
@@ -477,6 +497,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     policy = make_policy(env, cfg)
+    policy.to(resolve_device(device))
     optimizer = make_optimizer(policy.net.parameters(), cfg)
     n_examples = int(examples or (env.unwrapped.num_jobsets if _uses_jobsets(env) else 1))
     first, steps, rows = 0, 0, []
@@ -532,7 +553,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 if policy.mask_actions:
                     masks = np.empty((len(obs), policy.n_actions), dtype=bool)
                     masks[where] = np.stack([m for t in trajs for m in t["masks"]])
-                adv = torch.as_tensor(adv_rows, dtype=torch.float32)
+                adv = torch.as_tensor(adv_rows, dtype=torch.float32, device=policy.device)
                 loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
                 loss.backward()
                 pending += 1
@@ -564,7 +585,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     trained = iterations - first
     folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
                         iterations_trained=int(trained), resumed_from_iteration=int(first),
-                        threads=int(threads), n_envs=len(envs), device="cpu")
+                        threads=int(threads), n_envs=len(envs), device=policy.device)
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 

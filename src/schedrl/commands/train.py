@@ -34,8 +34,8 @@ def register(subparsers) -> None:
     p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: a tenth of --steps, so a killed run resumes)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--device", default="cpu",
-                   help="torch device for SB3 algorithms: cpu, cuda or auto (default: %(default)s; "
-                   "deeprm_pg always runs on the CPU)")
+                   help="torch device of the network: cpu, cuda, cuda:N or auto (CUDA where there is "
+                   "one) (default: %(default)s)")
     p.add_argument("--restart-if-changed", action="store_true",
                    help="if RUN_DIR holds a run with another config, delete it and start afresh "
                    "(default: refuse)")

@@ -159,7 +159,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         # REINFORCE counts whole iterations (every job set x trajectories), not env steps
         result = train_pg(env_id, env_kwargs, hyperparams, total_steps, seed, run_dir, wrappers=wrappers,
                           variant=variant, checkpoint_every=checkpoint_every, threads=threads,
-                          on_mismatch=on_mismatch)
+                          on_mismatch=on_mismatch, device=device)
         return TrainResult(result.run_dir, result.steps, result.steps_trained, result.wall_time_s,
                            result.steps - result.steps_trained, result.skipped)
     from stable_baselines3.common.monitor import Monitor
@@ -259,7 +259,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], iterations: int, seed: int,
              run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (), variant: str | None = None,
              examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
-             on_mismatch: str = "error", algo: str = "deeprm_pg"):
+             on_mismatch: str = "error", algo: str = "deeprm_pg", device: str = "cpu"):
     """Train DeepRM's REINFORCE agent (``schedrl.agents.reinforce``) for ``iterations`` iterations.
 
     Same run-folder files as ``train`` (config.json, model.zip, learning_curve.csv, timing.json),
@@ -278,7 +278,7 @@ def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], 
     return train_reinforce(lambda: make_env(env_id, env_kwargs, wrappers), cfg, iterations, seed, run_dir,
                            config={**config, "versions": _versions()}, info_keywords=info_keywords,
                            examples=examples, checkpoint_every=checkpoint_every, threads=threads,
-                           on_mismatch=on_mismatch)
+                           on_mismatch=on_mismatch, device=device)
 
 
 def remove_checkpoints(run_dir: str | Path) -> None:
