@@ -6,6 +6,19 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+# Snakemake's own message for a broken YAML file names neither the file nor the line: check ours
+# first (for a file given with --configfile, `schedrl config FILE` names the line).
+import sys
+
+from schedrl.config import load_yaml
+from schedrl.errors import SchedrlError
+
+try:
+    load_yaml("config/config.yaml")
+except SchedrlError as exc:
+    sys.stderr.write(f"schedrl: {exc}\n")
+    sys.exit(2)
+
 
 configfile: "config/config.yaml"
 
