@@ -229,6 +229,38 @@ class MRSchEncoder(HPCEncoder):
         units[: len(rem), 1] = rem / p.time_scale
 
 
+class MRSchPowerEncoder(MRSchEncoder):
+    """MRSch with power as a third resource (section V-E): the ``mrsch`` vector, then each window
+    job's power demand as a share of the power head room (W values), then the free share of the
+    head room and the power-weighted mean remaining time of the running jobs (2 values);
+    ``shape = (5W + 2N1 + 2N2 + 2,)``. Power is not split into units (it has no unit the paper
+    names), so it takes the two aggregate values where nodes and burst buffer take unit pairs.
+    Without a power budget the extra values are 0. Needs ``jobs``."""
+
+    name = "mrsch_power"
+
+    def _size(self, p):
+        return mrsch_size(p) + p.window + 2
+
+    def _fill(self, out, state, jobs, priority):
+        p = self.params
+        base = mrsch_size(p)
+        super()._fill(out[:base], state, jobs, priority)
+        if jobs is None:
+            raise ConfigError("the mrsch_power encoder needs the simulator's job arrays")
+        cap = np.asarray(state.capacity, dtype=np.float64)
+        if len(cap) < 2 + (1 if p.bb_units else 0) or cap[-1] <= 0:
+            return  # no power dimension
+        q = np.asarray(state.queue, dtype=np.int64)[: p.window]
+        demand = np.asarray(jobs.demand, dtype=np.float64)[:, -1]
+        out[base: base + len(q)] = demand[q] / cap[-1]
+        out[base + p.window] = float(state.free[-1]) / cap[-1]
+        r = np.asarray(state.running, dtype=np.int64)
+        held = demand[r]
+        if held.sum() > 0:
+            out[base + p.window + 1] = float(held @ self._running_remaining(state)) / held.sum() / p.time_scale
+
+
 class RuntimeEncoder(HPCEncoder):
     """Runtime paper state (brief 4.2): baseline ``N + 2J`` or proposal ``2N + 3J``."""
 

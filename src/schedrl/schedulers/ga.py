@@ -269,7 +269,8 @@ def _genetic(demand, free, scale, rng, population, generations, mutation):
         a = rng.integers(0, population, size=(population, 2))
         parents = np.where(ranks[a[:, 0]] <= ranks[a[:, 1]], a[:, 0], a[:, 1])
         mates = parents[rng.permutation(population)]
-        cut = rng.integers(1, w, size=population)  # one-point crossover
+        # one-point crossover; a one-job window has no cut point, so children copy their parent
+        cut = rng.integers(1, w, size=population) if w > 1 else np.full(population, w)
         left = np.arange(w)[None, :] < cut[:, None]
         children = np.where(left, pop[parents], pop[mates])
         children ^= rng.random(children.shape) < mutation

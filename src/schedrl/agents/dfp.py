@@ -1,0 +1,443 @@
+"""Direct Future Prediction (DFP; Dosovitskiy and Koltun, ICLR 2017) in PyTorch.
+
+A DFP agent predicts, for every action, how a vector of *measurements* will change at several
+future offsets (in decision steps), given the state, the current measurements and a *goal* (one
+weight per measurement). It acts by the largest ``goal . prediction``, so changing the goal at
+run time changes what it pursues without retraining.
+
+Network (``DFPNet``; sizes from ``DFPConfig``):
+
+* state module: an MLP (``state_hidden`` leaky-ReLU layers, then ``state_out``) or a 1-D CNN
+  (``cnn_channels`` conv layers of kernel ``cnn_kernel`` / stride ``cnn_stride``, then a dense
+  ``state_out`` layer);
+* measurement and goal modules: ``meas_hidden`` / ``goal_hidden`` dense leaky-ReLU layers each;
+* the three outputs are concatenated (joint representation) and fed to an expectation stream
+  (one prediction for all actions) and an action stream (one per action) whose mean over actions
+  is subtracted (dueling-style normalisation); prediction = expectation + normalised action.
+
+Predictions have ``len(offsets) x n_meas`` entries per action: the change ``m[t+k] - m[t]`` for
+each offset k. The objective of an action is ``sum_k w_k goal . pred_k`` with DFP's temporal
+weights ``offset_weights`` (by default only the far offsets count, as in the paper's defaults).
+Training: epsilon-greedy play (epsilon from ``epsilon_start`` multiplied by ``epsilon_decay``
+after every episode, floor ``epsilon_min``), transitions in a replay memory (observations stored
+as float16 to keep 20,000 Theta states in ~0.5 GB), mean-squared error on the *taken* action's
+prediction only, offsets that run past the episode end left out of the loss. Invalid actions
+(``info["action_mask"]`` False) are never chosen, in play or in greedy tests. Action selection is
+one batched forward pass over all actions (no loop over actions).
+
+``train_dfp`` writes the run folder every trainer shares (``schedrl.agents.runs.RunFolder``):
+``config.json``, ``hyperparams.yaml``, ``model.zip`` (``DFPAgent.save``), ``learning_curve.csv``
+(one row per episode: steps, episode, length, mean loss, epsilon, mean objective),
+``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` (the
+replay memory is not checkpointed: a resumed run refills it) and ``timing.json``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
+from schedrl.errors import ConfigError
+
+STATE_MODULES = ("mlp", "cnn")
+
+
+@dataclass
+class DFPConfig:
+    """Hyperparameters (defaults: MRSch's network and DFP's training settings)."""
+
+    state_module: str = "mlp"
+    state_hidden: list[int] = field(default_factory=lambda: [4000, 1000])
+    state_out: int = 512
+    cnn_channels: list[int] = field(default_factory=lambda: [16, 32])
+    cnn_kernel: int = 8
+    cnn_stride: int = 4
+    meas_hidden: list[int] = field(default_factory=lambda: [128, 128, 128])
+    goal_hidden: list[int] = field(default_factory=lambda: [128, 128, 128])
+    stream_hidden: int = 512
+    offsets: list[int] = field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
+    offset_weights: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0, 0.5, 0.5, 1.0])
+    leaky_slope: float = 0.2
+    learning_rate: float = 1e-4
+    batch_size: int = 64
+    replay_size: int = 20_000
+    update_every: int = 4
+    min_replay: int = 64
+    epsilon_start: float = 1.0
+    epsilon_decay: float = 0.995
+    epsilon_min: float = 0.0
+    target_scale: float = 1.0
+
+    @classmethod
+    def from_dict(cls, params: dict[str, Any]) -> DFPConfig:
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ConfigError(f"dfp: unknown hyperparameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        cfg = cls(**params)
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        if self.state_module not in STATE_MODULES:
+            raise ConfigError(f"dfp: state_module must be one of {', '.join(STATE_MODULES)}, not {self.state_module!r}")
+        if len(self.offsets) == 0 or len(self.offsets) != len(self.offset_weights):
+            raise ConfigError("dfp: offsets and offset_weights need the same, non-zero length")
+        if any(int(k) < 1 for k in self.offsets) or list(self.offsets) != sorted(set(self.offsets)):
+            raise ConfigError("dfp: offsets must be increasing whole numbers >= 1")
+        if not 0 < self.epsilon_decay <= 1 or not 0 <= self.epsilon_min <= self.epsilon_start <= 1:
+            raise ConfigError("dfp: need 0 < epsilon_decay <= 1 and 0 <= epsilon_min <= epsilon_start <= 1")
+        if self.learning_rate <= 0 or self.batch_size < 1 or self.replay_size < self.batch_size \
+                or self.update_every < 1 or self.target_scale <= 0:
+            raise ConfigError("dfp: need learning_rate > 0, batch_size >= 1, replay_size >= batch_size, "
+                              "update_every >= 1, target_scale > 0")
+
+    @property
+    def horizon(self) -> int:
+        return int(max(self.offsets))
+
+
+def _mlp(sizes: Sequence[int], slope: float):
+    import torch.nn as nn
+
+    layers: list = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.LeakyReLU(slope)]
+    return nn.Sequential(*layers)
+
+
+def build_net(obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig):
+    """The DFP network (see the module docstring) as a ``torch.nn.Module``."""
+    import torch
+    import torch.nn as nn
+
+    slope = cfg.leaky_slope
+    n_pred = n_meas * len(cfg.offsets)
+
+    class DFPNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            if cfg.state_module == "mlp":
+                self.state = _mlp([obs_dim, *cfg.state_hidden, cfg.state_out], slope)
+            else:
+                convs, ch, length = [], 1, obs_dim
+                for c in cfg.cnn_channels:
+                    convs += [nn.Conv1d(ch, c, cfg.cnn_kernel, cfg.cnn_stride), nn.LeakyReLU(slope)]
+                    length = (length - cfg.cnn_kernel) // cfg.cnn_stride + 1
+                    ch = c
+                if length < 1:
+                    raise ConfigError(f"dfp: the CNN's kernels and strides leave nothing of {obs_dim} inputs")
+                self.state = nn.Sequential(nn.Unflatten(1, (1, obs_dim)), *convs, nn.Flatten(),
+                                           nn.Linear(ch * length, cfg.state_out), nn.LeakyReLU(slope))
+            self.meas = _mlp([n_meas, *cfg.meas_hidden], slope)
+            self.goal = _mlp([n_meas, *cfg.goal_hidden], slope)
+            joint = cfg.state_out + cfg.meas_hidden[-1] + cfg.goal_hidden[-1]
+            self.expectation = nn.Sequential(nn.Linear(joint, cfg.stream_hidden), nn.LeakyReLU(slope),
+                                             nn.Linear(cfg.stream_hidden, n_pred))
+            self.action = nn.Sequential(nn.Linear(joint, cfg.stream_hidden), nn.LeakyReLU(slope),
+                                        nn.Linear(cfg.stream_hidden, n_actions * n_pred))
+
+        def forward(self, obs, meas, goal):
+            j = torch.cat([self.state(obs), self.meas(meas), self.goal(goal)], dim=1)
+            e = self.expectation(j)
+            a = self.action(j).view(-1, n_actions, n_pred)
+            a = a - a.mean(dim=1, keepdim=True)  # the action stream is normalised over actions
+            return e.unsqueeze(1) + a  # (batch, actions, offsets * measurements), offset-major
+
+    return DFPNet()
+
+
+class DFPAgent:
+    """A DFP network with its sizes; ``act`` / ``objectives`` score every action in one pass."""
+
+    def __init__(self, obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig, net=None):
+        cfg.check()
+        self.obs_dim, self.n_meas, self.n_actions, self.cfg = int(obs_dim), int(n_meas), int(n_actions), cfg
+        self.net = net if net is not None else build_net(self.obs_dim, self.n_meas, self.n_actions, cfg)
+        self.offset_weights = np.asarray(cfg.offset_weights, dtype=np.float32)
+
+    def temporal_goal(self, goal: np.ndarray) -> np.ndarray:
+        """(batch, offsets * measurements): DFP's goal over the prediction vector."""
+        goal = np.atleast_2d(np.asarray(goal, dtype=np.float32))
+        return (self.offset_weights[None, :, None] * goal[:, None, :]).reshape(goal.shape[0], -1)
+
+    def predict_changes(self, obs, meas, goal) -> np.ndarray:
+        """(batch, actions, offsets, measurements): predicted measurement changes (unscaled)."""
+        import torch
+
+        obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+        meas = np.atleast_2d(np.asarray(meas, dtype=np.float32))
+        goal = np.atleast_2d(np.asarray(goal, dtype=np.float32))
+        with torch.no_grad():
+            out = self.net(torch.as_tensor(obs), torch.as_tensor(meas), torch.as_tensor(goal)).numpy()
+        return out.reshape(len(obs), self.n_actions, len(self.cfg.offsets), self.n_meas) / self.cfg.target_scale
+
+    def objectives(self, obs, meas, goal) -> np.ndarray:
+        """(batch, actions): ``sum_k w_k goal . prediction_k`` for every action."""
+        pred = self.predict_changes(obs, meas, goal)
+        g = np.atleast_2d(np.asarray(goal, dtype=np.float32))
+        return np.einsum("bakm,k,bm->ba", pred, self.offset_weights, g)
+
+    def act(self, obs, meas, goal, mask=None, epsilon: float = 0.0,
+            rng: np.random.Generator | None = None) -> np.ndarray:
+        """Actions for a batch: greedy on the goal's objective among valid actions, or with
+        probability ``epsilon`` a uniformly random valid one."""
+        obj = self.objectives(obs, meas, goal)
+        valid = np.ones_like(obj, dtype=bool) if mask is None else np.atleast_2d(np.asarray(mask, dtype=bool))
+        valid = np.where(valid.any(axis=1, keepdims=True), valid, True)  # no valid action: any
+        actions = np.argmax(np.where(valid, obj, -np.inf), axis=1)
+        if epsilon > 0:
+            rng = rng or np.random.default_rng()
+            explore = rng.random(len(actions)) < epsilon
+            for b in np.flatnonzero(explore):  # only the explored rows (a handful), not the actions
+                actions[b] = rng.choice(np.flatnonzero(valid[b]))
+        return actions
+
+    # -- persistence
+    def state_dict(self) -> dict:
+        return {"obs_dim": self.obs_dim, "n_meas": self.n_meas, "n_actions": self.n_actions,
+                "config": asdict(self.cfg), "weights": self.net.state_dict()}
+
+    def save(self, path) -> None:
+        import torch
+
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(str(path) + ".tmp")
+        torch.save(self.state_dict(), tmp)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path) -> DFPAgent:
+        import torch
+
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        agent = cls(state["obs_dim"], state["n_meas"], state["n_actions"], DFPConfig(**state["config"]))
+        agent.net.load_state_dict(state["weights"])
+        agent.net.eval()
+        return agent
+
+
+class Replay:
+    """Ring buffer of (obs, measurements, goal, action, target changes, target validity)."""
+
+    def __init__(self, size: int, obs_dim: int, n_meas: int, n_offsets: int):
+        self.size, self.n = int(size), 0
+        self.pos = 0
+        self.obs = np.zeros((self.size, obs_dim), dtype=np.float16)
+        self.meas = np.zeros((self.size, n_meas), dtype=np.float32)
+        self.goal = np.zeros((self.size, n_meas), dtype=np.float32)
+        self.action = np.zeros(self.size, dtype=np.int64)
+        self.target = np.zeros((self.size, n_offsets * n_meas), dtype=np.float32)
+        self.valid = np.zeros((self.size, n_offsets * n_meas), dtype=np.float32)
+
+    def add(self, obs, meas, goal, action, target, valid) -> None:
+        i = self.pos
+        self.obs[i], self.meas[i], self.goal[i], self.action[i] = obs, meas, goal, action
+        self.target[i], self.valid[i] = target, valid
+        self.pos = (i + 1) % self.size
+        self.n = min(self.n + 1, self.size)
+
+    def sample(self, batch: int, rng: np.random.Generator):
+        idx = rng.integers(0, self.n, size=batch)
+        return (self.obs[idx].astype(np.float32), self.meas[idx], self.goal[idx], self.action[idx],
+                self.target[idx], self.valid[idx])
+
+
+class _Episode:
+    """An episode's steps so far; a step enters the replay once its farthest offset is known."""
+
+    def __init__(self, offsets: Sequence[int], n_meas: int):
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.n_meas = n_meas
+        self.obs, self.meas, self.goal, self.action = [], [], [], []
+        self.pushed = 0
+
+    def targets(self, t: int, meas: list) -> tuple[np.ndarray, np.ndarray]:
+        target = np.zeros((len(self.offsets), self.n_meas), dtype=np.float32)
+        valid = np.zeros_like(target)
+        for i, k in enumerate(self.offsets):
+            if t + k < len(meas):
+                target[i] = meas[t + k] - meas[t]
+                valid[i] = 1.0
+        return target.reshape(-1), valid.reshape(-1)
+
+    def ready(self, current, done: bool):
+        """Steps whose targets are complete (all of them when the episode is over); ``current``:
+        the measurements after the last action."""
+        meas = self.meas + [current]
+        horizon = int(self.offsets.max())
+        last = len(self.action) if done else len(self.action) + 1 - horizon
+        while self.pushed < last:
+            t = self.pushed
+            yield t, self.targets(t, meas)
+            self.pushed += 1
+
+
+@dataclass
+class DFPResult:
+    run_dir: Path
+    episodes: int
+    steps: int
+    wall_time_s: float
+    skipped: bool = False
+    steps_trained: int = 0
+
+
+def _vector(info: dict, key: str | None, fallback: np.ndarray | None, what: str) -> np.ndarray:
+    if key is None:
+        return np.asarray(fallback, dtype=np.float32)
+    if key not in info:
+        raise ConfigError(f"dfp: the env's info has no '{key}' ({what})")
+    return np.asarray(info[key], dtype=np.float32).reshape(-1)
+
+
+def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence[dict | None], seed: int,
+              run_dir, *, measurement_key: str = "measurements", goal_key: str | None = "goal",
+              fixed_goal: Sequence[float] | None = None, config: dict | None = None,
+              checkpoint_every: int | None = None, threads: int = 1, on_mismatch: str = "error",
+              max_steps: int | None = None, episode_labels: Sequence[str] | None = None) -> DFPResult:
+    """Train a DFP agent on ``episodes`` (one ``reset(options=...)`` dict per episode, in order).
+
+    Measurements are read from ``info[measurement_key]`` after every reset and step; the goal from
+    ``info[goal_key]`` (recomputed by the env at every decision) or, with ``goal_key=None``, the
+    constant ``fixed_goal``. Valid actions from ``info["action_mask"]`` when present. ``max_steps``
+    caps the agent steps of every episode (None: play each to its end). ``episode_labels`` name
+    the episodes in ``config.json`` (the options themselves may hold job tables).
+    """
+    import torch
+
+    cfg.check()
+    episodes = list(episodes)
+    begin_run(len(episodes), "episodes", checkpoint_every, threads)
+    checkpoint_every = default_checkpoint_every(len(episodes), checkpoint_every)
+    if goal_key is None and fixed_goal is None:
+        raise ConfigError("dfp: give goal_key or fixed_goal")
+    folder = RunFolder(run_dir, prefix="episode_", suffix=".pt")
+    record = {**(config or {}), "algo": "dfp", "hyperparams": asdict(cfg), "seed": int(seed),
+              "episodes": list(episode_labels) if episode_labels is not None else len(episodes),
+              "max_steps": max_steps}
+    start = folder.start(record, len(episodes), on_mismatch=on_mismatch, key="episodes")
+    if start.skip:
+        from schedrl.io import read_json
+
+        return DFPResult(Path(run_dir), len(episodes), int(read_json(folder.timing_file)["steps"]), 0.0, True)
+
+    env = make_env_fn()
+    obs, info = env.reset(seed=int(seed), options=episodes[0])
+    meas = _vector(info, measurement_key, None, "measurements")
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    agent = DFPAgent(int(np.prod(obs.shape)), len(meas), int(env.action_space.n), cfg)
+    optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.learning_rate)
+    replay = Replay(cfg.replay_size, agent.obs_dim, agent.n_meas, len(cfg.offsets))
+    first, steps, rows, losses, epsilon = 0, 0, [], [], float(cfg.epsilon_start)
+    if start.checkpoint is not None:
+        state = torch.load(start.checkpoint[1], map_location="cpu", weights_only=False)
+        agent.net.load_state_dict(state["weights"])
+        optimizer.load_state_dict(state["optimizer"])
+        first, steps, epsilon = int(state["episode"]), int(state["steps"]), float(state["epsilon"])
+        rows, losses = list(state["curve"]), list(state["losses"])
+        rng.bit_generator.state = state["rng"]
+    steps_before = steps
+    folder.write_config(record, asdict(cfg))
+    fixed = None if fixed_goal is None else np.asarray(fixed_goal, dtype=np.float32)
+
+    def update() -> float:
+        o, m, g, a, target, valid = replay.sample(cfg.batch_size, rng)
+        pred = agent.net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(g))
+        taken = pred[torch.arange(len(a)), torch.as_tensor(a)]  # loss on the taken action only
+        v = torch.as_tensor(valid)
+        err = (taken - torch.as_tensor(target) * cfg.target_scale) ** 2 * v
+        loss = err.sum() / v.sum().clamp(min=1.0)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return float(loss.detach())
+
+    def snapshot(episode: int) -> dict:
+        return {"weights": agent.net.state_dict(), "optimizer": optimizer.state_dict(), "episode": episode,
+                "steps": steps, "epsilon": epsilon, "curve": list(rows), "losses": list(losses),
+                "rng": rng.bit_generator.state}
+
+    last = None
+
+    def on_interrupt() -> dict:
+        if last is None:
+            return {"trained": 0}
+        torch.save(last, folder.checkpoint_path(last["episode"]))
+        folder.prune()
+        return {"trained": last["steps"] - steps_before, "episodes": last["episode"], "steps": last["steps"]}
+
+    bar = progress_bar(len(episodes), first, "episode", f"dfp seed{seed}")
+    with folder.segment(on_interrupt) as clock:
+        for ep in range(first, len(episodes)):
+            if ep > 0 or first > 0:
+                obs, info = env.reset(options=episodes[ep])
+            meas = _vector(info, measurement_key, None, "measurements")
+            goal = _vector(info, goal_key, fixed, "goal")
+            run = _Episode(cfg.offsets, agent.n_meas)
+            ep_losses, objective, length, done = [], [], 0, False
+            while not done:
+                mask = info.get("action_mask")
+                a = int(agent.act(obs.reshape(1, -1), meas, goal, None if mask is None else mask[None],
+                                  epsilon, rng)[0])
+                run.obs.append(obs.reshape(-1))
+                run.meas.append(meas)
+                run.goal.append(goal)
+                run.action.append(a)
+                obs, _, terminated, truncated, info = env.step(a)
+                meas = _vector(info, measurement_key, None, "measurements")
+                goal = _vector(info, goal_key, fixed, "goal")
+                objective.append(float(goal @ meas))
+                length += 1
+                steps += 1
+                done = bool(terminated or truncated) or (max_steps is not None and length >= max_steps)
+                for t, (target, valid) in run.ready(meas, done):
+                    replay.add(run.obs[t], run.meas[t], run.goal[t], run.action[t], target, valid)
+                    run.obs[t] = None  # free the observation once it is in the replay
+                if replay.n >= max(cfg.min_replay, cfg.batch_size) and steps % cfg.update_every == 0:
+                    loss = update()
+                    ep_losses.append(loss)
+                    losses.append({"update": len(losses) + 1, "timesteps": steps, "episode": ep, "loss": loss})
+            rows.append({"timesteps": steps, "env": ep, "reward": float(np.mean(objective)) if objective else 0.0,
+                         "length": length, "loss": float(np.mean(ep_losses)) if ep_losses else float("nan"),
+                         "epsilon": epsilon})
+            epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
+            bar.set_postfix_str(f"loss {rows[-1]['loss']:.4g}, epsilon {epsilon:.3f}")
+            bar.update(1)
+            last = snapshot(ep + 1)
+            if ep + 1 == len(episodes) or (ep + 1) % checkpoint_every == 0:
+                torch.save(last, folder.checkpoint_path(ep + 1))
+                folder.prune()
+    bar.close()
+    wall = clock()
+    env.close()
+    folder.write_curve(rows, ("loss", "epsilon"))
+    import pandas as pd
+
+    from schedrl.io import write_csv
+
+    write_csv(folder.path / "losses.csv", pd.DataFrame(losses, columns=["update", "timesteps", "episode", "loss"]),
+              float_format="%.6g")
+    agent.save(folder.model_file)
+    folder.write_timing(wall, steps - steps_before, episodes=len(episodes), steps=int(steps),
+                        episodes_trained=len(episodes) - first, resumed_from_episode=int(first),
+                        updates=len(losses), threads=int(threads), device="cpu")
+    return DFPResult(Path(run_dir), len(episodes), steps, wall, steps_trained=steps - steps_before)
+
+
+def decision_seconds(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """``fn()`` and its wall time in seconds (for decision-time measurements)."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+__all__ = ["DFPAgent", "DFPConfig", "DFPResult", "Replay", "STATE_MODULES", "build_net", "decision_seconds",
+           "train_dfp"]

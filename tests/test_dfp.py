@@ -1,0 +1,151 @@
+"""DFP agent (schedrl.agents.dfp): network shapes, target bookkeeping, and two toy tasks whose best
+action is known (a fixed goal; a goal that changes which action is best)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+
+from schedrl.agents.dfp import DFPAgent, DFPConfig, Replay, _Episode, build_net, train_dfp
+from schedrl.agents.runs import RunFolder
+from schedrl.errors import ConfigError
+
+# action -> measurement increment (2 measurements)
+GAINS = np.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.3]], dtype=np.float32)
+
+
+class ToyEnv(gym.Env):
+    """Each action adds GAINS[a] to the measurements; the goal is drawn per episode (or fixed);
+    action 0 is masked on odd steps."""
+
+    def __init__(self, length: int = 30, goal=None):
+        self.observation_space = spaces.Box(0, 1, (4,), np.float32)
+        self.action_space = spaces.Discrete(3)
+        self.length, self.fixed_goal = length, goal
+
+    def _info(self):
+        mask = np.ones(3, dtype=bool)
+        mask[0] = self.t % 2 == 0
+        return {"measurements": self.m.copy(), "goal": self.g.copy(), "action_mask": mask}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t, self.m = 0, np.zeros(2, dtype=np.float32)
+        if self.fixed_goal is not None:
+            self.g = np.asarray(self.fixed_goal, dtype=np.float32)
+        else:
+            self.g = self.np_random.dirichlet([1.0, 1.0]).astype(np.float32)
+        return self.np_random.random(4).astype(np.float32), self._info()
+
+    def step(self, a):
+        assert self._info()["action_mask"][a], "a masked action was taken"
+        self.m = self.m + GAINS[a]
+        self.t += 1
+        return self.np_random.random(4).astype(np.float32), 0.0, self.t >= self.length, False, self._info()
+
+
+SMALL = dict(state_hidden=[32], state_out=16, meas_hidden=[16], goal_hidden=[16], stream_hidden=32,
+             offsets=[1, 2], offset_weights=[1.0, 0.5], learning_rate=3e-3, batch_size=32, replay_size=4000,
+             update_every=1, min_replay=32, epsilon_decay=0.85, epsilon_min=0.05)
+
+
+def test_paper_network_shapes_and_action_normalisation():
+    cfg = DFPConfig()
+    net = build_net(11_410, 2, 10, cfg)
+    state_layers = [m for m in net.state if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in state_layers] == [(11_410, 4000), (4000, 1000), (1000, 512)]
+    assert [m.out_features for m in net.meas if isinstance(m, torch.nn.Linear)] == [128, 128, 128]
+    assert [m.out_features for m in net.goal if isinstance(m, torch.nn.Linear)] == [128, 128, 128]
+    small = build_net(40, 2, 5, DFPConfig(**SMALL))
+    out = small(torch.rand(3, 40), torch.rand(3, 2), torch.rand(3, 2))
+    assert out.shape == (3, 5, 4)  # actions x (2 offsets x 2 measurements)
+    # the action stream is normalised: prediction minus expectation averages to 0 over actions
+    x = torch.rand(3, 40)
+    m, g = torch.rand(3, 2), torch.rand(3, 2)
+    pred = small(x, m, g)
+    j = torch.cat([small.state(x), small.meas(m), small.goal(g)], 1)
+    assert torch.allclose((pred - small.expectation(j).unsqueeze(1)).mean(dim=1), torch.zeros(3, 4), atol=1e-6)
+
+
+def test_cnn_state_module_builds():
+    cfg = DFPConfig(**{**SMALL, "state_module": "cnn", "cnn_channels": [4], "cnn_kernel": 4, "cnn_stride": 2})
+    net = build_net(40, 2, 3, cfg)
+    assert net(torch.rand(2, 40), torch.rand(2, 2), torch.rand(2, 2)).shape == (2, 3, 4)
+    assert any(isinstance(m, torch.nn.Conv1d) for m in net.state)
+
+
+def test_targets_are_future_changes_and_past_the_end_is_masked():
+    run = _Episode([1, 2], 1)
+    for m in [0.0, 1.0, 3.0]:
+        run.meas.append(np.array([m], np.float32))
+        run.action.append(0)
+        run.obs.append(None)
+        run.goal.append(None)
+    ready = list(run.ready(np.array([6.0], np.float32), done=False))
+    # horizon 2: with measurements m0..m3 known, steps 0 and 1 have both offsets
+    assert [t for t, _ in ready] == [0, 1]
+    assert ready[0][1][0].tolist() == [1.0, 3.0] and ready[1][1][0].tolist() == [2.0, 5.0]
+    rest = list(run.ready(np.array([6.0], np.float32), done=True))
+    assert [t for t, _ in rest] == [2]
+    target, valid = rest[0][1]
+    assert target.tolist() == [3.0, 0.0] and valid.tolist() == [1.0, 0.0]
+
+
+def test_act_masks_and_follows_the_goal_batched():
+    agent = DFPAgent(4, 2, 3, DFPConfig(**SMALL))
+    obj = agent.objectives(np.zeros((5, 4)), np.zeros((5, 2)), np.ones((5, 2)))
+    assert obj.shape == (5, 3)
+    mask = np.array([[False, True, False]] * 5)
+    assert (agent.act(np.zeros((5, 4)), np.zeros((5, 2)), np.ones((5, 2)), mask) == 1).all()
+    rng = np.random.default_rng(0)
+    explored = agent.act(np.zeros((200, 4)), np.zeros((200, 2)), np.ones((200, 2)),
+                         np.array([[True, False, True]] * 200), epsilon=1.0, rng=rng)
+    assert set(explored.tolist()) == {0, 2}
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError, match="state_module"):
+        DFPConfig.from_dict({"state_module": "rnn"})
+    with pytest.raises(ConfigError, match="unknown"):
+        DFPConfig.from_dict({"lr": 1})
+    with pytest.raises(ConfigError, match="offsets"):
+        DFPConfig.from_dict({"offsets": [1, 2], "offset_weights": [1.0]})
+
+
+def test_replay_ring():
+    r = Replay(3, 2, 1, 2)
+    for i in range(5):
+        r.add(np.full(2, i), [i], [1], i, np.zeros(2), np.ones(2))
+    assert r.n == 3 and sorted(r.action.tolist()) == [2, 3, 4]
+
+
+def _greedy(agent, goal):
+    obs = np.random.default_rng(1).random((20, 4)).astype(np.float32)
+    return agent.act(obs, np.zeros((20, 2)), np.tile(goal, (20, 1)))
+
+
+def test_learns_the_known_best_action(tmp_path):
+    # fixed goal (1, 0.2): action 0 gains 1.0, action 1 0.2, action 2 0.36 -> action 0 is best
+    torch.set_num_threads(1)
+    res = train_dfp(lambda: ToyEnv(goal=[1.0, 0.2]), DFPConfig(**SMALL), [None] * 25, seed=0,
+                    run_dir=tmp_path / "run")
+    agent = DFPAgent.load(RunFolder(tmp_path / "run").model_file)
+    assert (_greedy(agent, [1.0, 0.2]) == 0).all()
+    pred = agent.predict_changes(np.zeros((1, 4)), np.zeros((1, 2)), [[1.0, 0.2]])[0, :, 0]  # offset 1
+    assert np.allclose(pred, GAINS, atol=0.15)
+    assert res.steps == 25 * 30 and (tmp_path / "run" / "losses.csv").exists()
+    # a rerun with the same config finds the run finished
+    assert train_dfp(lambda: ToyEnv(goal=[1.0, 0.2]), DFPConfig(**SMALL), [None] * 25, seed=0,
+                     run_dir=tmp_path / "run").skipped
+
+
+def test_changing_the_goal_changes_the_action(tmp_path):
+    torch.set_num_threads(1)
+    train_dfp(lambda: ToyEnv(), DFPConfig(**SMALL), [None] * 30, seed=1, run_dir=tmp_path / "run")
+    agent = DFPAgent.load(RunFolder(tmp_path / "run").model_file)
+    assert (_greedy(agent, [1.0, 0.0]) == 0).all()  # only measurement 0 counts
+    assert (_greedy(agent, [0.0, 1.0]) == 1).all()  # only measurement 1 counts
+    assert (_greedy(agent, [-1.0, -1.0]) == 2).all()  # both to be minimised: the smallest gain
