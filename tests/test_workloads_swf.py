@@ -216,7 +216,7 @@ def _table():
 
 def test_cleaning_rules_are_counted():
     with pytest.warns(UnsortedSubmitWarning):
-        out = clean_jobs(_table())
+        out = clean_jobs(_table(), over_request="raise")
     c = out.attrs["cleaning"]
     assert set(c) == set(CLEANING_KEYS)
     assert (c["filled_req_procs"], c["filled_req_time"]) == (1, 1)
@@ -232,7 +232,7 @@ def test_cleaning_rules_are_counted():
 def test_cleaning_options():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsortedSubmitWarning)
-        clip = clean_jobs(_table(), oversize="clip", over_request="keep")
+        clip = clean_jobs(_table(), oversize="clip")  # over_request="keep" is the default (PWA)
         assert clip.attrs["cleaning"]["oversize_clipped"] == 1
         assert clip.loc[clip["job_id"] == 4, "req_procs"].item() == 16
         assert clip.loc[clip["job_id"] == 5, "req_time"].item() == 60

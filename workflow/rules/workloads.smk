@@ -96,7 +96,7 @@ rule workload_trace:
         dirs=WL_TRACE_DIRS,
         stand_in_jobs=WL_CFG.get("stand_in_jobs", 20000),
         oversize=WL_CLEAN.get("oversize", "drop"),
-        over_request=WL_CLEAN.get("over_request", "raise"),
+        over_request=WL_CLEAN.get("over_request", "keep"),
         seed=WL_SEED,
     log:
         "logs/workloads/trace_{trace}.log",

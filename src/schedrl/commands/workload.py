@@ -92,8 +92,9 @@ def register(subparsers) -> None:
     t.add_argument("--max-procs", type=int, default=None, help="machine size for cleaning (default: header)")
     t.add_argument("--oversize", choices=("drop", "clip", "error"), default="drop",
                    help="jobs larger than the machine (default: %(default)s)")
-    t.add_argument("--over-request", choices=("raise", "keep", "drop"), default="raise",
-                   help="runtime above the request: raise the request, keep it, drop the job (default: %(default)s)")
+    t.add_argument("--over-request", choices=("keep", "raise", "drop"), default="keep",
+                   help="runtime above the request: keep the request (the simulator kills the job at it: "
+                   "the PWA convention), raise it to the runtime, or drop the job (default: %(default)s)")
     t.add_argument("--months", type=float, default=0.0, help="keep only the first MONTHS months (0 = all)")
     t.add_argument("--out", required=True, help="output SWF file")
     t.set_defaults(func=run_trace)

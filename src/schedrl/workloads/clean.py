@@ -12,9 +12,10 @@ order applied:
    the header's MaxProcs, else MaxNodes) are dropped (``oversize="drop"``), clipped to the
    machine (``"clip"``, allocated size too), or stop the read (``"error"``).
 5. ``over_request_raised`` / ``over_request_kept`` / ``over_request_dropped``: a runtime longer
-   than the requested time either raises the request to the runtime (``over_request="raise"``, the
-   RLScheduler convention), is kept so the simulator can kill the job at its limit (``"keep"``),
-   or is dropped (``"drop"``).
+   than the requested time is kept so the simulator kills the job at its limit (``over_request=
+   "keep"``, the default: the PWA convention, used by the API, every CLI command and the pipeline
+   alike), raises the request to the runtime (``"raise"``, RLScheduler's loader), or is dropped
+   (``"drop"``).
 6. ``sorted``: 1 when submit times were out of order and the table was stably sorted (a warning is
    issued); job ids are kept.
 
@@ -61,7 +62,7 @@ def clean_jobs(
     *,
     max_procs: int | None = None,
     oversize: str = "drop",
-    over_request: str = "raise",
+    over_request: str = "keep",
     fill_requests: bool = True,
     sort: bool = True,
     source: str | Path | None = None,

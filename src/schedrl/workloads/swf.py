@@ -54,7 +54,7 @@ def read_swf(
     clean: bool = True,
     max_procs: int | None = None,
     oversize: str = "drop",
-    over_request: str = "raise",
+    over_request: str = "keep",
     fill_requests: bool = True,
     sort: bool = True,
 ) -> pd.DataFrame:
@@ -62,7 +62,9 @@ def read_swf(
 
     With ``clean=True`` (default) the cleaning rules of :mod:`schedrl.workloads.clean` are applied
     and counted in ``attrs["cleaning"]``; ``max_procs`` (default: the header's MaxProcs, else
-    MaxNodes), ``oversize`` (drop | clip | error), ``over_request`` (raise | keep | drop),
+    MaxNodes), ``oversize`` (drop | clip | error), ``over_request`` (keep | raise | drop; ``keep``,
+    the PWA convention the CLI and the pipeline use too: the request stays and the simulator kills
+    a job at it),
     ``fill_requests`` and ``sort`` are passed on to it. With ``clean=False`` the file's rows are
     returned exactly as written. A malformed file raises :class:`InputFileError` naming the line.
     """
