@@ -243,3 +243,34 @@ def test_subproc_vec_env_learns_the_same_as_dummy(tmp_path):
     curves = [pd.read_csv(tmp_path / d / "learning_curve.csv") for d in ("dummy", "subproc")]
     pd.testing.assert_frame_equal(*curves)
     assert json.loads((tmp_path / "subproc" / "timing.json").read_text())["n_envs"] == 2
+
+
+def test_tensorboard_logs_sb3_and_reinforce_runs_alike(tmp_path):
+    pytest.importorskip("tensorboard")
+    from schedrl.cli import main
+
+    board = tmp_path / "tb"
+    train(ENV, {}, "ppo", {**small("ppo"), "n_steps": 64, "batch_size": 32}, 128, 0, tmp_path / "ppo",
+          tensorboard=str(board))
+    assert main(["train", "--env", ENV, "--algo", "deeprm_pg", "--steps", "2", "--seed", "0",
+                 "--run-dir", str(tmp_path / "pg"), "--hp", "trajectories=2", "--tensorboard", str(board)]) == 0
+    logs = {p.parent.name for p in board.rglob("events.out.tfevents.*")}
+    assert any(n.startswith("ppo_seed0") for n in logs) and "deeprm_pg_seed0" in logs
+
+
+def test_tensorboard_without_the_package_or_as_a_hyperparameter_is_one_line(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_tensorboard(name, *args, **kwargs):
+        if name == "tensorboard":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tensorboard)
+    with pytest.raises(ConfigError, match="pip install 'schedrl\\[tensorboard\\]'"):
+        train(ENV, {}, "a2c", small("a2c"), 100, 0, tmp_path / "run", tensorboard=str(tmp_path / "tb"))
+    assert not (tmp_path / "run").exists()  # refused before anything was written
+    with pytest.raises(ConfigError, match="--tensorboard DIR"):
+        resolve_hyperparams("a2c", {**small("a2c"), "tensorboard_log": "x"})

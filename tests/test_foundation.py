@@ -26,7 +26,9 @@ def _norm(name: str) -> str:
 
 def _pyproject_pins() -> dict[str, str]:
     data = tomllib.loads((REPO / "pyproject.toml").read_text())
-    specs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["dev"])
+    specs = list(data["project"]["dependencies"])
+    for extra in data["project"]["optional-dependencies"].values():
+        specs += list(extra)
     pins = {}
     for spec in specs:
         name, version = spec.split("==")
@@ -50,7 +52,8 @@ def _conda_pins() -> dict[str, str]:
 
 def test_every_dependency_is_pinned_exactly():
     data = tomllib.loads((REPO / "pyproject.toml").read_text())
-    for spec in data["project"]["dependencies"] + data["project"]["optional-dependencies"]["dev"]:
+    extras = [s for group in data["project"]["optional-dependencies"].values() for s in group]
+    for spec in data["project"]["dependencies"] + extras:
         assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][A-Za-z0-9.]*", spec), spec
 
 

@@ -141,6 +141,8 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, di
     if policy not in getattr(cls, "policy_aliases", {}):
         raise ConfigError(f"{algo}: unknown policy '{policy}' "
                           f"(known: {', '.join(sorted(cls.policy_aliases))})")
+    if "tensorboard_log" in params:
+        raise ConfigError(f"{algo}: 'tensorboard_log' is not a hyperparameter: give 'schedrl train --tensorboard DIR'")
     allowed = set(inspect.signature(cls.__init__).parameters) - {"self", "policy", "env", "seed",
                                                                    "_init_setup_model"}
     for key in params:

@@ -46,6 +46,7 @@ import numpy as np
 
 from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
+from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
 from schedrl.errors import ConfigError
 
 BASELINES = ("time", "normalise", "none")
@@ -458,7 +459,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     run_dir, *, config: dict | None = None, info_keywords: Sequence[str] = (),
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
-                    on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu") -> ReinforceResult:
+                    on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu",
+                    tensorboard: str | None = None) -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -475,10 +477,12 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     give the same samples, curve and weights (each trajectory has its own random stream).
     ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
     dense stack's rollout forward passes run in numpy, elsewhere in torch on the device.
+    ``tensorboard``: a folder for TensorBoard scalars per iteration (``schedrl.agents.tensorboard``).
     """
     import torch
 
     begin_run(iterations, "iterations", checkpoint_every, threads)
+    require_tensorboard(tensorboard)
     checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
     run_dir = Path(run_dir)
     folder = _folder(run_dir)
@@ -512,6 +516,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
     jobsets = _uses_jobsets(env)
+    board = ScalarLog(tensorboard, f"{record['algo']}_seed{seed}")
     bar = progress_bar(iterations, first, "iteration", f"deeprm_pg seed{seed}")
     # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,
     # wherever in an iteration it lands (a resumed run's starting point is on disk already).
@@ -519,6 +524,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
 
     def on_interrupt() -> dict:
         bar.close()
+        board.close()
         for e in envs:
             e.close()
         if last is None:
@@ -567,7 +573,11 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     policy.invalidate()
                     pending = 0
             if rows:
-                bar.set_postfix_str(f"mean episode reward {np.mean([r['reward'] for r in rows[-n_examples * cfg.trajectories:]]):.3g}")
+                recent = rows[-n_examples * cfg.trajectories:]
+                bar.set_postfix_str(f"mean episode reward {np.mean([r['reward'] for r in recent]):.3g}")
+                board.scalars(steps, rollout__ep_rew_mean=np.mean([r["reward"] for r in recent]),
+                              rollout__ep_len_mean=np.mean([r["length"] for r in recent]),
+                              time__fps=(steps - steps_before) / max(clock(), 1e-9))
             bar.update(1)
             last = _snapshot(policy, optimizer, it + 1, steps, len(rows), rng)
             if on_iteration is not None:
@@ -576,6 +586,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             if it + 1 == iterations or (it + 1) % checkpoint_every == 0:
                 _save_checkpoint(folder, last, rows)
     bar.close()
+    board.close()
     wall = clock()
     for e in envs:
         e.close()

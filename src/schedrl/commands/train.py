@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     p.add_argument("--device", default="cpu",
                    help="torch device of the network: cpu, cuda, cuda:N or auto (CUDA where there is "
                    "one) (default: %(default)s)")
+    p.add_argument("--tensorboard", metavar="DIR",
+                   help="also log training scalars for TensorBoard into DIR (needs the tensorboard extra: "
+                   "pip install 'schedrl[tensorboard]')")
     p.add_argument("--restart-if-changed", action="store_true",
                    help="if RUN_DIR holds a run with another config, delete it and start afresh "
                    "(default: refuse)")
@@ -65,12 +68,14 @@ def run(args) -> int:
     import schedrl.envs  # noqa: F401  (registers schedrl/* ids, so '--env schedrl/DeepRM-v0' works)
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.agents.registry import check_action_space
+    from schedrl.agents.tensorboard import require_tensorboard
     from schedrl.config import load_yaml
     from schedrl.errors import ConfigError
     from schedrl.experiments.envs import make_env
     from schedrl.experiments.train import train
 
     check_device(args.device)
+    require_tensorboard(args.tensorboard)
     env_kwargs = {}
     if args.env_config:
         env_kwargs = load_yaml(args.env_config) or {}
@@ -85,7 +90,7 @@ def run(args) -> int:
     result = train(args.env, env_kwargs, args.algo, hyperparams, args.steps, args.seed, args.run_dir,
                    wrappers=args.env_wrapper, variant=args.variant,
                    checkpoint_every=args.checkpoint_every, threads=args.threads, device=args.device,
-                   on_mismatch="restart" if args.restart_if_changed else "error")
+                   on_mismatch="restart" if args.restart_if_changed else "error", tensorboard=args.tensorboard)
     if result.skipped:
         print(f"{result.run_dir}: already trained to {result.steps} steps")
     else:

@@ -141,7 +141,7 @@ def _read_curve(run_dir: Path, upto: int) -> list[dict]:
 def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str, Any],
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
-          device: str = "cpu", on_mismatch: str = "error") -> TrainResult:
+          device: str = "cpu", on_mismatch: str = "error", tensorboard: str | None = None) -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
     For schedrl's own policy-gradient loop (``deeprm_pg``) ``total_steps`` is the number of
@@ -151,7 +151,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     unchanged in ``config.json``. See the module docstring for the run folder and resume rules.
     ``on_mismatch``: what to do when ``run_dir`` holds a run with another config: ``"error"``
     (refuse) or ``"restart"`` (delete its model, checkpoints and logs and train from scratch; what a
-    workflow wants after the user changed the config).
+    workflow wants after the user changed the config). ``tensorboard``: a folder for TensorBoard
+    logs (needs the ``tensorboard`` extra); not part of the run's config.
     """
     from schedrl.agents.registry import is_own_loop
 
@@ -159,7 +160,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         # REINFORCE counts whole iterations (every job set x trajectories), not env steps
         result = train_pg(env_id, env_kwargs, hyperparams, total_steps, seed, run_dir, wrappers=wrappers,
                           variant=variant, checkpoint_every=checkpoint_every, threads=threads,
-                          on_mismatch=on_mismatch, device=device)
+                          on_mismatch=on_mismatch, device=device, tensorboard=tensorboard)
         return TrainResult(result.run_dir, result.steps, result.steps_trained, result.wall_time_s,
                            result.steps - result.steps_trained, result.skipped)
     from stable_baselines3.common.monitor import Monitor
@@ -167,8 +168,10 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 
     from schedrl.agents.hyperparams import resolve_hyperparams, vec_env_kind
     from schedrl.agents.registry import algo_class, check_action_space, is_off_policy, uses_masks
+    from schedrl.agents.tensorboard import require_tensorboard
 
     begin_run(total_steps, "total steps", checkpoint_every, threads)
+    tensorboard = require_tensorboard(tensorboard)
     checkpoint_every = default_checkpoint_every(total_steps, checkpoint_every)
     run_dir = Path(run_dir)
     folder = RunFolder(run_dir)
@@ -211,6 +214,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         if not is_masking_supported(venv):
             raise ConfigError(f"algorithm '{algo}' needs an env with action_masks(); '{env_id}' has none")
     kwargs.setdefault("device", device)
+    kwargs["tensorboard_log"] = tensorboard
     if start_path is None:
         try:
             model = cls(policy, venv, seed=seed, verbose=0, **kwargs)
@@ -222,7 +226,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
                 shutil.rmtree(run_dir, ignore_errors=True)
             raise ConfigError(f"{algo}: bad hyperparameter value ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     else:
-        model = cls.load(start_path, env=venv, device=kwargs["device"])
+        model = cls.load(start_path, env=venv, device=kwargs["device"], tensorboard_log=kwargs["tensorboard_log"])
         model.set_random_seed(seed + start_steps)
         buffer = folder.side_file(start_steps, ".replay.pkl")
         if is_off_policy(algo) and buffer.exists():
@@ -244,7 +248,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 
     with folder.segment(on_interrupt) as clock:
         model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
-                    reset_num_timesteps=start_path is None, log_interval=10**9)
+                    reset_num_timesteps=start_path is None, tb_log_name=f"{algo}_seed{seed}",
+                    **({} if tensorboard else {"log_interval": 10**9}))  # SB3's own interval for TensorBoard
     wall = clock()
     steps = int(model.num_timesteps)
     venv.close()
@@ -259,7 +264,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], iterations: int, seed: int,
              run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (), variant: str | None = None,
              examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
-             on_mismatch: str = "error", algo: str = "deeprm_pg", device: str = "cpu"):
+             on_mismatch: str = "error", algo: str = "deeprm_pg", device: str = "cpu",
+             tensorboard: str | None = None):
     """Train DeepRM's REINFORCE agent (``schedrl.agents.reinforce``) for ``iterations`` iterations.
 
     Same run-folder files as ``train`` (config.json, model.zip, learning_curve.csv, timing.json),
@@ -278,7 +284,7 @@ def train_pg(env_id: str, env_kwargs: dict | None, hyperparams: dict[str, Any], 
     return train_reinforce(lambda: make_env(env_id, env_kwargs, wrappers), cfg, iterations, seed, run_dir,
                            config={**config, "versions": _versions()}, info_keywords=info_keywords,
                            examples=examples, checkpoint_every=checkpoint_every, threads=threads,
-                           on_mismatch=on_mismatch, device=device)
+                           on_mismatch=on_mismatch, device=device, tensorboard=tensorboard)
 
 
 def remove_checkpoints(run_dir: str | Path) -> None:
