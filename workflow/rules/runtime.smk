@@ -1,17 +1,34 @@
 # Rules for the runtime-prediction paper (runtime-prediction.txt; brief beside it). Code:
-# schedrl.papers.runtime (experiments: workloads and algorithms; figures: table4 and TARGETS;
-# claims; paper_values.yaml with Table 4).
+# schedrl.papers.runtime (experiments: workloads, algorithms, PPO runs and their evaluation;
+# figures: one function per table/figure and TARGETS; claims; paper_values.yaml with Tables 4-6).
 #
 # Table 4: utilisation of SJF, SJF w/ BF, FCFS, FCFS w/ BF (EASY) on the 12 Lublin workload halves
 # (WL1/WL2 x WRA 100/050/RND x a/b) from rule workload_runtime (workloads.smk), beside the paper's.
 #   results/runtime/heuristics/{workload}.csv           metrics per algorithm (schedrl heuristics run)
 #   results/runtime/heuristics/{workload}/<alg>.csv      per-job schedules
 #   figures/runtime/table4.{png,pdf,csv,md}             the table (csv = long table with paper + diff)
-#   results/runtime/claims.csv                           claims (values, BF gains, winners)
+#
+# Tables 5-6: SB3 PPO per method (baseline, proposal NN1/NN2) x training half x Table 3 grid point
+# x seed, trained with the actual runtime as estimate; evaluated on its own half and every 'b'
+# half (oracle estimates), plus the sensitivity estimators on the same-tendency 'b' half.
+#   results/runtime/agents/{method}/{train}/{grid}/seed{seed}/    run folder + evaluation.csv
+#   figures/runtime/{table5,table6}.{png,pdf,csv,md}, figures/runtime/{curves,sensitivity}.{png,pdf,csv}
+#   results/runtime/claims.csv                           claims of Tables 4-6 (+ sensitivity)
+import json
+
+from schedrl.agents.hyperparams import hyperparams_file
 from schedrl.papers.runtime import experiments as RX
 from schedrl.papers.runtime import figures as RUNTIME_FIGURES
 
 RUNTIME = cfg("runtime", default={})
+try:
+    RX.check_spec(RUNTIME)
+except ConfigError as _exc:
+    sys.stderr.write(f"schedrl: config: {_exc}\n")
+    sys.exit(2)
+RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
+RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "{seed}"))
+RUNTIME_VALUES = package_file(paper_values_path("runtime"))
 RUNTIME_T4 = RUNTIME.get("table4", {})
 RUNTIME_NODES = RUNTIME.get("nodes", 256)
 RUNTIME_SIM_STEP = RUNTIME_T4.get("sim_step", 60)
@@ -19,6 +36,10 @@ RUNTIME_SIM_STEP = RUNTIME_T4.get("sim_step", 60)
 
 wildcard_constraints:
     rt_workload=alternatives(RX.WORKLOADS),
+    rt_method=alternatives(RX.METHODS),
+    rt_train=alternatives(RX.TRAIN_WORKLOADS),
+    rt_grid=r"T\d+-M\d+-K\d+",
+    seed=r"\d+",
 
 
 rule runtime_heuristics:
@@ -51,11 +72,10 @@ rule runtime_heuristics:
 rule runtime_table4:
     input:
         runs=[RX.heuristics_file(w) for w in RX.WORKLOADS],
-        values=package_file(paper_values_path("runtime")),
+        values=RUNTIME_VALUES,
     output:
         figure("runtime", "table4"),
         md="figures/runtime/table4.md",
-        claims="results/runtime/claims.csv",
     params:
         caption=f"Runtime paper Table 4: {RUNTIME_FIGURES.TARGETS[0].caption}, ours beside the paper's",
         nodes=RUNTIME_NODES,
@@ -71,8 +91,148 @@ rule runtime_table4:
         CONDA_ENV
     shell:
         "schedrl runtime table4 {input.runs:q} --nodes {params.nodes} --sim-step {params.sim_step} "
-        "--seed {params.seed} --out-png {output.png:q} --claims-out {output.claims:q} > {log:q} 2>&1"
+        "--seed {params.seed} --out-png {output.png:q} > {log:q} 2>&1"
+
+
+rule runtime_train:
+    input:
+        swf=lambda wildcards: RX.workload_file(wildcards.rt_train),
+        hyperparams=package_file(hyperparams_file(RX.ALGO)),
+    output:
+        model=f"{RUNTIME_RUN}/model.zip",
+        curve=f"{RUNTIME_RUN}/learning_curve.csv",
+        timing=f"{RUNTIME_RUN}/timing.json",
+    params:
+        spec=RUNTIME_SPEC,
+        run_dir=RUNTIME_RUN,
+    log:
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/train.log",
+    benchmark:
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/train.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=lambda wildcards: RX.train_minutes(RUNTIME, wildcards.rt_method),
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime train --spec {params.spec:q} --method {wildcards.rt_method} --workload {wildcards.rt_train} "
+        "--grid {wildcards.rt_grid} --seed {wildcards.seed} --run-dir {params.run_dir} --threads {threads} "
+        "> {log:q} 2>&1"
+
+
+rule runtime_evaluate:
+    input:
+        model=f"{RUNTIME_RUN}/model.zip",
+        swf=[RX.workload_file(w) for w in RX.WORKLOADS],
+    output:
+        str(RX.eval_path(RUNTIME_RUN)),
+    params:
+        spec=RUNTIME_SPEC,
+        run_dir=RUNTIME_RUN,
+    log:
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule runtime_table5:
+    input:
+        evaluations=RX.evaluation_files(RUNTIME),
+        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        values=RUNTIME_VALUES,
+    output:
+        figure("runtime", "table5"),
+        md="figures/runtime/table5.md",
+    params:
+        caption=f"Runtime paper Table 5: {RUNTIME_FIGURES.CAPTIONS['table5']}",
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/table5.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime figure table5 --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule runtime_table6:
+    input:
+        evaluations=RX.evaluation_files(RUNTIME),
+        values=RUNTIME_VALUES,
+    output:
+        figure("runtime", "table6"),
+        md="figures/runtime/table6.md",
+    params:
+        caption=f"Runtime paper Table 6: {RUNTIME_FIGURES.CAPTIONS['table6']}",
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/table6.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime figure table6 --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule runtime_curves:
+    input:
+        curves=RX.curve_files(RUNTIME),
+    output:
+        figure("runtime", "curves"),
+    params:
+        caption=f"Runtime paper: {RUNTIME_FIGURES.CAPTIONS['curves']}",
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/curves.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime figure curves --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule runtime_sensitivity:
+    input:
+        evaluations=RX.evaluation_files(RUNTIME),
+        values=RUNTIME_VALUES,
+    output:
+        figure("runtime", "sensitivity"),
+    params:
+        caption=f"Runtime paper, beyond it: {RUNTIME_FIGURES.CAPTIONS['sensitivity']}",
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/sensitivity.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime figure sensitivity --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule runtime_claims:
+    input:
+        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        evaluations=RX.evaluation_files(RUNTIME),
+        values=RUNTIME_VALUES,
+    output:
+        f"{RX.ROOT}/claims.csv",
+    params:
+        spec=RUNTIME_SPEC,
+        seed=config["seed"],
+    log:
+        "logs/runtime/claims.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime claims --spec {params.spec:q} --root {RX.ROOT} --seed {params.seed} --out {output:q} "
+        "> {log:q} 2>&1"
 
 
 register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)
-REPORT_SECTIONS.append(rules.runtime_table4.output.md)
+REPORT_SECTIONS.extend([rules.runtime_table4.output.md, rules.runtime_table5.output.md, rules.runtime_table6.output.md])

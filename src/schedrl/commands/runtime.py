@@ -1,32 +1,141 @@
-"""``schedrl runtime``: the runtime-prediction paper's tables (schedrl.papers.runtime)."""
+"""``schedrl runtime``: the runtime-prediction paper's steps (schedrl.papers.runtime)."""
 
 from __future__ import annotations
+
+from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+
+FIGURES = ("table5", "table6", "curves", "sensitivity")
+
+
+def _spec(text: str) -> dict:
+    return load_spec("runtime", text)
+
+
+def _heuristics_runs(spec: dict, root: str) -> list[str]:
+    from schedrl.papers.runtime import experiments as rx
+
+    return [rx.heuristics_file(w).replace(rx.ROOT, root, 1) for w in rx.WORKLOADS]
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "runtime",
-        help="runtime-prediction paper: Table 4 (heuristics) beside the paper's, and its claims",
-        description="Steps of the runtime-prediction paper (runtime-prediction.txt) after "
-        "'schedrl heuristics run' has simulated each workload half.",
+        help="runtime-prediction paper: Table 4 (heuristics), PPO agents, Tables 5-6, claims",
+        description="Steps of the runtime-prediction paper (runtime-prediction.txt) after 'schedrl heuristics "
+        "run' has simulated each workload half. --spec is the pipeline's runtime config section as JSON "
+        "(or a config YAML file holding it).",
     )
     sub = p.add_subparsers(dest="runtime_command", metavar="STEP", required=True)
     t = sub.add_parser("table4", help="Table 4: utilisation of the classic heuristics, ours vs the paper's",
                        description="Gather the 12 'heuristics run' CSVs into Table 4 beside the paper's values "
-                       "(paper_values.yaml): PNG/PDF/CSV and markdown, plus the claims table.")
+                       "(paper_values.yaml): PNG/PDF/CSV and markdown, optionally the Table 4 claims.")
     t.add_argument("runs", nargs="+", metavar="RUN.csv", help="outputs of 'schedrl heuristics run'")
     t.add_argument("--nodes", type=int, required=True, help="cluster nodes the runs used (for the note)")
     t.add_argument("--sim-step", type=float, required=True, help="Sim_Step the runs used (0: event-driven)")
     t.add_argument("--seed", type=int, default=0, help="seed of the Lublin workloads (for the note)")
     t.add_argument("--out-png", required=True, metavar="PNG", help="table figure (.pdf, .csv and .md beside it)")
-    t.add_argument("--claims-out", required=True, metavar="CSV", help="claims table to write")
+    t.add_argument("--claims-out", metavar="CSV", help="Table 4 claims table to write (optional)")
     t.set_defaults(func=run_table4)
+
+    tr = sub.add_parser("train", help="train one PPO agent (method x training half x grid point x seed)",
+                        description="Train SB3 PPO (hyperparams ppo.yaml, variant 'runtime', the method's "
+                        "network and the grid point T/M/K) on one 'a' half with the actual runtime as the "
+                        "estimate and idle-step doubling; resumable run folder as 'schedrl train'.")
+    add_spec_options(tr, "runtime")
+    tr.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
+    tr.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
+    tr.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4 (n_steps, batch_size, n_epochs)")
+    tr.add_argument("--seed", type=int, required=True, help="seed of the agent and its envs")
+    tr.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
+    tr.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    tr.set_defaults(func=run_train)
+
+    e = sub.add_parser("evaluate", help="play a trained agent on its own 'a' half and every 'b' half",
+                       description="Play evaluate.episodes episodes (sampled actions, no idle doubling, oracle "
+                       "estimates) on the agent's own half and each 'b' half, and on the same-tendency 'b' half "
+                       "under each other estimator; one row per episode.")
+    add_spec_options(e, "runtime")
+    e.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl runtime train'")
+    e.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    e.set_defaults(func=run_evaluate)
+
+    f = sub.add_parser("figure", help="draw table5, table6, curves or sensitivity",
+                       description="Draw NAME from the run folders under --root (runs listed by --spec) into "
+                       "--out (.png, .pdf, the numbers as .csv; tables also .md).")
+    f.add_argument("name", choices=FIGURES, help="what to draw")
+    add_spec_options(f, "runtime", root=True)
+    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
+    f.set_defaults(func=run_figure)
+
+    c = sub.add_parser("claims", help="claims of Tables 4-6 and the sensitivity study",
+                       description="Compare Tables 4-6 with the paper's counts (paper_values.yaml) and write "
+                       "the claims table.")
+    add_spec_options(c, "runtime", root=True)
+    c.add_argument("--seed", type=int, default=0, help="seed of the Lublin workloads (for the notes)")
+    c.add_argument("--no-agents", action="store_true", help="Table 4 claims only (no trained agents)")
+    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.set_defaults(func=run_claims)
 
 
 def run_table4(args) -> int:
-    from schedrl.commands import write_paper_claims
     from schedrl.papers.runtime import claims, figures
 
     table = figures.table4(args.runs, args.out_png, nodes=args.nodes, sim_step=args.sim_step, seed=args.seed)
-    write_paper_claims(args.claims_out, claims.claims_rows(table, args.seed))
+    if args.claims_out:
+        write_paper_claims(args.claims_out, claims.claims_rows(table, seed=args.seed))
+    return 0
+
+
+def run_train(args) -> int:
+    from schedrl.papers.runtime import experiments as rx
+
+    result = rx.train(_spec(args.spec), args.method, args.workload, args.grid, args.seed, args.run_dir,
+                      threads=args.threads)
+    rate = result.steps_trained / result.wall_time_s if result.wall_time_s > 0 else float("nan")
+    print(f"{result.run_dir}: {result.steps} steps (from {result.resumed_from}), {result.wall_time_s:.1f} s, "
+          f"{rate:.0f} steps/s")
+    return 0
+
+
+def run_evaluate(args) -> int:
+    from schedrl.papers.runtime import experiments as rx
+
+    table = rx.evaluate(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
+    print(f"{args.out}: {len(table)} episodes")
+    return 0
+
+
+def run_figure(args) -> int:
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import figures
+
+    spec = _spec(args.spec)
+    if args.name == "table5":
+        figures.table5(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
+    elif args.name == "table6":
+        figures.table6(rx.evaluation_files(spec, args.root), args.out)
+    elif args.name == "curves":
+        figures.curves(rx.curve_files(spec, args.root), args.out)
+    else:
+        figures.sensitivity(rx.evaluation_files(spec, args.root), args.out)
+    return 0
+
+
+def run_claims(args) -> int:
+    from schedrl.experiments.heuristics import compare_with_paper, read_runs
+    from schedrl.papers.runtime import claims, figures
+    from schedrl.papers.runtime import experiments as rx
+
+    spec = _spec(args.spec)
+    runs = _heuristics_runs(spec, args.root)
+    t4 = compare_with_paper(read_runs(runs, rx.ALGORITHMS, "utilization"), rx.VALUES["table4"]["rows"],
+                            rx.ALGORITHMS, "utilization")
+    if args.no_agents or "agents" not in spec:
+        rows = claims.claims_rows(t4, seed=args.seed)
+    else:
+        evals = rx.read_evaluations(rx.evaluation_files(spec, args.root))
+        rows = claims.claims_rows(t4, figures.table5_frame(evals, figures.heuristics_table(runs)),
+                                  figures.table6_frame(evals), figures.sensitivity_frame(evals), seed=args.seed)
+    write_paper_claims(args.out, rows)
     return 0

@@ -38,9 +38,19 @@ class TimeSteppedPickEnv(HPCEnv):
     Terminated when every job has been started (brief 4.4); truncated after ``max_steps`` steps
     (10,000 by default: the paper's Max_Episode_Steps).
 
+    ## Runtime estimates
+    What the ``runtime_proposal`` encoder reads as a job's estimated runtime, by ``estimator``:
+    ``"actual"`` (default; the job table's ``runtime_estimate`` column, else the actual runtime:
+    a perfect oracle, what the runtime paper trains with), ``"request"`` (the requested walltime:
+    no information beyond the baseline's) or ``"running_accuracy"`` (a realistic online predictor:
+    the request times the mean actual/requested ratio of the jobs finished so far, 1 before any
+    has finished; a waiting job's estimate follows the mean, a started job keeps the one it
+    started with).
+
     ## Arguments
-    Its own: ``sim_step`` (60.0 s), ``double_idle`` (True), ``max_failed_picks`` (4),
-    ``mask_unfit`` (False); every other argument as in ``HPCEnv``.
+    Its own: ``sim_step`` (60.0 s), ``double_idle`` (True; the paper doubles idle steps during
+    training only), ``max_failed_picks`` (4), ``mask_unfit`` (False), ``estimator``
+    ("actual"); every other argument as in ``HPCEnv``.
 
     Everything else (observations, rewards, info, episodes): ``HPCEnv``.
     """
@@ -49,10 +59,15 @@ class TimeSteppedPickEnv(HPCEnv):
     DEFAULT_MAX_STEPS = 10_000
     EXTRA_ACTIONS = 1  # X
 
+    ESTIMATORS = ("actual", "request", "running_accuracy")
+
     def __init__(self, *args, sim_step: float = 60.0, double_idle: bool = True,
-                 max_failed_picks: int = 4, mask_unfit: bool = False, **kwargs):
+                 max_failed_picks: int = 4, mask_unfit: bool = False, estimator: str = "actual", **kwargs):
         if max_failed_picks < 1:
             raise ConfigError("max_failed_picks must be >= 1")
+        if estimator not in self.ESTIMATORS:
+            raise ConfigError(f"unknown estimator '{estimator}' (choose from: {', '.join(self.ESTIMATORS)})")
+        self.estimator = estimator
         self.sim_step, self.double_idle = float(sim_step), bool(double_idle)
         self.max_failed_picks = int(max_failed_picks)
         self.mask_unfit = bool(mask_unfit)
@@ -64,6 +79,30 @@ class TimeSteppedPickEnv(HPCEnv):
     def _reset_process(self) -> None:
         self._fails = 0  # failed picks in a row
         self._advance_now = False
+        self._seen_finished = -1
+        self._estimate()
+
+    def _estimate(self) -> None:
+        """Refresh the waiting and future jobs' runtime estimates (``estimator``; see above)."""
+        if self.estimator == "actual":
+            return
+        sim, jobs = self.sim, self.sim.jobs
+        if self.estimator == "request":
+            if self._seen_finished < 0:
+                jobs.estimate[:] = jobs.req_time
+                self._seen_finished = 0
+            return
+        if sim.finished == self._seen_finished:
+            return  # the mean changes only when a job finishes
+        self._seen_finished = sim.finished
+        done = np.isfinite(sim.start_time) & (sim.end_time <= sim.clock)
+        accuracy = float(np.mean(jobs.run_time[done] / np.maximum(jobs.req_time[done], 1.0))) if done.any() else 1.0
+        pending = ~np.isfinite(sim.start_time)
+        jobs.estimate[pending] = jobs.req_time[pending] * accuracy
+
+    def _advance(self) -> None:
+        super()._advance()
+        self._estimate()
 
     def _act(self, a: int) -> tuple[RewardContext, bool]:
         """Try to start the picked job now (brief 4.3); the clock moves in ``_schedule_to_decision``."""

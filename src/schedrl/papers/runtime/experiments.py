@@ -1,14 +1,33 @@
-"""What the runtime paper runs: classic heuristics on its 12 Lublin workload halves (Table 4).
+"""What the runtime paper runs.
 
-The workloads (WL1/WL2 x walltime accuracy 100% / 50% / random x halves a/b) come from the
-workload rule (``results/workloads/runtime/<name>.swf``); each is simulated with the core's
+Table 4: classic heuristics on its 12 Lublin workload halves. The workloads (WL1/WL2 x walltime
+accuracy 100% / 50% / random x halves a/b) come from the workload rule
+(``results/workloads/runtime/<name>.swf``); each is simulated with the core's
 ``schedrl heuristics run`` under the paper's four algorithms, in the paper's time-stepped
 simulator (Sim_Step seconds per tick) on N_nodes nodes.
+
+Tables 5-6: SB3 PPO (``ppo.yaml`` variant ``runtime``) in ``schedrl/HPCTimeStepped-v0`` (brief
+4.1-4.4) for three methods (``METHODS``), trained on each "a" half with the actual runtime as the
+estimate and idle-step doubling; each hyperparameter combination of ``agents.grid`` (Table 3 at
+paper scale, one fixed choice below) is one run folder. ``evaluate`` plays a trained model,
+sampling its actions as PPO does, ``episodes`` times on its own "a" half (Table 5) and on every
+"b" half (Table 6), without idle doubling, with the perfect oracle as the estimate (the paper
+does not name its predictor), plus the sensitivity estimators on the same-tendency "b" half.
+Table 5/6 take, per method and training half, the grid point with the best mean utilisation on
+its own half (the paper's tuning rule).
 """
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from schedrl.errors import ConfigError
 from schedrl.papers import paper_values
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAPER = "runtime"
 VALUES = paper_values(PAPER)
@@ -17,9 +36,236 @@ ALGORITHMS: list[str] = list(VALUES["table4"]["columns"])
 #: The 12 workload halves, in Table 4's row order within each half.
 WORKLOADS: list[str] = [f"{wl}_{wra}{half}" for half in ("a", "b") for wl in ("wl1", "wl2")
                         for wra in ("100", "050", "rnd")]
+TRAIN_WORKLOADS = [w for w in WORKLOADS if w.endswith("a")]
+TEST_WORKLOADS = [w for w in WORKLOADS if w.endswith("b")]
 HEURISTICS_DIR = "results/runtime/heuristics"
+ROOT = "results/runtime"
+
+ENV_ID = "schedrl.envs:schedrl/HPCTimeStepped-v0"  # module prefix: SubprocVecEnv workers register it too
+ALGO = "ppo"
+HYPERPARAMS_VARIANT = "runtime"
+NN1, NN2 = [1024, 512, 256], [2048, 512, 256]
+#: method -> (encoder, hidden layers of actor and critic), Table 5/6 column order
+METHODS: dict[str, tuple[str, list[int]]] = {
+    "baseline": ("runtime_baseline", NN1),
+    "proposal_nn1": ("runtime_proposal", NN1),
+    "proposal_nn2": ("runtime_proposal", NN2),
+}
+LABELS = {"baseline": "Baseline", "proposal_nn1": "Proposal (NN1)", "proposal_nn2": "Proposal (NN2)"}
+ESTIMATORS = ("actual", "running_accuracy", "request")
+GRID_KEYS = {"n_steps": "T", "batch_size": "M", "n_epochs": "K"}
 
 
 def heuristics_file(workload: str) -> str:
     """Metrics of the four algorithms on one workload (``schedrl heuristics run --out``)."""
     return f"{HEURISTICS_DIR}/{workload}.csv"
+
+
+def workload_file(workload: str) -> str:
+    return f"results/workloads/runtime/{workload}.swf"
+
+
+def same_tendency(train: str) -> str:
+    """The "b" half with the training half's workload and accuracy (``wl1_100a`` -> ``wl1_100b``)."""
+    return train[:-1] + "b"
+
+
+# -- spec -------------------------------------------------------------------------------------
+def load_spec(text: str) -> dict:
+    """The ``runtime`` config section from JSON text or a config YAML file, schema- and cross-checked."""
+    from schedrl.config import load_section
+
+    return check_spec(load_section(text, PAPER))
+
+
+def check_spec(spec: dict) -> dict:
+    """Cross-key checks the JSON schema cannot express; ConfigError names the key."""
+    agents = spec.get("agents")
+    if agents is None:
+        return spec
+    for m in agents["methods"]:
+        if m not in METHODS:
+            raise ConfigError(f"runtime.agents.methods: unknown method '{m}' (choose from: {', '.join(METHODS)})")
+    for w in agents["workloads"]:
+        if w not in TRAIN_WORKLOADS:
+            raise ConfigError(f"runtime.agents.workloads: '{w}' is not a training half ({', '.join(TRAIN_WORKLOADS)})")
+    for e in spec["evaluate"]["estimators"]:
+        if e not in ESTIMATORS:
+            raise ConfigError(f"runtime.evaluate.estimators: unknown estimator '{e}' (choose from: {', '.join(ESTIMATORS)})")
+    if spec["evaluate"]["estimators"][0] != "actual":
+        raise ConfigError("runtime.evaluate.estimators must start with 'actual' (the tables' oracle)")
+    return spec
+
+
+def grid_points(spec: dict) -> list[dict]:
+    """Every (n_steps, batch_size, n_epochs) of ``agents.grid`` (Table 3), in a fixed order."""
+    grid = spec["agents"]["grid"]
+    return [dict(zip(GRID_KEYS, values, strict=True)) for values in itertools.product(*(grid[k] for k in GRID_KEYS))]
+
+
+def grid_id(point: dict) -> str:
+    """``T512-M512-K4``: a grid point as a folder name."""
+    return "-".join(f"{GRID_KEYS[k]}{point[k]}" for k in GRID_KEYS)
+
+
+def parse_grid_id(text: str) -> dict:
+    out = {}
+    for part, key in zip(text.split("-"), GRID_KEYS, strict=True):
+        if not part.startswith(GRID_KEYS[key]) or not part[1:].isdigit():
+            raise ConfigError(f"bad grid id '{text}' (expected e.g. T512-M512-K4)")
+        out[key] = int(part[1:])
+    return out
+
+
+# -- runs -------------------------------------------------------------------------------------
+def env_kwargs(spec: dict, encoder: str, workload: str, *, training: bool, estimator: str = "actual") -> dict:
+    """Keyword arguments of ``schedrl/HPCTimeStepped-v0`` for one workload half.
+
+    ``time_scale`` is fixed (Lublin's longest walltime, Table 1) so one model reads every half
+    on the same scale. Training doubles idle steps (brief 4.1) and caps episodes at
+    Max_Episode_Steps; evaluation does neither doubling nor the cap (``evaluate.max_steps``)."""
+    env = spec["env"]
+    return {"jobs": workload_file(workload), "cluster": int(spec.get("nodes", 256)), "encoder": encoder,
+            "reward": "runtime_final", "window": int(env["jobs_window"]), "sim_step": float(env["sim_step"]),
+            "double_idle": bool(training), "time_scale": float(env["time_scale"]),
+            "max_steps": int(env["max_steps"] if training else spec["evaluate"]["max_steps"]),
+            "estimator": estimator}
+
+
+def hyperparams(method: str, grid: str) -> dict:
+    """``ppo.yaml`` variant ``runtime`` with the method's network and the grid point."""
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    net = METHODS[method][1]
+    overrides = {**parse_grid_id(grid), "policy_kwargs": {"net_arch": {"pi": net, "vf": net}, "activation_fn": "tanh"}}
+    return load_hyperparams(ALGO, HYPERPARAMS_VARIANT, overrides=overrides)
+
+
+def run_dir(root: str | Path, method: str, workload: str, grid: str, seed: int | str) -> Path:
+    return Path(root) / "agents" / str(method) / str(workload) / str(grid) / f"seed{seed}"
+
+
+def eval_path(run: str | Path) -> Path:
+    return Path(run) / "evaluation.csv"
+
+
+def runs(spec: dict, root: str | Path = ROOT) -> list[tuple[str, str, str, int, Path]]:
+    """(method, workload, grid id, seed, run folder) of every training run."""
+    a = spec["agents"]
+    return [(m, w, grid_id(g), s, run_dir(root, m, w, grid_id(g), s))
+            for m in a["methods"] for w in a["workloads"] for g in grid_points(spec) for s in a["seeds"]]
+
+
+def evaluation_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(eval_path(r[-1])) for r in runs(spec, root)]
+
+
+def curve_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(Path(r[-1]) / "learning_curve.csv") for r in runs(spec, root)]
+
+
+def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(Path(r[-1]) / "timing.json") for r in runs(spec, root)]
+
+
+def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str | Path,
+          threads: int = 1, checkpoint_every: int | None = None):
+    """Train one PPO agent (method x training half x grid point x seed) into ``run``."""
+    from schedrl.experiments.train import train as train_sb3
+
+    if method not in METHODS:
+        raise ConfigError(f"unknown method '{method}' (choose from: {', '.join(METHODS)})")
+    if workload not in TRAIN_WORKLOADS:
+        raise ConfigError(f"'{workload}' is not a training half ({', '.join(TRAIN_WORKLOADS)})")
+    kwargs = env_kwargs(spec, METHODS[method][0], workload, training=True)
+    return train_sb3(ENV_ID, kwargs, ALGO, hyperparams(method, grid), int(spec["agents"]["steps"]), int(seed), run,
+                     variant=run_variant(method, workload, grid), threads=threads,
+                     checkpoint_every=checkpoint_every or spec["agents"].get("checkpoint_every"),
+                     on_mismatch="restart")
+
+
+def evaluate(run: str | Path, spec: dict, out: str | Path, threads: int = 1):
+    """Play a trained run on its own "a" half and every "b" half (oracle estimates), and on the
+    same-tendency "b" half under each other estimator; write one row per episode to ``out``."""
+    import pandas as pd
+    import torch
+
+    from schedrl.experiments.envs import make_env
+    from schedrl.experiments.evaluate import load_run, rollout_episodes, run_policy_fn
+    from schedrl.io import atomic_path
+    from schedrl.metrics import runtime_utilization
+
+    torch.set_num_threads(max(1, int(threads)))
+    model, config = load_run(run)
+    method, train = config["variant"].split("/")[1:3]
+    encoder = METHODS[method][0]
+    ev = spec["evaluate"]
+    cases = [(train, "actual")] + [(t, "actual") for t in TEST_WORKLOADS]
+    if encoder == "runtime_proposal":  # the baseline reads no estimate: its numbers would repeat
+        cases += [(same_tendency(train), e) for e in ev["estimators"][1:]]
+    policy = run_policy_fn(model, config, deterministic=bool(ev["deterministic"]))
+    frames = []
+    for index, (test, estimator) in enumerate(cases):
+        torch.manual_seed(int(ev["seed"]) + index)  # sampled actions: reproducible per case
+        env = make_env(config["env_id"], env_kwargs(spec, encoder, test, training=False, estimator=estimator))
+        nodes = env.unwrapped.cluster.nodes
+        util, share = {}, {}
+
+        def collect(episode, info, util=util, share=share, nodes=nodes):
+            sched = info["schedule"]
+            util[episode] = runtime_utilization(sched, nodes)
+            share[episode] = float(sched["start_time"].notna().mean())
+
+        rows = rollout_episodes(env, policy, int(ev["episodes"]), int(ev["seed"]), on_episode_end=collect)
+        env.close()
+        rows["utilization"] = rows["episode"].map(util)
+        rows["scheduled"] = rows["episode"].map(share)
+        rows.insert(0, "estimator", estimator)
+        rows.insert(0, "test", test)
+        frames.append(rows)
+    table = pd.concat(frames, ignore_index=True)
+    for key, value in (("method", method), ("train", train), ("grid", config["variant"].split("/")[3])):
+        table.insert(0, key, value)
+    with atomic_path(out) as tmp:
+        table.to_csv(tmp, index=False)
+    return table
+
+
+def run_variant(method: str, workload: str, grid: str) -> str:
+    """The run's ``variant`` label in config.json (read back by ``evaluate``)."""
+    return f"{HYPERPARAMS_VARIANT}/{method}/{workload}/{grid}"
+
+
+def train_minutes(spec: dict, method: str) -> int:
+    """Cluster time limit of one training run: steps at a conservative 100 steps/s (NN2 at 2x)."""
+    rate = 50.0 if method == "proposal_nn2" else 100.0
+    return int(spec["agents"]["steps"] / rate / 60) + 10
+
+
+def read_evaluations(files) -> pd.DataFrame:
+    import pandas as pd
+
+    from schedrl.errors import InputFileError
+
+    frames = []
+    for f in files:
+        if not Path(f).exists():
+            raise InputFileError(f, "missing (run 'schedrl runtime evaluate' first)")
+        frames.append(pd.read_csv(f))
+    if not frames:
+        raise ConfigError("no evaluation files given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def best_grid(evals) -> pd.DataFrame:
+    """Per (method, train): the grid point with the best mean oracle utilisation on its own half
+    (mean over seeds and episodes): the paper's tuning rule. Columns method, train, grid."""
+    own = evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
+    means = own.groupby(["method", "train", "grid"], as_index=False)["utilization"].mean()
+    best = means.loc[means.groupby(["method", "train"])["utilization"].idxmax()]
+    return best[["method", "train", "grid"]].reset_index(drop=True)
+
+
+def tuned(evals) -> pd.DataFrame:
+    """The evaluation rows of the tuned grid point only."""
+    return evals.merge(best_grid(evals), on=["method", "train", "grid"])

@@ -1,17 +1,40 @@
-"""Table 4 of the runtime paper: utilisation of SJF, SJF w/ BF, FCFS, FCFS w/ BF per workload half,
-ours beside the paper's (``paper_values.yaml``). ``TARGETS`` lists every output."""
+"""Tables and figures of the runtime paper, ours beside the paper's (``paper_values.yaml``).
+
+Table 4 (heuristics), Table 5 (RL on its own training half), Table 6 (trained on each "a", tested
+on each "b"), the learning curves and the estimate-sensitivity figure (beyond the paper).
+``TARGETS`` lists every output.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from schedrl.papers.runtime import claims
-from schedrl.papers.runtime.experiments import ALGORITHMS, VALUES
+from schedrl.papers.runtime.experiments import (
+    ALGORITHMS,
+    LABELS,
+    METHODS,
+    TEST_WORKLOADS,
+    TRAIN_WORKLOADS,
+    VALUES,
+    read_evaluations,
+    same_tendency,
+    tuned,
+)
 from schedrl.papers.targets import Target
 
 TITLE = "Runtime paper Table 4: utilisation of classic heuristics"
+CAPTIONS = {
+    "table5": "RL utilisation on its own training half (Table 5), heuristics as reference",
+    "table6": "RL utilisation trained on each 'a' half, tested on each 'b' half (Table 6)",
+    "curves": "PPO learning curves (final episode reward) per method and training half",
+    "sensitivity": "Proposal utilisation under oracle, online-predicted and request-only estimates",
+}
+ORACLE_NOTE = ("Estimates at scheduling time: the perfect oracle (actual runtime); the paper says only "
+               "'a predicted value' without naming a predictor. Training uses the actual runtime, as the paper.")
 
 
 def table4(runs: list[str | Path], png: str | Path, *, nodes: int, sim_step: float, seed: int) -> pd.DataFrame:
@@ -33,9 +56,243 @@ def table4(runs: list[str | Path], png: str | Path, *, nodes: int, sim_step: flo
     return table
 
 
+def heuristics_table(runs) -> pd.DataFrame:
+    """workload x algorithm utilisation of ``schedrl heuristics run`` CSVs (wide)."""
+    from schedrl.experiments.heuristics import read_runs
+
+    ours = read_runs(runs, ALGORITHMS, "utilization")
+    return ours.pivot(index="workload", columns="algorithm", values="utilization")[ALGORITHMS]
+
+
+def _cell_stats(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    return (rows.groupby(keys, as_index=False, sort=False)
+            .agg(ours=("utilization", "mean"), std=("utilization", "std"), runs=("utilization", "size"),
+                 scheduled=("scheduled", "mean"), grid=("grid", "first")))
+
+
+def table5_frame(evals: pd.DataFrame, heuristics: pd.DataFrame) -> pd.DataFrame:
+    """Long Table 5: workload, method, ours (mean of episodes), std, paper, diff, heuristics."""
+    rows = tuned(evals)
+    own = rows[(rows["test"] == rows["train"]) & (rows["estimator"] == "actual")]
+    table = _cell_stats(own, ["train", "method"]).rename(columns={"train": "workload"})
+    paper = VALUES["table5"]["rows"]
+    cols = VALUES["table5"]["columns"]
+    table["paper"] = [paper.get(w, [np.nan] * 3)[cols.index(m)] for w, m in zip(table["workload"], table["method"])]
+    table["diff"] = table["ours"] - table["paper"]
+    table["label"] = table["method"].map(LABELS)
+    for a in ALGORITHMS:
+        table[a] = table["workload"].map(heuristics[a]) if a in heuristics else np.nan
+    order = {w: i for i, w in enumerate(TRAIN_WORKLOADS)}
+    morder = {m: i for i, m in enumerate(METHODS)}
+    return (table.sort_values(["workload", "method"], key=lambda s: s.map(order if s.name == "workload" else morder))
+            .reset_index(drop=True))
+
+
+def table5(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
+    """Table 5 (PNG/PDF/CSV + markdown): bars = ours, hollow markers = paper, lines = Table 4."""
+    from schedrl.experiments.heuristics import algorithm_label
+    from schedrl.plots import new_figure, save_figure
+    from schedrl.plots.tables import write_comparison_markdown
+
+    table = table5_frame(read_evaluations(evaluations), heuristics_table(heuristics_runs))
+    workloads = list(dict.fromkeys(table["workload"]))
+    methods = list(dict.fromkeys(table["method"]))
+    fig, ax = new_figure(figsize=(max(7.0, 1.3 * len(workloads) + 2), 4.2))
+    x = np.arange(len(workloads))
+    width = 0.8 / max(len(methods), 1)
+    for i, m in enumerate(methods):
+        sub = table[table["method"] == m].set_index("workload").reindex(workloads)
+        off = (i - (len(methods) - 1) / 2) * width
+        ax.bar(x + off, sub["ours"], width * 0.9, yerr=sub["std"].fillna(0), color=f"C{i}", label=f"{LABELS[m]} (ours)")
+        ax.plot(x + off, sub["paper"], "o", mfc="none", mec="black", ms=5,
+                label="paper (Table 5)" if i == 0 else None)
+    styles = {"sjf:none": ("C7", ":"), "sjf:easy": ("C7", "-"), "fcfs:none": ("C3", ":"), "fcfs:easy": ("C3", "-")}
+    for a in ALGORITHMS:
+        col, ls = styles.get(a, ("k", "--"))
+        vals = table.drop_duplicates("workload").set_index("workload").reindex(workloads)[a]
+        for xi, v in zip(x, vals):
+            ax.hlines(v, xi - 0.45, xi + 0.45, colors=col, linestyles=ls, lw=1.2)
+        ax.plot([], [], color=col, ls=ls, label=f"{algorithm_label(a)} (ours, Table 4)")
+    ax.set_xticks(x, workloads)
+    ax.set_xlabel("training workload half (evaluated on itself)")
+    ax.set_ylabel("utilization (fraction)")
+    ax.set_ylim(0, 1.3)  # head room for the legend above the 0-1 bars
+    ax.set_yticks(np.arange(0, 1.01, 0.2))
+    ax.set_title("Runtime paper Table 5: PPO on its own training half")
+    ax.legend(ncol=3, fontsize=7, loc="upper left")
+    save_figure(fig, png, table)
+    n = int(table["runs"].min()) if len(table) else 0
+    write_comparison_markdown(Path(png).with_suffix(".md"), table, row="workload", col="label",
+                              title="Runtime paper Table 5: RL utilisation on the training half",
+                              notes=[f"Mean of {n} episodes per cell with sampled actions (the paper: mean of 5 runs); "
+                                     "per method and half the grid point with the best mean (the paper's tuning).",
+                                     ORACLE_NOTE])
+    return table
+
+
+def table6_frame(evals: pd.DataFrame) -> pd.DataFrame:
+    """Long Table 6: train, test, method, ours, std, paper, diff, same_tendency."""
+    rows = tuned(evals)
+    rows = rows[rows["test"].isin(TEST_WORKLOADS) & (rows["estimator"] == "actual")]
+    table = _cell_stats(rows, ["train", "test", "method"])
+    paper = VALUES["table6"]["rows"]
+    cols = VALUES["table6"]["columns"]
+    table["paper"] = [paper.get(a, {}).get(b, [np.nan] * 3)[cols.index(m)]
+                      for a, b, m in zip(table["train"], table["test"], table["method"])]
+    table["diff"] = table["ours"] - table["paper"]
+    table["same_tendency"] = table["test"] == table["train"].map(same_tendency)
+    table["label"] = table["method"].map(LABELS)
+    return table
+
+
+def table6(evaluations, png: str | Path) -> pd.DataFrame:
+    """Table 6 as heatmaps (train x test per method; ours top, paper bottom) and markdown."""
+    from schedrl.io import write_text
+    from schedrl.plots import new_figure, save_figure
+    from schedrl.plots.tables import comparison_wide, markdown_table
+
+    table = table6_frame(read_evaluations(evaluations))
+    methods = list(dict.fromkeys(m for m in METHODS if m in set(table["method"])))
+    trains = [w for w in TRAIN_WORKLOADS if w in set(table["train"])]
+    fig, axes = new_figure(2, len(methods), figsize=(4.2 * len(methods), 7.6), squeeze=False)
+    for j, m in enumerate(methods):
+        sub = table[table["method"] == m]
+        for i, (col, who) in enumerate((("ours", "ours"), ("paper", "paper"))):
+            grid = sub.pivot(index="train", columns="test", values=col).reindex(index=trains, columns=TEST_WORKLOADS)
+            ax = axes[i][j]
+            ax.grid(False)
+            im = ax.imshow(grid.to_numpy(dtype=float), vmin=0.4, vmax=0.95, cmap="viridis", aspect="auto")
+            for r in range(grid.shape[0]):
+                for c in range(grid.shape[1]):
+                    v = grid.iat[r, c]
+                    same = same_tendency(trains[r]) == TEST_WORKLOADS[c]
+                    if np.isfinite(v):
+                        ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                                color="white" if v < 0.7 else "black", fontweight="bold" if same else "normal")
+            ax.set_xticks(range(len(TEST_WORKLOADS)), TEST_WORKLOADS, rotation=45, ha="right", fontsize=7)
+            ax.set_yticks(range(len(trains)), trains, fontsize=7)
+            ax.set_title(f"{LABELS[m]} ({who})", fontsize=9)
+            if j == 0:
+                ax.set_ylabel("training half")
+            if i == 1:
+                ax.set_xlabel("test half")
+    fig.colorbar(im, ax=axes, label="utilization (fraction); bold = same tendency", shrink=0.8)
+    fig.suptitle("Runtime paper Table 6: trained on 'a', tested on 'b'")
+    save_figure(fig, png, table)
+    lines = ["### Runtime paper Table 6: trained on each 'a' half, tested on each 'b' half", "",
+             "Cells: ours (paper, ours - paper); rows: training half, columns: test half.", ""]
+    for m in methods:
+        sub = table[table["method"] == m]
+        lines += [f"**{LABELS[m]}**", "", markdown_table(comparison_wide(sub, "train", "test")), ""]
+    gaps = table["diff"].abs().dropna()
+    if len(gaps):
+        lines += [f"Mean |ours - paper| over {len(gaps)} cells: {gaps.mean():.3f}; largest {gaps.max():.3f}.", ""]
+    lines += ["- Mean of the episodes of the tuned grid point per cell (sampled actions); same-tendency pairs "
+              "(the paper's underlined cells): X_a -> X_b.", f"- {ORACLE_NOTE}"]
+    write_text(Path(png).with_suffix(".md"), "\n".join(lines) + "\n")
+    return table
+
+
+def curves(curve_files, png: str | Path, window: int = 5) -> pd.DataFrame:
+    """Learning curves: episode reward (rolling mean over ``window`` episodes) vs env steps,
+    one panel per training half, one line per method (every grid point and seed drawn thin)."""
+    from schedrl.errors import InputFileError
+    from schedrl.plots import new_figure, save_figure
+
+    frames = []
+    for f in curve_files:
+        path = Path(f)
+        if not path.exists():
+            raise InputFileError(path, "missing (train the run first)")
+        parts = path.parts  # .../agents/<method>/<workload>/<grid>/seed<k>/learning_curve.csv
+        frame = pd.read_csv(path)
+        frame = frame.assign(method=parts[-5], workload=parts[-4], grid=parts[-3], seed=parts[-2])
+        frames.append(frame)
+    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    workloads = [w for w in TRAIN_WORKLOADS if len(data) and w in set(data["workload"])]
+    ncols = min(3, max(1, len(workloads)))
+    nrows = int(np.ceil(len(workloads) / ncols)) or 1
+    fig, axes = new_figure(nrows, ncols, figsize=(4.4 * ncols, 3.2 * nrows), squeeze=False)
+    out = []
+    for k, w in enumerate(workloads):
+        ax = axes[k // ncols][k % ncols]
+        for i, m in enumerate(METHODS):
+            sub = data[(data["workload"] == w) & (data["method"] == m)]
+            for n, (_, run) in enumerate(sub.groupby(["grid", "seed"])):
+                run = run.sort_values("timesteps")
+                smooth = run["reward"].rolling(window, min_periods=1).mean()
+                ax.plot(run["timesteps"], smooth, color=f"C{i}", lw=1.2, alpha=0.9,
+                        label=LABELS[m] if n == 0 else None)
+                out.append(run.assign(reward_smooth=smooth.to_numpy()))
+        ax.set_title(w, fontsize=9)
+        ax.set_xlabel("env steps (all 8 copies)")
+        ax.set_ylabel(f"episode reward ({window}-episode mean)")
+        ax.legend(fontsize=7)
+    for k in range(len(workloads), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    fig.suptitle("Runtime paper: PPO learning curves (reward = scheduled share + utilisation + steps left, max 3)")
+    save_figure(fig, png, pd.concat(out, ignore_index=True) if out else data)
+    return data
+
+
+def sensitivity_frame(evals: pd.DataFrame) -> pd.DataFrame:
+    """Utilisation on the same-tendency "b" half per method, training half and estimator."""
+    rows = tuned(evals)
+    rows = rows[rows["test"] == rows["train"].map(same_tendency)]
+    table = _cell_stats(rows, ["train", "method", "estimator"])
+    base = table[(table["estimator"] == "actual")].set_index(["train", "method"])["ours"]
+    table["oracle"] = [base.get((t, m), np.nan) for t, m in zip(table["train"], table["method"])]
+    table["kept"] = table["ours"] / table["oracle"]
+    return table
+
+
+def sensitivity(evaluations, png: str | Path) -> pd.DataFrame:
+    """Beyond the paper: how much of the proposal's utilisation survives imperfect estimates
+    (oracle vs the online request x mean-accuracy predictor vs the bare request), baseline beside."""
+    from schedrl.plots import new_figure, save_figure
+
+    table = sensitivity_frame(read_evaluations(evaluations))
+    trains = [w for w in TRAIN_WORKLOADS if w in set(table["train"])]
+    cases = [("baseline", "actual")] + [(m, e) for m in ("proposal_nn1", "proposal_nn2")
+                                        for e in ("actual", "running_accuracy", "request")]
+    names = {"actual": "oracle", "running_accuracy": "online predictor", "request": "request only"}
+    cases = [c for c in cases if ((table["method"] == c[0]) & (table["estimator"] == c[1])).any()]
+    fig, ax = new_figure(figsize=(max(7.0, 1.4 * len(trains) + 2), 4.0))
+    x = np.arange(len(trains))
+    width = 0.8 / max(len(cases), 1)
+    for i, (m, e) in enumerate(cases):
+        sub = table[(table["method"] == m) & (table["estimator"] == e)].set_index("train").reindex(trains)
+        off = (i - (len(cases) - 1) / 2) * width
+        hatch = {"actual": None, "running_accuracy": "//", "request": ".."}[e]
+        colour = {"baseline": "C0", "proposal_nn1": "C1", "proposal_nn2": "C2"}[m]
+        ax.bar(x + off, sub["ours"], width * 0.9, yerr=sub["std"].fillna(0), color=colour, hatch=hatch,
+               edgecolor="white", label=f"{LABELS[m]}, {names[e]}")
+    paper = VALUES["table6"]["rows"]
+    for xi, t in zip(x, trains):
+        vals = paper.get(t, {}).get(same_tendency(t))
+        if vals:
+            ax.hlines(vals[0], xi - 0.45, xi + 0.45, colors="black", linestyles="--", lw=1)
+    ax.plot([], [], "k--", lw=1, label="paper baseline (Table 6, same tendency)")
+    ax.set_xticks(x, [f"{t} -> {same_tendency(t)}" for t in trains], rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("utilization (fraction)")
+    ax.set_ylim(0, 1.3)  # head room for the legend
+    ax.set_yticks(np.arange(0, 1.01, 0.2))
+    ax.set_title("Beyond the paper: proposal utilisation with imperfect runtime estimates")
+    ax.legend(ncol=2, fontsize=7, loc="upper left")
+    save_figure(fig, png, table)
+    return table
+
+
 TARGETS: list[Target] = [
     Target("runtime", "table4", table4, "runtime_table4", "Utilisation of classic heuristics on the 12 workloads",
            kind="table", claims=("table4_",)),
-    Target("runtime", "claims", claims.claims_rows, "runtime_table4", "Claims of Table 4: ours vs the paper's",
+    Target("runtime", "table5", table5, "runtime_table5", CAPTIONS["table5"], kind="table",
+           claims=("table5_", "rl_vs_")),
+    Target("runtime", "table6", table6, "runtime_table6", CAPTIONS["table6"], kind="table",
+           claims=("table6_", "nn2_", "same_tendency", "proposal_")),
+    Target("runtime", "curves", curves, "runtime_curves", CAPTIONS["curves"]),
+    Target("runtime", "sensitivity", sensitivity, "runtime_sensitivity", CAPTIONS["sensitivity"],
+           claims=("sensitivity_",)),
+    Target("runtime", "claims", claims.claims_rows, "runtime_claims", "Claims of Tables 4-6: ours vs the paper's",
            kind="claims", claims=("",)),
 ]

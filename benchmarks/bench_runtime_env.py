@@ -1,0 +1,91 @@
+"""Cost of the runtime paper's env (``schedrl/HPCTimeStepped-v0``) and of PPO on it, in steps/s.
+
+1. Env alone: random valid actions on a 1000-job Lublin half (256 nodes, N_jobs 100, Sim_Step
+   60 s, idle doubling as in training), baseline (356 inputs) and proposal (812 inputs) encoders.
+2. SB3 PPO with NN1 / NN2 (``ppo.yaml`` variant ``runtime``), 8 env copies in a DummyVecEnv
+   and in a SubprocVecEnv, ``--ppo-steps`` steps each (rollout + update): the rate a training rule
+   gets, and which vectorisation to use (``vec_env`` in ``ppo.yaml``).
+
+Rates are wall-clock steps per second on one torch thread (the 2-core machine is shared, so
+compare within one run). The workload comes from ``schedrl workload generate --preset wl2``.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_runtime_env.py [--env-steps 20000] [--ppo-steps 8192]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def env_kwargs(swf: str, encoder: str) -> dict:
+    return dict(jobs=swf, cluster=256, encoder=encoder, reward="runtime_final", window=100,
+                sim_step=60.0, double_idle=True, time_scale=21_600.0, max_steps=10_000)
+
+
+def env_rate(swf: str, encoder: str, steps: int, seed: int = 0) -> tuple[float, int]:
+    from schedrl.envs import make_hpc_env
+
+    env = make_hpc_env(decision="time_stepped", **env_kwargs(swf, encoder))
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    episodes = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        valid = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, _ = env.step(int(valid[rng.integers(len(valid))]))
+        if terminated or truncated:
+            episodes += 1
+            env.reset()
+    return steps / (time.perf_counter() - t0), episodes
+
+
+def ppo_rate(swf: str, encoder: str, net: list[int], vec: str, steps: int) -> float:
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.train import train
+
+    hp = load_hyperparams("ppo", "runtime", overrides={"vec_env": vec, "n_steps": steps // 8,
+                                                       "batch_size": 512, "n_epochs": 4,
+                                                       "policy_kwargs": {"net_arch": {"pi": net, "vf": net}}})
+    with tempfile.TemporaryDirectory() as tmp:
+        result = train("schedrl.envs:schedrl/HPCTimeStepped-v0", env_kwargs(swf, encoder), "ppo", hp, steps, 0,
+                       Path(tmp) / "run", checkpoint_every=10**9)
+    return result.steps_trained / result.wall_time_s
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--env-steps", type=int, default=20_000)
+    ap.add_argument("--ppo-steps", type=int, default=8192, help="PPO steps per case (one rollout of 8 x steps/8)")
+    ap.add_argument("--no-ppo", action="store_true", help="env rates only")
+    args = ap.parse_args()
+    import torch
+
+    import schedrl.envs  # noqa: F401  (registers the ids)
+    from schedrl.workloads.lublin import generate
+
+    torch.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        swf = str(Path(tmp) / "wl2.swf")
+        from schedrl.workloads.swf import write_swf
+
+        write_swf(generate("wl2", 1000, seed=0), swf)
+        for encoder in ("runtime_baseline", "runtime_proposal"):
+            rate, episodes = env_rate(swf, encoder, args.env_steps)
+            print(f"env {encoder:17s} random valid actions: {rate:8.0f} steps/s ({episodes} episodes ended)")
+        if args.no_ppo:
+            return
+        for encoder, label, net in (("runtime_baseline", "NN1", [1024, 512, 256]),
+                                    ("runtime_proposal", "NN1", [1024, 512, 256]),
+                                    ("runtime_proposal", "NN2", [2048, 512, 256])):
+            for vec in ("dummy", "subproc"):
+                rate = ppo_rate(swf, encoder, net, vec, args.ppo_steps)
+                print(f"ppo {encoder:17s} {label} 8 envs {vec:7s}: {rate:8.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()

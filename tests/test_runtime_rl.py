@@ -1,0 +1,151 @@
+"""The runtime paper's RL part: claim counting (checked on the paper's own cells), the tuning rule,
+Table 5/6 frames, spec checks, and one tiny train -> evaluate -> tables -> claims run."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.errors import ConfigError
+from schedrl.papers.runtime import claims, figures
+from schedrl.papers.runtime import experiments as rx
+
+SPEC = {"nodes": 256, "table4": {"sim_step": 60},
+        "env": {"jobs_window": 100, "sim_step": 60, "max_steps": 10000, "time_scale": 21600},
+        "agents": {"methods": list(rx.METHODS), "workloads": rx.TRAIN_WORKLOADS,
+                   "grid": {"n_steps": [512], "batch_size": [512], "n_epochs": [4]}, "steps": 1000, "seeds": [0]},
+        "evaluate": {"episodes": 5, "seed": 1000, "deterministic": False, "max_steps": 100000,
+                     "estimators": ["actual", "running_accuracy", "request"]}}
+
+
+def test_counts_on_the_papers_cells_give_the_papers_counts():
+    t5, t6, t4 = claims.paper_table5(), claims.paper_table6(), claims.paper_table4()
+    beats, beats_bf, n = claims.rl_vs_heuristics(t5, t4, "ours")
+    assert (beats, beats_bf, n) == (14, 0, 18)           # section 6.1: 14/18, never the BF variants
+    assert claims.nn2_vs_nn1(t6, "ours") == (30, 36)     # section 6.2: 30/36
+    assert claims.proposal_gain(t6, "ours") == (0, 6)    # section 6.2: no gain on any workload
+    assert claims.same_tendency_best(t6, "ours") == (11, 18)   # the text says 7 (see claims.py)
+
+
+def test_counting_rules_by_hand():
+    t4 = pd.DataFrame({"sjf:none": [0.50], "sjf:easy": [0.70], "fcfs:none": [0.52], "fcfs:easy": [0.60]},
+                      index=["wl1_100a"])
+    t5 = pd.DataFrame({"workload": ["wl1_100a"] * 3, "method": list(rx.METHODS), "ours": [0.521, 0.5249, 0.71]})
+    # 0.521 -> 0.52 ties FCFS (counts); 0.5249 -> 0.52; 0.71 beats both and the better BF (0.70)
+    assert claims.rl_vs_heuristics(t5, t4, "ours") == (3, 1, 3)
+    t6 = pd.DataFrame({"train": ["wl1_100a", "wl1_100a", "wl1_050a", "wl1_050a"] * 3,
+                       "test": ["wl1_100b", "wl1_050b"] * 6,
+                       "method": [m for m in rx.METHODS for _ in range(4)],
+                       "ours": [.70, .40, .60, .50,   .71, .45, .65, .45,   .75, .44, .64, .46]})
+    assert claims.nn2_vs_nn1(t6, "ours") == (2, 4)       # .75>=.71, .44<.45, .64<.65, .46>=.45
+    # columns (test, method): wl1_100b topped by wl1_100a for all 3; wl1_050b by wl1_050a for baseline
+    # and NN2 (0.50 > 0.40, 0.46 > 0.44) but not NN1 (0.45 ties 0.45: counts)
+    assert claims.same_tendency_best(t6, "ours") == (6, 6)
+    # same tendency: wl1_100a->wl1_100b best proposal .75 vs baseline .70 (gain); wl1_050a->wl1_050b .46 vs .50
+    assert claims.proposal_gain(t6, "ours") == (1, 2)
+
+
+def _evals():
+    rows = []
+    rng = np.random.default_rng(0)
+    for m in rx.METHODS:
+        for train in ("wl1_100a", "wl2_100a"):
+            for grid, bonus in (("T512-M512-K4", 0.0), ("T1024-M512-K4", 0.05)):
+                cases = [(train, "actual")] + [(t, "actual") for t in rx.TEST_WORKLOADS]
+                if m != "baseline":
+                    cases += [(rx.same_tendency(train), "running_accuracy"), (rx.same_tendency(train), "request")]
+                for test, est in cases:
+                    for ep in range(2):
+                        u = 0.6 + bonus + (0.1 if test == rx.same_tendency(train) else 0) - (0.05 if est != "actual" else 0)
+                        rows.append({"grid": grid, "train": train, "method": m, "test": test, "estimator": est,
+                                     "episode": ep, "utilization": u + rng.normal(0, 0.001), "scheduled": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_tuning_picks_the_best_grid_point_on_the_training_half():
+    evals = _evals()
+    best = rx.best_grid(evals)
+    assert len(best) == 6 and set(best["grid"]) == {"T1024-M512-K4"}
+    assert set(rx.tuned(evals)["grid"]) == {"T1024-M512-K4"}
+
+
+def test_table_frames():
+    evals = _evals()
+    heur = claims.paper_table4()
+    t5 = figures.table5_frame(evals, heur)
+    assert list(t5["workload"].unique()) == ["wl1_100a", "wl2_100a"] and len(t5) == 6
+    row = t5[(t5["workload"] == "wl1_100a") & (t5["method"] == "baseline")].iloc[0]
+    assert row["ours"] == pytest.approx(0.65, abs=0.01) and row["paper"] == 0.67 and row["runs"] == 2
+    assert row["sjf:easy"] == 0.70
+    t6 = figures.table6_frame(evals)
+    assert len(t6) == 2 * 6 * 3 and t6["same_tendency"].sum() == 2 * 3
+    cell = t6[(t6["train"] == "wl2_100a") & (t6["test"] == "wl1_050b") & (t6["method"] == "proposal_nn2")].iloc[0]
+    assert cell["paper"] == 0.47
+    sens = figures.sensitivity_frame(evals)
+    kept = sens[(sens["method"] == "proposal_nn1") & (sens["estimator"] == "request")]["kept"]
+    assert kept.iloc[0] == pytest.approx(0.70 / 0.75, abs=0.01)
+    rows = claims.rl_claims(t5, heur, t6, sens)
+    ids = [r["claim_id"] for r in rows]
+    assert ids == ["table5_cells_within_tolerance", "rl_vs_heuristics", "rl_vs_backfilling",
+                   "table6_cells_within_tolerance", "nn2_beats_nn1", "same_tendency_best", "proposal_gain",
+                   "sensitivity_online_predictor"]
+
+
+def test_grid_and_spec_checks():
+    assert [rx.grid_id(p) for p in rx.grid_points({"agents": {"grid": {"n_steps": [512, 1024], "batch_size": [512],
+                                                                          "n_epochs": [4, 8]}}})] == \
+        ["T512-M512-K4", "T512-M512-K8", "T1024-M512-K4", "T1024-M512-K8"]
+    assert rx.parse_grid_id("T2048-M1024-K10") == {"n_steps": 2048, "batch_size": 1024, "n_epochs": 10}
+    with pytest.raises(ConfigError, match="bad grid id"):
+        rx.parse_grid_id("T2048-K10")
+    rx.load_spec(json.dumps(SPEC))
+    for path, value, message in ((("agents", "methods"), ["nn3"], "unknown method"),
+                                 (("agents", "workloads"), ["wl1_100b"], "not a training half"),
+                                 (("evaluate", "estimators"), ["request"], "must start with 'actual'")):
+        bad = json.loads(json.dumps(SPEC))
+        bad[path[0]][path[1]] = value
+        with pytest.raises(ConfigError, match=message):
+            rx.load_spec(json.dumps(bad))
+    hp = rx.hyperparams("proposal_nn2", "T1024-M256-K8")
+    assert hp["n_envs"] == 8 and (hp["n_steps"], hp["batch_size"], hp["n_epochs"]) == (1024, 256, 8)
+    assert hp["policy_kwargs"]["net_arch"] == {"pi": [2048, 512, 256], "vf": [2048, 512, 256]}
+
+
+def test_tiny_train_evaluate_tables_and_claims(tmp_path, monkeypatch):
+    from schedrl.cli import main
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in rx.WORKLOADS:
+        frame = generate(w[:3], 40, seed=0)
+        write_swf(frame, tmp_path / rx.workload_file(w))
+    spec = json.loads(json.dumps(SPEC))
+    spec["agents"].update(methods=["baseline", "proposal_nn1"], workloads=["wl1_100a"], steps=64,
+                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1]})
+    spec["evaluate"].update(episodes=1, max_steps=200)
+    text = json.dumps(spec)
+    for m in ("baseline", "proposal_nn1"):
+        run = rx.run_dir(rx.ROOT, m, "wl1_100a", "T8-M32-K1", 0)
+        assert main(["runtime", "train", "--spec", text, "--method", m, "--workload", "wl1_100a",
+                     "--grid", "T8-M32-K1", "--seed", "0", "--run-dir", str(run)]) == 0
+        assert main(["runtime", "evaluate", "--spec", text, "--run-dir", str(run), "--out", str(rx.eval_path(run))]) == 0
+    ev = pd.read_csv(rx.eval_path(rx.run_dir(rx.ROOT, "proposal_nn1", "wl1_100a", "T8-M32-K1", 0)))
+    assert len(ev) == 1 + 6 + 2 and set(ev["estimator"]) == set(rx.ESTIMATORS)
+    assert ev["utilization"].between(0, 1).all()
+    again = rx.evaluate(rx.run_dir(rx.ROOT, "proposal_nn1", "wl1_100a", "T8-M32-K1", 0), spec, tmp_path / "again.csv")
+    pd.testing.assert_frame_equal(again, ev)               # seeded: the same episodes again
+    for w in rx.WORKLOADS:
+        assert main(["heuristics", "run", rx.workload_file(w), "--label", w, "--nodes", "256", "--algorithms",
+                     *rx.ALGORITHMS, "--sim-step", "60", "--out", rx.heuristics_file(w)]) == 0
+    for name in ("table5", "table6", "curves", "sensitivity"):
+        assert main(["runtime", "figure", name, "--spec", text, "--out", f"figures/{name}.png"]) == 0
+    assert (tmp_path / "figures/table6.md").exists() and (tmp_path / "figures/table5.md").exists()
+    assert main(["runtime", "claims", "--spec", text, "--out", "claims.csv"]) == 0
+    table = pd.read_csv(tmp_path / "claims.csv")
+    assert {"table4_cells_within_tolerance", "rl_vs_heuristics", "nn2_beats_nn1", "proposal_gain"} <= set(table["claim_id"])
+    assert table.set_index("claim_id").loc["nn2_beats_nn1", "ours"] == "0/0"   # no NN2 run: nothing to count
+    assert main(["runtime", "train", "--spec", text, "--method", "nn3", "--workload", "wl1_100a", "--grid",
+                 "T8-M32-K1", "--seed", "0", "--run-dir", "x"]) != 0
