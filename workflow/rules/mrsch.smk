@@ -1,2 +1,300 @@
-# Rules for the 'mrsch' paper (mrsch.txt).
-# Its issue has not landed yet: the aggregate target 'mrsch' is empty until it does.
+# Rules for MRSch (mrsch.txt): train the DFP agent (two-resource group on S1-S5, three-resource on
+# S6-S10; a CNN variant and other job-set orderings for Figs. 3-4) and the scalar-RL baseline,
+# evaluate FCFS, the GA, the exhaustive check, scalar RL and MRSch on every workload's test split,
+# draw Figures 3-10 and write the claims. Code: schedrl.papers.mrsch (experiments, figures, claims)
+# and schedrl.agents.dfp.
+#   results/mrsch/dfp/{group}/{state}/{ordering}/   DFP run folder
+#   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
+#   results/mrsch/eval/{workload}/{metrics,goals}.csv
+#   figures/mrsch/fig{3..10}.{png,pdf,csv}, results/mrsch/claims.csv
+import json
+
+from schedrl.papers.mrsch import experiments as MRX
+from schedrl.papers.mrsch import figures as MRSCH_FIGURES
+
+MRSCH = config["mrsch"]
+try:
+    MRX.check_spec(MRSCH)
+except ConfigError as _exc:
+    sys.stderr.write(f"schedrl: config: {_exc}\n")
+    sys.exit(2)
+MRSCH_ROOT = str(MRX.ROOT)
+MRSCH_SPEC = json.dumps(MRSCH, sort_keys=True)
+MRSCH_VALUES = package_file(paper_values_path("mrsch"))
+MRSCH_RUNS = MRX.dfp_runs(MRSCH)
+MRSCH_GROUPS = MRX.groups(MRSCH)
+MRSCH_TWO = MRX.group_workloads(MRSCH, "two") if "two" in MRSCH_GROUPS else []
+MRSCH_THREE = MRX.group_workloads(MRSCH, "three") if "three" in MRSCH_GROUPS else []
+
+
+def mrsch_train_splits(group):
+    return [str(MRX.workload_file(w, "train")) for w in MRX.group_workloads(MRSCH, group)]
+
+
+def mrsch_eval(workloads, name="metrics.csv"):
+    return [f"{MRSCH_ROOT}/eval/{w}/{name}" for w in workloads]
+
+
+wildcard_constraints:
+    mrsch_group="two|three",
+    mrsch_state="mlp|cnn",
+    mrsch_ordering=r"[a-z]+-[a-z]+-[a-z]+",
+    mrsch_workload=r"S\d+",
+
+
+rule mrsch_train_dfp:
+    input:
+        splits=lambda wildcards: mrsch_train_splits(wildcards.mrsch_group),
+    output:
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/model.zip",
+        losses=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/losses.csv",
+        timing=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/timing.json",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}.log",
+    benchmark:
+        "benchmarks/results/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch train-dfp --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
+        "--state {wildcards.mrsch_state} --ordering {wildcards.mrsch_ordering} --threads {threads} > {log:q} 2>&1"
+
+
+rule mrsch_train_scalar:
+    input:
+        splits=lambda wildcards: mrsch_train_splits(wildcards.mrsch_group),
+    output:
+        model=f"{MRSCH_ROOT}/scalar_rl/{{mrsch_group}}/model.zip",
+        timing=f"{MRSCH_ROOT}/scalar_rl/{{mrsch_group}}/timing.json",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/scalar_rl/{mrsch_group}.log",
+    benchmark:
+        "benchmarks/results/mrsch/scalar_rl/{mrsch_group}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch train-scalar --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+def mrsch_models(workload):
+    group = MRX.group_of(workload)
+    states = ["mlp", "cnn"] if group == "two" else ["mlp"]
+    return [f"{MRSCH_ROOT}/dfp/{group}/{s}/{MRX.PAPER_ORDERING}/model.zip" for s in states] + [
+        f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"]
+
+
+rule mrsch_evaluate:
+    input:
+        test=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "test")),
+        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload),
+    output:
+        metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/metrics.csv",
+        goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/goals.csv",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+        out_dir=subpath(output.metrics, parent=True),
+    log:
+        "logs/mrsch/eval/{mrsch_workload}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval/{mrsch_workload}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
+        "--out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+
+
+MRSCH_FIG_INPUTS = {
+    "fig3": mrsch_eval(MRSCH_TWO),
+    "fig4": [f"{MRSCH_ROOT}/dfp/two/mlp/{o}/losses.csv" for o in MRSCH["orderings"]] if MRSCH_TWO else [],
+    "fig5": mrsch_eval(MRSCH_TWO),
+    "fig6": mrsch_eval(MRSCH_TWO),
+    "fig7": mrsch_eval(MRSCH_TWO),
+    "fig8": mrsch_eval([MRSCH["fig8"]["workload"]], "goals.csv"),
+    "fig9": mrsch_eval(MRSCH_TWO, "goals.csv"),
+    "fig10": mrsch_eval(MRSCH_THREE),
+}
+
+
+rule mrsch_fig3:
+    input:
+        data=MRSCH_FIG_INPUTS["fig3"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig3"),
+    params:
+        caption=f"MRSch Figure 3: {MRSCH_FIGURES.CAPTIONS['fig3']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig3.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig3 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig4:
+    input:
+        data=MRSCH_FIG_INPUTS["fig4"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig4"),
+    params:
+        caption=f"MRSch Figure 4: {MRSCH_FIGURES.CAPTIONS['fig4']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig4.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig4 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig5:
+    input:
+        data=MRSCH_FIG_INPUTS["fig5"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig5"),
+    params:
+        caption=f"MRSch Figure 5: {MRSCH_FIGURES.CAPTIONS['fig5']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig5.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig5 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig6:
+    input:
+        data=MRSCH_FIG_INPUTS["fig6"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig6"),
+    params:
+        caption=f"MRSch Figure 6: {MRSCH_FIGURES.CAPTIONS['fig6']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig6.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig6 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig7:
+    input:
+        data=MRSCH_FIG_INPUTS["fig7"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig7"),
+    params:
+        caption=f"MRSch Figure 7: {MRSCH_FIGURES.CAPTIONS['fig7']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig7.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig7 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig8:
+    input:
+        data=MRSCH_FIG_INPUTS["fig8"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig8"),
+    params:
+        caption=f"MRSch Figure 8: {MRSCH_FIGURES.CAPTIONS['fig8']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig8.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig8 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig9:
+    input:
+        data=MRSCH_FIG_INPUTS["fig9"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig9"),
+    params:
+        caption=f"MRSch Figure 9: {MRSCH_FIGURES.CAPTIONS['fig9']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig9.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig9 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_fig10:
+    input:
+        data=MRSCH_FIG_INPUTS["fig10"],
+        values=MRSCH_VALUES,
+    output:
+        figure("mrsch", "fig10"),
+    params:
+        caption=f"MRSch Figure 10: {MRSCH_FIGURES.CAPTIONS['fig10']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/fig10.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure fig10 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+rule mrsch_claims:
+    input:
+        data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
+        values=MRSCH_VALUES,
+    output:
+        f"{MRSCH_ROOT}/claims.csv",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/claims.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+register_targets("mrsch", MRSCH_FIGURES.TARGETS, rules)

@@ -19,7 +19,7 @@ Predictions have ``len(offsets) x n_meas`` entries per action: the change ``m[t+
 each offset k. The objective of an action is ``sum_k w_k goal . pred_k`` with DFP's temporal
 weights ``offset_weights`` (by default only the far offsets count, as in the paper's defaults).
 Training: epsilon-greedy play (epsilon from ``epsilon_start`` multiplied by ``epsilon_decay``
-after every episode, floor ``epsilon_min``), transitions in a replay memory (observations stored
+after every episode, gradient update or agent step, ``epsilon_per``; floor ``epsilon_min``), transitions in a replay memory (observations stored
 as float16 to keep 20,000 Theta states in ~0.5 GB), mean-squared error on the *taken* action's
 prediction only, offsets that run past the episode end left out of the loss. Invalid actions
 (``info["action_mask"]`` False) are never chosen, in play or in greedy tests. Action selection is
@@ -46,6 +46,7 @@ from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, 
 from schedrl.errors import ConfigError
 
 STATE_MODULES = ("mlp", "cnn")
+EPSILON_PER = ("episode", "update", "step")  # what one decay of epsilon follows
 
 
 @dataclass
@@ -72,6 +73,7 @@ class DFPConfig:
     epsilon_start: float = 1.0
     epsilon_decay: float = 0.995
     epsilon_min: float = 0.0
+    epsilon_per: str = "episode"
     target_scale: float = 1.0
 
     @classmethod
@@ -91,6 +93,8 @@ class DFPConfig:
             raise ConfigError("dfp: offsets and offset_weights need the same, non-zero length")
         if any(int(k) < 1 for k in self.offsets) or list(self.offsets) != sorted(set(self.offsets)):
             raise ConfigError("dfp: offsets must be increasing whole numbers >= 1")
+        if self.epsilon_per not in EPSILON_PER:
+            raise ConfigError(f"dfp: epsilon_per must be one of {', '.join(EPSILON_PER)}, not {self.epsilon_per!r}")
         if not 0 < self.epsilon_decay <= 1 or not 0 <= self.epsilon_min <= self.epsilon_start <= 1:
             raise ConfigError("dfp: need 0 < epsilon_decay <= 1 and 0 <= epsilon_min <= epsilon_start <= 1")
         if self.learning_rate <= 0 or self.batch_size < 1 or self.replay_size < self.batch_size \
@@ -401,14 +405,19 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
                 for t, (target, valid) in run.ready(meas, done):
                     replay.add(run.obs[t], run.meas[t], run.goal[t], run.action[t], target, valid)
                     run.obs[t] = None  # free the observation once it is in the replay
+                if cfg.epsilon_per == "step":
+                    epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
                 if replay.n >= max(cfg.min_replay, cfg.batch_size) and steps % cfg.update_every == 0:
                     loss = update()
+                    if cfg.epsilon_per == "update":
+                        epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
                     ep_losses.append(loss)
                     losses.append({"update": len(losses) + 1, "timesteps": steps, "episode": ep, "loss": loss})
             rows.append({"timesteps": steps, "env": ep, "reward": float(np.mean(objective)) if objective else 0.0,
                          "length": length, "loss": float(np.mean(ep_losses)) if ep_losses else float("nan"),
                          "epsilon": epsilon})
-            epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
+            if cfg.epsilon_per == "episode":
+                epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
             bar.set_postfix_str(f"loss {rows[-1]['loss']:.4g}, epsilon {epsilon:.3f}")
             bar.update(1)
             last = snapshot(ep + 1)

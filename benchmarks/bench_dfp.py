@@ -1,0 +1,84 @@
+"""Throughput of MRSch's DFP agent on the Theta workloads, to extrapolate the default-scale cost.
+
+Measures on one core (one torch thread), on S1's and S6's training splits:
+
+* ``env``: pick-and-reserve env steps per second with the MRSch state (11,410 / 11,422 inputs) and
+  the head of the window always picked (no agent);
+* ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions);
+* ``update``: seconds per gradient update at the config's batch size;
+* ``train``: agent steps per second of ``train_dfp`` with the config's ``mrsch.dfp`` settings on
+  ``--sets`` job sets of ``--jobs`` jobs (replay, updates and epsilon-greedy play included);
+
+then prints the extrapolated core-hours of the config's mrsch section (DFP runs x job sets x jobs
+per set at the measured train rate; one decision per job is what the smoke runs show). Usage:
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_dfp.py [--config config/config.yaml] [--sets 3] [--jobs 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from schedrl.agents.dfp import DFPAgent, train_dfp
+from schedrl.config import load_yaml
+from schedrl.papers.mrsch import experiments as mx
+from schedrl.workloads.jobsets import real_jobsets
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "config" / "config.yaml"))
+    ap.add_argument("--sets", type=int, default=3, help="job sets of the timed training run")
+    ap.add_argument("--jobs", type=int, default=60, help="jobs per job set of the timed training run")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    spec = mx.check_spec(load_yaml(args.config)["mrsch"])
+    cfg = mx.dfp_config(spec, "mlp")
+    rates = {}
+    for wl in ("S1", "S6"):
+        frame = mx.read_part(wl, "train")
+        env = mx.make_env(frame.iloc[:500], int(spec["window"]))
+        obs, info = env.reset(seed=0)
+        t0, n, done = time.perf_counter(), 0, False
+        while not done:
+            obs, _, term, trunc, info = env.step(0)
+            n, done = n + 1, term or trunc
+        env_rate = n / (time.perf_counter() - t0)
+        agent = DFPAgent(obs.shape[0], len(info["utilization"]), env.action_space.n, cfg)
+        t0 = time.perf_counter()
+        for _ in range(20):
+            agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])
+        act = (time.perf_counter() - t0) / 20
+        opt = torch.optim.Adam(agent.net.parameters(), lr=cfg.learning_rate)
+        b = cfg.batch_size
+        x, m = torch.rand(b, obs.shape[0]), torch.rand(b, len(info["utilization"]))
+        t0 = time.perf_counter()
+        for _ in range(3):
+            loss = agent.net(x, m, m).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        update = (time.perf_counter() - t0) / 3
+        sets = [{"jobs": f} for f in real_jobsets(frame, args.sets, args.jobs)]
+        with tempfile.TemporaryDirectory() as tmp:
+            res = train_dfp(lambda f=frame: mx.make_env(f.iloc[:args.jobs], int(spec["window"])), cfg, sets, 0, tmp,
+                            measurement_key="utilization", goal_key="demand_share")
+        rates[wl] = res.steps / res.wall_time_s
+        print(f"{wl}: env {env_rate:,.0f} steps/s, act {act * 1e3:.1f} ms, update (batch {b}) {update:.2f} s, "
+              f"train {rates[wl]:.2f} agent steps/s ({res.steps} steps, {res.steps / (args.sets * args.jobs):.2f} per job)")
+    runs = mx.dfp_runs(spec)
+    jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
+    hours = sum(jobs / rates["S1" if g == "two" else "S6"] for g, _, _ in runs) / 3600
+    print(f"{len(runs)} DFP runs x {jobs:,} training jobs: ~{hours:.1f} core-hours of DFP training at these rates "
+          f"(CNN runs counted at the MLP rate)")
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()

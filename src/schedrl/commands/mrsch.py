@@ -1,0 +1,113 @@
+"""``schedrl mrsch``: train the DFP and scalar-RL agents, evaluate every method, Figures 3-10 and the
+claims of MRSch (schedrl.papers.mrsch)."""
+
+from __future__ import annotations
+
+from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+
+FIGURES = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10")
+GROUPS = ("two", "three")
+
+
+def _spec(text: str) -> dict:
+    return load_spec("mrsch", text)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "mrsch", help="MRSch paper: DFP and scalar-RL training, evaluation, Figures 3-10, claims",
+        description="Steps of the MRSch paper (mrsch.txt). --spec is the pipeline's mrsch config section as "
+        "JSON (or a config YAML file holding it). Workloads are read from results/workloads/mrsch "
+        "(rule workload_mrsch).")
+    sub = p.add_subparsers(dest="mrsch_command", metavar="STEP", required=True)
+
+    t = sub.add_parser("train-dfp", help="train a DFP agent on a group's job sets in one ordering",
+                       description="Train MRSch's DFP agent: group 'two' (S1-S5, nodes + burst buffer) or 'three' "
+                       "(S6-S10, + power), state module mlp or cnn, job sets in ORDERING (e.g. "
+                       "sampled-real-synthetic). Resumes from the run folder's newest checkpoint.")
+    add_spec_options(t, "mrsch", root=True)
+    t.add_argument("--group", required=True, choices=GROUPS, help="resource group")
+    t.add_argument("--state", default="mlp", choices=("mlp", "cnn"), help="state module (default: %(default)s)")
+    t.add_argument("--ordering", default="sampled-real-synthetic", help="job-set ordering (default: %(default)s)")
+    t.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    t.set_defaults(func=run_train_dfp)
+
+    s = sub.add_parser("train-scalar", help="train the scalar-RL baseline (REINFORCE, fixed-weight reward)",
+                       description="REINFORCE with reward = equal weights . per-resource utilisation after each pick.")
+    add_spec_options(s, "mrsch", root=True)
+    s.add_argument("--group", required=True, choices=GROUPS, help="resource group")
+    s.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    s.set_defaults(func=run_train_scalar)
+
+    e = sub.add_parser("evaluate", help="run every method on a workload's test split",
+                       description="FCFS, GA, exhaustive Pareto, scalar RL and MRSch (MLP; CNN too on S1-S5), all "
+                       "with EASY backfilling; writes metrics.csv and MRSch's goal trace goals.csv into --out-dir.")
+    add_spec_options(e, "mrsch", root=True)
+    e.add_argument("--workload", required=True, help="S1 ... S10")
+    e.add_argument("--out-dir", required=True, metavar="DIR", help="folder for metrics.csv and goals.csv")
+    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    e.set_defaults(func=run_evaluate)
+
+    f = sub.add_parser("figure", help="draw one figure (fig3 ... fig10)",
+                       description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
+    f.add_argument("name", choices=FIGURES, help="figure to draw")
+    add_spec_options(f, "mrsch", root=True)
+    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
+    f.set_defaults(func=run_figure)
+
+    c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
+                       description="Compare the paper's statements and numbers with ours; write the claims CSV.")
+    add_spec_options(c, "mrsch", root=True)
+    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.set_defaults(func=run_claims)
+
+
+def run_train_dfp(args) -> int:
+    from schedrl.papers.mrsch import experiments as mx
+
+    mx.kinds_of(args.ordering)
+    r = mx.train_dfp_run(_spec(args.spec), args.group, args.state, args.ordering, root=args.root, threads=args.threads)
+    print(f"{r.run_dir}: {r.episodes} job sets, {r.steps:,} agent steps" + (" (already trained)" if r.skipped else
+                                                                            f" in {r.wall_time_s:.0f} s"))
+    return 0
+
+
+def run_train_scalar(args) -> int:
+    from schedrl.papers.mrsch import experiments as mx
+
+    r = mx.train_scalar_run(_spec(args.spec), args.group, root=args.root, threads=args.threads)
+    print(f"{r.run_dir}: {r.iterations} iterations, {r.steps:,} agent steps")
+    return 0
+
+
+def run_evaluate(args) -> int:
+    from pathlib import Path
+
+    from schedrl.io import write_csv
+    from schedrl.papers.mrsch import experiments as mx
+
+    spec = _spec(args.spec)
+    if args.workload not in spec["workloads"]:
+        from schedrl.errors import ConfigError
+
+        raise ConfigError(f"workload '{args.workload}' is not in mrsch.workloads ({', '.join(spec['workloads'])})")
+    metrics, goals = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads)
+    out = Path(args.out_dir)
+    write_csv(out / "metrics.csv", metrics, float_format="%.6g")
+    write_csv(out / "goals.csv", goals, float_format="%.6g")
+    print(metrics[["method", "node_util", "bb_util", "mean_wait_h", "mean_slowdown"]].to_string(index=False))
+    return 0
+
+
+def run_figure(args) -> int:
+    from schedrl.papers.mrsch import figures
+
+    getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
+    return 0
+
+
+def run_claims(args) -> int:
+    from schedrl.papers.mrsch.claims import claims_rows
+
+    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    return 0

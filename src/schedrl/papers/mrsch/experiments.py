@@ -1,0 +1,410 @@
+"""What runs for MRSch (mrsch.txt): the DFP agent and its baselines on workloads S1-S10.
+
+Decision structure (section III): ``schedrl/HPCPickReserve-v0`` with a window of 10 -- the agent
+picks window jobs one by one, a pick that fits starts, the first that does not is reserved (over
+every resource) and EASY backfilling runs around it. State: the ``mrsch`` encoder (4W + 2N1 + 2N2,
+Theta 11,410) or, with power (S6-S10), ``mrsch_power`` (plus each window job's power share and two
+power values). Measurements: per-resource utilisation (``info["utilization"]``); goal: eq. (1)
+(``info["demand_share"]``), recomputed by the env at every decision.
+
+Agents. One DFP agent per resource count, not per workload (the paper does not say; the goal
+vector is what adapts to a workload): group ``two`` (nodes and burst buffer) trains on job sets
+from the training splits of S1-S5, group ``three`` (plus power) on S6-S10. Job sets (III-D):
+``jobsets.sampled`` Poisson-sampled, ``jobsets.real`` consecutive blocks, ``jobsets.synthetic``
+synthetic (``schedrl.workloads.jobsets``), ``jobs_per_set`` jobs each, job set i of a kind drawn
+from the group's workloads in turn. The agent order of kinds is an *ordering*; the paper's,
+``sampled-real-synthetic``, trains the main agents; Fig. 4 trains group ``two`` once per ordering.
+Fig. 3 trains a CNN state module on the paper's ordering.
+
+Baselines, all with EASY backfilling over every resource: FCFS (list scheduling), the paper's GA
+(BBSched: population 21, 50 generations at w = 10; ``exhaustive_max = 0`` forces it for every
+window) with the exact exhaustive Pareto search kept as a check (``exhaustive``), and scalar RL:
+REINFORCE (``schedrl.agents.reinforce``) with reward ``0.5 node util + 0.5 BB util`` after each
+pick (three resources: 1/3 each), trained on blocks of the group's training splits.
+
+Layout under ``root`` (results/mrsch):
+  dfp/<group>/<state>/<ordering>/    DFP run folder (model.zip, learning_curve.csv, losses.csv, timing.json)
+  scalar_rl/<group>/                 REINFORCE run folder
+  eval/<workload>/metrics.csv        one row per method on the test split
+  eval/<workload>/goals.csv          MRSch's goal vector at every decision (clock, r per resource)
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError
+
+ROOT = Path("results/mrsch")
+WORKLOAD_DIR = Path("results/workloads/mrsch")
+GROUPS = {"two": [f"S{k}" for k in range(1, 6)], "three": [f"S{k}" for k in range(6, 11)]}
+RESOURCES = {"two": ["nodes", "bb"], "three": ["nodes", "bb", "power"]}
+KINDS = ("sampled", "real", "synthetic")
+PAPER_ORDERING = "sampled-real-synthetic"
+STATES = ("mlp", "cnn")
+METHODS = ("fcfs", "ga", "exhaustive", "scalar_rl", "mrsch")
+LABELS = {"fcfs": "FCFS (heuristic)", "ga": "GA (optimization)", "exhaustive": "exhaustive Pareto (check)",
+          "scalar_rl": "scalar RL", "mrsch": "MRSch", "mrsch_cnn": "MRSch, CNN state"}
+ENV_ID = "schedrl/HPCPickReserve-v0"
+
+
+def group_of(workload: str) -> str:
+    for g, names in GROUPS.items():
+        if workload in names:
+            return g
+    raise ConfigError(f"unknown MRSch workload '{workload}' (S1-S10)")
+
+
+def kinds_of(ordering: str) -> list[str]:
+    kinds = ordering.split("-")
+    if sorted(kinds) != sorted(KINDS):
+        raise ConfigError(f"ordering '{ordering}' must name each of {', '.join(KINDS)} once, joined by '-'")
+    return kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# spec
+
+def load_spec(text: str) -> dict:
+    from schedrl.config import load_section
+
+    return check_spec(load_section(text, "mrsch"))
+
+
+def check_spec(spec: dict) -> dict:
+    orderings = list(spec["orderings"])
+    for o in orderings:
+        kinds_of(o)
+    if not orderings or orderings[0] != PAPER_ORDERING:
+        raise ConfigError(f"mrsch.orderings must start with the paper's '{PAPER_ORDERING}' (it trains the main agents)")
+    for w in spec["workloads"]:
+        group_of(w)
+    if spec["fig8"]["workload"] not in spec["workloads"]:
+        raise ConfigError("mrsch.fig8.workload must be one of mrsch.workloads")
+    for state in STATES:
+        dfp_config(spec, state)  # unknown or bad DFP hyperparameters fail here, with their name
+    return spec
+
+
+def groups(spec: dict) -> list[str]:
+    return [g for g in GROUPS if any(w in spec["workloads"] for w in GROUPS[g])]
+
+
+def group_workloads(spec: dict, group: str) -> list[str]:
+    return [w for w in GROUPS[group] if w in spec["workloads"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# layout
+
+def dfp_dir(root, group: str, state: str, ordering: str) -> Path:
+    return Path(root) / "dfp" / group / state / ordering
+
+
+def scalar_dir(root, group: str) -> Path:
+    return Path(root) / "scalar_rl" / group
+
+
+def eval_dir(root, workload: str) -> Path:
+    return Path(root) / "eval" / workload
+
+
+def dfp_runs(spec: dict) -> list[tuple[str, str, str]]:
+    """(group, state, ordering) of every DFP run the spec trains."""
+    runs = [(g, "mlp", PAPER_ORDERING) for g in groups(spec)]
+    if "two" in groups(spec):
+        runs += [("two", "cnn", PAPER_ORDERING)]
+        runs += [("two", "mlp", o) for o in spec["orderings"][1:]]
+    return runs
+
+
+def workload_file(workload: str, part: str) -> Path:
+    return WORKLOAD_DIR / workload / f"{part}.swf"
+
+
+# ---------------------------------------------------------------------------------------------
+# workloads and envs
+
+@cache
+def _read(path: str) -> pd.DataFrame:
+    from schedrl.workloads.swf import read_swf
+
+    return read_swf(path)
+
+
+def read_part(workload: str, part: str, base=WORKLOAD_DIR) -> pd.DataFrame:
+    path = Path(base) / workload / f"{part}.swf"
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing; build it with 'snakemake {path}' (rule workload_mrsch)")
+    return _read(str(path))
+
+
+def cluster_of(frame: pd.DataFrame):
+    """The machine a workload file states in its header (nodes, burst buffer, power budget)."""
+    from schedrl.sim import ClusterSpec
+
+    h = frame.attrs.get("header") or {}
+    try:
+        return ClusterSpec(nodes=int(h.get("MaxNodes") or h["MaxProcs"]), bb_units=int(h.get("MaxBurstBufferUnits", 0)),
+                           power_budget=float(h.get("PowerBudgetWatts", 0)), idle_power=float(h.get("NodeIdleWatts", 0)))
+    except KeyError:
+        raise ConfigError("an MRSch workload file must state MaxNodes in its header") from None
+
+
+def make_env(frame: pd.DataFrame, window: int, jobs=None, **kwargs):
+    """The pick-and-reserve env over ``frame``'s machine, with MRSch's state and measurements."""
+    import schedrl.envs  # noqa: F401  (registers the envs)
+    from schedrl.encoders import register_encoder
+
+    register_encoder("mrsch_power", "schedrl.encoders.hpc", "MRSchPowerEncoder")
+    cluster = cluster_of(frame)
+    encoder = "mrsch_power" if cluster.power_budget else "mrsch"
+    # time_scale: one day, Theta's longest walltime, the same for every job set and the test split
+    return gym.make(ENV_ID, jobs=frame if jobs is None else jobs, cluster=cluster, encoder=encoder,
+                    window=window, measurements=True, time_scale=86_400.0, **kwargs).unwrapped
+
+
+def jobsets(spec: dict, group: str, base=WORKLOAD_DIR) -> dict[str, list[pd.DataFrame]]:
+    """The group's training job sets by kind (deterministic in ``spec['seed']``)."""
+    from schedrl.workloads import jobsets as js
+
+    names = group_workloads(spec, group)
+    frames = {w: read_part(w, "train", base) for w in names}
+    n_jobs, counts, seed = int(spec["jobs_per_set"]), spec["jobsets"], int(spec["seed"])
+    out: dict[str, list[pd.DataFrame]] = {}
+    real = {w: js.real_jobsets(frames[w], max(1, -(-int(counts["real"]) // len(names))), n_jobs) for w in names}
+    for k, kind in enumerate(KINDS):
+        sets = []
+        for i in range(int(counts[kind])):
+            w = names[i % len(names)]
+            rng = np.random.default_rng([seed, k, i])
+            if kind == "real":
+                sets.append(real[w][i // len(names)])
+            elif kind == "sampled":
+                sets.append(js.sampled_jobset(frames[w], n_jobs, rng))
+            else:
+                sets.append(js.synthetic_jobset(frames[w], n_jobs, rng))
+        out[kind] = sets
+    return out
+
+
+def dfp_config(spec: dict, state: str):
+    from schedrl.agents.dfp import DFPConfig
+
+    params = dict(spec["dfp"])
+    if state == "cnn":
+        params.update(spec["cnn"])
+    params["state_module"] = state
+    return DFPConfig.from_dict(params)
+
+
+def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
+                  base=WORKLOAD_DIR):
+    from schedrl.agents.dfp import train_dfp
+
+    sets = jobsets(spec, group, base)
+    episodes, labels = [], []
+    for kind in kinds_of(ordering):
+        for i, frame in enumerate(sets[kind]):
+            episodes.append({"jobs": frame})
+            labels.append(f"{kind}{i}")
+    first = episodes[0]["jobs"]
+    return train_dfp(lambda: make_env(first, int(spec["window"])), dfp_config(spec, state), episodes,
+                     int(spec["seed"]), dfp_dir(root, group, state, ordering), measurement_key="utilization",
+                     goal_key="demand_share", config={"paper": "mrsch", "group": group, "state": state,
+                                                       "ordering": ordering, "jobs_per_set": int(spec["jobs_per_set"]),
+                                                       "window": int(spec["window"])},
+                     threads=threads, on_mismatch="restart", episode_labels=labels,
+                     checkpoint_every=spec["checkpoint_every"])
+
+
+# ---------------------------------------------------------------------------------------------
+# scalar RL (REINFORCE with a fixed-weight utilisation reward)
+
+class FixedWeightReward(gym.Wrapper):
+    """Reward = ``weights . info["utilization"]`` after each pick (the scalar-RL baseline)."""
+
+    def __init__(self, env, weights):
+        super().__init__(env)
+        self.weights = np.asarray(weights, dtype=np.float64)
+
+    def step(self, action):
+        obs, _, terminated, truncated, info = self.env.step(action)
+        return obs, float(self.weights @ np.asarray(info["utilization"], dtype=np.float64)), terminated, truncated, info
+
+    def action_masks(self):
+        return self.env.unwrapped.action_masks()
+
+
+def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=WORKLOAD_DIR):
+    from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
+
+    s = spec["scalar_rl"]
+    names = group_workloads(spec, group)
+    frames = [read_part(w, "train", base) for w in names]
+    n_jobs = int(spec["jobs_per_set"])
+
+    def block(rng) -> pd.DataFrame:  # a random block of a random workload of the group
+        f = frames[int(rng.integers(len(frames)))]
+        s0 = int(rng.integers(0, max(1, len(f) - n_jobs + 1)))
+        return f.iloc[s0: s0 + n_jobs]
+
+    weights = np.full(len(RESOURCES[group]), 1.0 / len(RESOURCES[group]))
+    cfg = ReinforceConfig.from_dict({"hidden": list(s["hidden"]), "learning_rate": float(s["learning_rate"]),
+                                     "trajectories": int(s["trajectories"]), "examples_per_update": int(s["examples"]),
+                                     "mask_actions": True, "optimizer": "adam", "discount": float(s["discount"])})
+
+    def make():
+        return FixedWeightReward(make_env(frames[0], int(spec["window"]), jobs=block), weights)
+
+    return train_reinforce(make, cfg, int(s["iterations"]), int(spec["seed"]), scalar_dir(root, group),
+                           config={"paper": "mrsch", "group": group, "reward_weights": weights.tolist(),
+                                   "jobs_per_set": n_jobs}, examples=int(s["examples"]), threads=threads,
+                           on_mismatch="restart", lockstep=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation on the test split
+
+def test_jobs(spec: dict, workload: str, base=WORKLOAD_DIR) -> pd.DataFrame:
+    frame = read_part(workload, "test", base)
+    m = int(spec["eval"]["max_jobs"])
+    return frame.iloc[:m] if m > 0 else frame
+
+
+def metrics_row(schedule: pd.DataFrame, cluster, method: str, workload: str, **extra) -> dict:
+    from schedrl import metrics
+
+    row = {"workload": workload, "method": method, "jobs": len(schedule),
+           "node_util": metrics.utilization(schedule, cluster.nodes),
+           "bb_util": metrics.bb_utilization(schedule, cluster.bb_units),
+           "power_util": metrics.power_utilization(schedule, cluster) if cluster.power_budget else np.nan,
+           "mean_wait_h": metrics.mean_wait(schedule) / 3600.0, "mean_slowdown": metrics.mean_slowdown(schedule)}
+    row.update(extra)
+    return row
+
+
+def play_dfp(agent, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Greedy play with the dynamic goal; returns the schedule, the goal trace and the seconds each
+    decision took (the agent's forward pass and the env's step, i.e. choosing and starting a job)."""
+    obs, info = env.reset(options={"jobs": frame})
+    goals, times, done = [], [], False
+    while not done:
+        t0 = time.perf_counter()
+        a = int(agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])[0])
+        goals.append([info["clock"], *np.asarray(info["demand_share"], dtype=float)])
+        obs, _, term, trunc, info = env.step(a)
+        times.append(time.perf_counter() - t0)
+        done = term or trunc
+    return info["schedule"], pd.DataFrame(goals), np.asarray(times)
+
+
+def play_policy(policy, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    import torch
+
+    torch.manual_seed(0)
+    obs, info = env.reset(options={"jobs": frame})
+    times, done = [], False
+    while not done:
+        t0 = time.perf_counter()
+        a, _ = policy.predict(obs, deterministic=True, action_masks=info["action_mask"])
+        obs, _, term, trunc, info = env.step(int(np.asarray(a).reshape(-1)[0]))
+        times.append(time.perf_counter() - t0)
+        done = term or trunc
+    return info["schedule"], np.asarray(times)
+
+
+def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1):
+    """Every method on ``workload``'s test split; returns (metrics, goal trace of MRSch)."""
+    import torch
+
+    from schedrl.agents.dfp import DFPAgent
+    from schedrl.agents.reinforce import ReinforcePolicy
+    from schedrl.schedulers.ga import simulate_window_optimiser
+    from schedrl.sim import simulate
+
+    torch.set_num_threads(max(1, threads))
+    frame = test_jobs(spec, workload, base)
+    cluster = cluster_of(frame)
+    group = group_of(workload)
+    w, seed = int(spec["window"]), int(spec["seed"])
+    rows = []
+    t0 = time.perf_counter()
+    rows.append(metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload,
+                            wall_s=time.perf_counter() - t0))
+    for method, exhaustive_max in (("ga", 0), ("exhaustive", 16)):
+        t0 = time.perf_counter()
+        sched = simulate_window_optimiser(frame, cluster, window=w, seed=seed, exhaustive_max=exhaustive_max)
+        rows.append(metrics_row(sched, cluster, method, workload, wall_s=time.perf_counter() - t0,
+                                decisions=sched.attrs["sim"]["optimiser_calls"]))
+    policy = ReinforcePolicy.load(scalar_dir(root, group) / "model.zip")
+    sched, times = play_policy(policy, make_env(frame, w), frame)
+    rows.append(metrics_row(sched, cluster, "scalar_rl", workload, decisions=len(times), wall_s=times.sum(),
+                            decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max()))
+    goals = None
+    agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
+    for method, state in agents:
+        agent = DFPAgent.load(dfp_dir(root, group, state, PAPER_ORDERING) / "model.zip")
+        sched, trace, times = play_dfp(agent, make_env(frame, w), frame)
+        rows.append(metrics_row(sched, cluster, method, workload, decisions=len(times), wall_s=times.sum(),
+                                decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max()))
+        if method == "mrsch":
+            trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
+            trace.insert(0, "workload", workload)
+            goals = trace
+    return pd.DataFrame(rows), goals
+
+
+def read_csv(path) -> pd.DataFrame:
+    from schedrl.io import read_result
+
+    return read_result(path)
+
+
+def all_metrics(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
+    names = workloads or spec["workloads"]
+    return pd.concat([read_csv(eval_dir(root, w) / "metrics.csv") for w in names], ignore_index=True)
+
+
+def all_goals(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
+    names = workloads or spec["workloads"]
+    return pd.concat([read_csv(eval_dir(root, w) / "goals.csv") for w in names], ignore_index=True)
+
+
+def kiviat_scores(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """Per workload, each axis scaled to [0, 1] with 1 the best method (utilisations as they are,
+    wait and slowdown as reciprocals, as the paper's Kiviat charts), and the polygon's area."""
+    out = []
+    for _wl, part in frame.groupby("workload", sort=False):
+        part = part.copy()
+        for ax in axes:
+            v = part[ax].to_numpy(dtype=float)
+            v = 1.0 / np.maximum(v, 1e-12) if ax in ("mean_wait_h", "mean_slowdown") else v
+            part[f"k_{ax}"] = v / np.nanmax(v) if np.nanmax(v) > 0 else 0.0
+        k = part[[f"k_{ax}" for ax in axes]].to_numpy(dtype=float)
+        part["area"] = 0.5 * np.sin(2 * np.pi / len(axes)) * (k * np.roll(k, -1, axis=1)).sum(axis=1)
+        out.append(part)
+    return pd.concat(out, ignore_index=True)
+
+
+def improvement(frame: pd.DataFrame, metric: str, baselines=("fcfs", "ga", "scalar_rl")) -> pd.DataFrame:
+    """Per workload and baseline, MRSch's relative gain on ``metric`` (positive = better: a higher
+    utilisation, a lower wait or slowdown), as a fraction of the baseline's value."""
+    rows = []
+    lower = metric in ("mean_wait_h", "mean_slowdown")
+    for wl, part in frame.groupby("workload", sort=False):
+        ours = float(part.loc[part["method"] == "mrsch", metric].iloc[0])
+        for b in baselines:
+            base = part.loc[part["method"] == b, metric]
+            if base.empty or not np.isfinite(base.iloc[0]) or base.iloc[0] == 0:
+                continue
+            v = float(base.iloc[0])
+            rows.append({"workload": wl, "baseline": b, "metric": metric,
+                         "gain": (v - ours) / v if lower else (ours - v) / v})
+    return pd.DataFrame(rows, columns=["workload", "baseline", "metric", "gain"])
