@@ -2,7 +2,9 @@
 
 1. Env alone: random valid actions on a 1000-job Lublin half (256 nodes, N_jobs 100, Sim_Step
    60 s, idle doubling as in training), baseline (356 inputs) and proposal (812 inputs) encoders.
-2. SB3 PPO with NN1 / NN2 (``ppo.yaml`` variant ``runtime``), 8 env copies in a DummyVecEnv
+2. Evaluation as ``schedrl runtime evaluate`` plays it: an (untrained) NN1 / NN2 proposal model
+   on 9 cases x 5 episodes in lockstep (one batched forward pass per step) vs one episode at a time.
+3. SB3 PPO with NN1 / NN2 (``ppo.yaml`` variant ``runtime``), 8 env copies in a DummyVecEnv
    and in a SubprocVecEnv, ``--ppo-steps`` steps each (rollout + update): the rate a training rule
    gets, and which vectorisation to use (``vec_env`` in ``ppo.yaml``).
 
@@ -57,11 +59,32 @@ def ppo_rate(swf: str, encoder: str, net: list[int], vec: str, steps: int) -> fl
     return result.steps_trained / result.wall_time_s
 
 
+def eval_rates(swf: str, net: list[int], steps: int) -> tuple[float, float]:
+    """(lockstep, one at a time) steps/s of 45 sampled-action episodes capped at ``steps`` each."""
+    import gymnasium as gym
+    from stable_baselines3 import PPO
+
+    from schedrl.papers.runtime.experiments import play_lockstep
+
+    kwargs = {**env_kwargs(swf, "runtime_proposal"), "double_idle": False, "max_steps": steps}
+    model = PPO("MlpPolicy", gym.make("schedrl/HPCTimeStepped-v0", **kwargs), seed=0,
+                policy_kwargs={"net_arch": {"pi": net, "vf": net}}, device="cpu")
+    envs = [gym.make("schedrl/HPCTimeStepped-v0", **kwargs) for _ in range(45)]
+    t0 = time.perf_counter()
+    done = sum(e["length"] for e in play_lockstep(envs, model, list(range(45)), False))
+    lockstep = done / (time.perf_counter() - t0)
+    t0, done = time.perf_counter(), 0
+    for k, env in enumerate(envs[:5]):
+        done += sum(e["length"] for e in play_lockstep([env], model, [k], False))
+    return lockstep, done / (time.perf_counter() - t0)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--env-steps", type=int, default=20_000)
     ap.add_argument("--ppo-steps", type=int, default=8192, help="PPO steps per case (one rollout of 8 x steps/8)")
-    ap.add_argument("--no-ppo", action="store_true", help="env rates only")
+    ap.add_argument("--eval-steps", type=int, default=1000, help="steps per evaluation episode (cap)")
+    ap.add_argument("--no-ppo", action="store_true", help="env and evaluation rates only")
     args = ap.parse_args()
     import torch
 
@@ -77,6 +100,10 @@ def main() -> None:
         for encoder in ("runtime_baseline", "runtime_proposal"):
             rate, episodes = env_rate(swf, encoder, args.env_steps)
             print(f"env {encoder:17s} random valid actions: {rate:8.0f} steps/s ({episodes} episodes ended)")
+        for label, net in (("NN1", [1024, 512, 256]), ("NN2", [2048, 512, 256])):
+            lock, single = eval_rates(swf, net, args.eval_steps)
+            print(f"evaluate runtime_proposal {label} 45 episodes: lockstep {lock:6.0f} steps/s, "
+                  f"one at a time {single:6.0f} steps/s")
         if args.no_ppo:
             return
         for encoder, label, net in (("runtime_baseline", "NN1", [1024, 512, 256]),
