@@ -167,6 +167,7 @@ rule runtime_table5:
 rule runtime_table6:
     input:
         evaluations=RX.evaluation_files(RUNTIME),
+        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table6"),

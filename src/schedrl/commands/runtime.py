@@ -114,7 +114,7 @@ def run_figure(args) -> int:
     if args.name == "table5":
         figures.table5(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
     elif args.name == "table6":
-        figures.table6(rx.evaluation_files(spec, args.root), args.out)
+        figures.table6(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
     elif args.name == "curves":
         figures.curves(rx.curve_files(spec, args.root), args.out)
     else:

@@ -145,13 +145,17 @@ def table6_frame(evals: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def table6(evaluations, png: str | Path) -> pd.DataFrame:
-    """Table 6 as heatmaps (train x test per method; ours top, paper bottom) and markdown."""
+def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
+    """Table 6 as heatmaps (train x test per method; ours top, paper bottom) and markdown, with
+    our Table 4 utilisation of each test half as the reference row."""
     from schedrl.io import write_text
     from schedrl.plots import new_figure, save_figure
     from schedrl.plots.tables import comparison_wide, markdown_table
 
     table = table6_frame(read_evaluations(evaluations))
+    heuristics = heuristics_table(heuristics_runs)
+    for a in ALGORITHMS:
+        table[a] = table["test"].map(heuristics[a]) if a in heuristics else np.nan
     methods = list(dict.fromkeys(m for m in METHODS if m in set(table["method"])))
     trains = [w for w in TRAIN_WORKLOADS if w in set(table["train"])]
     fig, axes = new_figure(2, len(methods), figsize=(4.2 * len(methods), 7.6), squeeze=False)
@@ -184,6 +188,13 @@ def table6(evaluations, png: str | Path) -> pd.DataFrame:
     for m in methods:
         sub = table[table["method"] == m]
         lines += [f"**{LABELS[m]}**", "", markdown_table(comparison_wide(sub, "train", "test")), ""]
+    from schedrl.experiments.heuristics import algorithm_label
+
+    ref = heuristics.reindex([t for t in TEST_WORKLOADS if t in heuristics.index])
+    if len(ref):
+        lines += ["**Reference: our Table 4 on the test halves**", "",
+                  markdown_table(pd.DataFrame([{"algorithm": algorithm_label(a), **{t: f"{ref.at[t, a]:.2f}" for t in ref.index}}
+                                               for a in ALGORITHMS])), ""]
     gaps = table["diff"].abs().dropna()
     if len(gaps):
         lines += [f"Mean |ours - paper| over {len(gaps)} cells: {gaps.mean():.3f}; largest {gaps.max():.3f}.", ""]
