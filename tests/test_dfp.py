@@ -149,3 +149,35 @@ def test_changing_the_goal_changes_the_action(tmp_path):
     assert (_greedy(agent, [1.0, 0.0]) == 0).all()  # only measurement 0 counts
     assert (_greedy(agent, [0.0, 1.0]) == 1).all()  # only measurement 1 counts
     assert (_greedy(agent, [-1.0, -1.0]) == 2).all()  # both to be minimised: the smallest gain
+
+
+class _Interrupting(ToyEnv):
+    """Raises KeyboardInterrupt (Ctrl-C) at the 10th step of its third episode, once."""
+
+    fired = False
+
+    def reset(self, **kw):
+        self.episode = getattr(self, "episode", -1) + 1
+        return super().reset(**kw)
+
+    def step(self, a):
+        if self.episode == 2 and self.t == 10 and not _Interrupting.fired:
+            _Interrupting.fired = True
+            raise KeyboardInterrupt
+        return super().step(a)
+
+
+def test_seeded_runs_repeat_and_an_interrupted_run_resumes(tmp_path):
+    import json
+
+    torch.set_num_threads(1)
+    cfg = DFPConfig(**SMALL)
+    for name in ("a", "b"):
+        train_dfp(lambda: ToyEnv(), cfg, [None] * 4, seed=3, run_dir=tmp_path / name)
+    assert (tmp_path / "a" / "losses.csv").read_text() == (tmp_path / "b" / "losses.csv").read_text()
+    with pytest.raises(KeyboardInterrupt):
+        train_dfp(lambda: _Interrupting(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
+    assert [n for n, _ in RunFolder(tmp_path / "c", prefix="episode_", suffix=".pt").checkpoints()] == [1, 2]
+    res = train_dfp(lambda: _Interrupting(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
+    timing = json.loads((tmp_path / "c" / "timing.json").read_text())
+    assert timing["resumed_from_episode"] == 2 and res.steps == 4 * 30 and timing["episodes"] == 4

@@ -109,3 +109,20 @@ def test_job_sets():
     assert (((d + 3600) % 86_400) < 7200).all()
     with pytest.raises(ConfigError):
         sampled_jobset(frame.iloc[:1], 5, rng)
+
+
+def test_goal_is_equation_1_recomputed_at_every_decision():
+    from schedrl.envs.hpc import resource_measurements
+
+    # 4 nodes, 8 BB units. J0 (2 nodes, 4 units, req 100) runs from 0; J1 (4 nodes, no BB, req 50) waits.
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0, 0], "run_time": [100, 50], "req_procs": [2, 4],
+                         "req_time": [100, 50], "bb_request": [4, 0]})
+    sim = HPCSimulator(ClusterSpec(nodes=4, bb_units=8))
+    sim.reset(jobs)
+    assert sim.start(0) and not sim.start(0)
+    util, goal = resource_measurements(sim)
+    # nodes: 2/4 x 100 + 4/4 x 50 = 100; BB: 4/8 x 100 + 0 = 50  ->  r = (2/3, 1/3)
+    np.testing.assert_allclose(util, [0.5, 0.5])
+    np.testing.assert_allclose(goal, [2 / 3, 1 / 3])
+    sim.clock = 60.0  # 40 s of J0's request left: nodes 2/4 x 40 + 50 = 70, BB 4/8 x 40 = 20
+    np.testing.assert_allclose(resource_measurements(sim)[1], [70 / 90, 20 / 90])

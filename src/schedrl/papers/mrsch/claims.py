@@ -95,7 +95,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
                      VALUES["state.theta_inputs"], ours, VALUES.verdict("state.theta_inputs", ours),
                      VALUES.describe("state.theta_inputs")))
     two, three = [w for w in mx.GROUPS["two"] if w in spec["workloads"]], [w for w in mx.GROUPS["three"] if w in spec["workloads"]]
-    scale = (f"{spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
+    scale = (f"data: {mx.data_source()}; {spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
              f"(paper {VALUES['scale.jobs']:,} jobs); evaluation on the test splits"
              + (f" (first {spec['eval']['max_jobs']} jobs)" if spec["eval"]["max_jobs"] else ""))
     if two:
@@ -118,7 +118,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         rows.append(_row("fig7-best", "MRSch has the largest Kiviat area on every workload S1-S5",
                          f"{VALUES['fig7.best_workloads']} of 5", f"{wins} of {n}",
                          "reproduced" if wins == n else ("partly reproduced" if wins else "not reproduced"),
-                         "MRSch largest on: " + (", ".join(names) or "none")))
+                         "MRSch largest on: " + (", ".join(names) or "none") + "; " + scale))
         for metric, key, text in (("mean_wait_h", "fig6.wait_reduction_max", "mean wait"),
                                   ("mean_slowdown", "fig6.slowdown_reduction_max", "mean slowdown")):
             g = max_gain(m2, metric)
@@ -148,7 +148,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         rows.append(_row("fig10-best", "With power, MRSch has the largest Kiviat area on every workload S6-S10",
                          f"{VALUES['fig10.best_workloads']} of 5", f"{wins} of {n}",
                          "reproduced" if wins == n else ("partly reproduced" if wins else "not reproduced"),
-                         "MRSch largest on: " + (", ".join(names) or "none")))
+                         "MRSch largest on: " + (", ".join(names) or "none") + "; " + scale))
         u = max(max_gain(m3, m) for m in ("node_util", "bb_util", "power_util"))
         rows.append(_row("fig10-util", "With power, utilisation up to +18%", "18%", f"{u:.1%}",
                          _at_least("fig10.util_gain_max", u), "largest over resources, S6-S10 and baselines"))

@@ -124,6 +124,20 @@ def dfp_runs(spec: dict) -> list[tuple[str, str, str]]:
     return runs
 
 
+def data_source(base=WORKLOAD_DIR) -> str:
+    """What the workloads were built from: the Theta 2022 trace or its synthetic stand-in (read
+    from the split manifest the workload rule writes)."""
+    import json
+
+    for w in GROUPS["two"] + GROUPS["three"]:
+        path = Path(base) / w / "split.json"
+        if path.is_file():
+            stand_in = json.loads(path.read_text()).get("stand_in")
+            return ("a synthetic stand-in for Theta (the trace file was missing)" if stand_in
+                    else "Theta 2022 trace (the paper: Theta 2018, not public)")
+    return "unknown (no split manifest)"
+
+
 def workload_file(workload: str, part: str) -> Path:
     return WORKLOAD_DIR / workload / f"{part}.swf"
 

@@ -108,7 +108,7 @@ def _pair(spec, root, png, metrics, title, notes) -> pd.DataFrame:
         if note:
             ax.set_title(note, fontsize=9)
     axes[0].legend(fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(f"{title}\ndata: {mx.data_source()}", fontsize=10)
     save_figure(fig, png, frame)
     return frame
 
@@ -155,7 +155,7 @@ def _kiviat(spec, root, png, wls, axes_names, title) -> pd.DataFrame:
         best = part.loc[part["area"].idxmax(), "method"]
         ax.set_title(f"{wl} (largest area: {mx.LABELS[best]})", fontsize=8)
     axes.flat[0].legend(fontsize=7, loc="lower left", bbox_to_anchor=(-0.3, -0.35))
-    fig.suptitle(title)
+    fig.suptitle(f"{title}\ndata: {mx.data_source()}", fontsize=10)
     save_figure(fig, png, scores)
     return scores
 
