@@ -97,8 +97,9 @@ def test_grid_and_spec_checks():
                                                                           "n_epochs": [4, 8]}}})] == \
         ["T512-M512-K4", "T512-M512-K8", "T1024-M512-K4", "T1024-M512-K8"]
     assert rx.parse_grid_id("T2048-M1024-K10") == {"n_steps": 2048, "batch_size": 1024, "n_epochs": 10}
-    with pytest.raises(ConfigError, match="bad grid id"):
-        rx.parse_grid_id("T2048-K10")
+    for bad in ("T2048-K10", "T1-M2-K3-X4", "T1-M2-Kx", "M1-T2-K3"):
+        with pytest.raises(ConfigError, match="bad grid id"):
+            rx.parse_grid_id(bad)
     rx.load_spec(json.dumps(SPEC))
     for path, value, message in ((("agents", "methods"), ["nn3"], "unknown method"),
                                  (("agents", "workloads"), ["wl1_100b"], "not a training half"),
@@ -107,6 +108,10 @@ def test_grid_and_spec_checks():
         bad[path[0]][path[1]] = value
         with pytest.raises(ConfigError, match=message):
             rx.load_spec(json.dumps(bad))
+    with pytest.raises(ConfigError, match="no 'agents' section"):
+        rx.load_spec(json.dumps({"nodes": 256}), agents=True)
+    with pytest.raises(ConfigError, match="runtime.evaluate is required"):
+        rx.load_spec(json.dumps({k: v for k, v in SPEC.items() if k != "evaluate"}))
     hp = rx.hyperparams("proposal_nn2", "T1024-M256-K8")
     assert hp["n_envs"] == 8 and (hp["n_steps"], hp["batch_size"], hp["n_epochs"]) == (1024, 256, 8)
     assert hp["policy_kwargs"]["net_arch"] == {"pi": [2048, 512, 256], "vf": [2048, 512, 256]}

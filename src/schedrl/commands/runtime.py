@@ -8,7 +8,11 @@ FIGURES = ("table5", "table6", "curves", "sensitivity")
 
 
 def _spec(text: str) -> dict:
-    return load_spec("runtime", text)
+    """The runtime section, which must configure the agents (train, evaluate, figures)."""
+    from schedrl.papers.runtime.experiments import load_spec as load_runtime_spec
+
+    load_spec("runtime", text)  # the shared loader's checks first (one error line either way)
+    return load_runtime_spec(text, agents=True)
 
 
 def _heuristics_runs(spec: dict, root: str) -> list[str]:
@@ -127,7 +131,7 @@ def run_claims(args) -> int:
     from schedrl.papers.runtime import claims, figures
     from schedrl.papers.runtime import experiments as rx
 
-    spec = _spec(args.spec)
+    spec = load_spec("runtime", args.spec)
     runs = _heuristics_runs(spec, args.root)
     t4 = compare_with_paper(read_runs(runs, rx.ALGORITHMS, "utilization"), rx.VALUES["table4"]["rows"],
                             rx.ALGORITHMS, "utilization")

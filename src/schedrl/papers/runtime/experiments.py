@@ -73,18 +73,26 @@ def same_tendency(train: str) -> str:
 
 
 # -- spec -------------------------------------------------------------------------------------
-def load_spec(text: str) -> dict:
-    """The ``runtime`` config section from JSON text or a config YAML file, schema- and cross-checked."""
+def load_spec(text: str, agents: bool = False) -> dict:
+    """The ``runtime`` config section from JSON text or a config YAML file, schema- and cross-checked;
+    ``agents``: it must configure the PPO agents (Tables 5-6)."""
     from schedrl.config import load_section
 
-    return check_spec(load_section(text, PAPER))
+    spec = check_spec(load_section(text, PAPER))
+    if agents and "agents" not in spec:
+        raise ConfigError("runtime spec has no 'agents' section (Tables 5-6 need runtime.agents, env and evaluate)")
+    return spec
 
 
 def check_spec(spec: dict) -> dict:
-    """Cross-key checks the JSON schema cannot express; ConfigError names the key."""
+    """Cross-key checks the JSON schema cannot express; ConfigError names the key. A spec with
+    ``agents`` (Tables 5-6) needs ``env`` and ``evaluate`` too; without, only Table 4 runs."""
     agents = spec.get("agents")
     if agents is None:
         return spec
+    for key in ("env", "evaluate"):
+        if key not in spec:
+            raise ConfigError(f"runtime.{key} is required with runtime.agents")
     for m in agents["methods"]:
         if m not in METHODS:
             raise ConfigError(f"runtime.agents.methods: unknown method '{m}' (choose from: {', '.join(METHODS)})")
@@ -111,12 +119,12 @@ def grid_id(point: dict) -> str:
 
 
 def parse_grid_id(text: str) -> dict:
-    out = {}
-    for part, key in zip(text.split("-"), GRID_KEYS, strict=True):
-        if not part.startswith(GRID_KEYS[key]) or not part[1:].isdigit():
-            raise ConfigError(f"bad grid id '{text}' (expected e.g. T512-M512-K4)")
-        out[key] = int(part[1:])
-    return out
+    """``T512-M512-K4`` -> ``{"n_steps": 512, "batch_size": 512, "n_epochs": 4}``."""
+    parts = text.split("-")
+    if len(parts) != len(GRID_KEYS) or any(not p.startswith(GRID_KEYS[k]) or not p[1:].isdigit()
+                                           for p, k in zip(parts, GRID_KEYS)):
+        raise ConfigError(f"bad grid id '{text}' (expected e.g. T512-M512-K4)")
+    return {k: int(p[1:]) for p, k in zip(parts, GRID_KEYS)}
 
 
 # -- runs -------------------------------------------------------------------------------------
