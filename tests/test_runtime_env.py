@@ -54,6 +54,16 @@ def test_hand_worked_trace_of_every_rule():
     assert list(info["schedule"]["start_time"]) == [120, 0, 60]
 
 
+def test_pick_that_empties_the_queue_advances():
+    # J0 (1 node, 60 s) at 0, J1 at 300: starting J0 empties the queue, so the clock moves on; the
+    # end of J0 (60 s) leaves nothing to decide (empty queue) and is skipped: the next decision
+    # point is J1's arrival tick
+    env = _env(_jobs([0, 300], [60, 60], [1, 1], [60, 60]))
+    env.reset()
+    obs, r, term, trunc, info = env.step(0)
+    assert (info["clock"], info["waiting"], info["running"], r, term) == (300, 1, 0, 0, False)
+
+
 def test_failed_picks_count_in_a_row_only():
     # J0 (2 nodes, 300 s) and J1 (3 nodes) at 0; J2 (1 node, 60 s) at 100; no idle doubling
     env = _env(_jobs([0, 0, 100], [300, 60, 60], [2, 3, 1], [300, 60, 60]), double_idle=False)
