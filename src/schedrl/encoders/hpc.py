@@ -21,6 +21,7 @@ running jobs are all zeros (zero padding). Jobs come first, then resources.
 | ``dras`` | ``4W + 2N`` | W x (size, requested time, priority, wait); per node ``[1, 0]`` free or ``[0, remaining]`` (DRAS; Theta 8,920, DataStar 3,528) |
 | ``sem`` | ``4W + 2K`` | the same job window; the K largest running jobs as (size, remaining occupancy) pairs, largest first, zero-padded (SEM Alg. 1/2; Theta K 34: 268, DataStar K 40: 280). Free nodes are not encoded (SEM section 3.3: redundant) |
 | ``mrsch`` | ``4W + 2N1 + 2N2`` | W x (nodes, burst buffer, requested time, wait) (R + 2 with R = 2); per node and per burst-buffer unit ``[1, 0]`` / ``[0, remaining]`` (MRSch section III-A; Theta W 10: 11,410) |
+| ``mrsch_power`` | ``5W + 2N1 + 2N2 + 2`` | ``mrsch``, then each window job's power share of the head room and (free power share, power-weighted remaining time) (MRSch section V-E; register with ``register_encoder("mrsch_power", "schedrl.encoders.hpc", "MRSchPowerEncoder")``) |
 | ``runtime_baseline`` | ``N + 2J`` | remaining requested time per node; J = N_jobs window of (nodes, requested time) as two vectors (brief 4.2) |
 | ``runtime_proposal`` | ``2N + 3J`` | remaining requested and estimated time per node; nodes, requested and estimated time per job |
 
