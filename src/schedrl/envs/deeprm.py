@@ -8,17 +8,21 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from schedrl.encoders import get_encoder
+from schedrl.encoders import get_encoder, register_encoder
 from schedrl.errors import ConfigError
 from schedrl.sim.grid import Grid, GridParams
-from schedrl.workloads.deeprm import generate_jobset, make_model
+from schedrl.workloads.deeprm import generate_jobset, legacy_jobsets, make_model
 
-OBS_MODES = ("image", "stacked", "compact")
+register_encoder("profile", "schedrl.encoders.grid_profile", "ProfileEncoder")
+
+OBS_MODES = ("image", "stacked", "compact", "profile")
 ACTION_MODES = ("discrete", "multibinary")
 REWARDS = ("slowdown", "completion_time", "slowdown_window")
 TRANSITIONS = ("dense", "sparse")
 SKIPPED_REWARDS = ("sum", "zero")
 OBS_LAYOUTS = ("native", "flat", "chw")
+JOBSET_RNGS = ("pcg64", "legacy")
+MULTIBINARY_RULES = ("first_failure", "try_all")
 
 
 class DeepRMEnv(gym.Env):
@@ -39,7 +43,14 @@ class DeepRMEnv(gym.Env):
     * ``action_mode="multibinary"``: ``MultiBinary(num_nw)`` (report section 3.3.2). The slots whose
       bit is 1 are tried in increasing order; the first failure (empty slot, job does not fit)
       ends the step with ``MoveOn``. All-zero actions move on; if every set bit succeeds, time
-      stays frozen and the agent acts again.
+      stays frozen and the agent acts again (``multibinary_rule="first_failure"``, the default).
+    * ``multibinary_rule="try_all"`` (the SB3 report's public code, ``MultiBinaryDeepRM.py``):
+      every set bit is tried in increasing order and each failure (empty slot, job does not fit)
+      moves time on by one step, after which the next set bit is tried in the new time step; an
+      all-zero action moves on once per slot. A step moves time on at most ``move_on_cap`` times
+      (4 there), then ends. The step earns one charge of the reward, taken on the state at its
+      end, whatever the number of moves (0 to ``move_on_cap``), and 0 if it placed more than one
+      job. Episode returns then no longer sum to minus the slowdowns.
 
     Invalid actions are safe (they move on). Masks: ``info["action_mask"]`` and ``action_masks()``
     (sb3-contrib ``MaskablePPO``) mark slots whose job fits under the placement rule and the void
@@ -54,6 +65,7 @@ class DeepRMEnv(gym.Env):
     | ``image`` | ``(time_horizon, (res_slot + max_job_size * num_nw) * num_res + backlog_width + 1)`` | DeepRM image: per resource the machine then each slot; backlog; time since the last job |
     | ``stacked`` | ``((num_nw + 1) * time_horizon, num_res * res_slot)`` | phase 1: machine on top, then each slot's profile |
     | ``compact`` | ``(2 * time_horizon * num_res + 7 * num_nw + 8,)`` | sched-rl-gym's feature vector (mdp-design section 4.2) |
+    | ``profile`` | ``(num_nw + 1, time_horizon, num_res)`` | free units, then each slot's demand profile, as numbers in ``[0, res_slot]`` (the SB3 report code's phase-1 state; ``schedrl.encoders.grid_profile``) |
 
     ``backlog_width = ceil(backlog_size / time_horizon)``; the image is 20 x 224 for the defaults
     (20 x 124 with ``num_nw=5``). See ``schedrl.encoders.grid_images`` and ``.compact``.
@@ -123,7 +135,12 @@ class DeepRMEnv(gym.Env):
     ``jobset_seed``, episodes cycle through the ``num_jobsets`` job sets generated with seeds
     ``jobset_seed, jobset_seed + 1, ...``; ``reset(seed=...)`` restarts the cycle, and
     ``reset(options={"jobset": k})`` picks the k-th set of the cycle. With ``jobset_seed=None`` each
-    episode draws a fresh job set from ``self.np_random``.
+    episode draws a fresh job set from ``self.np_random``. ``jobset_rng`` says how the seeded sets
+    are drawn: ``"pcg64"`` (default; set k from ``default_rng(jobset_seed + k)``, vectorised) or
+    ``"legacy"`` (the ``num_jobsets`` sets are one run of numpy's legacy ``RandomState(jobset_seed)``
+    cut into sequences, in DeepRM's draw order: ``schedrl.workloads.deeprm.legacy_jobsets``; the SB3
+    report's code trains and evaluates on ``jobset_seed=42, num_jobsets=1``). ``reset`` then
+    reports ``info["jobset"]``, the index of the set being played.
 
     ## Episode end
     Terminated when every job of the set has arrived and finished (dropped jobs excepted).
@@ -150,7 +167,9 @@ class DeepRMEnv(gym.Env):
     the horizon), ``transitions`` ("dense", "sparse"), ``skipped_reward`` ("sum", "zero"; sparse
     transitions only), ``obs_layout`` ("native" as in the table
     above, "flat" 1-D, or "chw" with a leading channel axis for CNN policies),
-    ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True.
+    ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True,
+    ``jobset_rng`` ("pcg64", "legacy"; see Starting state), ``multibinary_rule`` ("first_failure",
+    "try_all") and ``move_on_cap`` 4 (see Action space).
 
     ## Version history
     * v0: first version.
@@ -166,19 +185,24 @@ class DeepRMEnv(gym.Env):
                  placement: str = "earliest", max_track_since_new: int = 10, job_num_cap: int = 40,
                  machine_colors: bool = True, transitions: str = "dense", obs_layout: str = "native",
                  workload_max_job_size: int | None = None, render_mode: str | None = None,
-                 skipped_reward: str = "sum"):
+                 skipped_reward: str = "sum", jobset_rng: str = "pcg64",
+                 multibinary_rule: str = "first_failure", move_on_cap: int = 4):
         for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
                                      ("action_mode", action_mode, ACTION_MODES),
                                      ("reward", reward, REWARDS),
                                      ("transitions", transitions, TRANSITIONS),
                                      ("skipped_reward", skipped_reward, SKIPPED_REWARDS),
-                                     ("obs_layout", obs_layout, OBS_LAYOUTS)):
+                                     ("obs_layout", obs_layout, OBS_LAYOUTS),
+                                     ("jobset_rng", jobset_rng, JOBSET_RNGS),
+                                     ("multibinary_rule", multibinary_rule, MULTIBINARY_RULES)):
             if value not in choices:
                 raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"unknown render_mode '{render_mode}'")
         if episode_max_length < 1 or simu_len < 0 or num_jobsets < 1:
             raise ConfigError("episode_max_length and num_jobsets must be >= 1 and simu_len >= 0")
+        if move_on_cap < 1:
+            raise ConfigError(f"move_on_cap must be >= 1, got {move_on_cap}")
         self.params = GridParams(num_res=num_res, num_nw=num_nw, time_horizon=time_horizon,
                                  res_slot=res_slot, max_job_len=max_job_len, max_job_size=max_job_size,
                                  backlog_size=backlog_size, placement=placement,
@@ -192,6 +216,8 @@ class DeepRMEnv(gym.Env):
         self.obs_mode, self.action_mode, self.reward_name = obs_mode, action_mode, reward
         self.sparse = transitions == "sparse"
         self.skipped_sum = skipped_reward == "sum"
+        self.try_all = action_mode == "multibinary" and multibinary_rule == "try_all"
+        self.move_on_cap = int(move_on_cap)
         self.simu_len, self.episode_max_length = int(simu_len), int(episode_max_length)
         self.jobset_seed, self.num_jobsets = jobset_seed, int(num_jobsets)
         self.render_mode = render_mode
@@ -216,11 +242,14 @@ class DeepRMEnv(gym.Env):
         self._fits = np.zeros(W, dtype=np.bool_)
         self._inv_len = np.concatenate([[0.0], 1.0 / np.arange(1, max_job_len + 1)])
         self._jobsets = None
-        if jobset_seed is not None:
+        if jobset_seed is not None and jobset_rng == "legacy":
+            self._jobsets = legacy_jobsets(self.model, self.simu_len, self.num_jobsets, int(jobset_seed))
+        elif jobset_seed is not None:
             self._jobsets = [generate_jobset(self.model, self.simu_len, int(jobset_seed) + k)
                              for k in range(self.num_jobsets)]
         self._episode = 0
         self.jobset = None
+        self.jobset_index = -1
 
     # -- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -237,13 +266,19 @@ class DeepRMEnv(gym.Env):
                 self._episode = k
             jobset = self._jobsets[k % self.num_jobsets]
             self._episode += 1
+            self.jobset_index = k % self.num_jobsets
         self.jobset = jobset
         self.grid.reset(jobset)
-        return self._observe(), self._info()
+        info = self._info()
+        if self._jobsets is not None:
+            info["jobset"] = self.jobset_index
+        return self._observe(), info
 
     def step(self, action):
         grid = self.grid
         W = self.params.num_nw
+        if self.try_all:
+            return self._step_try_all(action)
         if self.action_mode == "discrete":
             a = action if type(action) is int else int(np.asarray(action).item())  # also shape (1,)
             move = a >= W or a < 0 or not grid.allocate(a)
@@ -272,20 +307,57 @@ class DeepRMEnv(gym.Env):
             info["dropped"] = len(grid.dropped)
         return self._observe(), reward, terminated, truncated, info
 
+    def _ended(self) -> tuple[bool, bool]:
+        terminated = self.grid.all_done()
+        return terminated, not terminated and self.grid.now >= self.episode_max_length
+
+    def _step_try_all(self, action):
+        """``multibinary_rule="try_all"`` (see the class docstring)."""
+        grid = self.grid
+        W = self.params.num_nw
+        bits = np.asarray(action).reshape(-1)[:W]
+        tries = np.flatnonzero(bits) if bits.any() else np.arange(W)  # all-zero: move on per slot
+        moves = placed = 0
+        terminated, truncated = self._ended()
+        for i in tries:
+            if terminated or truncated:
+                break
+            if bits.any() and grid.allocate(int(i)):
+                placed += 1
+                continue
+            grid.move_on()
+            moves += 1
+            terminated, truncated = self._ended()
+            if moves == self.move_on_cap:
+                break
+        reward = 0.0
+        if placed <= 1:  # one charge per step, on the state it ends in
+            reward = self._charge()
+        terminated, truncated = self._ended()
+        info = self._info()
+        if terminated or truncated:
+            info["jobs"] = grid.job_records()
+            info["withheld"] = grid.withheld_lengths()
+            info["dropped"] = len(grid.dropped)
+        return self._observe(), reward, terminated, truncated, info
+
     def _observe(self) -> np.ndarray:
         return self.encoder(self.grid).reshape(self._obs_shape)
 
     def _move_on(self) -> float:
         """Charge the reward for the current time step, then advance the grid one step."""
+        reward = self._charge()
+        self.grid.move_on()
+        return reward
+
+    def _charge(self) -> float:
+        """The reward of one time step for the jobs in the system now."""
         grid = self.grid
         if self.reward_name == "slowdown":
-            reward = -grid.inv_length_sum()
-        elif self.reward_name == "completion_time":
-            reward = -float(grid.n_in_system)
-        else:
-            reward = -float(self._inv_len[grid.slot_len].sum())
-        grid.move_on()
-        return reward
+            return -grid.inv_length_sum()
+        if self.reward_name == "completion_time":
+            return -float(grid.n_in_system)
+        return -float(self._inv_len[grid.slot_len].sum())
 
     def action_masks(self) -> np.ndarray:
         """Valid actions now (see the class docstring), for sb3-contrib's MaskablePPO."""

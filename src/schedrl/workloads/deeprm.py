@@ -8,12 +8,23 @@ Three parameterisations of one model (a ``JobModel``), each a small named constr
   ``1..max_job_size/5``. Defaults (15, 10) give small 1..3, large 10..15, dominant 5..10, other 1..2.
 * ``sb3_phase1_model`` -- the SB3 report's phase-1 variant (section 4.3): same lengths, the dominant
   demand ``0.25..0.5 * res_slot`` and the other ``0.05..0.1 * res_slot``.
+* ``sb3_phase1_code_model`` -- the same phase-1 variant as the report's public code draws it
+  (tdhawale/DeepRM, ``src/Phase1``): numpy truncates the float bounds, so with ``res_slot`` 10 the
+  dominant demand is 2..5 (not 3..5) and the other 1; each sequence stops taking jobs once its work
+  ``sum(len * demand_0 * demand_1)`` exceeds ``1.3 * res_slot ** num_res * time_horizon``
+  (``JobModel.work_cap``); the dominant resource comes from Python's ``random`` module.
 * ``cunha_model`` -- sched-rl-gym (Cunha and Chaimowicz): one resource (processors) with ``n_p``
   units, maximum length ``d``, maximum size ``j_s``: lengths as above with ``d``, sizes
   ``j_s/2..j_s`` (the only resource is the dominant one).
 
 Fractional bounds round inwards (lower bound up, upper bound down, never below 1), which reproduces
 the integer division of DeepRM's Python 2 code for its defaults.
+
+Two generators: ``generate_jobset`` (numpy's ``default_rng``, vectorised; our held-out sets) and
+``legacy_jobsets``, which draws ``num_ex`` sequences exactly as DeepRM's and the SB3 report's code
+does (numpy's legacy global ``RandomState`` seeded once, one step at a time, in their draw order:
+arrival coin, small/large coin, length, dominant resource, then each resource's demand), so the
+report's in-sample "seed 42" job sequence is reproduced job for job.
 
 A ``JobSet`` holds numpy arrays (arrival step, length, demand per resource) drawn from one seed;
 a held-out job set is simply another seed. Load (section 4.3 of the SB3 report):
@@ -64,6 +75,10 @@ class JobModel:
     dominant: tuple[int, int]
     other: tuple[int, int]
     small_chance: float = 0.8
+    # legacy generation only (the SB3 report's phase-1 code): stop taking jobs once the work
+    # sum(len * prod(demand)) exceeds work_cap; draw the dominant resource with Python's random.
+    work_cap: float | None = None
+    python_dominant: bool = False
 
     def __post_init__(self):
         if self.num_res < 1:
@@ -120,6 +135,26 @@ def sb3_phase1_model(num_res: int = 2, max_job_len: int = 15, res_slot: int = 10
     )
 
 
+def sb3_phase1_code_model(num_res: int = 2, max_job_len: int = 15, res_slot: int = 10,
+                          new_job_rate: float = 1.0, small_chance: float = 0.8, time_horizon: int = 20,
+                          load: float = 1.3) -> JobModel:
+    """The phase-1 workload as the SB3 report's code draws it (see module docstring).
+
+    numpy's legacy ``randint(low, high)`` truncates float bounds, hence ``int()`` here rather than
+    ``_round_in``: dominant ``int(0.25 * res_slot)..int(0.5 * res_slot)`` (2..5 for 10), other
+    ``int(max(0.05 * res_slot, 1))..int(0.1 * res_slot)`` (1..1).
+    """
+    return JobModel(
+        num_res=num_res, new_job_rate=new_job_rate, small_chance=small_chance,
+        small_len=_round_in(1, max_job_len / 5, "small job length"),
+        large_len=_round_in(max_job_len * 2 / 3, max_job_len, "large job length"),
+        dominant=(max(1, int(0.25 * res_slot)), max(1, int(0.5 * res_slot))),
+        other=(max(1, int(max(0.05 * res_slot, 1))), max(1, int(0.1 * res_slot))),
+        work_cap=float(load) * float(res_slot) ** num_res * float(time_horizon),
+        python_dominant=True,
+    )
+
+
 def cunha_model(max_job_len: int = 15, max_job_size: int = 10, new_job_rate: float = 0.3,
                 small_chance: float = 0.8) -> JobModel:
     """sched-rl-gym's generator: one resource, lengths as DeepRM's, sizes ``j_s/2..j_s``."""
@@ -145,13 +180,15 @@ MODELS = {
         num_res, max_job_len, max_job_size, new_job_rate, small_chance),
     "sb3_phase1": lambda num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance: sb3_phase1_model(
         num_res, max_job_len, res_slot, new_job_rate, small_chance),
+    "sb3_phase1_code": lambda num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance:
+        sb3_phase1_code_model(num_res, max_job_len, res_slot, new_job_rate, small_chance),
     "cunha": _cunha,
 }
 
 
 def make_model(name: str, *, num_res: int, max_job_len: int, max_job_size: int, res_slot: int,
                new_job_rate: float, small_chance: float = 0.8) -> JobModel:
-    """The named model (``deeprm``, ``sb3_phase1`` or ``cunha``) from the environment's parameters."""
+    """The named model (``deeprm``, ``sb3_phase1``, ``sb3_phase1_code`` or ``cunha``) from the environment's parameters."""
     if name not in MODELS:
         raise ConfigError(f"unknown DeepRM workload '{name}' (choose from: {', '.join(MODELS)})")
     return MODELS[name](num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance)
@@ -219,6 +256,48 @@ def generate_jobset(model: JobModel, simu_len: int, seed: int | np.random.Genera
     demand[np.arange(n), dominant] = rng.integers(model.dominant[0], model.dominant[1] + 1, n)
     return JobSet(arrival, length, demand, int(simu_len),
                   seed=None if isinstance(seed, np.random.Generator) else int(seed), model=model)
+
+
+def legacy_jobsets(model: JobModel, simu_len: int, num_ex: int, seed: int) -> list[JobSet]:
+    """``num_ex`` sequences of ``simu_len`` steps drawn as DeepRM's / the SB3 report's code draws them.
+
+    One ``numpy.random.RandomState(seed)`` (the legacy generator behind ``np.random.seed``) draws
+    ``simu_len * num_ex`` steps in a row, cut into ``num_ex`` sequences; per step: ``rand() <
+    new_job_rate``, and for a job ``rand() < small_chance``, the length (``randint``), the dominant
+    resource (``randint(0, num_res)``; Python's ``random.Random(seed)`` with
+    ``model.python_dominant``), then each resource's demand in order. Step i's job arrives at time
+    i (their env enters it at i + 1: the same schedule shifted by one step). ``model.work_cap``
+    stops taking jobs once the work so far exceeds it (the coin is still drawn every step).
+    Job set k carries ``seed = None`` (it is not a ``generate_jobset`` seed).
+    """
+    import random
+
+    if simu_len < 0 or num_ex < 1:
+        raise ConfigError(f"simu_len must be >= 0 and num_ex >= 1, got {simu_len}, {num_ex}")
+    rs = np.random.RandomState(int(seed))
+    py = random.Random(int(seed))
+    R = model.num_res
+    lens = np.zeros(simu_len * num_ex, dtype=np.int64)
+    sizes = np.zeros((simu_len * num_ex, R), dtype=np.int64)
+    work = 0.0
+    for i in range(simu_len * num_ex):
+        coin = rs.rand() < model.new_job_rate
+        if not coin or (model.work_cap is not None and work > model.work_cap):
+            continue
+        rng_len = model.small_len if rs.rand() < model.small_chance else model.large_len
+        lens[i] = rs.randint(rng_len[0], rng_len[1] + 1)
+        dominant = py.randint(0, R - 1) if model.python_dominant else rs.randint(0, R)
+        for r in range(R):
+            lo, hi = model.dominant if r == dominant else model.other
+            sizes[i, r] = rs.randint(lo, hi + 1)
+        work += float(lens[i] * np.prod(sizes[i]))
+    out = []
+    for k in range(num_ex):
+        part = slice(k * simu_len, (k + 1) * simu_len)
+        steps = np.flatnonzero(lens[part] > 0).astype(np.int64)
+        out.append(JobSet(steps, lens[part][steps].copy(), sizes[part][steps].copy(), int(simu_len),
+                          seed=None, model=model))
+    return out
 
 
 def empirical_load(jobset: JobSet, res_slot: int) -> np.ndarray:
