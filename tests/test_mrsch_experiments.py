@@ -114,3 +114,12 @@ def test_mlp_advantage_and_best_ordering():
     losses = pd.DataFrame({"ordering": ["a"] * 10 + ["b"] * 10, "loss": [1.0] * 10 + [2.0] * 9 + [0.1]})
     assert claims.best_ordering(losses) == "b"  # the last tenth decides
     assert claims.state_size() == 11_410
+
+
+def test_up_to_claims_verdicts():
+    # fig6 wait: paper 48 %, tolerance rel 0.25 -> 12 points
+    assert claims._at_least("fig6.wait_reduction_max", 0.60) == "reproduced"
+    assert claims._at_least("fig6.wait_reduction_max", 0.37) == "reproduced"
+    assert claims._at_least("fig6.wait_reduction_max", 0.30) == "partly reproduced"
+    assert claims._at_least("fig6.wait_reduction_max", 0.10) == "not reproduced"
+    assert claims._at_least("fig6.wait_reduction_max", float("nan")) == "not comparable"
