@@ -59,7 +59,7 @@ rule mrsch_train_dfp:
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=60,
+        runtime=max(10, int(1.5 * MRX.dfp_seconds(MRSCH) / 60)),
     conda:
         CONDA_ENV
     shell:

@@ -218,6 +218,18 @@ def dfp_config(spec: dict, state: str):
     return DFPConfig.from_dict(params)
 
 
+# Measured with benchmarks/bench_dfp.py on one core (paper's network): a greedy pick with its env
+# step ~0.028 s, one gradient update ~1.3 s per 32 samples; ~1 decision per job.
+PICK_S, UPDATE_S_PER_32 = 0.028, 1.3
+
+
+def dfp_seconds(spec: dict) -> float:
+    """Estimated seconds of one DFP training run of ``spec`` on one core (from the rates above)."""
+    d = dfp_config(spec, "mlp")
+    jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
+    return jobs * (PICK_S + UPDATE_S_PER_32 * d.batch_size / 32 / d.update_every)
+
+
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
                   base=WORKLOAD_DIR):
     from schedrl.agents.dfp import train_dfp
