@@ -162,6 +162,7 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
             assert (tmp_path / "fig" / f"{t.name}.csv").is_file()
     rows = {r["claim_id"]: r for r in claims.claims_rows(spec, tmp_path)}
     assert rows["fig7-best"]["ours"] == "5 of 5" and rows["fig7-best"]["verdict"] == "reproduced"
+    assert rows["fig5-best"]["ours"] == "5 of 5"
     assert rows["fig10-best"]["verdict"] == "reproduced"
     assert rows["fig4-ordering"]["ours"] == mx.PAPER_ORDERING  # the lowest curve
     assert rows["fig9-largest"]["ours"] == "S5" and rows["fig8-range"]["verdict"] == "reproduced"

@@ -214,7 +214,8 @@ def fig9(spec: dict, root, png) -> pd.DataFrame:
 TARGETS: list[Target] = [
     Target("mrsch", "fig3", fig3, "mrsch_fig3", "MLP vs CNN state module", claims=("fig3",)),
     Target("mrsch", "fig4", fig4, "mrsch_fig4", "Training loss for job-set orderings", claims=("fig4",)),
-    Target("mrsch", "fig5", fig5, "mrsch_fig5", "Node and burst-buffer utilisation per method, S1-S5"),
+    Target("mrsch", "fig5", fig5, "mrsch_fig5", "Node and burst-buffer utilisation per method, S1-S5",
+           claims=("fig5",)),
     Target("mrsch", "fig6", fig6, "mrsch_fig6", "Mean wait and slowdown per method, S1-S5", claims=("fig6",)),
     Target("mrsch", "fig7", fig7, "mrsch_fig7", "Kiviat charts per workload, S1-S5", claims=("fig7",)),
     Target("mrsch", "fig8", fig8, "mrsch_fig8", "r_BB over 12 hours on S5", claims=("fig8",)),
