@@ -68,12 +68,14 @@ def test_every_report_figure_is_listed_with_inputs():
         inputs = df.figure_inputs(spec, "r", name)
         assert inputs, name
     box = [str(p) for p in df.figure_inputs(spec, "r", "fig5_2")]
-    assert "r/discrete-stacked/dqn/completion_time/seed0/eval_episodes.csv" in box
-    assert "r/discrete-stacked/baseline/random/eval_episodes.csv" in box
+    assert "r/discrete-stacked/dqn/completion_time/seed0/eval_heldout_episodes.csv" in box
+    assert "r/discrete-stacked/dqn/completion_time/seed0/eval_report_episodes.csv" in box
+    assert "r/discrete-stacked/baseline/random/eval_report_episodes.csv" in box
     load = [str(p) for p in df.figure_inputs(spec, "r", "fig5_1")]
     assert not any("completion_time" in p for p in load)
     assert {str(p) for p in df.figure_inputs(spec, "r", "fig5_18")} == {
-        "r/multibinary-image/a2c/slowdown/seed0/eval_jobs.csv", "r/multibinary-image/ppo/slowdown/seed0/eval_jobs.csv"}
+        "r/multibinary-image/a2c/slowdown/seed0/eval_heldout_jobs.csv",
+        "r/multibinary-image/ppo/slowdown/seed0/eval_heldout_jobs.csv"}
 
 
 def test_length_fractions_by_hand():
@@ -106,30 +108,36 @@ def test_load_curve_standard_error_over_seeds():
 def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long):
     """Episode/job tables with chosen mean slowdowns at every rate."""
     rates = spec["eval"]["rates"]
-    def episodes(value):
+    def episodes(value, never=""):
         return pd.DataFrame({"rate": rates, "load": [1.845 * r for r in rates], "episode": 0,
-                             "mean_slowdown": value, "mean_completion_time": 10 * value})
-    for variant in spec["variants"]:
-        for algo, objective, seed in dx.agent_runs(spec, variant):
-            paths = dx.eval_paths(dx.run_dir(root, variant, algo, objective, seed))
-            write_csv(paths["episodes"], episodes(agent_sd))
-            lengths = [12] * withheld_long + [1] * (4 - withheld_long) + [2, 3, 11, 1]
-            write_csv(paths["jobs"], pd.DataFrame({"rate": 0.6, "load": 1.1, "length": lengths,
-                                                   "withheld": [True] * 4 + [False] * 4}))
-        for name in spec["baselines"]:
-            value = sjf_sd if name == "sjf" else sjf_sd + 1
-            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"], episodes(value))
+                             "mean_slowdown": value, "mean_completion_time": 10 * value,
+                             "mean_slowdown_all": value + (2 if never else 0), "mean_slowdown_placed": value,
+                             "n_never_placed": len(never.split(";")) if never else 0,
+                             "never_placed_lengths": never})
+    for protocol in dx.PROTOCOLS:
+        for variant in spec["variants"]:
+            for algo, objective, seed in dx.agent_runs(spec, variant):
+                paths = dx.eval_paths(dx.run_dir(root, variant, algo, objective, seed), protocol)
+                write_csv(paths["episodes"], episodes(agent_sd, "12;14" if withheld_long else ""))
+                lengths = [12] * withheld_long + [1] * (4 - withheld_long) + [2, 3, 11, 1]
+                write_csv(paths["jobs"], pd.DataFrame({"rate": 0.6, "load": 1.1, "length": lengths,
+                                                       "withheld": [True] * 4 + [False] * 4}))
+            for name in spec["baselines"]:
+                value = sjf_sd if name == "sjf" else sjf_sd + 1
+                write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"], episodes(value))
 
 
-def _verdicts(rows):
-    return {r["claim_id"]: r["verdict"] for r in rows}
+def _verdicts(rows, protocol="heldout"):
+    """Verdicts by claim id, for one protocol's rows (ids without the @protocol suffix)."""
+    return {r["claim_id"].removesuffix(f"@{protocol}"): r["verdict"] for r in rows
+            if "@" not in r["claim_id"] or r["claim_id"].endswith(f"@{protocol}")}
 
 
 def test_claims_follow_the_numbers(tmp_path):
     _fake_results(tmp_path / "good", SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
     good_rows = claims_rows(SPEC, tmp_path / "good")
     good = _verdicts(good_rows)
-    paper = {r["claim_id"]: r["paper_value"] for r in good_rows}
+    paper = {r["claim_id"].removesuffix("@report"): r["paper_value"] for r in good_rows}
     assert paper["d2-a2c-slowdown"] == "3.9" and paper["d2-sjf-completion"] == "20"  # the report's text
     assert good["d2-a2c-slowdown"] == "reproduced" and good["d2-sjf-slowdown"] == "reproduced"
     assert good["d2-trpo-slowdown"] == "not comparable"  # TRPO is not configured in SPEC
@@ -141,6 +149,10 @@ def test_claims_follow_the_numbers(tmp_path):
     bad = _verdicts(claims_rows(SPEC, tmp_path / "bad"))
     assert bad["d2-a2c-slowdown"] == "not reproduced" and bad["mb2-rl-beats-sjf"] == "not reproduced"
     assert bad["mb2-high-load"] == "not reproduced" and bad["mb2-withheld-ppo"] == "not reproduced"
+    # every claim under both protocols, plus the two findings
+    assert _verdicts(good_rows, "report")["d2-a2c-slowdown"] == "reproduced"
+    assert good["finding-starvation"] == "reproduced"  # 2 never-placed jobs per episode, both long
+    assert bad["finding-starvation"] == "not reproduced"
 
 
 @pytest.mark.slow

@@ -37,6 +37,7 @@ wildcard_constraints:
     baseline=alternatives(DEEPRM["baselines"]),
     fig=alternatives(DF.FIGURES),
     rate=r"\d+(\.\d+)?",
+    protocol=alternatives(DX.PROTOCOLS),
 
 
 rule deeprm_train:
@@ -74,15 +75,15 @@ rule deeprm_evaluate_agent:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        jobs=f"{DEEPRM_RUN}/eval_jobs.csv",
-        episodes=f"{DEEPRM_RUN}/eval_episodes.csv",
+        jobs=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["jobs"]),
+        episodes=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["episodes"]),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
     log:
-        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.log",
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate_{protocol}.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.tsv"
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate_{protocol}.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -90,7 +91,7 @@ rule deeprm_evaluate_agent:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
         "--threads {threads} > {log:q} 2>&1"
 
@@ -124,15 +125,15 @@ rule deeprm_evaluate_pg:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        jobs=f"{DEEPRM_PG_RUN}/eval_jobs.csv",
-        episodes=f"{DEEPRM_PG_RUN}/eval_episodes.csv",
+        jobs=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["jobs"]),
+        episodes=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["episodes"]),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
     log:
-        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.log",
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_{protocol}.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.tsv"
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_{protocol}.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -140,21 +141,21 @@ rule deeprm_evaluate_pg:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--run-dir {params.run_dir} --rates {wildcards.rate} --out-jobs {output.jobs:q} "
         "--out-episodes {output.episodes:q} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_baseline:
     output:
-        jobs=f"{DEEPRM_BASE}/eval_jobs.csv",
-        episodes=f"{DEEPRM_BASE}/eval_episodes.csv",
+        jobs=str(DX.eval_paths(DEEPRM_BASE, "{protocol}")["jobs"]),
+        episodes=str(DX.eval_paths(DEEPRM_BASE, "{protocol}")["episodes"]),
     params:
         spec=DEEPRM_SPEC,
     log:
-        "logs/deeprm/{variant}/baseline/{baseline}/evaluate.log",
+        "logs/deeprm/{variant}/baseline/{baseline}/evaluate_{protocol}.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/baseline/{baseline}/evaluate.tsv"
+        "benchmarks/results/deeprm/{variant}/baseline/{baseline}/evaluate_{protocol}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -162,7 +163,7 @@ rule deeprm_evaluate_baseline:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} "
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--baseline {wildcards.baseline} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
         "> {log:q} 2>&1"
 
@@ -182,6 +183,23 @@ rule deeprm_figure:
         CONDA_ENV
     shell:
         "schedrl deeprm figure {wildcards.fig} --spec {params.spec:q} --root {params.root} "
+        "--out {output.png:q} > {log:q} 2>&1"
+
+
+rule deeprm_never_placed:
+    input:
+        lambda wildcards: [str(p) for p in DF.figure_inputs(DEEPRM, DEEPRM_ROOT, "never_placed")],
+    output:
+        figure("deeprm", "never_placed"),
+    params:
+        spec=DEEPRM_SPEC,
+        root=lambda wildcards: DEEPRM_ROOT,
+    log:
+        "logs/deeprm/figures/never_placed.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm figure never_placed --spec {params.spec:q} --root {params.root} "
         "--out {output.png:q} > {log:q} 2>&1"
 
 

@@ -30,15 +30,18 @@ def register(subparsers) -> None:
     )
     sub = p.add_subparsers(dest="deeprm_command", metavar="STEP", required=True)
 
-    e = sub.add_parser("evaluate", help="evaluate a trained agent or a heuristic on held-out job sets across loads",
-                       description="Play a trained run folder (--run-dir) or a heuristic (--baseline) on "
-                       "eval.episodes held-out job sets at every rate of eval.rates; write per-job and "
-                       "per-episode CSVs.")
+    e = sub.add_parser("evaluate", help="evaluate a trained agent or a heuristic across loads under one protocol",
+                       description="Play a trained run folder (--run-dir) or a heuristic (--baseline) at every "
+                       "rate of eval.rates under --protocol: 'heldout' (eval.episodes unseen job sets, every job "
+                       "counted, episodes run to the end) or 'report' (the SB3 report's seed-42 sequence drawn as "
+                       "its code does, sampled actions, placed jobs only); write per-job and per-episode CSVs.")
     _spec_arg(e)
     e.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
     who = e.add_mutually_exclusive_group(required=True)
     who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
     who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
+    e.add_argument("--protocol", choices=["heldout", "report"], default="heldout",
+                   help="evaluation protocol (default: %(default)s)")
     e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
     e.add_argument("--out-episodes", required=True, metavar="CSV", help="per-episode table to write")
     e.add_argument("--rates", type=float, nargs="+", metavar="RATE",
@@ -61,7 +64,7 @@ def register(subparsers) -> None:
     f = sub.add_parser("figure", help="draw one report figure (fig5_1 ... fig5_18)",
                        description="Draw report figure NAME from results under --root into --out "
                        "(.png, plus .pdf and the plotted numbers as .csv).")
-    f.add_argument("name", help="fig5_1 ... fig5_18")
+    f.add_argument("name", help="fig5_1 ... fig5_18, or never_placed")
     _spec_and_root(f)
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
@@ -90,15 +93,17 @@ def run_evaluate(args) -> int:
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
+    setup = dx.protocol_setup(spec, args.protocol)
     if args.run_dir:
-        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, bool(spec["eval"]["deterministic"]),
-                                                      int(spec["eval"]["jobset_seed"]))
+        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"])
     else:
         make_policy = dx.baseline_policy_factory(args.baseline)
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
+    kwargs = {**kwargs, **setup["overrides"]}
     ev = spec["eval"]
     rates = ev["rates"] if not args.rates else args.rates
-    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, ev["episodes"], ev["jobset_seed"])
+    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
+                                            protocol=args.protocol)
     write_csv(args.out_jobs, jobs, float_format="%.6g")
     write_csv(args.out_episodes, episodes, float_format="%.6g")
     print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
@@ -118,7 +123,8 @@ def run_train_agent(args) -> int:
 def run_figure(args) -> int:
     from schedrl.papers.deeprm import figures
 
-    figures.figure_spec(args.name)  # one clear line for an unknown name
+    if args.name != "never_placed":
+        figures.figure_spec(args.name)  # one clear line for an unknown name
     getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
     return 0
 

@@ -16,8 +16,20 @@ held-out job sets (other seeds) across a grid of arrival rates. This module hold
 The Snakemake rules (``workflow/rules/deeprm.smk``) build their path patterns from ``run_dir``,
 ``baseline_dir`` and ``deeprm_agent_dir`` called with wildcards, so the layout is written once.
 
-Mean slowdown of an episode is the mean over all its jobs that arrived (jobs unfinished at a
-truncation count with their slowdown so far, as the env reports them; dropped jobs are absent).
+Two evaluation protocols (``PROTOCOLS``), each written to its own files (``eval_paths``):
+
+* ``heldout`` (ours): ``eval.episodes`` unseen job sets per rate (seeds ``eval.jobset_seed``, ...),
+  actions as ``eval.deterministic``, episodes run until every job finished (cap
+  ``eval.episode_max_length``, 2,000), every arrived job counted: ``mean_slowdown`` is the mean over
+  all of them (jobs never placed count with their slowdown so far).
+* ``report`` (the SB3 report's code): the job sequence of ``eval.report.jobset_seed`` (42) drawn as
+  its code draws it (``jobset_rng="legacy"``), the one sequence it also trains on (in-sample when
+  ``train`` uses the same sequence), ``eval.report.episodes`` (1) episode per rate, sampled actions,
+  its episode cap (2,000), and ``mean_slowdown`` over the jobs that were placed only.
+
+Every per-episode table carries the slowdown three ways: ``mean_slowdown_all``,
+``mean_slowdown_placed`` and the never-placed jobs (``n_never_placed``, ``never_placed_lengths``,
+lengths joined by ";"); ``mean_slowdown`` / ``mean_completion_time`` are the protocol's headline.
 """
 
 from __future__ import annotations
@@ -37,10 +49,13 @@ ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
 WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
 OBJECTIVES = ("slowdown", "completion_time")
 BASELINES = ("sjf", "packer", "random")
+PROTOCOLS = ("heldout", "report")
+PROTOCOL_LABEL = {"heldout": "held-out job sets, every job counted",
+                  "report": "report protocol: seed-42 sequence, placed jobs only"}
 ACTION_MODES = ("discrete", "multibinary")
 OBS_MODES = ("stacked", "image")
 # Env arguments owned by the experiment (set per run), never by the config's env blocks.
-RUN_KEYS = ("obs_mode", "action_mode", "reward", "new_job_rate", "jobset_seed", "num_jobsets")
+RUN_KEYS = ("obs_mode", "action_mode", "reward", "new_job_rate", "jobset_seed", "num_jobsets", "jobset_rng")
 LOAD_KEYS = ("res_slot", "workload", "num_res", "max_job_len", "max_job_size")
 
 
@@ -98,10 +113,29 @@ def baseline_dir(root: str | Path, variant: str, policy: str) -> Path:
     return Path(root) / variant / "baseline" / policy
 
 
-def eval_paths(folder: str | Path) -> dict[str, Path]:
-    """The evaluation outputs inside a run or baseline folder."""
+def eval_paths(folder: str | Path, protocol: str = "heldout") -> dict[str, Path]:
+    """The evaluation outputs of ``protocol`` inside a run or baseline folder."""
     folder = Path(folder)
-    return {"jobs": folder / "eval_jobs.csv", "episodes": folder / "eval_episodes.csv"}
+    return {"jobs": folder / f"eval_{protocol}_jobs.csv", "episodes": folder / f"eval_{protocol}_episodes.csv"}
+
+
+def check_protocol(protocol: str) -> str:
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown evaluation protocol '{protocol}' (choose from: {', '.join(PROTOCOLS)})")
+    return protocol
+
+
+def protocol_setup(spec: dict, protocol: str) -> dict[str, Any]:
+    """How ``protocol`` evaluates: episodes per rate, first job-set seed, env overrides, greedy or not."""
+    ev = spec["eval"]
+    if check_protocol(protocol) == "heldout":
+        return {"episodes": int(ev["episodes"]), "jobset_seed": int(ev["jobset_seed"]),
+                "overrides": {"episode_max_length": int(ev.get("episode_max_length", 2000)), "jobset_rng": "pcg64"},
+                "deterministic": bool(ev["deterministic"])}
+    rep = {"jobset_seed": 42, "episodes": 1, "episode_max_length": 2000, **ev.get("report", {})}
+    return {"episodes": int(rep["episodes"]), "jobset_seed": int(rep["jobset_seed"]),
+            "overrides": {"episode_max_length": int(rep["episode_max_length"]), "jobset_rng": "legacy"},
+            "deterministic": False}
 
 
 def variant_spec(spec: dict, variant: str) -> dict:
@@ -123,7 +157,7 @@ def env_kwargs(spec: dict, variant: str, objective: str, *, rate: float | None =
         if key in kwargs:
             raise ConfigError(f"deeprm env key '{key}' is set by the experiment; remove it from the config")
     train = spec["train"]
-    kwargs.update(obs_mode=obs, action_mode=action, reward=objective,
+    kwargs.update(obs_mode=obs, action_mode=action, reward=objective, jobset_rng=train.get("jobset_rng", "pcg64"),
                   new_job_rate=float(train["rate"] if rate is None else rate),
                   jobset_seed=int(train["jobset_seed"] if jobset_seed is None else jobset_seed),
                   num_jobsets=int(train["num_jobsets"] if num_jobsets is None else num_jobsets))
@@ -137,16 +171,51 @@ def rate_load(rate: float, kwargs: dict) -> float:
     return float(load_for_rate(rate, **{k: kwargs[k] for k in LOAD_KEYS if k in kwargs}))
 
 
-def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[float], episodes: int,
-                        jobset_seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Play ``make_policy(env)`` on ``episodes`` held-out job sets at each rate.
+def episode_slowdowns(table: pd.DataFrame, protocol: str) -> pd.DataFrame:
+    """Per episode of a ``run_policy`` table: slowdown and completion time over all jobs and over
+    placed jobs, the never-placed jobs (count, lengths), and the protocol's headline columns."""
+    placed = table["state"] != "waiting"
+    rows = []
+    for ep, part in table.groupby("episode", sort=True):
+        on = placed.loc[part.index]
+        never = part.loc[~on, "length"].astype(int).tolist()
+        rows.append({"episode": ep, "jobset_seed": int(part["jobset_seed"].iloc[0]), "n_jobs": len(part),
+                     "mean_slowdown_all": part["slowdown"].mean(),
+                     "mean_completion_time_all": part["completion_time"].mean(),
+                     "mean_slowdown_placed": part.loc[on, "slowdown"].mean() if on.any() else np.nan,
+                     "mean_completion_time_placed": part.loc[on, "completion_time"].mean() if on.any() else np.nan,
+                     "n_never_placed": len(never), "never_placed_lengths": ";".join(map(str, never))})
+    out = pd.DataFrame(rows)
+    which = "placed" if protocol == "report" else "all"
+    out["mean_slowdown"] = out[f"mean_slowdown_{which}"]
+    out["mean_completion_time"] = out[f"mean_completion_time_{which}"]
+    return out
 
-    Job set k of every rate is generated from seed ``jobset_seed + k``, so all policies see the same
-    jobs. Returns (per-job table, per-episode table), both with columns ``rate`` and ``load``.
+
+def never_placed_lengths(column: pd.Series) -> list[int]:
+    """Lengths of the never-placed jobs of episodes, from their ``never_placed_lengths`` cells
+    (";"-joined text; a single length reads back from CSV as a number, an empty cell as NaN)."""
+    out = []
+    for cell in column:
+        if isinstance(cell, str):
+            out += [int(float(x)) for x in cell.split(";") if x]
+        elif pd.notna(cell):
+            out.append(int(cell))
+    return out
+
+
+def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[float], episodes: int,
+                        jobset_seed: int, protocol: str = "heldout") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play ``make_policy(env)`` on ``episodes`` job sets at each rate under ``protocol``.
+
+    ``kwargs`` already carry the protocol's overrides (``protocol_setup``). Job set k of every rate
+    is the k-th set of seed ``jobset_seed`` (pcg64: seed ``jobset_seed + k``; legacy: the k-th piece
+    of one stream), so all policies see the same jobs. Returns (per-job table, per-episode table),
+    both with columns ``rate`` and ``load``; see ``episode_slowdowns`` for the episode columns.
     """
     from tqdm.auto import tqdm
 
-    from schedrl.envs.rollout import episode_summary, run_policy
+    from schedrl.envs.rollout import run_policy
     from schedrl.experiments.envs import make_env
 
     if episodes < 1:
@@ -167,9 +236,10 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
         for frame in (table, per_episode):
             frame.insert(0, "load", load)
             frame.insert(0, "rate", float(rate))
-        means = episode_summary(table).set_index("episode")
-        for metric in ("mean_slowdown", "mean_completion_time"):
-            per_episode[metric] = per_episode["episode"].map(means[metric])
+        means = episode_slowdowns(table, protocol).set_index("episode")
+        for column in means.columns:
+            if column not in per_episode.columns:
+                per_episode[column] = per_episode["episode"].map(means[column])
         jobs.append(table)
         summary.append(per_episode)
     return pd.concat(jobs, ignore_index=True), pd.concat(summary, ignore_index=True)
@@ -219,13 +289,14 @@ def deeprm_agent_dir(root: str | Path, variant: str, rate: float | str, seed: in
     return Path(root) / variant / DEEPRM_AGENT / "slowdown" / f"rate{rate}" / f"seed{seed}"
 
 
-def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes") -> list[Path]:
-    """Evaluation files (``episodes`` / ``jobs``) or ``timing`` of every DeepRM-agent run."""
+def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes",
+                       protocol: str = "heldout") -> list[Path]:
+    """Evaluation files (``episodes`` / ``jobs``) of ``protocol`` or ``timing`` of every DeepRM-agent run."""
     agent = spec.get("deeprm_agent")
     out = []
     for rate, seed in deeprm_agent_runs(spec):
         folder = deeprm_agent_dir(root, agent["variant"], rate, seed)
-        out.append(folder / "timing.json" if what == "timing" else eval_paths(folder)[what])
+        out.append(folder / "timing.json" if what == "timing" else eval_paths(folder, protocol)[what])
     return out
 
 
@@ -252,13 +323,13 @@ def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, thre
                     on_mismatch="restart")
 
 
-def deeprm_agent_episodes(spec: dict, root: str | Path) -> pd.DataFrame | None:
+def deeprm_agent_episodes(spec: dict, root: str | Path, protocol: str = "heldout") -> pd.DataFrame | None:
     """Evaluation episodes of the DeepRM agent, each run at its own training rate (None if not configured)."""
     agent = spec.get("deeprm_agent")
     if not agent:
         return None
     frames = []
-    for (rate, seed), path in zip(deeprm_agent_runs(spec), deeprm_agent_paths(spec, root)):
+    for (rate, seed), path in zip(deeprm_agent_runs(spec), deeprm_agent_paths(spec, root, protocol=protocol)):
         frame = at_rate(read_csv(path), rate)
         frames.append(frame.assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=seed))
     return pd.concat(frames, ignore_index=True)
@@ -297,15 +368,16 @@ def agent_runs(spec: dict, variant: str, objectives: Iterable[str] | None = None
 
 
 def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=None, algos=None,
-                   baselines: bool = True) -> pd.DataFrame:
-    """Every evaluation episode of a variant: columns policy, algo, objective, seed, rate, load, ..."""
+                   baselines: bool = True, protocol: str = "heldout") -> pd.DataFrame:
+    """Every evaluation episode of a variant under ``protocol``: columns policy, algo, objective,
+    seed, rate, load, ..."""
     frames = []
     for algo, objective, seed in agent_runs(spec, variant, objectives, algos):
-        frame = read_csv(eval_paths(run_dir(root, variant, algo, objective, seed))["episodes"])
+        frame = read_csv(eval_paths(run_dir(root, variant, algo, objective, seed), protocol)["episodes"])
         frames.append(frame.assign(policy=label(algo, objective), algo=algo, objective=objective, seed=seed))
     if baselines:
         for name in spec["baselines"]:
-            frame = read_csv(eval_paths(baseline_dir(root, variant, name))["episodes"])
+            frame = read_csv(eval_paths(baseline_dir(root, variant, name), protocol)["episodes"])
             frames.append(frame.assign(policy=label(name), algo=name, objective="", seed=-1))
     return pd.concat(frames, ignore_index=True)
 
@@ -382,12 +454,14 @@ def train_env_args(spec: dict, variant: str, objective: str) -> str:
 def evaluation_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     """Every evaluation file the claims and the 130% table read (agents, baselines, DeepRM's agent)."""
     files = []
-    for variant in spec["variants"]:
-        for algo, objective, seed in agent_runs(spec, variant):
-            paths = eval_paths(run_dir(root, variant, algo, objective, seed))
-            files += [str(paths["episodes"]), str(paths["jobs"])]
-        files += [str(eval_paths(baseline_dir(root, variant, b))["episodes"]) for b in spec["baselines"]]
-    return files + [str(p) for p in deeprm_agent_paths(spec, root)]
+    for protocol in PROTOCOLS:
+        for variant in spec["variants"]:
+            for algo, objective, seed in agent_runs(spec, variant):
+                paths = eval_paths(run_dir(root, variant, algo, objective, seed), protocol)
+                files += [str(paths["episodes"]), str(paths["jobs"])]
+            files += [str(eval_paths(baseline_dir(root, variant, b), protocol)["episodes"]) for b in spec["baselines"]]
+        files += [str(p) for p in deeprm_agent_paths(spec, root, protocol=protocol)]
+    return files
 
 
 def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:

@@ -5,6 +5,9 @@ PNG, PDF and the plotted numbers as CSV; ``table_load130`` and ``training_speed`
 markdown tables of the reproduction report. ``FIGURES`` says what each figure shows and which runs
 it reads (``figure_inputs``: the Snakemake input function); ``TARGETS`` lists every output.
 Agents are aggregated over training seeds (mean, error bars = standard error over seeds).
+Load sweeps and box plots show both evaluation protocols side by side (``dx.PROTOCOLS``: held-out,
+every job counted | the report's seed-42 sequence, placed jobs only), with the report's stated
+numbers drawn as black stars. ``never_placed`` draws the jobs each policy never placed, by length.
 """
 
 from __future__ import annotations
@@ -42,20 +45,20 @@ class FigureSpec(tuple):
 # (generated and/or withheld job lengths at withheld_rate). algos () = the variant's configured ones.
 FIGURES: dict[str, FigureSpec] = {
     "fig5_1": FigureSpec("load", "discrete-stacked", (), "Average job slowdown at different loads (discrete, phase 1)"),
-    "fig5_2": FigureSpec("box", "discrete-stacked", (), "Performance at cluster load 130% (discrete, phase 1)"),
-    "fig5_3": FigureSpec("box", "discrete-image", (), "Performance at cluster load 130% (discrete, phase 2)"),
+    "fig5_2": FigureSpec("box", "discrete-stacked", (), "Performance at the training rate, the report's \"130%\" (discrete, phase 1)"),
+    "fig5_3": FigureSpec("box", "discrete-image", (), "Performance at the training rate, the report's \"130%\" (discrete, phase 2)"),
     "fig5_4": FigureSpec("load", "discrete-image", (), "Average job slowdown at different loads (discrete, phase 2)"),
     "fig5_5": FigureSpec("curve", "discrete-image", ("a2c",), "Learning curve of slowdown, A2C (discrete, phase 2)"),
     "fig5_6": FigureSpec("reward", "discrete-image", ("a2c",), "Reward curve of slowdown, A2C (discrete, phase 2)"),
     "fig5_7": FigureSpec("generated", "discrete-image", ("a2c",), "Fraction of jobs generated, A2C (discrete, phase 2)"),
     "fig5_8": FigureSpec("withheld", "discrete-image", ("a2c",), "Length of withheld jobs, A2C (discrete, phase 2)"),
     "fig5_9": FigureSpec("load", "multibinary-stacked", (), "Average job slowdown at different loads (multi-binary, phase 1)"),
-    "fig5_10": FigureSpec("box", "multibinary-stacked", (), "Performance at cluster load 130% (multi-binary, phase 1)"),
+    "fig5_10": FigureSpec("box", "multibinary-stacked", (), "Performance at the training rate, the report's \"130%\" (multi-binary, phase 1)"),
     "fig5_11": FigureSpec("curve", "multibinary-stacked", ("a2c",), "Learning curve of A2C for slowdown (multi-binary, phase 1)"),
     "fig5_12": FigureSpec("reward", "multibinary-stacked", ("a2c",), "Reward curve of A2C for slowdown (multi-binary, phase 1)"),
     "fig5_13": FigureSpec("withheld", "multibinary-stacked", ("a2c",), "Length of withheld jobs, A2C (multi-binary, phase 1)"),
     "fig5_14": FigureSpec("load", "multibinary-image", (), "Average job slowdown at different loads (multi-binary, phase 2)"),
-    "fig5_15": FigureSpec("box", "multibinary-image", (), "Performance at cluster load 130% (multi-binary, phase 2)"),
+    "fig5_15": FigureSpec("box", "multibinary-image", (), "Performance at the training rate, the report's \"130%\" (multi-binary, phase 2)"),
     "fig5_16": FigureSpec("curves", "multibinary-image", ("a2c",), "Learning curves of A2C (multi-binary, phase 2)"),
     "fig5_17": FigureSpec("curves", "multibinary-image", ("ppo",), "Learning curves of PPO (multi-binary, phase 2)"),
     "fig5_18": FigureSpec("lengths", "multibinary-image", ("a2c", "ppo"),
@@ -85,13 +88,21 @@ def figure_objectives(spec: dict, name: str) -> list[str]:
 
 def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
     """Files figure ``name`` reads (the Snakemake input function uses this)."""
+    if name == "never_placed":
+        return [p for v in spec["variants"] for p in _never_placed_inputs(spec, root, v)]
     fig = figure_spec(name)
     runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
             for o in figure_objectives(spec, name) for s in spec["seeds"]]
     baselines = [dx.eval_paths(dx.baseline_dir(root, fig.variant, b))["episodes"] for b in spec["baselines"]]
     if fig.kind in ("load", "box"):
-        extra = dx.deeprm_agent_paths(spec, root) if deeprm_agent_in_figure(spec, name) else []
-        return [dx.eval_paths(r)["episodes"] for r in runs] + baselines + extra
+        out = []
+        for protocol in dx.PROTOCOLS:
+            out += [dx.eval_paths(r, protocol)["episodes"] for r in runs]
+            out += [dx.eval_paths(dx.baseline_dir(root, fig.variant, b), protocol)["episodes"]
+                    for b in spec["baselines"]]
+            if deeprm_agent_in_figure(spec, name):
+                out += dx.deeprm_agent_paths(spec, root, protocol=protocol)
+        return out
     if fig.kind in ("curve", "reward", "curves"):
         return [r / "learning_curve.csv" for r in runs] + baselines
     return [dx.eval_paths(r)["jobs"] for r in runs]
@@ -114,14 +125,39 @@ def _title(ax_or_fig, name: str, text: str) -> None:
     ax_or_fig.suptitle(f"{number}: {text}", fontsize=10) if hasattr(ax_or_fig, "suptitle") else None
 
 
+def _paper_markers(ax, variant: str, algos, x_of, metric: str = "mean_slowdown") -> None:
+    """The report's stated number of each policy as a black star at ``x_of(algo)`` (None: skip)."""
+    drawn = False
+    for algo in algos:
+        value = claims.paper_at_130(variant, algo, metric)
+        x = x_of(algo)
+        if value is None or x is None:
+            continue
+        ax.plot([x], [value], marker="*", ms=11, color="black", ls="none",
+                label=None if drawn else "report's value")
+        drawn = True
+
+
 def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = figure_spec(name)
+    fig, axes = new_figure(1, 2, figsize=(13, 4.8), sharey=False)
+    curves = []
+    for ax, protocol in zip(axes, dx.PROTOCOLS):
+        curve = _draw_load_panel(ax, name, spec, root, protocol)
+        curves.append(curve.assign(protocol=protocol))
+    _title(fig, name, fig_spec.caption)
+    table = pd.concat(curves, ignore_index=True)
+    save_figure(fig, png, table)
+    return table
+
+
+def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataFrame:
+    fig_spec = figure_spec(name)
     episodes = dx.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
-                                 algos=figure_algos(spec, name))
+                                 algos=figure_algos(spec, name), protocol=protocol)
     if deeprm_agent_in_figure(spec, name):
-        episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root)], ignore_index=True)
+        episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root, protocol)], ignore_index=True)
     curve = dx.load_curve(episodes)
-    fig, ax = new_figure(figsize=(7.2, 4.6))
     for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
         part = part.sort_values("load")
         if algo in BASELINE_STYLE:
@@ -137,36 +173,92 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
             ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="o", ms=3,
                         capsize=2, color=AGENT_COLORS.get(algo), label=policy)
     ax.set_xlabel("cluster load (%, eq. 4.1 per resource)")
-    ax.set_ylabel("average job slowdown (-)")
-    train = curve[np.isclose(curve["rate"], spec["train"]["rate"])]
-    trained_at = f" (load {100 * float(train['load'].iloc[0]):.0f}%)" if len(train) else ""
-    how = "greedy" if spec["eval"].get("deterministic") else "sampled"
-    ax.set_title(f"SB3 agents trained at rate {spec['train']['rate']:g}{trained_at}, {how} actions; "
-                 f"{spec['eval']['episodes']} held-out job sets per load", fontsize=8)
-    ax.legend(fontsize=8)
-    _title(fig, name, fig_spec.caption)
-    save_figure(fig, png, curve)
+    ax.set_ylabel("average job slowdown (-)" + (" of placed jobs" if protocol == "report" else ", all jobs"))
+    box = curve[np.isclose(curve["rate"], spec["eval"]["box_rate"])]
+    box_x = float(box["load_pct"].iloc[0]) if len(box) else None
+    _paper_markers(ax, fig_spec.variant, list(dict.fromkeys(curve["algo"])), lambda algo: box_x)
+    setup = dx.protocol_setup(spec, protocol)
+    how = "greedy" if setup["deterministic"] else "sampled"
+    ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]}; {how} actions, {setup['episodes']} job set(s) per load; "
+                 f"agents trained at rate {spec['train']['rate']:g}", fontsize=8)
+    ax.legend(fontsize=7)
     return curve
 
 
 def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = figure_spec(name)
     rate = spec["eval"]["box_rate"]
-    episodes = dx.at_rate(dx.episodes_table(spec, root, fig_spec.variant, algos=figure_algos(spec, name)), rate)
-    order = list(dict.fromkeys(episodes["policy"]))
-    fig, axes = new_figure(1, 2, figsize=(11, 4.2))
-    load = 100 * float(episodes["load"].iloc[0])
-    for ax, metric, ylabel in ((axes[0], "mean_slowdown", "average job slowdown (-)"),
-                               (axes[1], "mean_completion_time", "average job completion time (time steps)")):
-        data = [episodes.loc[episodes["policy"] == p, metric].to_numpy() for p in order]
-        ax.boxplot(data, tick_labels=order, showmeans=True)
-        ax.tick_params(axis="x", labelrotation=60, labelsize=7)
-        ax.set_ylabel(ylabel)
-        ax.set_xlabel("policy (agents: training objective)")
-        ax.set_title(f"{metric.replace('mean_', 'average ').replace('_', ' ')} at load {load:.0f}%", fontsize=9)
+    fig, axes = new_figure(2, 2, figsize=(12, 8.4))
+    tables = []
+    for row, protocol in enumerate(dx.PROTOCOLS):
+        episodes = dx.at_rate(dx.episodes_table(spec, root, fig_spec.variant, algos=figure_algos(spec, name),
+                                                protocol=protocol), rate)
+        order = list(dict.fromkeys(episodes["policy"]))
+        load = 100 * float(episodes["load"].iloc[0])
+        for ax, metric, ylabel in ((axes[row][0], "mean_slowdown", "average job slowdown (-)"),
+                                   (axes[row][1], "mean_completion_time", "average job completion time (time steps)")):
+            data = [episodes.loc[episodes["policy"] == p, metric].to_numpy() for p in order]
+            ax.boxplot(data, tick_labels=order, showmeans=True)
+            first = episodes.drop_duplicates("policy").set_index("policy")
+            want = {"mean_slowdown": "slowdown", "mean_completion_time": "completion_time"}[metric]
+
+            def x_of(policy, first=first, order=order, want=want):
+                return order.index(policy) + 1 if first.loc[policy, "objective"] in ("", want) else None
+
+            drawn = False
+            for policy in order:
+                value = claims.paper_at_130(fig_spec.variant, first.loc[policy, "algo"], metric)
+                if value is not None and x_of(policy) is not None:
+                    ax.plot([x_of(policy)], [value], marker="*", ms=11, color="black", ls="none",
+                            label=None if drawn else "report's value")
+                    drawn = True
+            if drawn:
+                ax.legend(fontsize=7)
+            ax.tick_params(axis="x", labelrotation=60, labelsize=7)
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]}: rate {rate:g} (our load {load:.0f}%; the report "
+                         f"labels it 130%)", fontsize=8)
+        tables.append(episodes[["policy", "algo", "objective", "seed", "rate", "load", "episode",
+                                "mean_slowdown", "mean_completion_time"]].assign(protocol=protocol))
+    axes[1][0].set_xlabel("policy (agents: training objective)")
+    axes[1][1].set_xlabel("policy (agents: training objective)")
     _title(fig, name, fig_spec.caption)
-    table = episodes[["policy", "algo", "objective", "seed", "rate", "load", "episode",
-                      "mean_slowdown", "mean_completion_time"]]
+    table = pd.concat(tables, ignore_index=True)
+    save_figure(fig, png, table)
+    return table
+
+
+def _never_placed_inputs(spec: dict, root, variant: str) -> list[Path]:
+    runs = [dx.run_dir(root, variant, a, "slowdown", s) for a in dx.variant_spec(spec, variant)["algos"]
+            for s in spec["seeds"]] + [dx.baseline_dir(root, variant, b) for b in spec["baselines"]]
+    return [dx.eval_paths(r, "heldout")["episodes"] for r in runs]
+
+
+def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Jobs never placed per episode, by job length, per policy (held-out protocol, training rate):
+    the starvation that all-jobs counting exposes and placed-only counting hides."""
+    rate = spec["train"]["rate"]
+    variants = list(spec["variants"])
+    fig, axes = new_figure(1, len(variants), figsize=(4.2 * len(variants), 4.2), squeeze=False)
+    rows = []
+    max_len = int(spec["env"].get("max_job_len", 15))
+    for ax, variant in zip(axes[0], variants):
+        episodes = dx.at_rate(dx.episodes_table(spec, root, variant, objectives=["slowdown"]), rate)
+        lengths = np.arange(1, max_len + 1)
+        for policy, part in episodes.groupby("policy", sort=False):
+            counts = np.zeros(len(lengths))
+            for value in dx.never_placed_lengths(part["never_placed_lengths"]):
+                counts[value - 1] += 1
+            per_episode = counts / max(1, len(part))
+            ax.plot(lengths, per_episode, marker="o", ms=3, label=policy)
+            rows += [{"variant": variant, "policy": policy, "length": int(n), "never_placed_per_episode": float(c)}
+                     for n, c in zip(lengths, per_episode)]
+        ax.set_xlabel("job length (time steps)")
+        ax.set_ylabel("jobs never placed per episode")
+        ax.set_title(f"{variant}, rate {rate:g}, held-out", fontsize=9)
+        ax.legend(fontsize=6)
+    fig.suptitle("Jobs never placed by length (held-out job sets, episodes run to the end)", fontsize=10)
+    table = pd.DataFrame(rows)
     save_figure(fig, png, table)
     return table
 
@@ -448,6 +540,9 @@ def _claims_of(name: str) -> tuple[str, ...]:
 TARGETS: list[Target] = [
     *(Target("deeprm", name, globals()[name], "deeprm_figure", spec.caption, claims=_claims_of(name))
       for name, spec in FIGURES.items()),
+    Target("deeprm", "never_placed", never_placed, "deeprm_never_placed",
+           "Jobs never placed by length per policy (held-out protocol): the starvation finding",
+           claims=("finding-",)),
     Target("deeprm", "table_load130", table_load130, "deeprm_tables",
            "Every policy at the report's 130% load beside its numbers", kind="markdown", claims=("d1-", "d2-")),
     Target("deeprm", "training_speed", training_speed, "deeprm_tables",
