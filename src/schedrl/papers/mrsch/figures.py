@@ -202,6 +202,10 @@ def fig9(spec: dict, root, png) -> pd.DataFrame:
     ax.boxplot(data, showmeans=True)
     ax.set_xticks(range(1, len(wls) + 1), wls)
     ax.axhline(0.5, ls=":", color="tab:blue", label="scalar RL's fixed 0.5")
+    if "S5" in wls:  # the range the paper reports for S5 (Fig. 8)
+        x = wls.index("S5") + 1
+        ax.fill_between([x - 0.4, x + 0.4], VALUES["fig8.rbb_low"], VALUES["fig8.rbb_high"], color="k", alpha=0.12,
+                        label="paper: S5 range 0.6-0.9 (Fig. 8)")
     ax.set_xlabel("workload (test split)")
     ax.set_ylabel("r_BB at each decision")
     ax.legend(fontsize=8)
