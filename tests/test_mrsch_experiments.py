@@ -169,3 +169,11 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # waits 2.0 -> 2/1.1: 9-10 % reductions, far from 48 %
     assert rows["fig6-mean_wait_h"]["verdict"] == "not reproduced"
     assert rows["decision-two"]["verdict"] == "reproduced" and rows["state-size"]["verdict"] == "reproduced"
+
+
+def test_cost_model():
+    smoke = mx.estimate_core_hours(mx.check_spec(_spec()))
+    default = mx.estimate_core_hours(mx.check_spec(load_yaml("config/config.yaml")["mrsch"]))
+    assert smoke["dfp_runs"] == 4 and default["dfp_runs"] == 5
+    assert sum(v for k, v in smoke.items() if k != "dfp_runs") < 0.5  # minutes, not hours
+    assert 2.0 < sum(v for k, v in default.items() if k != "dfp_runs") < 4.0  # the paper's share of the budget

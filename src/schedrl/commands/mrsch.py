@@ -55,6 +55,12 @@ def register(subparsers) -> None:
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
 
+    k = sub.add_parser("cost", help="estimate the core-hours of a config's mrsch section",
+                       description="DFP runs, REINFORCE runs and evaluations, in core-hours by the rates measured "
+                       "with benchmarks/bench_dfp.py (schedrl.papers.mrsch.experiments).")
+    add_spec_options(k, "mrsch")
+    k.set_defaults(func=run_cost)
+
     c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
                        description="Compare the paper's statements and numbers with ours; write the claims CSV.")
     add_spec_options(c, "mrsch", root=True)
@@ -110,4 +116,14 @@ def run_claims(args) -> int:
     from schedrl.papers.mrsch.claims import claims_rows
 
     write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    return 0
+
+
+def run_cost(args) -> int:
+    from schedrl.papers.mrsch import experiments as mx
+
+    c = mx.estimate_core_hours(_spec(args.spec))
+    total = c["dfp"] + c["scalar"] + c["evaluate"]
+    print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
+          f"evaluation {c['evaluate']:.2f}")
     return 0

@@ -223,6 +223,21 @@ def dfp_config(spec: dict, state: str):
 PICK_S, UPDATE_S_PER_32 = 0.028, 1.3
 
 
+# REINFORCE (hidden 256) steps per second and seconds per whole test-split evaluation (S1: every
+# method, CNN included), measured on the same core.
+SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 168.0, 53.0 / 1931
+
+
+def estimate_core_hours(spec: dict) -> dict:
+    """Core-hours of the spec's DFP runs, REINFORCE runs and evaluations by the measured rates."""
+    s = spec["scalar_rl"]
+    scalar_steps = int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
+    test_jobs = int(spec["eval"]["max_jobs"]) or 1931  # the Theta 2022 test splits hold 1,931 jobs
+    return {"dfp_runs": len(dfp_runs(spec)), "dfp": len(dfp_runs(spec)) * dfp_seconds(spec) / 3600,
+            "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
+            "evaluate": len(spec["workloads"]) * test_jobs * EVAL_S_PER_JOB / 3600}
+
+
 def dfp_seconds(spec: dict) -> float:
     """Estimated seconds of one DFP training run of ``spec`` on one core (from the rates above)."""
     d = dfp_config(spec, "mlp")
