@@ -274,3 +274,22 @@ def test_tensorboard_without_the_package_or_as_a_hyperparameter_is_one_line(tmp_
     assert not (tmp_path / "run").exists()  # refused before anything was written
     with pytest.raises(ConfigError, match="--tensorboard DIR"):
         resolve_hyperparams("a2c", {**small("a2c"), "tensorboard_log": "x"})
+
+
+def test_env_copies_of_a_jobset_env_start_on_different_sets():
+    """n_envs copies of an env with fixed job sets start their cycles at sets 0, 1, ..., so one
+    rollout covers several sets instead of the same set n_envs times; other envs are untouched."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from schedrl.experiments.envs import make_env
+    from schedrl.experiments.train import stagger_jobsets
+
+    make = lambda: make_env("schedrl.envs:schedrl/DeepRM-v0", {"num_jobsets": 3, "simu_len": 20})  # noqa: E731
+    venv = DummyVecEnv([make] * 4)
+    stagger_jobsets(venv, make())
+    venv.reset()
+    arrivals = [tuple(e.unwrapped.jobset.arrival) for e in venv.envs]
+    assert arrivals[3] == arrivals[0] and len(set(arrivals[:3])) == 3
+    cartpole = DummyVecEnv([lambda: gym.make(ENV)] * 2)
+    stagger_jobsets(cartpole, gym.make(ENV))
+    cartpole.reset()

@@ -48,6 +48,7 @@ from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
 from schedrl.errors import ConfigError
+from schedrl.experiments.envs import jobset_count
 
 BASELINES = ("time", "normalise", "none")
 OPTIMIZERS = ("rmsprop", "adam", "sgd")
@@ -333,10 +334,6 @@ def make_optimizer(params, cfg: ReinforceConfig):
 # ---------------------------------------------------------------------------------------------
 # Training
 
-def _uses_jobsets(env) -> bool:
-    return getattr(env.unwrapped, "num_jobsets", None) is not None and getattr(env.unwrapped, "_jobsets", None) is not None
-
-
 def _mask(env, info) -> np.ndarray:
     """The env's current action mask (the DeepRM env already puts it in ``info``)."""
     mask = info.get("action_mask")
@@ -503,7 +500,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     policy = make_policy(env, cfg)
     policy.to(resolve_device(device))
     optimizer = make_optimizer(policy.net.parameters(), cfg)
-    n_examples = int(examples or (env.unwrapped.num_jobsets if _uses_jobsets(env) else 1))
+    n_examples = int(examples or jobset_count(env) or 1)
     first, steps, rows = 0, 0, []
     if start.checkpoint is not None:
         state = torch.load(start.checkpoint[1], map_location="cpu", weights_only=False)
@@ -515,7 +512,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     steps_before = steps
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
-    jobsets = _uses_jobsets(env)
+    jobsets = jobset_count(env) is not None
     board = ScalarLog(tensorboard, f"{record['algo']}_seed{seed}")
     bar = progress_bar(iterations, first, "iteration", f"deeprm_pg seed{seed}")
     # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,

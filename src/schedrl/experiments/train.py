@@ -22,7 +22,7 @@ from typing import Any
 
 from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
-from schedrl.experiments.envs import WrapperSpec, make_env, wrapper_info_keywords
+from schedrl.experiments.envs import WrapperSpec, jobset_count, make_env, wrapper_info_keywords
 from schedrl.io import atomic_path
 
 __all__ = ["KEEP_CHECKPOINTS", "TrainResult", "checkpoints", "remove_checkpoints", "run_config", "train", "train_pg"]
@@ -138,6 +138,15 @@ def _read_curve(run_dir: Path, upto: int) -> list[dict]:
     return frame.to_dict("records")
 
 
+def stagger_jobsets(venv, env) -> None:
+    """Copies of an env that cycles through fixed job sets would all play the same set at once:
+    copy i starts its cycle at set i, so one rollout spans several sets (as DeepRM's parallel
+    workers did). Other envs are left alone."""
+    sets = jobset_count(env)
+    if sets is not None and venv.num_envs > 1:
+        venv.set_options([{"jobset": i % sets} for i in range(venv.num_envs)])
+
+
 def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str, Any],
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
@@ -208,6 +217,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     vec_cls = SubprocVecEnv if vec_env_kind(hyperparams) == "subproc" and n_envs > 1 else DummyVecEnv
     venv = vec_cls([env_factory(i) for i in range(n_envs)])
     check_action_space(algo, venv.action_space)
+    if start_path is None:
+        stagger_jobsets(venv, probe)
     if uses_masks(algo):
         from sb3_contrib.common.maskable.utils import is_masking_supported
 
