@@ -95,7 +95,9 @@ def run_evaluate(args) -> int:
     spec = _spec(args.spec)
     setup = dx.protocol_setup(spec, args.protocol)
     if args.run_dir:
-        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"])
+        best = setup["overrides"] if args.protocol == "report" else None
+        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"],
+                                                      best_in_sample=best)
     else:
         make_policy = dx.baseline_policy_factory(args.baseline)
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
@@ -104,6 +106,9 @@ def run_evaluate(args) -> int:
     rates = ev["rates"] if not args.rates else args.rates
     jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
                                             protocol=args.protocol)
+    if args.run_dir:
+        episodes["model"] = make_policy.chosen  # which checkpoint was played (report: best in-sample)
+        print(f"played {make_policy.chosen}")
     write_csv(args.out_jobs, jobs, float_format="%.6g")
     write_csv(args.out_episodes, episodes, float_format="%.6g")
     print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")

@@ -246,12 +246,14 @@ def evaluate_over_rates(make_policy: Callable, kwargs: dict, rates: Iterable[flo
 
 
 def agent_policy_factory(run: str | Path, deterministic: bool = False,
-                         seed: int = 0) -> tuple[Callable, dict]:
+                         seed: int = 0, best_in_sample: dict | None = None) -> tuple[Callable, dict]:
     """``(make_policy, train_env_kwargs)`` for a trained run folder.
 
     ``deterministic=False`` samples actions from the policy, as Stable-Baselines (v2)'s ``predict``
     did by default and as DeepRM's test code did; the sampler (torch's RNG) is reseeded with
     ``seed`` whenever a policy is made (once per evaluated rate), so results are reproducible.
+    ``best_in_sample`` (env overrides, the report protocol): play the model chosen by
+    ``best_in_sample_model`` instead of the final one; ``make_policy.chosen`` names it.
     """
     import torch
 
@@ -259,12 +261,46 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
     from schedrl.experiments.evaluate import load_run
 
     model, config = load_run(run)
+    chosen = "model.zip"
+    if best_in_sample is not None:
+        model, chosen, _ = best_in_sample_model(run, model, config, best_in_sample, seed)
 
     def make_policy(env):
         torch.manual_seed(seed)
         return sb3_policy(model, deterministic=deterministic)
 
+    make_policy.chosen = chosen
     return make_policy, dict(config["env_kwargs"])
+
+
+def best_in_sample_model(run: str | Path, final_model, config: dict, overrides: dict, seed: int = 0):
+    """The report's model choice: of the run's checkpoints and its final model, the one whose
+    sampled episode on the training job set (training env, ``overrides`` applied) earns the highest
+    return (a later one wins a tie, as the report code's ``>=``). Returns (model, file name,
+    {file name: return}). The report checked every 1,000 steps; a run folder keeps only its last
+    ``KEEP_CHECKPOINTS`` checkpoints, so the choice here is among those and the final model."""
+    import torch
+
+    from schedrl.agents.registry import algo_class
+    from schedrl.envs.rollout import run_policy, sb3_policy
+    from schedrl.experiments.envs import make_env
+    from schedrl.experiments.train import checkpoints
+
+    candidates = [(path.name, path) for _, path in checkpoints(run)] + [("model.zip", None)]
+    kwargs = {**config["env_kwargs"], **overrides}
+    scores, best = {}, None
+    for name, path in candidates:
+        model = final_model if path is None else algo_class(config["algo"]).load(path, device="cpu")
+        env = make_env(ENV_ID, kwargs)
+        try:
+            torch.manual_seed(seed)
+            table = run_policy(env, sb3_policy(model, deterministic=False), 1, seed=int(seed))
+        finally:
+            env.close()
+        scores[name] = float(table.attrs["episodes"][0]["return"])
+        if best is None or scores[name] >= scores[best[0]]:
+            best = (name, model)
+    return best[1], best[0], scores
 
 
 # ---------------------------------------------------------------------------------------------
