@@ -153,16 +153,18 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
         config = json.loads((run / "config.json").read_text())
         assert config["algo"] == "deeprm_pg" and config["env_kwargs"]["new_job_rate"] == rate
         assert len(pd.read_csv(run / "learning_curve.csv")) == 2 * 2 * 2
-        paths = dx.eval_paths(run)
-        assert main(["deeprm", "evaluate", "--spec", text, "--variant", "discrete-image", "--run-dir", str(run),
-                     "--rates", str(rate), "--out-jobs", str(paths["jobs"]),
-                     "--out-episodes", str(paths["episodes"])]) == 0
-        assert pd.read_csv(paths["episodes"])["rate"].tolist() == [rate]
+        for protocol in dx.PROTOCOLS:
+            paths = dx.eval_paths(run, protocol)
+            assert main(["deeprm", "evaluate", "--spec", text, "--variant", "discrete-image", "--run-dir", str(run),
+                         "--rates", str(rate), "--protocol", protocol, "--out-jobs", str(paths["jobs"]),
+                         "--out-episodes", str(paths["episodes"])]) == 0
+            assert pd.read_csv(paths["episodes"])["rate"].tolist() == [rate]
     for name in spec["baselines"]:
         jobs, episodes = dx.evaluate_over_rates(dx.baseline_policy_factory(name),
                                                 dx.env_kwargs(spec, "discrete-image", "slowdown"),
                                                 spec["eval"]["rates"], 1, 1000)
-        write_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", name))["episodes"], episodes)
+        for protocol in dx.PROTOCOLS:  # the plumbing is under test here, not the protocols
+            write_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", name), protocol)["episodes"], episodes)
     # SB3 agents' results by hand: A2C within 5% of the DeepRM agent, TRPO 50% worse
     ours = dx.deeprm_agent_episodes(spec, root)
     assert set(ours["policy"]) == {dx.DEEPRM_AGENT_LABEL} and sorted(ours["rate"]) == [0.7, 1.0]
@@ -172,18 +174,20 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
         for rate in (0.7, 1.0):
             frame.loc[np.isclose(frame["rate"], rate), "mean_slowdown"] = factor * float(
                 ours.loc[np.isclose(ours["rate"], rate), "mean_slowdown"].mean())
-        write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0))["episodes"], frame)
+        for protocol in dx.PROTOCOLS:
+            write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0), protocol)["episodes"],
+                      frame)
         (dx.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
             json.dumps({"steps": 100, "wall_time_total_s": 1.0, "steps_per_s": 100.0}))
     inputs = [str(p) for p in df.figure_inputs(spec, root, "fig5_4")]
-    assert any("deeprm_pg/slowdown/rate1/seed0/eval_episodes.csv" in p for p in inputs)
+    assert any("deeprm_pg/slowdown/rate1/seed0/eval_heldout_episodes.csv" in p for p in inputs)
     assert not any("deeprm_pg" in str(p) for p in df.figure_inputs(spec, root, "fig5_3"))
     table = draw("fig5_4", spec, root, tmp_path / "fig5_4.png")
     assert dx.DEEPRM_AGENT_LABEL in set(table["policy"])
     rows = {r["claim_id"]: r for r in claims_rows(spec, root)}
-    assert rows["deeprm-agent"]["verdict"] == "partly reproduced", rows["deeprm-agent"]
-    assert "rate 1: DeepRM agent" in rows["deeprm-agent"]["ours"]
-    assert rows["deeprm-agent-mb"]["verdict"] == "not comparable"
+    assert rows["deeprm-agent@heldout"]["verdict"] == "partly reproduced", rows["deeprm-agent@heldout"]
+    assert "rate 1: DeepRM agent" in rows["deeprm-agent@heldout"]["ours"]
+    assert rows["deeprm-agent-mb@heldout"]["verdict"] == "not comparable"
     from schedrl.papers.deeprm.figures import table_load130_markdown as table_markdown
     from schedrl.papers.deeprm.figures import training_speed_markdown as timing_markdown
 

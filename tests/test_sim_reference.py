@@ -39,23 +39,25 @@ def test_matches_reference_job_by_job(sdsc, policy, backfill):
 
 def test_hand_checked_jobs(sdsc):
     s = simulate(sdsc, ClusterSpec(nodes=128), "fcfs", "easy").set_index("job_id")
-    # Job 25 (2 nodes, 1,229 s requested) arrives at 584,785 with 1 node free: it is the head and
-    # is reserved at the requested end of job 24 (24 nodes, started 584,165 + 3,634 s requested =
-    # 587,799), when 1 + 24 = 25 nodes are free; the extra at that time is 25 - 2 = 23 nodes.
-    assert s.loc[25, "reservation"] == 584165 + 3634
-    assert s.loc[24, "end_time"] == 587799  # job 24 ran its whole request
-    assert s.loc[25, "start_time"] == 587799
+    # Job 25 (2 nodes, 1,200 s requested) arrives at 584,785 with 1 node free: it is the head and
+    # is reserved at the requested end of job 24 (24 nodes, started 584,165 + 3,600 s requested =
+    # 587,765), when 1 + 24 = 25 nodes are free; the extra at that time is 25 - 2 = 23 nodes.
+    assert s.loc[25, "reservation"] == 584165 + 3600
+    # job 24 ran 3,634 s in the trace: the cleaning keeps its 3,600 s request (PWA convention) and
+    # the simulator kills it there
+    assert s.loc[24, "end_time"] == 587765
+    assert s.loc[25, "start_time"] == 587765
     # Job 33 (1 node, 64,800 s) arrives at 585,786 while 25 waits and 1 node is free. It would end
-    # long after the shadow time (650,586 > 587,799) but needs only 1 of the 23 extra nodes, so it
+    # long after the shadow time (650,586 > 587,765) but needs only 1 of the 23 extra nodes, so it
     # is backfilled at once, ahead of seven earlier jobs (26 to 32) that need 8 or 16 nodes.
     assert s.loc[33, "start_time"] == 585786
     assert (s.loc[26:32, "start_time"] > 585786).all()
-    # Job 26 (16 nodes) starts with job 25 at 587,799: 25 nodes are free then, 1 taken by job 33.
-    assert s.loc[26, "start_time"] == 587799
-    # Job 44 (64 nodes) was first promised 626,306 but starts at 602,418: running jobs ended
+    # Job 26 (16 nodes) starts with job 25 at 587,765: 25 nodes are free then, 1 taken by job 33.
+    assert s.loc[26, "start_time"] == 587765
+    # Job 44 (64 nodes) was first promised 626,272 but starts at 602,418: running jobs ended
     # before their requested times, which only ever moves a reservation earlier.
-    assert s.loc[44, "reservation"] == 626306
+    assert s.loc[44, "reservation"] == 626272
     assert s.loc[44, "start_time"] == 602418
     # Without backfilling job 33 waits behind job 25 and everyone else in arrival order.
     strict = simulate(sdsc, ClusterSpec(nodes=128), "fcfs", "none").set_index("job_id")
-    assert strict.loc[33, "start_time"] >= strict.loc[32, "start_time"] > 587799
+    assert strict.loc[33, "start_time"] >= strict.loc[32, "start_time"] > 587765
