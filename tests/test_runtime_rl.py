@@ -154,3 +154,20 @@ def test_tiny_train_evaluate_tables_and_claims(tmp_path, monkeypatch):
     assert table.set_index("claim_id").loc["nn2_beats_nn1", "ours"] == "0/0"   # no NN2 run: nothing to count
     assert main(["runtime", "train", "--spec", text, "--method", "nn3", "--workload", "wl1_100a", "--grid",
                  "T8-M32-K1", "--seed", "0", "--run-dir", "x"]) != 0
+
+
+def test_curves_average_episodes_ending_at_one_step_and_draw_a_note_without_episodes(tmp_path):
+    base = tmp_path / "agents"
+    full = base / "baseline" / "wl1_100a" / "T8-M32-K1" / "seed0" / "learning_curve.csv"
+    empty = base / "baseline" / "wl1_050a" / "T8-M32-K1" / "seed0" / "learning_curve.csv"
+    for path in (full, empty):
+        path.parent.mkdir(parents=True)
+    pd.DataFrame({"timesteps": [80, 80, 160], "env": [0, 1, 0], "reward": [1.0, 2.0, 2.5],
+                  "length": [10, 10, 20]}).to_csv(full, index=False)
+    pd.DataFrame(columns=["timesteps", "env", "reward", "length"]).to_csv(empty, index=False)
+    figures.curves([full, empty], tmp_path / "curves.png", window=1)
+    drawn = pd.read_csv(tmp_path / "curves.csv")   # save_figure writes the drawn data beside the png
+    assert drawn["timesteps"].tolist() == [80, 160] and drawn["reward"].tolist() == [1.5, 2.5]
+    assert drawn["episodes"].tolist() == [2, 1] and set(drawn["seed"]) == {"seed0"}
+    figures.curves([empty], tmp_path / "none.png")  # no episode finished anywhere: a note, no error
+    assert (tmp_path / "none.png").exists()

@@ -205,8 +205,9 @@ def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
 
 
 def curves(curve_files, png: str | Path, window: int = 5) -> pd.DataFrame:
-    """Learning curves: episode reward (rolling mean over ``window`` episodes) vs env steps,
-    one panel per training half, one line per method (every grid point and seed drawn thin)."""
+    """Learning curves: final episode reward vs env steps (episodes ending at the same step
+    averaged, then a rolling mean over ``window`` points), one panel per training half, one line
+    per method, grid point and seed."""
     from schedrl.errors import InputFileError
     from schedrl.plots import new_figure, save_figure
 
@@ -220,28 +221,38 @@ def curves(curve_files, png: str | Path, window: int = 5) -> pd.DataFrame:
         frame = frame.assign(method=parts[-5], workload=parts[-4], grid=parts[-3], seed=parts[-2])
         frames.append(frame)
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    workloads = [w for w in TRAIN_WORKLOADS if len(data) and w in set(data["workload"])]
+    seen = {Path(f).parts[-4] for f in curve_files}
+    workloads = [w for w in TRAIN_WORKLOADS if w in seen]
     ncols = min(3, max(1, len(workloads)))
     nrows = int(np.ceil(len(workloads) / ncols)) or 1
-    fig, axes = new_figure(nrows, ncols, figsize=(4.4 * ncols, 3.2 * nrows), squeeze=False)
+    fig, axes = new_figure(nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows), squeeze=False)
     out = []
     for k, w in enumerate(workloads):
         ax = axes[k // ncols][k % ncols]
+        drawn = False
         for i, m in enumerate(METHODS):
-            sub = data[(data["workload"] == w) & (data["method"] == m)]
-            for n, (_, run) in enumerate(sub.groupby(["grid", "seed"])):
-                run = run.sort_values("timesteps")
+            runs = data[(data["workload"] == w) & (data["method"] == m)].groupby(["grid", "seed"]) if len(data) else []
+            for n, ((grid, seed), run) in enumerate(runs):
+                # episodes ending at the same step (the 8 copies often do) become one point: their mean
+                run = run.groupby("timesteps", as_index=False).agg(reward=("reward", "mean"), episodes=("reward", "size"))
                 smooth = run["reward"].rolling(window, min_periods=1).mean()
-                ax.plot(run["timesteps"], smooth, color=f"C{i}", lw=1.2, alpha=0.9,
+                ax.plot(run["timesteps"], smooth, "-o", ms=3, color=f"C{i}", lw=1.2, alpha=0.9,
                         label=LABELS[m] if n == 0 else None)
-                out.append(run.assign(reward_smooth=smooth.to_numpy()))
+                out.append(run.assign(method=m, workload=w, grid=grid, seed=seed, reward_smooth=smooth.to_numpy()))
+                drawn = True
+        if not drawn:  # e.g. smoke scale: no env copy reached the end of an episode
+            ax.text(0.5, 0.5, "no training episode finished\n(an episode ends when every job has started\n"
+                    "or after Max_Episode_Steps per env copy)", ha="center", va="center", fontsize=8,
+                    transform=ax.transAxes)
+        else:
+            ax.legend(fontsize=7)
         ax.set_title(w, fontsize=9)
         ax.set_xlabel("env steps (all 8 copies)")
-        ax.set_ylabel(f"episode reward ({window}-episode mean)")
-        ax.legend(fontsize=7)
+        ax.set_ylabel(f"episode reward (rolling mean of {window})")
     for k in range(len(workloads), nrows * ncols):
         axes[k // ncols][k % ncols].axis("off")
-    fig.suptitle("Runtime paper: PPO learning curves (reward = scheduled share + utilisation + steps left, max 3)")
+    fig.suptitle("Runtime paper: PPO learning curves\nreward = scheduled share + utilisation\n"
+                 "+ share of steps left (at most 3)", fontsize=9)
     save_figure(fig, png, pd.concat(out, ignore_index=True) if out else data)
     return data
 
