@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 
 def env_kwargs(swf: str, encoder: str) -> dict:
     return dict(jobs=swf, cluster=256, encoder=encoder, reward="runtime_final", window=100,
@@ -31,20 +29,12 @@ def env_kwargs(swf: str, encoder: str) -> dict:
 
 
 def env_rate(swf: str, encoder: str, steps: int, seed: int = 0) -> tuple[float, int]:
+    """(steps per CPU second, episodes ended) under random valid actions: bench_hpc_env's loop."""
+    from bench_hpc_env import run  # benchmarks/ is on sys.path when this file runs as a script
+
     from schedrl.envs import make_hpc_env
 
-    env = make_hpc_env(decision="time_stepped", **env_kwargs(swf, encoder))
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    episodes = 0
-    t0 = time.process_time()
-    for _ in range(steps):
-        valid = np.flatnonzero(env.action_masks())
-        _, _, terminated, truncated, _ = env.step(int(valid[rng.integers(len(valid))]))
-        if terminated or truncated:
-            episodes += 1
-            env.reset()
-    return steps / (time.process_time() - t0), episodes
+    return run(make_hpc_env(decision="time_stepped", **env_kwargs(swf, encoder)), steps, seed)
 
 
 def ppo_rate(swf: str, encoder: str, net: list[int], vec: str, steps: int) -> tuple[float, float]:

@@ -103,6 +103,7 @@ def test_grid_and_spec_checks():
     rx.load_spec(json.dumps(SPEC))
     for path, value, message in ((("agents", "methods"), ["nn3"], "unknown method"),
                                  (("agents", "workloads"), ["wl1_100b"], "not a training half"),
+                                 (("evaluate", "estimators"), ["actual", "psychic"], "unknown estimator"),
                                  (("evaluate", "estimators"), ["request"], "must start with 'actual'")):
         bad = json.loads(json.dumps(SPEC))
         bad[path[0]][path[1]] = value

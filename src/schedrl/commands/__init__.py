@@ -14,6 +14,31 @@ def add_spec_options(parser, paper: str, root: bool = False) -> None:
         parser.add_argument("--root", default=f"results/{paper}", help="results folder (default: %(default)s)")
 
 
+def add_threads_option(parser) -> None:
+    """``--threads``: torch threads of a training or evaluation step."""
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+
+
+def add_figure_step(sub, paper: str, names, func, help: str, description: str):
+    """The ``figure NAME --spec --root --out PNG`` step of a paper command; returns its parser."""
+    f = sub.add_parser("figure", help=help, description=description)
+    f.add_argument("name", choices=names, help="what to draw")
+    add_spec_options(f, paper, root=True)
+    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
+    f.set_defaults(func=func)
+    return f
+
+
+def add_claims_step(sub, paper: str, func, help: str = "write the claims table (claim, paper value, ours, verdict)",
+                    description: str = "Compare the paper's statements and numbers with ours; write the claims CSV."):
+    """The ``claims --spec --root --out CSV`` step of a paper command; returns its parser."""
+    c = sub.add_parser("claims", help=help, description=description)
+    add_spec_options(c, paper, root=True)
+    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.set_defaults(func=func)
+    return c
+
+
 def load_spec(paper: str, text: str) -> dict:
     """The paper's checked config section (its ``experiments.load_spec``)."""
     import importlib
@@ -27,3 +52,21 @@ def write_paper_claims(path, rows) -> None:
 
     frame = write_claims(path, rows)
     print(f"{path}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
+
+
+def draw_paper_figure(paper: str, args) -> int:
+    """``figure`` step of a paper whose figure functions take ``(spec, root, out)``."""
+    import importlib
+
+    figures = importlib.import_module(f"schedrl.papers.{paper}.figures")
+    getattr(figures, args.name)(load_spec(paper, args.spec), args.root, args.out)
+    return 0
+
+
+def write_claims_of(paper: str, args) -> int:
+    """``claims`` step of a paper whose ``claims_rows`` takes ``(spec, root)``."""
+    import importlib
+
+    claims = importlib.import_module(f"schedrl.papers.{paper}.claims")
+    write_paper_claims(args.out, claims.claims_rows(load_spec(paper, args.spec), args.root))
+    return 0

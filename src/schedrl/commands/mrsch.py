@@ -3,7 +3,17 @@ claims of MRSch (schedrl.papers.mrsch)."""
 
 from __future__ import annotations
 
-from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+from functools import partial
+
+from schedrl.commands import (
+    add_claims_step,
+    add_figure_step,
+    add_spec_options,
+    add_threads_option,
+    draw_paper_figure,
+    load_spec,
+    write_claims_of,
+)
 
 FIGURES = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10")
 GROUPS = ("two", "three")
@@ -29,14 +39,14 @@ def register(subparsers) -> None:
     t.add_argument("--group", required=True, choices=GROUPS, help="resource group")
     t.add_argument("--state", default="mlp", choices=("mlp", "cnn"), help="state module (default: %(default)s)")
     t.add_argument("--ordering", default="sampled-real-synthetic", help="job-set ordering (default: %(default)s)")
-    t.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    add_threads_option(t)
     t.set_defaults(func=run_train_dfp)
 
     s = sub.add_parser("train-scalar", help="train the scalar-RL baseline (REINFORCE, fixed-weight reward)",
                        description="REINFORCE with reward = equal weights . per-resource utilisation after each pick.")
     add_spec_options(s, "mrsch", root=True)
     s.add_argument("--group", required=True, choices=GROUPS, help="resource group")
-    s.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    add_threads_option(s)
     s.set_defaults(func=run_train_scalar)
 
     e = sub.add_parser("evaluate", help="run every method on a workload's test split",
@@ -45,15 +55,11 @@ def register(subparsers) -> None:
     add_spec_options(e, "mrsch", root=True)
     e.add_argument("--workload", required=True, help="S1 ... S10")
     e.add_argument("--out-dir", required=True, metavar="DIR", help="folder for metrics.csv and goals.csv")
-    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
-    f = sub.add_parser("figure", help="draw one figure (fig3 ... fig10)",
-                       description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
-    f.add_argument("name", choices=FIGURES, help="figure to draw")
-    add_spec_options(f, "mrsch", root=True)
-    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
-    f.set_defaults(func=run_figure)
+    add_figure_step(sub, "mrsch", FIGURES, partial(draw_paper_figure, "mrsch"), help="draw one figure (fig3 ... fig10)",
+                    description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mrsch section",
                        description="DFP runs, REINFORCE runs and evaluations, in core-hours by the rates measured "
@@ -61,11 +67,7 @@ def register(subparsers) -> None:
     add_spec_options(k, "mrsch")
     k.set_defaults(func=run_cost)
 
-    c = sub.add_parser("claims", help="write the claims table (claim, paper value, ours, verdict)",
-                       description="Compare the paper's statements and numbers with ours; write the claims CSV.")
-    add_spec_options(c, "mrsch", root=True)
-    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
-    c.set_defaults(func=run_claims)
+    add_claims_step(sub, "mrsch", partial(write_claims_of, "mrsch"))
 
 
 def run_train_dfp(args) -> int:
@@ -102,20 +104,6 @@ def run_evaluate(args) -> int:
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "goals.csv", goals, float_format="%.6g")
     print(metrics[["method", "node_util", "bb_util", "mean_wait_h", "mean_slowdown"]].to_string(index=False))
-    return 0
-
-
-def run_figure(args) -> int:
-    from schedrl.papers.mrsch import figures
-
-    getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
-    return 0
-
-
-def run_claims(args) -> int:
-    from schedrl.papers.mrsch.claims import claims_rows
-
-    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
     return 0
 
 

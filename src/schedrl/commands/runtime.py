@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+from schedrl.commands import (
+    add_claims_step,
+    add_figure_step,
+    add_spec_options,
+    add_threads_option,
+    load_spec,
+    write_paper_claims,
+)
 
 FIGURES = ("table5", "table6", "curves", "sensitivity")
 
@@ -51,7 +58,7 @@ def register(subparsers) -> None:
     tr.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4 (n_steps, batch_size, n_epochs)")
     tr.add_argument("--seed", type=int, required=True, help="seed of the agent and its envs")
     tr.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
-    tr.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    add_threads_option(tr)
     tr.set_defaults(func=run_train)
 
     e = sub.add_parser("evaluate", help="play a trained agent on its own 'a' half and every 'b' half",
@@ -61,25 +68,18 @@ def register(subparsers) -> None:
     add_spec_options(e, "runtime")
     e.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl runtime train'")
     e.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
-    e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
-    f = sub.add_parser("figure", help="draw table5, table6, curves or sensitivity",
-                       description="Draw NAME from the run folders under --root (runs listed by --spec) into "
-                       "--out (.png, .pdf, the numbers as .csv; tables also .md).")
-    f.add_argument("name", choices=FIGURES, help="what to draw")
-    add_spec_options(f, "runtime", root=True)
-    f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
-    f.set_defaults(func=run_figure)
+    add_figure_step(sub, "runtime", FIGURES, run_figure, help="draw table5, table6, curves or sensitivity",
+                    description="Draw NAME from the run folders under --root (runs listed by --spec) into "
+                    "--out (.png, .pdf, the numbers as .csv; tables also .md).")
 
-    c = sub.add_parser("claims", help="claims of Tables 4-6 and the sensitivity study",
-                       description="Compare Tables 4-6 with the paper's counts (paper_values.yaml) and write "
-                       "the claims table.")
-    add_spec_options(c, "runtime", root=True)
+    c = add_claims_step(sub, "runtime", run_claims, help="claims of Tables 4-6 and the sensitivity study",
+                        description="Compare Tables 4-6 with the paper's counts (paper_values.yaml) and write "
+                        "the claims table.")
     c.add_argument("--seed", type=int, default=0, help="seed of the Lublin workloads (for the notes)")
     c.add_argument("--no-agents", action="store_true", help="Table 4 claims only (no trained agents)")
-    c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
-    c.set_defaults(func=run_claims)
 
 
 def run_table4(args) -> int:

@@ -93,15 +93,13 @@ def check_spec(spec: dict) -> dict:
     for key in ("env", "evaluate"):
         if key not in spec:
             raise ConfigError(f"runtime.{key} is required with runtime.agents")
-    for m in agents["methods"]:
-        if m not in METHODS:
-            raise ConfigError(f"runtime.agents.methods: unknown method '{m}' (choose from: {', '.join(METHODS)})")
-    for w in agents["workloads"]:
-        if w not in TRAIN_WORKLOADS:
-            raise ConfigError(f"runtime.agents.workloads: '{w}' is not a training half ({', '.join(TRAIN_WORKLOADS)})")
-    for e in spec["evaluate"]["estimators"]:
-        if e not in ESTIMATORS:
-            raise ConfigError(f"runtime.evaluate.estimators: unknown estimator '{e}' (choose from: {', '.join(ESTIMATORS)})")
+    for key, values, known, what in (("agents.methods", agents["methods"], METHODS, "unknown method"),
+                                     ("agents.workloads", agents["workloads"], TRAIN_WORKLOADS, "not a training half"),
+                                     ("evaluate.estimators", spec["evaluate"]["estimators"], ESTIMATORS,
+                                      "unknown estimator")):
+        for v in values:
+            if v not in known:
+                raise ConfigError(f"runtime.{key}: '{v}' is {what} (choose from: {', '.join(known)})")
     if spec["evaluate"]["estimators"][0] != "actual":
         raise ConfigError("runtime.evaluate.estimators must start with 'actual' (the tables' oracle)")
     return spec
