@@ -3,7 +3,9 @@
 Every builder has one signature, ``build(n_inputs, n_outputs, hidden, activation) -> nn.Module``,
 and takes a batch of flattened observations ``(batch, n_inputs)`` to ``(batch, n_outputs)``
 logits, so a trainer's hyperparameter file picks its network with ``network: <name>`` and a saved
-model is rebuilt from its recorded name. ``mlp`` is DeepRM's (and SB3-like) stack of dense layers.
+model is rebuilt from its recorded name. ``mlp`` is DeepRM's (and SB3-like) stack of dense layers;
+``pair_conv`` is DRAS's and SEM's (sem-encoding.txt Table 4): a one-filter convolution with kernel 2
+and stride 2 over consecutive element pairs (half the inputs as outputs), then the dense layers.
 """
 
 from __future__ import annotations
@@ -37,7 +39,49 @@ def build_mlp(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: 
     return nn.Sequential(*layers)
 
 
-NETWORKS: dict[str, Callable] = {"mlp": build_mlp}
+def build_pair_conv(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu"):
+    """A 1-D convolution (one filter, kernel 2, stride 2) over element pairs: ``n_inputs / 2``
+    outputs with ``activation``, then dense layers ``hidden`` and a linear output. The pairs are
+    the encoders' (size, time) or (free, remaining) pairs; the job window's four features per job
+    are two pairs. An ``nn.Sequential``, so trainers can walk its layers."""
+    import torch.nn as nn
+
+    if n_inputs < 2 or n_inputs % 2:
+        raise ConfigError(f"network pair_conv: needs an even number of inputs, got {n_inputs}")
+    act = activation_class(activation)
+    layers = [nn.Flatten(), nn.Unflatten(1, (1, n_inputs)), nn.Conv1d(1, 1, kernel_size=2, stride=2),
+              nn.Flatten(), act()]
+    width = n_inputs // 2
+    for h in hidden:
+        layers += [nn.Linear(width, h), act()]
+        width = h
+    layers.append(nn.Linear(width, n_outputs))
+    return nn.Sequential(*layers)
+
+
+def layer_widths(net) -> list[int]:
+    """Input width, then the output width of every convolution and dense layer (Table 4's rows)."""
+    import torch.nn as nn
+
+    widths = []
+    for module in net.modules():
+        if isinstance(module, nn.Unflatten):
+            widths.append(int(module.unflattened_size[-1]))
+        elif isinstance(module, nn.Conv1d):
+            n = widths[-1]
+            widths.append((n - module.kernel_size[0]) // module.stride[0] + 1)
+        elif isinstance(module, nn.Linear):
+            if not widths:
+                widths.append(module.in_features)
+            widths.append(module.out_features)
+    return widths
+
+
+def parameter_count(net) -> int:
+    return int(sum(p.numel() for p in net.parameters()))
+
+
+NETWORKS: dict[str, Callable] = {"mlp": build_mlp, "pair_conv": build_pair_conv}
 
 
 def build(name: str, n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu"):
