@@ -47,6 +47,29 @@ def test_env_kwargs_of_a_variant():
         dx.env_kwargs(bad, "discrete-image", "slowdown")
 
 
+def test_report_code_and_named_variants():
+    """Phase 1 as the report's code (obs_mode profile) and other versions under their own names."""
+    spec = copy.deepcopy(SPEC)
+    spec["variants"].update({
+        "discrete-stacked": {"env": {"num_nw": 5, "workload": "sb3_phase1_code"}, "obs_mode": "profile",
+                             "algos": ["a2c"]},
+        "discrete-stacked-text": {"env": {"num_nw": 5, "workload": "sb3_phase1"}, "algos": ["a2c"]}})
+    dx.check_spec(spec)
+    code = dx.env_kwargs(spec, "discrete-stacked", "slowdown")
+    assert (code["obs_mode"], code["workload"]) == ("profile", "sb3_phase1_code")
+    text = dx.env_kwargs(spec, "discrete-stacked-text", "slowdown")
+    assert (text["obs_mode"], text["workload"]) == ("stacked", "sb3_phase1")
+    assert dx.parse_variant("discrete-stacked-text") == ("discrete", "stacked")
+    assert dx.hyperparams_variant("discrete-stacked-text") == "deeprm-discrete-stacked"
+    assert dx.run_dir("r", "discrete-stacked-text", "a2c", "slowdown", 0).parts[1] == "discrete-stacked-text"
+    for bad_name in ("discrete-stacked-", "discrete-stacked-Text", "discrete-profile"):
+        with pytest.raises(ConfigError, match="variant"):
+            dx.parse_variant(bad_name)
+    spec["variants"]["discrete-image"]["obs_mode"] = "profile"  # phase 2 has one state
+    with pytest.raises(ConfigError, match="obs_mode"):
+        dx.check_spec(spec)
+
+
 def test_spec_cross_checks():
     assert dx.check_spec(SPEC) is SPEC
     bad = copy.deepcopy(SPEC)
@@ -156,6 +179,15 @@ def test_claims_follow_the_numbers(tmp_path):
 
 
 @pytest.mark.slow
+def _write_eval(folder, protocol, make_factory, kwargs):
+    """Evaluate a policy under ``protocol`` as the pipeline's evaluate rules do; write its CSVs."""
+    setup = dx.protocol_setup(SPEC, protocol)
+    jobs, episodes = dx.evaluate_over_rates(make_factory(), {**kwargs, **setup["overrides"]}, SPEC["eval"]["rates"],
+                                            setup["episodes"], setup["jobset_seed"], protocol=protocol)
+    write_csv(dx.eval_paths(folder, protocol)["jobs"], jobs)
+    write_csv(dx.eval_paths(folder, protocol)["episodes"], episodes)
+
+
 def test_tiny_pipeline_end_to_end(tmp_path):
     from schedrl.agents import load_hyperparams
     from schedrl.experiments.train import train
@@ -178,14 +210,12 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             again, _ = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
             pd.testing.assert_frame_equal(jobs, again)  # sampled actions, but seeded
             assert sorted(episodes["rate"]) == sorted(SPEC["eval"]["rates"])
-            write_csv(dx.eval_paths(run)["jobs"], jobs)
-            write_csv(dx.eval_paths(run)["episodes"], episodes)
+            for protocol in dx.PROTOCOLS:
+                _write_eval(run, protocol, lambda run=run: dx.agent_policy_factory(run, False, 5)[0], kwargs)
         for name in SPEC["baselines"]:
-            jobs, episodes = dx.evaluate_over_rates(dx.baseline_policy_factory(name),
-                                                    dx.env_kwargs(SPEC, variant, "slowdown"),
-                                                    SPEC["eval"]["rates"], 1, 1000)
-            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["jobs"], jobs)
-            write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"], episodes)
+            for protocol in dx.PROTOCOLS:
+                _write_eval(dx.baseline_dir(root, variant, name), protocol,
+                            lambda name=name: dx.baseline_policy_factory(name), dx.env_kwargs(SPEC, variant, "slowdown"))
     # Same job sets for every policy: SJF and Packer see the same jobs at each rate.
     sjf = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "sjf"))["jobs"])
     packer = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "packer"))["jobs"])

@@ -34,6 +34,7 @@ lengths joined by ";"); ``mean_slowdown`` / ``mean_completion_time`` are the pro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -54,18 +55,40 @@ PROTOCOL_LABEL = {"heldout": "held-out job sets, every job counted",
                   "report": "report protocol: seed-42 sequence, placed jobs only"}
 ACTION_MODES = ("discrete", "multibinary")
 OBS_MODES = ("stacked", "image")
+# env obs_mode choices per phase: phase 1's state as the report's text (stacked image) or its code
+# (``profile``: free units and slot profiles as numbers, (num_nw + 1, H, num_res)).
+PHASE_OBS_MODES = {"stacked": ("stacked", "profile"), "image": ("image",)}
 # Env arguments owned by the experiment (set per run), never by the config's env blocks.
 RUN_KEYS = ("obs_mode", "action_mode", "reward", "new_job_rate", "jobset_seed", "num_jobsets", "jobset_rng")
 LOAD_KEYS = ("res_slot", "workload", "num_res", "max_job_len", "max_job_size")
 
 
 def parse_variant(variant: str) -> tuple[str, str]:
-    """``"discrete-image"`` -> ``("discrete", "image")``; anything else raises ConfigError."""
-    action, _, obs = variant.partition("-")
-    if action not in ACTION_MODES or obs not in OBS_MODES:
+    """``"discrete-image"`` -> ``("discrete", "image")``; anything else raises ConfigError.
+
+    A third, free part names another version of the same environment and phase
+    (``"discrete-stacked-text"``: phase 1 as the report's text describes it, beside
+    ``"discrete-stacked"`` as the report's code runs it); it shares the phase's figures' axes and
+    the hyperparameter block of ``<action>-<phase>``.
+    """
+    parts = variant.split("-", 2)
+    action, obs = (parts + ["", ""])[:2]
+    tag_ok = len(parts) < 3 or re.fullmatch(r"[a-z0-9_]+", parts[2]) is not None
+    if action not in ACTION_MODES or obs not in OBS_MODES or not tag_ok:
         raise ConfigError(f"unknown DeepRM variant '{variant}' (expected <{'|'.join(ACTION_MODES)}>-"
-                          f"<{'|'.join(OBS_MODES)}>)")
+                          f"<{'|'.join(OBS_MODES)}>[-<name>])")
     return action, obs
+
+
+def variant_obs_mode(spec: dict, variant: str) -> str:
+    """The env's ``obs_mode`` of ``variant``: the phase's state (stacked or image), or the variant
+    block's ``obs_mode`` (phase 1 only: ``profile``, the report code's numeric state)."""
+    _, obs = parse_variant(variant)
+    chosen = variant_spec(spec, variant).get("obs_mode", obs)
+    if chosen not in PHASE_OBS_MODES[obs]:
+        raise ConfigError(f"deeprm.variants.{variant}.obs_mode: '{chosen}' is not a {obs} state "
+                          f"(choose from: {', '.join(PHASE_OBS_MODES[obs])})")
+    return chosen
 
 
 def load_spec(text: str) -> dict:
@@ -81,6 +104,7 @@ def check_spec(spec: dict) -> dict:
 
     for variant, block in spec["variants"].items():
         action, _ = parse_variant(variant)
+        variant_obs_mode(spec, variant)
         space = {"discrete": "Discrete", "multibinary": "MultiBinary"}[action]
         for algo in block["algos"]:
             if space not in ALGOS[algo][2]:
@@ -102,7 +126,8 @@ def check_spec(spec: dict) -> dict:
 
 def hyperparams_variant(variant: str) -> str:
     """Key of a variant in the hyperparameter YAML files (``deeprm-discrete-image``)."""
-    return f"deeprm-{variant}"
+    action, obs = parse_variant(variant)
+    return f"deeprm-{action}-{obs}"
 
 
 def run_dir(root: str | Path, variant: str, algo: str, objective: str, seed: int) -> Path:
@@ -148,7 +173,8 @@ def variant_spec(spec: dict, variant: str) -> dict:
 def env_kwargs(spec: dict, variant: str, objective: str, *, rate: float | None = None,
                jobset_seed: int | None = None, num_jobsets: int | None = None) -> dict[str, Any]:
     """Env keyword arguments of ``variant`` for ``objective`` (training rate and job sets by default)."""
-    action, obs = parse_variant(variant)
+    action, _ = parse_variant(variant)
+    obs = variant_obs_mode(spec, variant)
     if objective not in OBJECTIVES:
         raise ConfigError(f"unknown DeepRM objective '{objective}' (choose from: {', '.join(OBJECTIVES)})")
     block = variant_spec(spec, variant)
