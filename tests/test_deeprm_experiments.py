@@ -269,3 +269,43 @@ def test_maskable_ppo_trains_and_evaluates_with_the_env_masks(tmp_path):
     make_policy, kwargs = dx.agent_policy_factory(run, deterministic=True)
     _, per_episode = dx.evaluate_over_rates(make_policy, kwargs, [0.7], 1, 1000)
     assert per_episode["mean_slowdown"].iloc[0] >= 1.0
+
+
+def test_deeprm_agent_curve_with_the_authors_log(tmp_path):
+    """Our agent's per-iteration training slowdown beside the report authors' logged values."""
+    spec = copy.deepcopy(SPEC)
+    spec["deeprm_agent"] = {"variant": "discrete-image", "rates": [0.7], "iterations": 3, "jobsets": 2,
+                            "trajectories": 2, "seeds": [0]}
+    assert df.figure_inputs(spec, "r", "deeprm_agent_curve") == [
+        dx.deeprm_agent_dir("r", "discrete-image", 0.7, 0) / "learning_curve.csv"]
+    run = dx.deeprm_agent_dir(tmp_path, "discrete-image", 0.7, 0)
+    # 3 iterations x 4 episodes: slowdowns 6, 5, 4 per iteration
+    write_csv(run / "learning_curve.csv", pd.DataFrame({
+        "timesteps": np.arange(1, 13) * 100, "reward": -np.repeat([60.0, 50, 40], 4),
+        "mean_slowdown": np.repeat([6.0, 5, 4], 4), "mean_completion_time": 20.0}))
+    table = df.deeprm_agent_curve(spec, tmp_path, tmp_path / "curve.png")
+    assert table["mean_slowdown"].tolist() == [6.0, 5.0, 4.0] and table["iteration"].tolist() == [1, 2, 3]
+    assert (tmp_path / "curve.png").exists()
+    theirs = df.authors_deeprm_curve(0.7)
+    assert theirs.to_dict("list") == {"iteration": [100, 300, 999], "mean_slowdown": [6.80, 3.98, 2.71]}
+    assert df.authors_deeprm_curve(0.3).empty
+    del spec["deeprm_agent"]
+    with pytest.raises(ConfigError, match="deeprm_agent"):
+        df.deeprm_agent_curve(spec, tmp_path, tmp_path / "none.png")
+
+
+def test_curve_figures_mark_the_reports_iterations():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    fig, ax = plt.subplots()
+    df._iteration_marker(ax, "fig5_6", "reward")
+    df._iteration_marker(ax, "fig5_6", "mean_slowdown")  # the statement is about the reward panel
+    lines = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(lines) == 1 and lines[0].get_xdata()[0] == 100
+    fig2, ax2 = plt.subplots()
+    df._iteration_marker(ax2, "fig5_11", "mean_slowdown")
+    assert ax2.get_lines()[0].get_xdata()[0] == 200
+    plt.close("all")

@@ -203,6 +203,23 @@ rule deeprm_never_placed:
         "--out {output.png:q} > {log:q} 2>&1"
 
 
+rule deeprm_agent_curve:
+    input:
+        lambda wildcards: [str(p) for p in DF.figure_inputs(DEEPRM, DEEPRM_ROOT, "deeprm_agent_curve")],
+    output:
+        figure("deeprm", "deeprm_agent_curve"),
+    params:
+        spec=DEEPRM_SPEC,
+        root=lambda wildcards: DEEPRM_ROOT,
+    log:
+        "logs/deeprm/figures/deeprm_agent_curve.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm figure deeprm_agent_curve --spec {params.spec:q} --root {params.root} "
+        "--out {output.png:q} > {log:q} 2>&1"
+
+
 rule deeprm_claims:
     input:
         evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),

@@ -61,10 +61,10 @@ def register(subparsers) -> None:
     a.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     a.set_defaults(func=run_train_agent)
 
-    f = sub.add_parser("figure", help="draw one report figure (fig5_1 ... fig5_18)",
+    f = sub.add_parser("figure", help="draw one figure (fig5_1 ... fig5_18, never_placed, deeprm_agent_curve)",
                        description="Draw report figure NAME from results under --root into --out "
                        "(.png, plus .pdf and the plotted numbers as .csv).")
-    f.add_argument("name", help="fig5_1 ... fig5_18, or never_placed")
+    f.add_argument("name", help="fig5_1 ... fig5_18, never_placed or deeprm_agent_curve")
     _spec_and_root(f)
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
@@ -128,7 +128,7 @@ def run_train_agent(args) -> int:
 def run_figure(args) -> int:
     from schedrl.papers.deeprm import figures
 
-    if args.name != "never_placed":
+    if args.name not in figures.EXTRA_FIGURES:
         figures.figure_spec(args.name)  # one clear line for an unknown name
     getattr(figures, args.name)(_spec(args.spec), args.root, args.out)
     return 0

@@ -66,6 +66,10 @@ FIGURES: dict[str, FigureSpec] = {
 }
 
 
+# Figures of ours beside the report's (drawn by their own function, not by a FigureSpec kind).
+EXTRA_FIGURES = ("never_placed", "deeprm_agent_curve")
+
+
 def figure_spec(name: str) -> FigureSpec:
     if name not in FIGURES:
         raise ConfigError(f"unknown DeepRM figure '{name}' (known: {', '.join(FIGURES)})")
@@ -90,6 +94,8 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
     """Files figure ``name`` reads (the Snakemake input function uses this)."""
     if name == "never_placed":
         return [p for v in spec["variants"] for p in _never_placed_inputs(spec, root, v)]
+    if name == "deeprm_agent_curve":
+        return _deeprm_agent_curve_inputs(spec, root)
     fig = figure_spec(name)
     runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
             for o in figure_objectives(spec, name) for s in spec["seeds"]]
@@ -263,6 +269,55 @@ def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     return table
 
 
+def _deeprm_agent_curve_inputs(spec: dict, root) -> list[Path]:
+    agent = spec.get("deeprm_agent")
+    return [dx.deeprm_agent_dir(root, agent["variant"], r, s) / "learning_curve.csv"
+            for r, s in dx.deeprm_agent_runs(spec)] if agent else []
+
+
+def authors_deeprm_curve(rate: float) -> pd.DataFrame:
+    """The report authors' DeepRM-agent training slowdowns at ``rate`` (paper_values.yaml):
+    columns iteration, mean_slowdown; empty when their log has no such rate."""
+    prefix = f"deeprm_agent.training_slowdown.rate{rate:g}.it"
+    rows = [{"iteration": int(k[len(prefix):]), "mean_slowdown": float(claims.VALUES[k])}
+            for k in claims.VALUES if k.startswith(prefix)]
+    return pd.DataFrame(rows, columns=["iteration", "mean_slowdown"]).sort_values("iteration")
+
+
+def deeprm_agent_curve(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Learning curve of DeepRM's own agent (mean slowdown of the training episodes per iteration,
+    one line per training rate, mean over seeds) with the report authors' logged slowdowns as stars:
+    does our agent converge like theirs within the configured iterations?"""
+    agent = spec.get("deeprm_agent")
+    if not agent:
+        raise ConfigError("deeprm.deeprm_agent is not configured: no DeepRM-agent learning curve to draw")
+    per_it = int(agent["jobsets"]) * int(agent["trajectories"])
+    fig, ax = new_figure(1, 1, figsize=(7.5, 4.6))
+    tables, drawn = [], False
+    for rate in dict.fromkeys(r for r, _ in dx.deeprm_agent_runs(spec)):
+        runs = [dx.read_csv(dx.deeprm_agent_dir(root, agent["variant"], rate, s) / "learning_curve.csv")
+                for r, s in dx.deeprm_agent_runs(spec) if r == rate]
+        curve = dx.learning_curve(runs, per_it).assign(rate=rate)
+        tables.append(curve)
+        line, = ax.plot(curve["iteration"], curve["mean_slowdown"], lw=1, label=f"ours, rate {rate:g}")
+        theirs = authors_deeprm_curve(rate)
+        if len(theirs):
+            ax.plot(theirs["iteration"], theirs["mean_slowdown"], marker="*", ms=11, ls="none",
+                    color=line.get_color(), markeredgecolor="black",
+                    label=f"report authors' log, rate {rate:g}" if not drawn else None)
+            drawn = True
+    ax.set_xlabel("training iteration")
+    ax.set_ylabel("average job slowdown (-) of training episodes")
+    ax.set_title(f"{agent['jobsets']} job sets x {agent['trajectories']} trajectories per iteration, "
+                 f"{agent['variant']}; training episodes capped at {spec['env'].get('episode_max_length', 200)} steps",
+                 fontsize=8)
+    ax.legend(fontsize=7)
+    fig.suptitle("DeepRM's agent (Mao et al.): learning curve", fontsize=10)
+    table = pd.concat(tables, ignore_index=True)
+    save_figure(fig, png, table)
+    return table
+
+
 def _curve_runs(spec, root, variant, algo, objective) -> list[pd.DataFrame]:
     return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv") for s in spec["seeds"]]
 
@@ -285,6 +340,20 @@ def _plot_curve(ax, curve: pd.DataFrame, metric: str, ylabel: str, algo: str, re
     ax.set_xlabel("training iteration")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
+
+
+# The report's statements about when a learning curve turned (paper_values key, the panel's
+# metric it is about, the label): drawn as a dashed black vertical line at that iteration.
+ITERATION_MARKERS = {"fig5_6": ("a2c_converged_iteration", "reward", "report: converged after ~{:g} iterations"),
+                     "fig5_11": ("a2c_beats_sjf_iteration", "mean_slowdown", "report: beats SJF and Packer after {:g}")}
+
+
+def _iteration_marker(ax, name: str, metric: str) -> None:
+    if name in ITERATION_MARKERS and ITERATION_MARKERS[name][1] == metric:
+        key, _, text = ITERATION_MARKERS[name]
+        value = float(claims.VALUES[key])
+        ax.axvline(value, color="black", ls="--", lw=1, label=text.format(value))
+        ax.legend(fontsize=8)
 
 
 def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
@@ -312,6 +381,7 @@ def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
             unit = "average job slowdown (-)" if metric == "mean_slowdown" else "average completion time (time steps)"
             _plot_curve(ax, curve, metric, unit, algo, _baseline_level(spec, root, fig_spec.variant, metric))
         ax.set_title(f"trained for {objective.replace('_', ' ')}; {per_it} episodes per iteration", fontsize=8)
+        _iteration_marker(ax, name, metric)
     _title(fig, name, fig_spec.caption)
     table = pd.concat(tables, ignore_index=True)
     save_figure(fig, png, table)
@@ -543,6 +613,8 @@ TARGETS: list[Target] = [
     Target("deeprm", "never_placed", never_placed, "deeprm_never_placed",
            "Jobs never placed by length per policy (held-out protocol): the starvation finding",
            claims=("finding-",)),
+    Target("deeprm", "deeprm_agent_curve", deeprm_agent_curve, "deeprm_agent_curve",
+           "Learning curve of DeepRM's own agent beside the report authors' training log"),
     Target("deeprm", "table_load130", table_load130, "deeprm_tables",
            "Every policy at the report's 130% load beside its numbers", kind="markdown", claims=("d1-", "d2-")),
     Target("deeprm", "training_speed", training_speed, "deeprm_tables",
