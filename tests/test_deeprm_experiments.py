@@ -97,8 +97,10 @@ def test_every_report_figure_is_listed_with_inputs():
     load = [str(p) for p in df.figure_inputs(spec, "r", "fig5_1")]
     assert not any("completion_time" in p for p in load)
     assert {str(p) for p in df.figure_inputs(spec, "r", "fig5_18")} == {
-        "r/multibinary-image/a2c/slowdown/seed0/eval_heldout_jobs.csv",
-        "r/multibinary-image/ppo/slowdown/seed0/eval_heldout_jobs.csv"}
+        f"r/multibinary-image/{a}/slowdown/seed0/eval_{p}_jobs.csv" for a in ("a2c", "ppo") for p in dx.PROTOCOLS}
+    curve = {str(p) for p in df.figure_inputs(spec, "r", "fig5_5")}
+    assert {"r/discrete-image/baseline/sjf/eval_heldout_episodes.csv",
+            "r/discrete-image/baseline/sjf/eval_report_episodes.csv"} <= curve
 
 
 def test_length_fractions_by_hand():

@@ -99,7 +99,6 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
     fig = figure_spec(name)
     runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
             for o in figure_objectives(spec, name) for s in spec["seeds"]]
-    baselines = [dx.eval_paths(dx.baseline_dir(root, fig.variant, b))["episodes"] for b in spec["baselines"]]
     if fig.kind in ("load", "box"):
         out = []
         for protocol in dx.PROTOCOLS:
@@ -110,8 +109,10 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
                 out += dx.deeprm_agent_paths(spec, root, protocol=protocol)
         return out
     if fig.kind in ("curve", "reward", "curves"):
-        return [r / "learning_curve.csv" for r in runs] + baselines
-    return [dx.eval_paths(r)["jobs"] for r in runs]
+        return [r / "learning_curve.csv" for r in runs] + [
+            dx.eval_paths(dx.baseline_dir(root, fig.variant, b), p)["episodes"]
+            for p in dx.PROTOCOLS for b in spec["baselines"]]
+    return [dx.eval_paths(r, p)["jobs"] for p in dx.PROTOCOLS for r in runs]
 
 
 def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
@@ -322,21 +323,27 @@ def _curve_runs(spec, root, variant, algo, objective) -> list[pd.DataFrame]:
     return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv") for s in spec["seeds"]]
 
 
-def _baseline_level(spec, root, variant, metric: str) -> dict[str, float]:
-    """Mean of ``metric`` of SJF and Packer at the training rate (held-out job sets)."""
+def _baseline_level(spec, root, variant, metric: str) -> dict[tuple[str, str], float]:
+    """Mean of ``metric`` of SJF and Packer at the training rate under each protocol:
+    {(name, protocol): level} (held-out job sets; the report's in-sample seed-42 sequence)."""
     out = {}
-    for name in ("sjf", "packer"):
-        if name in spec["baselines"]:
-            episodes = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, name))["episodes"])
-            out[name] = float(dx.at_rate(episodes, spec["train"]["rate"])[metric].mean())
+    for protocol in dx.PROTOCOLS:
+        for name in ("sjf", "packer"):
+            if name in spec["baselines"]:
+                episodes = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"])
+                out[name, protocol] = float(dx.at_rate(episodes, spec["train"]["rate"])[metric].mean())
     return out
 
 
-def _plot_curve(ax, curve: pd.DataFrame, metric: str, ylabel: str, algo: str, refs: dict[str, float]):
+PROTOCOL_SHORT = {"heldout": "held-out", "report": "seed-42 sequence, placed only"}
+
+
+def _plot_curve(ax, curve: pd.DataFrame, metric: str, ylabel: str, algo: str, refs: dict[tuple[str, str], float]):
     ax.plot(curve["iteration"], curve[metric], color=AGENT_COLORS.get(algo), label=dx.label(algo))
-    for name, level in refs.items():
+    for (name, protocol), level in refs.items():
         color, ls = BASELINE_STYLE[name]
-        ax.axhline(level, color=color, ls=ls, label=dx.label(name))
+        ax.axhline(level, color=color, ls=ls if protocol == "heldout" else "-.", lw=1,
+                   label=f"{dx.label(name)} ({PROTOCOL_SHORT[protocol]})")
     ax.set_xlabel("training iteration")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
@@ -394,23 +401,32 @@ def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
     max_len = int(dx.env_kwargs(spec, fig_spec.variant, "slowdown").get("max_job_len", 15))
     kinds = {"generated": ["generated"], "withheld": ["withheld"], "lengths": ["generated", "withheld"]}[fig_spec.kind]
     algos = list(fig_spec.algos)
-    fig, axes = new_figure(len(kinds), len(algos), squeeze=False)
+    # rows: each kind under each protocol (held-out job sets, then the report's seed-42 sequence)
+    fig, axes = new_figure(len(kinds) * len(dx.PROTOCOLS), len(algos), squeeze=False,
+                           figsize=(5.0 * len(algos), 3.2 * len(kinds) * len(dx.PROTOCOLS)))
     tables = []
-    for j, algo in enumerate(algos):
-        jobs = pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(root, fig_spec.variant, algo, "slowdown", s))["jobs"])
-                          for s in spec["seeds"]], ignore_index=True)
-        jobs = dx.at_rate(jobs, rate)
-        load = 100 * float(jobs["load"].iloc[0])
-        frac = dx.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0])
-        tables.append(frac)
-        for i, kind in enumerate(kinds):
-            ax = axes[i, j]
-            column = "fraction_of_generated" if kind == "generated" else "fraction_of_withheld"
-            ax.bar(frac["length"], frac[column], color="tab:blue" if kind == "generated" else "tab:red")
-            ax.set_xlabel("job length (time steps)")
-            ax.set_ylabel("fraction of generated jobs" if kind == "generated" else "fraction of withheld jobs")
-            n = int(frac[kind].sum())
-            ax.set_title(f"{dx.label(algo)}: {kind} jobs at load {load:.0f}% (n = {n})", fontsize=8)
+    for p, protocol in enumerate(dx.PROTOCOLS):
+        for j, algo in enumerate(algos):
+            jobs = pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(root, fig_spec.variant, algo, "slowdown", s),
+                                                        protocol)["jobs"]) for s in spec["seeds"]], ignore_index=True)
+            jobs = dx.at_rate(jobs, rate)
+            load = 100 * float(jobs["load"].iloc[0])
+            frac = dx.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0],
+                                                             protocol=protocol)
+            tables.append(frac)
+            for i, kind in enumerate(kinds):
+                ax = axes[p * len(kinds) + i, j]
+                column = "fraction_of_generated" if kind == "generated" else "fraction_of_withheld"
+                ax.bar(frac["length"], frac[column], color="tab:blue" if kind == "generated" else "tab:red")
+                if kind == "withheld":  # the report: withheld jobs were those of length 10 or above
+                    ax.axvline(float(claims.VALUES["withheld_long"]) - 0.5, color="black", ls="--", lw=1,
+                               label=f"report: length >= {claims.VALUES['withheld_long']:g}")
+                    ax.legend(fontsize=7)
+                ax.set_xlabel("job length (time steps)")
+                ax.set_ylabel("fraction of generated jobs" if kind == "generated" else "fraction of withheld jobs")
+                n = int(frac[kind].sum())
+                ax.set_title(f"{dx.label(algo)}: {kind} jobs at load {load:.0f}% (n = {n}); "
+                             f"{PROTOCOL_SHORT[protocol]}", fontsize=8)
     _title(fig, name, fig_spec.caption)
     table = pd.concat(tables, ignore_index=True)
     save_figure(fig, png, table)
