@@ -311,3 +311,14 @@ def test_curve_figures_mark_the_reports_iterations():
     df._iteration_marker(ax2, "fig5_11", "mean_slowdown")
     assert ax2.get_lines()[0].get_xdata()[0] == 200
     plt.close("all")
+
+
+def test_deeprm_agent_converges_longer_at_chosen_rates():
+    spec = copy.deepcopy(SPEC)
+    spec["deeprm_agent"] = {"variant": "discrete-image", "rates": [0.3, 0.7], "iterations": 100, "jobsets": 10,
+                            "trajectories": 20, "converge": {"rates": [0.7], "iterations": 1000}}
+    dx.check_spec(spec)
+    assert dx.deeprm_agent_iterations(spec, 0.7) == 1000 and dx.deeprm_agent_iterations(spec, 0.3) == 100
+    spec["deeprm_agent"]["converge"]["rates"] = [0.6]
+    with pytest.raises(ConfigError, match="converge.rates"):
+        dx.check_spec(spec)

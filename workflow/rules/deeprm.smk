@@ -26,7 +26,8 @@ DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
 DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
 _PG = DEEPRM.get("deeprm_agent") or {}
 # ~1,000 env steps/s per core and ~200 steps per episode, worst case
-DEEPRM_PG_MIN = max(10, int(_PG.get("iterations", 0) * _PG.get("jobsets", 0) * _PG.get("trajectories", 0)
+_PG_ITERATIONS = max([_PG.get("iterations", 0), (_PG.get("converge") or {}).get("iterations", 0)])
+DEEPRM_PG_MIN = max(10, int(_PG_ITERATIONS * _PG.get("jobsets", 0) * _PG.get("trajectories", 0)
                             * 200 / 1000 / 60) + 5)
 
 

@@ -117,6 +117,9 @@ def check_spec(spec: dict) -> dict:
         for rate in agent["rates"]:
             if not any(np.isclose(rate, r) for r in ev["rates"]):
                 raise ConfigError(f"deeprm.deeprm_agent.rates: {rate} must be one of deeprm.eval.rates")
+        for rate in (agent.get("converge") or {}).get("rates", []):
+            if not any(np.isclose(rate, r) for r in agent["rates"]):
+                raise ConfigError(f"deeprm.deeprm_agent.converge.rates: {rate} must be one of deeprm.deeprm_agent.rates")
     for key, rate in (("eval.box_rate", ev["box_rate"]), ("eval.withheld_rate", ev["withheld_rate"]),
                       ("train.rate", spec["train"]["rate"])):
         if not any(np.isclose(rate, r) for r in ev["rates"]):
@@ -362,6 +365,16 @@ def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes",
     return out
 
 
+def deeprm_agent_iterations(spec: dict, rate: float) -> int:
+    """Training iterations of the DeepRM agent at ``rate``: ``converge.iterations`` at the
+    ``converge.rates``, ``iterations`` elsewhere."""
+    agent = spec["deeprm_agent"]
+    long = agent.get("converge") or {}
+    if any(np.isclose(rate, r) for r in long.get("rates", [])):
+        return int(long["iterations"])
+    return int(agent["iterations"])
+
+
 def deeprm_agent_env_kwargs(spec: dict, rate: float) -> dict[str, Any]:
     agent = spec["deeprm_agent"]
     return env_kwargs(spec, agent["variant"], "slowdown", rate=rate, num_jobsets=int(agent["jobsets"]))
@@ -379,7 +392,7 @@ def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, thre
         raise ConfigError(f"rate {rate} is not one of deeprm.deeprm_agent.rates {agent['rates']}")
     hp = load_hyperparams(DEEPRM_AGENT, hyperparams_variant(agent["variant"]),
                           overrides={"trajectories": int(agent["trajectories"])})
-    return train_pg(ENV_ID, deeprm_agent_env_kwargs(spec, rate), hp, int(agent["iterations"]), seed, run,
+    return train_pg(ENV_ID, deeprm_agent_env_kwargs(spec, rate), hp, deeprm_agent_iterations(spec, rate), seed, run,
                     wrappers=WRAPPERS, variant=hyperparams_variant(agent["variant"]),
                     checkpoint_every=int(agent.get("checkpoint_every", 10)), threads=threads,
                     on_mismatch="restart")
