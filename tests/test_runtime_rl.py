@@ -172,3 +172,18 @@ def test_curves_average_episodes_ending_at_one_step_and_draw_a_note_without_epis
     assert drawn["episodes"].tolist() == [2, 1] and set(drawn["seed"]) == {"seed0"}
     figures.curves([empty], tmp_path / "none.png")  # no episode finished anywhere: a note, no error
     assert (tmp_path / "none.png").exists()
+
+
+def test_cost_model(capsys):
+    from schedrl.cli import main
+    from schedrl.config import load_yaml
+
+    cost = {name: rx.estimate_core_hours(rx.load_spec(json.dumps(load_yaml(f"config/{name}.yaml")["runtime"])))
+            for name in ("smoke", "config", "paper")}
+    assert [cost[n]["runs"] for n in cost] == [3, 18, 3 * 75 * 6]
+    assert sum(cost["smoke"][k] for k in ("train", "evaluate")) < 0.1           # minutes
+    assert 2.0 < sum(cost["config"][k] for k in ("train", "evaluate")) < 4.0    # the paper's share of 32 h
+    # 18 runs x 120k steps at 350 / 295 / 150 steps/s by hand
+    assert cost["config"]["train"] == pytest.approx(6 * 120_000 * (1 / 350 + 1 / 295 + 1 / 150) / 3600)
+    assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0
+    assert "18 PPO runs" in capsys.readouterr().out

@@ -75,6 +75,13 @@ def register(subparsers) -> None:
                     description="Draw NAME from the run folders under --root (runs listed by --spec) into "
                     "--out (.png, .pdf, the numbers as .csv; tables also .md).")
 
+    k = sub.add_parser("cost", help="estimate the core-hours of a config's runtime agents",
+                       description="PPO runs (methods x grid points x training halves x seeds) and their "
+                       "evaluations, in core-hours by the rates measured with benchmarks/bench_runtime_env.py "
+                       "(schedrl.papers.runtime.experiments).")
+    add_spec_options(k, "runtime")
+    k.set_defaults(func=run_cost)
+
     c = add_claims_step(sub, "runtime", run_claims, help="claims of Tables 4-6 and the sensitivity study",
                         description="Compare Tables 4-6 with the paper's counts (paper_values.yaml) and write "
                         "the claims table.")
@@ -107,6 +114,15 @@ def run_evaluate(args) -> int:
 
     table = rx.evaluate(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
     print(f"{args.out}: {len(table)} episodes")
+    return 0
+
+
+def run_cost(args) -> int:
+    from schedrl.papers.runtime import experiments as rx
+
+    c = rx.estimate_core_hours(_spec(args.spec))
+    print(f"~{c['train'] + c['evaluate']:,.1f} core-hours: {c['runs']} PPO runs {c['train']:,.1f}, "
+          f"evaluation {c['evaluate']:,.2f}")
     return 0
 
 

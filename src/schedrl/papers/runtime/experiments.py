@@ -264,6 +264,27 @@ def run_variant(method: str, workload: str, grid: str) -> str:
     return f"{HYPERPARAMS_VARIANT}/{method}/{workload}/{grid}"
 
 
+#: Steps per CPU second on one core measured by benchmarks/bench_runtime_env.py: PPO with 8
+#: DummyVecEnv copies at T 512 / M 512 / K 4 per method (more epochs per update cost more, so
+#: grid points with K 8 or 10 are underestimated), and evaluation with all of an agent's episodes
+#: in one lockstep batch (1,900-2,500 measured).
+TRAIN_STEPS_PER_S = {"baseline": 350.0, "proposal_nn1": 295.0, "proposal_nn2": 150.0}
+EVAL_STEPS_PER_S = 2200.0
+#: Mean steps of an evaluation episode on a 1000-job half (3.5k-10.6k seen; ~280k per agent's 45).
+EVAL_STEPS_PER_EPISODE = 6200
+
+
+def estimate_core_hours(spec: dict) -> dict:
+    """Core-hours of the spec's PPO runs and their evaluations by the measured rates above."""
+    agents, ev = spec["agents"], spec["evaluate"]
+    per_method = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"])
+    train = sum(per_method * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] for m in agents["methods"]) / 3600
+    episodes = (1 + len(TEST_WORKLOADS) + len(ev["estimators"]) - 1) * int(ev["episodes"])
+    steps = episodes * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    runs = per_method * len(agents["methods"])
+    return {"runs": runs, "train": train, "evaluate": runs * steps / EVAL_STEPS_PER_S / 3600}
+
+
 def train_minutes(spec: dict, method: str) -> int:
     """Cluster time limit of one training run: steps at a conservative 100 steps/s (NN2 at 2x)."""
     rate = 50.0 if method == "proposal_nn2" else 100.0
