@@ -1,6 +1,6 @@
 # Rules for the 'sem' paper (sem-encoding.txt). Code: schedrl.papers.sem (experiments: trace
-# analysis; figures: one function per figure/table and TARGETS; claims; paper_values.yaml).
-# The RL agents (Table 4, Figs. 8-11) come with their issue.
+# analysis; agents: DRAS vs SEM agents; figures: one function per figure/table and TARGETS;
+# claims; paper_values.yaml).
 
 
 # ---------------------------------------------------------------- trace analysis (section 3.1, 3.3)
@@ -60,7 +60,7 @@ rule sem_trace_figures:
         table3=figure("sem", "table3_node_hour_loss"),
         table3_md="figures/sem/table3_node_hour_loss.md",
         fig7=figure("sem", "fig7_k_largest_coverage"),
-        claims="results/sem/claims.csv",
+        claims="results/sem/claims_trace.csv",
     params:
         caption="SEM section 3: " + "; ".join(f"{t.name}: {t.caption}" for t in SEM_FIGURES.TARGETS if t.kind != "claims"),
         folders=[f"results/sem/analysis/{name}" for name in SEM_TRACES],
@@ -77,6 +77,158 @@ rule sem_trace_figures:
         "--claims {output.claims:q} > {log:q} 2>&1"
 
 
+# ---------------------------------------------------------------- agents (sections 4-5)
+# Per trace and encoding, REINFORCE with Table 4's network on the trace's SEM split
+# (results/workloads/sem/<trace>/: the workload_sem_split rule), validated after every episode and
+# tested; FCFS+EASY and SJF+EASY on the same test jobs; Fig. 11's points (one per encoding and
+# machine-size factor); then Table 4, Figs. 8-11 and the claims table (section 3's rows first).
+import json as _json
+
+SEM_AGENTS = cfg("sem", "agents", default={})
+SEM_AGENT_TRACES = list(SEM_AGENTS.get("traces", []))
+SEM_NETWORKS = SEM_AGENTS.get("networks", {})
+SEM_SCALING = SEM_AGENTS.get("scaling", {})
+SEM_SCALING_POINTS = [(enc, int(f)) for enc, key in (("sem", "factors"), ("dras", "dras_factors"))
+                      for f in SEM_SCALING.get(key, [])] if SEM_SCALING else []
+_missing = sorted({t for t in SEM_AGENT_TRACES if t not in WL_TRACES or t not in SEM_NETWORKS}
+                  | ({SEM_SCALING["trace"]} - set(SEM_NETWORKS) if SEM_SCALING_POINTS else set()))
+if _missing:
+    sys.stderr.write(f"schedrl: config: sem.agents: {', '.join(_missing)} not in workloads.traces or sem.agents.networks\n")
+    sys.exit(2)
+SEM_HYPERPARAMS = _json.dumps(SEM_AGENTS.get("hyperparams", {}), sort_keys=True)
+SEM_THREADS = int(SEM_AGENTS.get("threads", 1))
+
+
+def _sem_split(trace):
+    base = f"results/workloads/sem/{trace}"
+    return {"train": f"{base}/train.swf", "val": f"{base}/val.swf", "test": f"{base}/test.swf",
+            "manifest": f"{base}/split.json"}
+
+
+def _sem_agent_args(trace, encoder):
+    net = SEM_NETWORKS[trace]
+    return (f"--split-dir results/workloads/sem/{trace} --trace {trace} --encoder {encoder} "
+            f"--nodes {net['nodes']} --k {net['k']} --reward {net['reward']} "
+            f"--hidden {' '.join(str(h) for h in net['hidden'][encoder])} "
+            f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0)}")
+
+
+rule sem_train_agent:
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        test="results/sem/agents/{trace}/{encoder}/test.json",
+        validation="results/sem/agents/{trace}/{encoder}/validation.csv",
+        timing="results/sem/agents/{trace}/{encoder}/timing.json",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+        encoder="sem|dras",
+    params:
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder),
+        episodes=SEM_AGENTS.get("episodes", 0),
+    log:
+        "logs/sem/train_{trace}_{encoder}.log",
+    benchmark:
+        "benchmarks/results/sem/train_{trace}_{encoder}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 8000 if wildcards.encoder == "dras" else 2000,
+        runtime=lambda wildcards: 240 if wildcards.encoder == "dras" else 60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
+        "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder} > {log:q} 2>&1"
+
+
+rule sem_heuristics:
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        "results/sem/agents/{trace}/heuristics.csv",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+    params:
+        nodes=lambda wildcards: SEM_NETWORKS[wildcards.trace]["nodes"],
+    log:
+        "logs/sem/heuristics_{trace}.log",
+    benchmark:
+        "benchmarks/results/sem/heuristics_{trace}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem heuristics --split-dir results/workloads/sem/{wildcards.trace} --nodes {params.nodes} "
+        "--out {output:q} > {log:q} 2>&1"
+
+
+rule sem_scaling:
+    input:
+        unpack(lambda wildcards: _sem_split(SEM_SCALING["trace"])),
+    output:
+        "results/sem/scaling/{encoder}_x{factor}/scaling.json",
+    wildcard_constraints:
+        encoder="sem|dras",
+        factor=r"\d+",
+    params:
+        args=lambda wildcards: _sem_agent_args(SEM_SCALING["trace"], wildcards.encoder),
+        jobs=SEM_SCALING.get("jobs", 1000),
+    log:
+        "logs/sem/scaling_{encoder}_x{factor}.log",
+    benchmark:
+        "benchmarks/results/sem/scaling_{encoder}_x{factor}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 2000 + (1500 * int(wildcards.factor) if wildcards.encoder == "dras" else 0),
+        runtime=lambda wildcards: 60 if wildcards.encoder == "dras" else 10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem scaling {params.args} --factor {wildcards.factor} --jobs {params.jobs} --threads {threads} "
+        "--out-dir results/sem/scaling/{wildcards.encoder}_x{wildcards.factor} > {log:q} 2>&1"
+
+
+rule sem_agent_figures:
+    input:
+        tests=expand("results/sem/agents/{trace}/{encoder}/test.json", trace=SEM_AGENT_TRACES, encoder=["sem", "dras"]),
+        heuristics=expand("results/sem/agents/{trace}/heuristics.csv", trace=SEM_AGENT_TRACES),
+        scaling=[f"results/sem/scaling/{enc}_x{f}/scaling.json" for enc, f in SEM_SCALING_POINTS],
+        trace_claims=rules.sem_trace_figures.output.claims if SEM_TRACES else [],
+        values=package_file(paper_values_path("sem")),
+    output:
+        table4=figure("sem", "table4_networks"),
+        table4_md="figures/sem/table4_networks.md",
+        fig8=figure("sem", "fig8_convergence"),
+        fig9=figure("sem", "fig9_kiviat"),
+        fig10=figure("sem", "fig10_train_inference_time"),
+        fig11=figure("sem", "fig11_scaling"),
+        claims="results/sem/claims.csv",
+    params:
+        caption="SEM sections 4-5: " + "; ".join(f"{t.name}: {t.caption}" for t in SEM_FIGURES.TARGETS if t.rule == "sem_agent_figures" and t.kind != "claims"),
+        networks=_json.dumps({t: SEM_NETWORKS[t] for t in SEM_AGENT_TRACES}, sort_keys=True),
+        scaling=[f"results/sem/scaling/{enc}_x{f}" for enc, f in SEM_SCALING_POINTS],
+        trace_claims=f"--trace-claims {rules.sem_trace_figures.output.claims}" if SEM_TRACES else "",
+        conv={"tolerance": 0.05, "window": 10, **SEM_AGENTS.get("convergence", {})},
+        traces=" ".join(SEM_AGENT_TRACES),
+    log:
+        "logs/sem/agent_figures.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem agent-figures --agents-dir results/sem/agents --traces {params.traces} "
+        "--networks '{params.networks}' --scaling {params.scaling} {params.trace_claims} "
+        "--tolerance {params.conv[tolerance]} --window {params.conv[window]} "
+        "--figures-dir figures/sem --claims {output.claims:q} > {log:q} 2>&1"
+
+
 if SEM_TRACES:
     register_targets("sem", SEM_FIGURES.TARGETS, rules)
-    REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md])
+    REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md,
+                            rules.sem_agent_figures.output.table4_md])

@@ -8,13 +8,19 @@ Steps (the work is in ``schedrl.papers.sem``):
   ``running_steps.csv`` (``--steps``) in ``--out-dir``.
 * ``figures`` - Fig. 5, Table 2, Table 3, Fig. 7 of sem-encoding.txt and its claims table from
   several ``trace`` folders.
+* ``train`` - train one DRAS- or SEM-encoded agent on a trace's SEM split, validating after each
+  episode, and test it (``schedrl.papers.sem.agents.train_agent``).
+* ``heuristics`` - FCFS + EASY and SJF + EASY on a split's test part (Fig. 9's reference points).
+* ``scaling`` - one point of Fig. 11: train and infer on the same jobs on a machine f times larger.
+* ``agent-figures`` - Table 4, Figs. 8-11 and the claims table (the trace analysis's claims first).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from schedrl.errors import SchedrlError
+from schedrl.errors import ConfigError, SchedrlError
+from schedrl.papers.sem.agents import ENCODERS
 from schedrl.papers.sem.experiments import SCHEDULES
 from schedrl.workloads.analysis import PAPER_THRESHOLDS
 
@@ -59,6 +65,58 @@ def register(subparsers) -> None:
     f.add_argument("--claims", required=True, metavar="CSV", help="claims table to write")
     f.set_defaults(func=run_figures)
 
+    def agent_options(a):
+        a.add_argument("--split-dir", required=True, metavar="DIR",
+                       help="a SEM split (train.swf, val.swf, test.swf, split.json: 'schedrl workload split')")
+        a.add_argument("--trace", required=True, help="trace key (e.g. theta)")
+        a.add_argument("--encoder", required=True, choices=ENCODERS, help="state encoding")
+        a.add_argument("--nodes", type=int, required=True, help="machine size")
+        a.add_argument("--k", type=int, required=True, help="SEM's K (largest running jobs encoded)")
+        a.add_argument("--reward", required=True, help="reward name (dras_theta, neg_inv_runtime)")
+        a.add_argument("--hidden", type=int, nargs="+", required=True, help="dense layer widths (Table 4)")
+        a.add_argument("--hyperparams", default="{}", metavar="JSON",
+                       help="REINFORCE hyperparameters as a JSON mapping (discount, learning_rate, ...)")
+        a.add_argument("--seed", type=int, default=0)
+        a.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+        a.add_argument("--out-dir", required=True, metavar="DIR")
+
+    tr = sub.add_parser("train", help="train, validate per episode and test one agent",
+                        description="REINFORCE with Table 4's network on the pick-and-reserve env: one "
+                        "training block per episode, greedy validation after each, greedy test at the end.")
+    agent_options(tr)
+    tr.add_argument("--episodes", type=int, default=0, help="training episodes (0: the split's)")
+    tr.set_defaults(func=run_train)
+
+    h = sub.add_parser("heuristics", help="FCFS+EASY and SJF+EASY on a split's test part",
+                       description="Schedule a SEM split's test part with FCFS and SJF, both with EASY backfilling.")
+    h.add_argument("--split-dir", required=True, metavar="DIR")
+    h.add_argument("--nodes", type=int, required=True)
+    h.add_argument("--out", required=True, metavar="CSV")
+    h.set_defaults(func=run_heuristics)
+
+    sc = sub.add_parser("scaling", help="one Fig. 11 point: time on a machine f times larger",
+                        description="Train one episode on --jobs jobs and infer on the next --jobs, with the "
+                        "machine and every job's size scaled by --factor.")
+    agent_options(sc)
+    sc.add_argument("--factor", type=int, required=True, help="machine size factor (1, 2, 4, 8)")
+    sc.add_argument("--jobs", type=int, default=1000, help="jobs for training and for inference (default 1000)")
+    sc.set_defaults(func=run_scaling)
+
+    af = sub.add_parser("agent-figures", help="Table 4, Figs. 8-11 and the claims table",
+                        description="Draw SEM's agent table and figures from 'train', 'heuristics' and "
+                        "'scaling' outputs and write the paper's claims table.")
+    af.add_argument("--agents-dir", required=True, metavar="DIR", help="results/sem/agents")
+    af.add_argument("--traces", nargs="*", default=[], help="trace keys with agent folders")
+    af.add_argument("--networks", required=True, metavar="JSON",
+                    help="per trace: {nodes, k, hidden: {sem: [...], dras: [...]}} (Table 4)")
+    af.add_argument("--scaling", nargs="*", default=[], metavar="DIR", help="scaling folders")
+    af.add_argument("--trace-claims", metavar="CSV", help="the trace analysis's claims (listed first)")
+    af.add_argument("--tolerance", type=float, default=0.05, help="convergence rule: relative band (0.05)")
+    af.add_argument("--window", type=int, default=10, help="convergence rule: plateau = mean of the last N")
+    af.add_argument("--figures-dir", required=True, metavar="DIR")
+    af.add_argument("--claims", required=True, metavar="CSV")
+    af.set_defaults(func=run_agent_figures)
+
 
 def run_trace(args) -> int:
     from schedrl.errors import InputFileError
@@ -81,4 +139,70 @@ def run_figures(args) -> int:
         if not (Path(folder) / "summary.json").is_file():
             raise SchedrlError(f"{folder}: not an analysis folder (no summary.json)")
     trace_analysis(args.folders, args.figures_dir, args.claims)
+    return 0
+
+
+def _json_arg(text: str, what: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{what}: not valid JSON ({exc.msg})") from None
+
+
+def _spec(args):
+    from schedrl.papers.sem.agents import AgentSpec
+
+    hp = _json_arg(args.hyperparams, "--hyperparams")
+    if not isinstance(hp, dict):
+        raise ConfigError("--hyperparams: expected a JSON mapping")
+    if args.threads < 1 or any(h < 1 for h in args.hidden):
+        raise ConfigError("--threads and --hidden widths must be positive")
+    return AgentSpec(trace=args.trace, encoder=args.encoder, nodes=args.nodes, k=args.k, hidden=list(args.hidden),
+                     reward=args.reward, hyperparams=hp, seed=args.seed, threads=args.threads)
+
+
+def _split_dir(path) -> Path:
+    from schedrl.errors import InputFileError
+
+    for name in ("train.swf", "val.swf", "test.swf", "split.json"):
+        if not (Path(path) / name).is_file():
+            raise InputFileError(Path(path) / name, "missing (the workload_sem_split rule writes it)")
+    return Path(path)
+
+
+def run_train(args) -> int:
+    from schedrl.papers.sem.agents import train_agent
+
+    if args.episodes < 0:
+        raise ConfigError("--episodes must be >= 0")
+    train_agent(_split_dir(args.split_dir), _spec(args), args.out_dir, episodes=args.episodes or None)
+    return 0
+
+
+def run_heuristics(args) -> int:
+    from schedrl.papers.sem.agents import heuristics
+
+    if args.nodes < 1:
+        raise ConfigError("--nodes must be positive")
+    heuristics(_split_dir(args.split_dir), args.nodes, args.out)
+    return 0
+
+
+def run_scaling(args) -> int:
+    from schedrl.papers.sem.agents import scaling_run
+
+    scaling_run(_split_dir(args.split_dir), _spec(args), args.factor, args.jobs, args.out_dir)
+    return 0
+
+
+def run_agent_figures(args) -> int:
+    from schedrl.papers.sem.figures import agent_figures
+
+    networks = _json_arg(args.networks, "--networks")
+    if args.trace_claims and not Path(args.trace_claims).is_file():
+        raise SchedrlError(f"{args.trace_claims}: no such claims file")
+    agent_figures(args.agents_dir, args.traces, networks, args.scaling, args.figures_dir, args.claims,
+                  args.trace_claims, {"tolerance": args.tolerance, "window": args.window})
     return 0

@@ -136,3 +136,134 @@ def _claim_note(s: dict) -> str:
     return "; ".join(parts)
 
 
+
+
+# =========================================================================== sections 4-5: agents
+def _stand_in(agents: dict, trace: str) -> bool:
+    return any(r["test"].get("stand_in") for r in agents.get(trace, {}).get("runs", {}).values())
+
+
+def _agent_note(agents: dict, trace: str, episodes: int | None = None) -> str:
+    parts = []
+    if _stand_in(agents, trace):
+        parts.append("synthetic stand-in trace (the log was not found): not comparable")
+    if trace == "theta":
+        parts.append("Theta 2022 log (paper: 2018-2019)")
+    if episodes is not None and episodes < 100:
+        parts.append(f"{episodes} training episodes (paper 100): reduced scale")
+    return "; ".join(parts)
+
+
+def _speedup_verdict(ours: float, paper: float) -> str:
+    """Within the tolerance of the paper's 'up to' speedup: reproduced; SEM faster still (above
+    the band): partly (the direction holds, the size differs); SEM not faster: not reproduced."""
+    v = VALUES.verdict("speedup_max", ours, paper)
+    if v != "reproduced" and ours > paper:
+        return "partly reproduced"
+    return v if ours > 1 else "not reproduced"
+
+
+def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: int = 10) -> list[dict]:
+    """Claims of sections 4-5: Table 4 widths, Fig. 8 order of convergence, Fig. 9 metric gaps,
+    Fig. 10 speedups (ratios from one run on one machine), Fig. 11 speedup at the largest size."""
+    from schedrl.papers.sem.agents import KIVIAT, convergence_episode
+
+    rows = []
+    table4 = VALUES["table4"]
+    for trace, item in agents.items():
+        for enc, run in item["runs"].items():
+            meta = run["timing"]
+            widths = run["test"].get("layer_widths")
+            paper = table4.get(trace, {}).get(enc)
+            if widths is None or paper is None:
+                continue
+            rows.append({"paper": PAPER, "claim_id": f"table4_{trace}_{enc}",
+                         "claim": f"{PAPER_TRACES.get(trace, {}).get('label', trace)} {enc.upper()} network widths (Table 4)",
+                         "paper_value": "-".join(map(str, paper)), "ours": "-".join(map(str, widths)),
+                         "verdict": "reproduced" if list(widths) == list(paper) else "not reproduced",
+                         "note": f"{run['test'].get('parameters', 0):,} parameters; {meta.get('threads', 1)} thread(s)"})
+    conv_paper = VALUES["convergence_episode"]
+    for trace, item in agents.items():
+        runs = item["runs"]
+        if not {"sem", "dras"} <= set(runs):
+            continue
+        conv = {enc: convergence_episode(runs[enc]["validation"]["return"].to_numpy(), tolerance, window)
+                for enc in ("sem", "dras")}
+        n = len(runs["sem"]["validation"])
+        p = conv_paper.get(trace, {})
+        ok = conv["sem"] is not None and conv["dras"] is not None and conv["sem"] < conv["dras"]
+        tie = conv["sem"] == conv["dras"]
+        rows.append({"paper": PAPER, "claim_id": f"fig8_convergence_{trace}",
+                     "claim": f"{PAPER_TRACES.get(trace, {}).get('label', trace)}: SEM converges in fewer episodes "
+                              "than DRAS (Fig. 8)",
+                     "paper_value": f"SEM {p.get('sem')} vs DRAS {p.get('dras')} of 100",
+                     "ours": f"SEM {conv['sem']} vs DRAS {conv['dras']} of {n}",
+                     "verdict": "not comparable" if _stand_in(agents, trace) else
+                     "reproduced" if ok else "partly reproduced" if tie else "not reproduced",
+                     "note": "; ".join(x for x in (f"rule: first episode after which the validation return stays "
+                                                   f"within {tolerance:.0%} of the mean of the last {window}",
+                                                   _agent_note(agents, trace, n)) if x)})
+    gaps = VALUES["metric_gap_pct"]
+    for trace, item in agents.items():
+        runs = item["runs"]
+        if not {"sem", "dras"} <= set(runs) or trace not in gaps:
+            continue
+        diffs = {}
+        for col, label, _ in KIVIAT:
+            a, b = runs["sem"]["test"].get(col), runs["dras"]["test"].get(col)
+            if a is not None and b is not None and max(abs(a), abs(b)) > 0:
+                diffs[label] = 100 * abs(a - b) / max(abs(a), abs(b))
+        worst = max(diffs, key=diffs.get) if diffs else None
+        ours = diffs.get(worst, float("nan"))
+        bound = float(gaps[trace])
+        v = ("reproduced" if ours <= bound else "partly reproduced" if ours <= 2 * bound else "not reproduced")
+        rows.append({"paper": PAPER, "claim_id": f"fig9_metric_gap_{trace}",
+                     "claim": f"{PAPER_TRACES.get(trace, {}).get('label', trace)}: SEM's utilisation, waits and "
+                              f"slowdown within {bound:g}% of DRAS's (Fig. 9)",
+                     "paper_value": f"<= {bound:g}%", "ours": f"{ours:.1f}% ({worst})" if worst else "n/a",
+                     "verdict": "not comparable" if _stand_in(agents, trace) or not worst else v,
+                     "note": _agent_note(agents, trace, len(runs["sem"]["validation"]))})
+    speed = {"training": [], "inference": []}
+    for trace, item in agents.items():
+        runs = item["runs"]
+        if not {"sem", "dras"} <= set(runs):
+            continue
+        t_s, t_d = runs["sem"], runs["dras"]
+        if t_s["timing"]["trainer_s"] > 0:  # the trainer's clock: snapshot I/O not counted
+            speed["training"].append((t_d["timing"]["trainer_s"] / t_s["timing"]["trainer_s"], trace))
+        if t_s["test"]["wall_s"] > 0:
+            speed["inference"].append((t_d["test"]["wall_s"] / t_s["test"]["wall_s"], trace))
+    for phase, key in (("training", "train"), ("inference", "inference")):
+        if not speed[phase]:
+            continue
+        ours, trace = max(speed[phase])
+        paper = float(VALUES["speedup_max"][key])
+        machine = next(iter(next(iter(agents.values()))["runs"].values()))["timing"].get("machine", "")
+        rows.append({"paper": PAPER, "claim_id": f"fig10_{key}_speedup",
+                     "claim": f"SEM's {phase} speedup over DRAS up to {paper:g}x (Fig. 10)",
+                     "paper_value": f"{paper:g}x", "ours": f"{ours:.1f}x ({trace})",
+                     "verdict": _speedup_verdict(ours, paper),
+                     "note": "ratio of wall times (training: the trainer's clock, snapshot I/O not counted) measured "
+                             "in one run on one machine "
+                             f"({machine}, one thread per run); " + ", ".join(f"{t}: {s:.1f}x" for s, t in speed[phase])})
+    if scaling is not None and len(scaling):
+        largest = VALUES["scaling_largest"]
+        both = scaling.pivot_table(index="nodes", columns="encoder", values="train_s")
+        both = both.dropna()
+        if len(both) and {"sem", "dras"} <= set(both.columns):
+            nodes = int(both.index.max())
+            ratio = float(both.loc[nodes, "dras"] / both.loc[nodes, "sem"])
+            bound = float(largest["train_speedup"])
+            comparable = nodes >= int(largest["nodes"])
+            rows.append({"paper": PAPER, "claim_id": "fig11_train_speedup_largest",
+                         "claim": f"at {int(largest['nodes']):,} nodes DRAS trains > {largest['dras_train_s']:,} s vs "
+                                  f"SEM {largest['sem_train_s']} s: > {bound:g}x (Fig. 11)",
+                         "paper_value": f"> {bound:g}x at {int(largest['nodes']):,} nodes",
+                         "ours": f"{ratio:.1f}x at {nodes:,} nodes (DRAS {both.loc[nodes, 'dras']:.3g} s, "
+                                 f"SEM {both.loc[nodes, 'sem']:.3g} s)",
+                         "verdict": ("reproduced" if ratio >= bound else "partly reproduced" if ratio >= bound / 10
+                                     else "not reproduced") if comparable else "not comparable",
+                         "note": "training time for the same jobs, sizes scaled with the machine; one machine, one "
+                                 "thread" + ("" if comparable else f"; largest size run {nodes:,} nodes (smaller "
+                                                                     "scale)")})
+    return rows

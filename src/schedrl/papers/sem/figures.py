@@ -1,4 +1,5 @@
-"""SEM trace-analysis figures and tables (sem-encoding.txt Fig. 5, Table 2, Table 3, Fig. 7).
+"""SEM figures and tables: trace analysis (sem-encoding.txt Fig. 5, Table 2, Table 3, Fig. 7) and
+the agents (Table 4, Figs. 8-11; inputs described above ``load_agents``).
 
 Inputs are the per-trace analysis folders written by ``schedrl sem trace``
 (``schedrl.papers.sem.experiments.analyze_trace``): ``summary.json``, ``running_cdf.csv`` and
@@ -229,7 +230,292 @@ def trace_analysis(folders: list[str | Path], figures_dir: str | Path, claims_pa
     write_claims(claims_path, claims.claims_rows(analyses))
 
 
+# =========================================================================== sections 4-5: agents
+# Inputs: the folders written by 'schedrl sem train' (results/sem/agents/<trace>/<encoder>/:
+# validation.csv, test.json, timing.json), 'schedrl sem heuristics' (heuristics.csv) and
+# 'schedrl sem scaling' (results/sem/scaling/<encoder>_x<f>/scaling.json).
+ENC_LABEL = {"sem": "SEM", "dras": "DRAS"}
+ENC_COLOR = {"sem": "C0", "dras": "C1"}
+
+
+def load_agents(agents_dir: str | Path, traces: list[str]) -> dict:
+    """{trace: {"runs": {encoder: {"validation", "test", "timing"}}, "heuristics": frame}}."""
+    out = {}
+    for trace in traces:
+        base = Path(agents_dir) / trace
+        runs = {}
+        for enc in ENC_LABEL:
+            folder = base / enc
+            if (folder / "test.json").exists():
+                runs[enc] = {"validation": pd.read_csv(folder / "validation.csv"),
+                             "test": read_json(folder / "test.json"), "timing": read_json(folder / "timing.json")}
+        heur = pd.read_csv(base / "heuristics.csv") if (base / "heuristics.csv").exists() else pd.DataFrame()
+        out[trace] = {"runs": runs, "heuristics": heur}
+    return out
+
+
+def _trace_label(trace: str, agents: dict | None = None) -> str:
+    label = PAPER_TRACES.get(trace, {}).get("label", trace)
+    runs = (agents or {}).get(trace, {}).get("runs", {})
+    if any(r["test"].get("stand_in") for r in runs.values()):
+        label += " (stand-in)"
+    return label
+
+
+# --------------------------------------------------------------------------- Table 4
+def table4_networks(networks: dict, png: str | Path, window: int = 50) -> pd.DataFrame:
+    """Table 4: layer widths of the SEM and DRAS networks per trace (built, then read off the
+    network) beside the paper's, with our parameter counts."""
+    from schedrl.agents.networks import build, layer_widths, parameter_count
+    from schedrl.encoders.hpc import HPCEncoderParams, dras_size, sem_size
+
+    paper = claims.VALUES["table4"]
+    names = ["state vector", "convolutional layer", "fully connected 1", "fully connected 2", "output"]
+    rows = []
+    for trace, spec in networks.items():
+        p = HPCEncoderParams(nodes=int(spec["nodes"]), window=window, k=int(spec["k"]))
+        for enc in ENC_LABEL:
+            n_in = (sem_size if enc == "sem" else dras_size)(p)
+            net = build("pair_conv", n_in, window, list(spec["hidden"][enc]), "relu")
+            widths = layer_widths(net)
+            theirs = paper.get(trace, {}).get(enc, [None] * len(widths))
+            row = {"trace": _trace_label(trace), "encoding": ENC_LABEL[enc]}
+            for name, ours, pv in zip(names, widths, theirs):
+                row[f"{name} (ours)"] = ours
+                row[f"{name} (paper)"] = pv
+            row["parameters (ours)"] = parameter_count(net)
+            row["matches Table 4"] = "yes" if list(widths) == list(theirs) else "no"
+            rows.append(row)
+            del net
+    table = pd.DataFrame(rows)
+    fig, ax = new_figure(figsize=(7.5, 3.6))
+    x = np.arange(len(table))
+    ax.bar(x, table["parameters (ours)"], color=[ENC_COLOR["sem" if e == "SEM" else "dras"] for e in table["encoding"]])
+    for xi, (v, widths) in enumerate(zip(table["parameters (ours)"], table[[f"{n} (ours)" for n in names]].to_numpy())):
+        ax.text(xi, v, f"{v:,}\n{'-'.join(str(w) for w in widths)}", ha="center", va="bottom", fontsize=7)
+    ax.set_yscale("log")
+    ax.set_xticks(x, [f"{t}\n{e}" for t, e in zip(table["trace"], table["encoding"])])
+    ax.set_ylabel("trainable parameters (log scale)")
+    ax.set_title("Table 4: agent networks (layer widths as the paper's; counts ours)")
+    save_figure(fig, png, table)
+    short = table[["trace", "encoding"]].copy()
+    short["layers (ours)"] = ["-".join(f"{int(w):,}" for w in r) for r in table[[f"{n} (ours)" for n in names]].to_numpy()]
+    short["layers (paper)"] = ["-".join(f"{int(w):,}" for w in r) if all(w is not None and w == w for w in r) else ""
+                               for r in table[[f"{n} (paper)" for n in names]].to_numpy()]
+    short["parameters (ours)"] = table["parameters (ours)"]
+    short["matches Table 4"] = table["matches Table 4"]
+    write_text(Path(png).with_suffix(".md"), markdown_table(
+        short, "SEM Table 4: RL agent networks",
+        "Layers: state vector - convolution (one filter, kernel 2, stride 2) - fully connected 1 - fully "
+        "connected 2 - output (softmax over the 50 window jobs). Widths read off the built networks; "
+        "parameter counts are ours (the paper gives none)."))
+    return table
+
+
+# --------------------------------------------------------------------------- Fig. 8
+def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, window: int = 10) -> pd.DataFrame:
+    """Validation return after each training episode, SEM vs DRAS per trace, the convergence
+    episode of each curve marked (rule: ``agents.convergence_episode``), the paper's beside."""
+    from schedrl.papers.sem.agents import convergence_episode
+
+    traces = list(agents)
+    fig, axes = new_figure(1, max(len(traces), 1), squeeze=False)
+    paper = claims.VALUES["convergence_episode"]
+    rows = []
+    for ax, trace in zip(axes[0], traces):
+        for enc, run in agents[trace]["runs"].items():
+            v = run["validation"].sort_values("episode")
+            conv = convergence_episode(v["return"].to_numpy(), tolerance, window)
+            ours_label = f"{ENC_LABEL[enc]} ours (converged at {conv})"
+            ax.plot(v["episode"], v["return"], color=ENC_COLOR[enc], marker=".", ms=3, label=ours_label)
+            if conv is not None:
+                y = float(v.loc[v["episode"] == conv, "return"].iloc[0])
+                ax.plot([conv], [y], marker="*", ms=12, color=ENC_COLOR[enc], ls="none")
+            pv = paper.get(trace, {}).get(enc)
+            if pv is not None:
+                ax.axvline(pv, color=ENC_COLOR[enc], ls=":", lw=1.2, label=f"{ENC_LABEL[enc]} paper ({pv} of 100)")
+            rows.append(v.assign(trace=trace, encoder=enc, convergence_episode=conv, paper_convergence_episode=pv,
+                                 episodes=len(v)))
+        ax.set_xlabel("training episode")
+        ax.set_ylabel("validation return (sum of rewards)")
+        ax.set_title(f"{_trace_label(trace, agents)}")
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Fig. 8: convergence (star: first episode after which the validation return stays within "
+                 f"{tolerance:.0%} of the mean of the last {window})", fontsize=8)
+    data = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    save_figure(fig, png, data)
+    return data
+
+
+# --------------------------------------------------------------------------- Fig. 9
+def kiviat_table(agents: dict) -> pd.DataFrame:
+    """Per trace and method: the four Kiviat metrics, raw and normalised to the best method (1)."""
+    from schedrl.papers.sem.agents import KIVIAT
+
+    rows = []
+    for trace, item in agents.items():
+        methods = [{"method": ENC_LABEL[enc], **run["test"]} for enc, run in item["runs"].items()]
+        methods += item["heuristics"].to_dict("records")
+        for m in methods:
+            rows.append({"trace": trace, "method": m["method"], **{col: m.get(col) for col, _, _ in KIVIAT}})
+    table = pd.DataFrame(rows)
+    for col, _, invert in KIVIAT:
+        if table.empty:
+            break
+        score = pd.to_numeric(table[col], errors="coerce").astype(float)
+        score = 1.0 / score.where(score > 0) if invert else score
+        best = score.groupby(table["trace"]).transform("max")
+        table[f"{col}_norm"] = score / best
+    return table
+
+
+def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
+    """Kiviat graphs on the test jobs: utilisation, 1/mean wait, 1/max wait, 1/mean slowdown,
+    each normalised to the best method, for SEM, DRAS, FCFS+EASY and SJF+EASY."""
+    import matplotlib.pyplot as plt
+
+    from schedrl.papers.sem.agents import KIVIAT
+
+    table = kiviat_table(agents)
+    traces = list(agents)
+    fig = plt.figure(figsize=(max(5.0 * len(traces), 7.0), 4.6), layout="constrained")
+    labels = [label for _, label, _ in KIVIAT]
+    angles = np.linspace(0, 2 * np.pi, len(labels), endpoint=False)
+    colors = {"SEM": ENC_COLOR["sem"], "DRAS": ENC_COLOR["dras"], "FCFS+EASY": "C2", "SJF+EASY": "C3"}
+    for i, trace in enumerate(traces):
+        ax = fig.add_subplot(1, len(traces), i + 1, projection="polar")
+        sub = table[table["trace"] == trace]
+        for _, row in sub.iterrows():
+            vals = np.nan_to_num([row[f"{c}_norm"] for c, _, _ in KIVIAT])
+            ls = "-" if row["method"] in ("SEM", "DRAS") else "--"
+            lw = 3.0 if row["method"] == "SEM" else 1.4  # SEM drawn wider: it may lie right under DRAS
+            ax.plot(np.append(angles, angles[0]), np.append(vals, vals[0]), ls=ls, lw=lw,
+                    color=colors.get(row["method"]), label=row["method"])
+            if row["method"] in ("SEM", "DRAS"):
+                ax.fill(angles, vals, alpha=0.08, color=colors.get(row["method"]))
+        ax.set_xticks(angles, labels, fontsize=7)
+        ax.set_ylim(0, 1.05)
+        gap = claims.VALUES["metric_gap_pct"].get(trace)
+        ax.set_title(f"{_trace_label(trace, agents)} (paper: SEM within {gap}% of DRAS)" if gap is not None
+                     else _trace_label(trace, agents), fontsize=9)
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(-0.25, -0.2))
+    fig.suptitle("Fig. 9: scheduling performance on the test jobs (1 = best method; larger is better)", fontsize=9)
+    save_figure(fig, png, table)
+    return table
+
+
+# --------------------------------------------------------------------------- Fig. 10
+def time_table(agents: dict) -> pd.DataFrame:
+    """Training and inference time per trace and encoder, by part, with DRAS/SEM speedups.
+    Training time is the trainer's clock (env, encoder, agent); the snapshot I/O of our
+    validate-after-every-episode loop (``io_s``) is listed apart and not in the speedup."""
+    rows = []
+    for trace, item in agents.items():
+        for enc, run in item["runs"].items():
+            t, test = run["timing"], run["test"]
+            rows.append({"trace": trace, "encoder": enc, "phase": "training", "jobs": t["train_jobs"],
+                         "decisions": t["steps"], "total_s": t["trainer_s"], "encoder_s": t["encoder_s"],
+                         "env_s": t["env_s"], "agent_s": t["agent_s"], "io_s": t["io_s"],
+                         "threads": t["threads"], "machine": t["machine"]})
+            rows.append({"trace": trace, "encoder": enc, "phase": "inference", "jobs": test["jobs"],
+                         "decisions": test["decisions"], "total_s": test["wall_s"], "encoder_s": test["encoder_s"],
+                         "env_s": test["env_s"], "agent_s": test["agent_s"], "io_s": 0.0,
+                         "threads": t["threads"], "machine": t["machine"]})
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        sem = table[table["encoder"] == "sem"].set_index(["trace", "phase"])["total_s"]
+        table["speedup_dras_over_sem"] = [
+            (row.total_s / sem.get((row.trace, row.phase), np.nan)) if row.encoder == "dras" else np.nan
+            for row in table.itertuples()]
+    return table
+
+
+def fig10_times(agents: dict, png: str | Path) -> pd.DataFrame:
+    """Training time (the training part) and inference time (the test part), SEM vs DRAS, split
+    into encoder, rest of the env, agent and checkpoint I/O; speedups DRAS/SEM written above."""
+    table = time_table(agents)
+    fig, axes = new_figure(1, 2, squeeze=False)
+    parts = [("encoder_s", "encoder", "C4"), ("env_s", "simulator + reward", "C7"), ("agent_s", "agent (network)", "C0")]
+    paper = claims.VALUES["speedup_max"]
+    for ax, phase in zip(axes[0], ("training", "inference")):
+        sub = table[table["phase"] == phase].reset_index(drop=True) if not table.empty else table
+        x = np.arange(len(sub))
+        bottom = np.zeros(len(sub))
+        for col, label, color in parts:
+            vals = sub[col].to_numpy(dtype=float) if len(sub) else np.zeros(0)
+            ax.bar(x, vals, bottom=bottom, color=color, label=label)
+            bottom += vals
+        for xi, row in zip(x, sub.itertuples()):
+            text = f"{row.total_s:.3g} s"
+            if row.encoder == "dras" and np.isfinite(row.speedup_dras_over_sem):
+                text += f"\n{row.speedup_dras_over_sem:.1f}x SEM"
+            ax.text(xi, bottom[xi], text, ha="center", va="bottom", fontsize=7)
+        jobs = ", ".join(f"{_trace_label(r.trace, agents)} {int(r.jobs):,}" for r in sub.drop_duplicates("trace").itertuples())
+        key = "train" if phase == "training" else "inference"
+        ax.set_title(f"{phase} ({jobs} jobs); paper: up to {paper[key]}x", fontsize=8)
+        ax.set_xticks(x, [f"{_trace_label(r.trace, agents)}\n{ENC_LABEL[r.encoder]}" for r in sub.itertuples()], fontsize=7)
+        ax.set_ylabel(f"{phase} time (s)")
+        if len(sub):
+            ax.set_ylim(0, bottom.max() * 1.3 if bottom.max() > 0 else 1)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("Fig. 10: training and inference time (one run, one machine, one thread; speedup = DRAS / SEM; "
+                 "snapshot I/O not counted)", fontsize=8)
+    save_figure(fig, png, table)
+    return table
+
+
+# --------------------------------------------------------------------------- Fig. 11
+def load_scaling(folders: list[str | Path]) -> pd.DataFrame:
+    rows = [read_json(Path(f) / "scaling.json") for f in folders if (Path(f) / "scaling.json").exists()]
+    return pd.DataFrame(rows).sort_values(["encoder", "nodes"]).reset_index(drop=True) if rows else pd.DataFrame()
+
+
+def fig11_scaling(scaling: pd.DataFrame, png: str | Path) -> pd.DataFrame:
+    """Training and inference time for the same jobs as the machine grows (job sizes and inputs
+    grow with it), SEM vs DRAS; the paper's 34,880-node training times beside ours."""
+    fig, axes = new_figure(1, 2, squeeze=False)
+    paper = claims.VALUES["scaling_largest"]
+    for ax, (col, phase) in zip(axes[0], (("train_s", "training"), ("inference_s", "inference"))):
+        for enc in ENC_LABEL:
+            sub = scaling[scaling["encoder"] == enc] if not scaling.empty else scaling
+            if len(sub):
+                ax.plot(sub["nodes"], sub[col], marker="o", color=ENC_COLOR[enc], label=f"{ENC_LABEL[enc]} ours")
+        if phase == "training":
+            ax.plot([paper["nodes"]], [paper["dras_train_s"]], marker="x", ms=9, color=ENC_COLOR["dras"], ls="none",
+                    label=f"DRAS paper (> {paper['dras_train_s']:,} s)")
+            ax.plot([paper["nodes"]], [paper["sem_train_s"]], marker="x", ms=9, color=ENC_COLOR["sem"], ls="none",
+                    label=f"SEM paper ({paper['sem_train_s']} s)")
+        jobs = int(scaling["jobs"].iloc[0]) if not scaling.empty else 0
+        ax.set_xlabel("system size (nodes)")
+        ax.set_ylabel(f"{phase} time for {jobs:,} jobs (s, log scale)")
+        ax.set_yscale("log")
+        ax.set_title(f"{phase}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle("Fig. 11: time as the system grows (Theta jobs, sizes scaled with the machine)", fontsize=9)
+    save_figure(fig, png, scaling)
+    return scaling
+
+
+def agent_figures(agents_dir, traces: list[str], networks: dict, scaling_folders: list, figures_dir,
+                  claims_path, trace_claims=None, convergence: dict | None = None) -> None:
+    """Table 4 (+ .md), Figs. 8-11 and the claims table (the trace analysis's claims first)."""
+    from schedrl.report.claims import write_claims
+
+    conv = {"tolerance": 0.05, "window": 10, **(convergence or {})}
+    agents = load_agents(agents_dir, traces)
+    scaling = load_scaling(scaling_folders)
+    figures_dir = Path(figures_dir)
+    table4_networks(networks, figures_dir / "table4_networks.png")
+    fig8_convergence(agents, figures_dir / "fig8_convergence.png", conv["tolerance"], conv["window"])
+    fig9_kiviat(agents, figures_dir / "fig9_kiviat.png")
+    fig10_times(agents, figures_dir / "fig10_train_inference_time.png")
+    fig11_scaling(scaling, figures_dir / "fig11_scaling.png")
+    rows = pd.read_csv(trace_claims).to_dict("records") if trace_claims else []
+    write_claims(claims_path, rows + claims.agent_claims_rows(agents, scaling, conv["tolerance"], conv["window"]))
+
+
 _RULE = "sem_trace_figures"  # one rule draws the trace analysis: the four share their inputs
+_AGENTS = "sem_agent_figures"  # one rule draws the agents' table and figures and the claims table
 TARGETS: list[Target] = [
     Target("sem", "fig5_running_jobs_cdf", fig5_running_jobs_cdf, _RULE, "CDF of the number of running jobs",
            claims=("table2_max_running",)),
@@ -239,6 +525,16 @@ TARGETS: list[Target] = [
            "Node-hour loss of the K-largest-job encoding", kind="table", claims=("table3_",)),
     Target("sem", "fig7_k_largest_coverage", fig7_k_largest_coverage, _RULE,
            "Trace coverage of the K-largest-job encoding", claims=("fig7_",)),
-    Target("sem", "claims", claims.claims_rows, _RULE, "Claims of section 3: ours vs the paper's", kind="claims",
+    Target("sem", "table4_networks", table4_networks, _AGENTS, "Agent networks of SEM and DRAS (widths, parameters)",
+           kind="table", claims=("table4_",)),
+    Target("sem", "fig8_convergence", fig8_convergence, _AGENTS, "Convergence: validation return per episode",
+           claims=("fig8_",)),
+    Target("sem", "fig9_kiviat", fig9_kiviat, _AGENTS, "Scheduling performance on the test jobs (Kiviat)",
+           claims=("fig9_",)),
+    Target("sem", "fig10_train_inference_time", fig10_times, _AGENTS, "Training and inference time, SEM vs DRAS",
+           claims=("fig10_",)),
+    Target("sem", "fig11_scaling", fig11_scaling, _AGENTS, "Training and inference time as the system grows",
+           claims=("fig11_",)),
+    Target("sem", "claims", claims.claims_rows, _AGENTS, "Claims: ours vs the paper's", kind="claims",
            claims=("",)),
 ]

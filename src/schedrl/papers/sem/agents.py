@@ -1,0 +1,377 @@
+"""SEM section 4-5: the DRAS- and SEM-encoded policy-gradient agents (Table 4, Figs. 8-11).
+
+What runs (the pieces are the core's: ``schedrl/HPCPickReserve-v0`` with EASY backfilling, the
+``dras`` and ``sem`` encoders, the ``dras_theta`` / ``neg_inv_runtime`` rewards, the REINFORCE
+trainer with the ``pair_conv`` network of Table 4):
+
+* ``train_agent``: per trace and encoder, the training part of the SEM split
+  (``results/workloads/sem/<trace>/train.swf``: ``episodes`` consecutive blocks of
+  ``episode_jobs`` jobs, the split's manifest says how many) is played one block per training
+  episode, in order, as section 4.1 says; after each episode the snapshot is validated on the
+  unseen validation part (greedy, the convergence curve of Fig. 8), and the final model is
+  tested on the unseen test part (Fig. 9). The trainer is called once per episode
+  (``train_reinforce`` resumes from its checkpoint and trains one more iteration), so each
+  snapshot is on disk when it is validated; the learning is that of one uninterrupted run.
+* Time (Fig. 10) is split where it goes: the encoder (``TimedEncoder``), the rest of the
+  environment (simulator, reward, masks) and the agent (forward, backward, optimiser, on the
+  trainer's clock), plus the trainer's checkpoint and model I/O.
+* ``heuristics``: FCFS + EASY and SJF + EASY on the same test part (Fig. 9's reference points).
+* ``scaling_run``: Fig. 11's training and inference time for ``jobs`` jobs as the machine grows
+  by a factor f (nodes x f, every job's size x f: the schedule and its decision points stay the
+  same, so the time differences are the encodings' and networks' alone; K stays the same).
+  Training time is the trainer's clock (one episode of the ``jobs`` jobs), inference a greedy
+  pass over the next ``jobs`` jobs after a short warm-up pass.
+
+The convergence episode (Fig. 8) is ``convergence_episode``: the first episode from which every
+validation value stays within ``tolerance`` (relative) of the plateau, the mean of the last
+``window`` values.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import ConfigError
+from schedrl.io import read_json, write_csv, write_json
+
+ENCODERS = ("sem", "dras")
+HEURISTICS = ("fcfs", "sjf")
+#: Fig. 9's axes: (column in the metrics, how it is turned into "larger is better")
+KIVIAT = (("utilization", "utilisation", False), ("mean_wait", "1 / mean wait", True),
+          ("max_wait", "1 / max wait", True), ("mean_slowdown", "1 / mean slowdown", True))
+
+
+@dataclass
+class AgentSpec:
+    """One agent: a trace's machine, its encoder and reward, Table 4's dense layers, REINFORCE."""
+
+    trace: str
+    encoder: str
+    nodes: int
+    k: int
+    hidden: list[int]
+    reward: str
+    hyperparams: dict = field(default_factory=dict)
+    window: int = 50
+    seed: int = 0
+    threads: int = 1
+
+    def __post_init__(self):
+        if self.encoder not in ENCODERS:
+            raise ConfigError(f"sem agents: encoder must be one of {', '.join(ENCODERS)}, got '{self.encoder}'")
+        if self.nodes < 1 or self.k < 1 or self.window < 1:
+            raise ConfigError("sem agents: nodes, k and window must be positive")
+
+    def reinforce_config(self):
+        from schedrl.agents.reinforce import ReinforceConfig
+
+        return ReinforceConfig.from_dict({**self.hyperparams, "network": "pair_conv", "hidden": list(self.hidden)})
+
+
+# --------------------------------------------------------------------------- timing pieces
+class TimedEncoder:
+    """An encoder that adds the seconds spent in it to ``self.seconds`` (same shape and bounds)."""
+
+    def __init__(self, encoder):
+        self.inner, self.seconds, self.calls = encoder, 0.0, 0
+        self.shape, self.low, self.high, self.params = encoder.shape, encoder.low, encoder.high, encoder.params
+
+    def __call__(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        out = self.inner(*args, **kwargs)
+        self.seconds += time.perf_counter() - t0
+        self.calls += 1
+        return out
+
+
+class Clock:
+    """Seconds per part, shared by every env copy of a run."""
+
+    def __init__(self):
+        self.env = 0.0
+        self.encoders: list[TimedEncoder] = []
+
+    @property
+    def encoder(self) -> float:
+        return sum(e.seconds for e in self.encoders)
+
+
+def _make_env(table: pd.DataFrame, spec: AgentSpec, time_scale: float, clock: Clock | None, episode_jobs=None):
+    from schedrl.envs.pick_reserve import PickReserveEnv
+
+    env = PickReserveEnv(jobs=table, cluster=int(spec.nodes), encoder=spec.encoder, reward=spec.reward,
+                         window=spec.window, k=spec.k, episode_jobs=episode_jobs, episode_sampling="sequential",
+                         time_scale=time_scale)
+    if clock is not None:
+        env.encoder = TimedEncoder(env.encoder)
+        clock.encoders.append(env.encoder)
+    return env
+
+
+def _episode_env(table, spec, time_scale, clock: Clock, cursor: dict, episode_jobs: int):
+    """An env whose every reset plays training block ``cursor["episode"]`` (jobs
+    [e * E, (e + 1) * E)); its step and reset time is added to ``clock.env``."""
+    import gymnasium as gym
+
+    inner = _make_env(table, spec, time_scale, clock, episode_jobs)
+
+    class Episodes(gym.Wrapper):
+        def reset(self, *, seed=None, options=None):
+            t0 = time.perf_counter()
+            out = self.env.reset(seed=seed, options={"start": cursor["episode"] * episode_jobs})
+            clock.env += time.perf_counter() - t0
+            return out
+
+        def step(self, action):
+            t0 = time.perf_counter()
+            out = self.env.step(action)
+            clock.env += time.perf_counter() - t0
+            return out
+
+        def action_masks(self):
+            return self.env.unwrapped.action_masks()
+
+    return Episodes(inner)
+
+
+def time_scale_of(table: pd.DataFrame) -> float:
+    """The longest requested walltime of the training part: one time scale for every split."""
+    req = pd.to_numeric(table["req_time"], errors="coerce").to_numpy(dtype=np.float64)
+    run = pd.to_numeric(table["run_time"], errors="coerce").to_numpy(dtype=np.float64)
+    longest = np.nanmax(np.where(req > 0, req, run)) if len(req) else np.nan
+    return float(longest) if np.isfinite(longest) and longest > 0 else 86_400.0
+
+
+# --------------------------------------------------------------------------- playing a policy
+def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float) -> dict:
+    """Run ``policy`` greedily (highest probability among the valid window slots) over ``table``;
+    the schedule's metrics, the return and the time split into encoder, rest of the env and agent."""
+    from schedrl import metrics
+    from schedrl.sim import ClusterSpec
+
+    clock = Clock()
+    env = _make_env(table, spec, time_scale, clock)
+    t_start = time.perf_counter()
+    t0 = time.perf_counter()
+    obs, info = env.reset()
+    env_s = time.perf_counter() - t0
+    agent_s, total, steps = 0.0, 0.0, 0
+    while True:
+        t0 = time.perf_counter()
+        logits = policy.forward_batch(obs[None])[0]
+        logits = np.where(info["action_mask"], logits, -np.inf)
+        action = int(np.argmax(logits))
+        t1 = time.perf_counter()
+        obs, reward, terminated, truncated, info = env.step(action)
+        t2 = time.perf_counter()
+        agent_s += t1 - t0
+        env_s += t2 - t1
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            break
+    wall = time.perf_counter() - t_start
+    schedule = info["schedule"]
+    out = metrics.summary(schedule, ClusterSpec(nodes=int(spec.nodes)))
+    out.update({"return": float(total), "decisions": steps, "wall_s": wall, "agent_s": agent_s,
+                "encoder_s": clock.encoder, "env_s": env_s - clock.encoder})
+    return out
+
+
+def load_policy(path):
+    from schedrl.agents.reinforce import ReinforcePolicy
+
+    return ReinforcePolicy.load(path)
+
+
+# --------------------------------------------------------------------------- training
+def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = None) -> dict:
+    """Train, validate after every episode and test one agent; writes into ``out_dir``:
+    ``run/`` (the trainer's run folder), ``validation.csv`` (one row per episode), ``test.json``
+    (metrics and inference time on the test part) and ``timing.json`` (training time by part)."""
+    import torch
+
+    from schedrl.agents.reinforce import checkpoints, train_reinforce
+    from schedrl.workloads.swf import read_swf
+
+    split_dir, out_dir = Path(split_dir), Path(out_dir)
+    manifest = read_json(split_dir / "split.json")
+    train, val, test = (read_swf(split_dir / f"{part}.swf") for part in ("train", "val", "test"))
+    episode_jobs = int(manifest["episode_jobs"])
+    n_episodes = int(manifest["episodes"]) if episodes is None else int(episodes)
+    if n_episodes < 1 or n_episodes * episode_jobs > len(train):
+        raise ConfigError(f"sem agents: {n_episodes} episodes of {episode_jobs} jobs need more than the "
+                          f"{len(train)} training jobs")
+    torch.set_num_threads(max(1, int(spec.threads)))
+    scale = time_scale_of(train)
+    cfg = spec.reinforce_config()
+    run_dir = out_dir / "run"
+    clock = Clock()
+    cursor = {"episode": 0}
+    record = {"algo": "deeprm_pg", "paper": "sem", "trace": spec.trace, "encoder": spec.encoder,
+              "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
+              "time_scale": scale, "split": manifest.get("rows")}
+    validation_file = out_dir / "validation.csv"
+    rows = pd.read_csv(validation_file).to_dict("records") if validation_file.exists() else []
+    done = {int(r["episode"]) for r in rows}
+    timing = {"train_wall_s": 0.0, "trainer_s": 0.0, "env_s": 0.0, "encoder_s": 0.0, "validation_s": 0.0,
+              "steps": 0}
+    if (out_dir / "timing.json").exists() and done:
+        timing.update({k: v for k, v in read_json(out_dir / "timing.json").items() if k in timing})
+    for episode in range(1, n_episodes + 1):
+        if episode in done and any(n >= episode for n, _ in checkpoints(run_dir)):
+            continue
+        cursor["episode"] = episode - 1
+        env_before, enc_before = clock.env, clock.encoder
+        t0 = time.perf_counter()
+        result = train_reinforce(lambda: _episode_env(train, spec, scale, clock, cursor, episode_jobs), cfg,
+                                 episode, spec.seed, run_dir, config=record, examples=1, checkpoint_every=1,
+                                 threads=spec.threads)
+        timing["train_wall_s"] += time.perf_counter() - t0
+        timing["trainer_s"] += result.wall_time_s
+        timing["env_s"] += (clock.env - env_before) - (clock.encoder - enc_before)
+        timing["encoder_s"] += clock.encoder - enc_before
+        timing["steps"] += result.steps_trained
+        t0 = time.perf_counter()
+        v = play_greedy(load_policy(run_dir / "model.zip"), val, spec, scale)
+        timing["validation_s"] += time.perf_counter() - t0
+        rows = [r for r in rows if int(r["episode"]) != episode]
+        rows.append({"episode": episode, **{k: v[k] for k in ("return", "utilization", "mean_wait", "max_wait",
+                                                               "mean_slowdown", "decisions")}})
+        write_csv(validation_file, pd.DataFrame(rows).sort_values("episode"))
+        write_json(out_dir / "timing.json", _timing_record(timing, spec, episode, episode_jobs))
+    from schedrl.agents.networks import layer_widths, parameter_count
+    from schedrl.workloads.traces import is_stand_in
+
+    policy = load_policy(run_dir / "model.zip")
+    test_metrics = play_greedy(policy, test, spec, scale)
+    write_json(out_dir / "test.json", {**test_metrics, "trace": spec.trace, "encoder": spec.encoder,
+                                       "jobs": len(test), "stand_in": bool(is_stand_in(test)),
+                                       "source": _source(test), "layer_widths": layer_widths(policy.net),
+                                       "parameters": parameter_count(policy.net)})
+    out = _timing_record(timing, spec, n_episodes, episode_jobs)
+    write_json(out_dir / "timing.json", out)
+    return out
+
+
+def _timing_record(t: dict, spec: AgentSpec, episodes: int, episode_jobs: int) -> dict:
+    import platform
+
+    agent = max(t["trainer_s"] - t["env_s"] - t["encoder_s"], 0.0)
+    return {**t, "agent_s": agent, "io_s": max(t["train_wall_s"] - t["trainer_s"], 0.0), "episodes": episodes,
+            "episode_jobs": episode_jobs, "train_jobs": episodes * episode_jobs, "trace": spec.trace,
+            "encoder": spec.encoder, "threads": spec.threads, "machine": platform.processor() or platform.machine(),
+            "steps_per_s": t["steps"] / t["trainer_s"] if t["trainer_s"] > 0 else None}
+
+
+def _source(table: pd.DataFrame) -> str:
+    notes = (table.attrs.get("header") or {}).get("Note", "")
+    return str(notes)
+
+
+def heuristics(split_dir, nodes: int, out) -> pd.DataFrame:
+    """FCFS + EASY and SJF + EASY on the test part: one row of metrics per policy."""
+    from schedrl import metrics
+    from schedrl.sim import ClusterSpec, simulate
+    from schedrl.workloads.swf import read_swf
+
+    test = read_swf(Path(split_dir) / "test.swf")
+    cluster = ClusterSpec(nodes=int(nodes))
+    rows = []
+    for policy in HEURISTICS:
+        t0 = time.perf_counter()
+        schedule = simulate(test, cluster, policy=policy, backfill="easy")
+        rows.append({"method": f"{policy.upper()}+EASY", **metrics.summary(schedule, cluster),
+                     "wall_s": time.perf_counter() - t0})
+    frame = pd.DataFrame(rows)
+    write_csv(out, frame)
+    return frame
+
+
+# --------------------------------------------------------------------------- Fig. 11
+def scaled_jobs(table: pd.DataFrame, factor: int) -> pd.DataFrame:
+    """The same jobs on a machine ``factor`` times larger: every size times ``factor``."""
+    out = table.copy()
+    out.attrs = dict(table.attrs)
+    for col in ("req_procs", "alloc_procs"):
+        if col in out.columns:
+            out[col] = np.where(out[col] > 0, out[col] * factor, out[col])
+    header = dict(out.attrs.get("header") or {})
+    for key in ("MaxProcs", "MaxNodes"):
+        header.pop(key, None)
+    out.attrs["header"] = header
+    return out
+
+
+def scaling_run(split_dir, spec: AgentSpec, factor: int, jobs: int, out_dir) -> dict:
+    """Train one episode of ``jobs`` jobs and test on the next ``jobs`` jobs with every size and
+    the machine scaled by ``factor``; the times by part."""
+    import torch
+
+    from schedrl.agents.reinforce import train_reinforce
+    from schedrl.encoders.hpc import HPCEncoderParams, dras_size, sem_size
+    from schedrl.workloads.swf import read_swf
+
+    if factor < 1 or jobs < 1:
+        raise ConfigError("sem scaling: factor and jobs must be positive")
+    train = read_swf(Path(split_dir) / "train.swf")
+    if 2 * jobs > len(train):
+        raise ConfigError(f"sem scaling: {jobs} + {jobs} jobs needed, the training part has {len(train)}")
+    torch.set_num_threads(max(1, int(spec.threads)))
+    spec = AgentSpec(**{**spec.__dict__, "nodes": spec.nodes * factor})
+    first = scaled_jobs(train.iloc[:jobs].reset_index(drop=True), factor)
+    second = scaled_jobs(train.iloc[jobs: 2 * jobs].reset_index(drop=True), factor)
+    scale = time_scale_of(train)
+    out_dir = Path(out_dir)
+    run_dir = out_dir / "run"
+    import shutil
+
+    shutil.rmtree(run_dir, ignore_errors=True)  # a timing is measured afresh, never resumed
+    clock, cursor = Clock(), {"episode": 0}
+    t0 = time.perf_counter()
+    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.reinforce_config(),
+                             1, spec.seed, run_dir, config={"paper": "sem", "fig": 11, "factor": factor,
+                                                            "encoder": spec.encoder, "jobs": jobs},
+                             examples=1, threads=spec.threads, on_mismatch="restart")
+    wall = time.perf_counter() - t0
+    policy = load_policy(run_dir / "model.zip")
+    play_greedy(policy, second.iloc[: min(jobs, 50)], spec, scale)  # warm-up: first-call costs are not inference
+    test = play_greedy(policy, second, spec, scale)
+    p = HPCEncoderParams(nodes=spec.nodes, window=spec.window, k=spec.k)
+    from schedrl.agents.networks import parameter_count
+
+    out = {"encoder": spec.encoder, "factor": factor, "nodes": spec.nodes, "jobs": jobs,
+           "inputs": (sem_size if spec.encoder == "sem" else dras_size)(p),
+           "parameters": parameter_count(policy.net), "train_s": result.wall_time_s, "train_wall_s": wall,
+           "train_env_s": clock.env - clock.encoder, "train_encoder_s": clock.encoder,
+           "train_agent_s": max(result.wall_time_s - clock.env, 0.0), "train_steps": result.steps_trained,
+           "inference_s": test["wall_s"], "inference_agent_s": test["agent_s"],
+           "inference_encoder_s": test["encoder_s"], "inference_env_s": test["env_s"],
+           "inference_decisions": test["decisions"], "threads": spec.threads, "skipped": bool(result.skipped)}
+    write_json(out_dir / "scaling.json", out)
+    shutil.rmtree(run_dir / "checkpoints", ignore_errors=True)  # up to GBs for DRAS; only the times are kept
+    (run_dir / "model.zip").unlink(missing_ok=True)
+    return out
+
+
+# --------------------------------------------------------------------------- convergence rule
+def convergence_episode(values, tolerance: float = 0.05, window: int = 10) -> int | None:
+    """The first episode (1-based) from which every value stays within ``tolerance`` x |plateau|
+    of the plateau, the mean of the last ``window`` values; the last episode when even that one
+    lies outside (the curve never settles); None for an empty curve."""
+    v = np.asarray(values, dtype=float)
+    if len(v) == 0:
+        return None
+    if tolerance < 0 or window < 1:
+        raise ConfigError("convergence rule: tolerance >= 0 and window >= 1")
+    plateau = float(np.mean(v[-min(window, len(v)):]))
+    band = tolerance * abs(plateau)
+    outside = np.flatnonzero(np.abs(v - plateau) > band + 1e-12)
+    if len(outside) == 0:
+        return 1
+    return min(int(outside[-1]) + 2, len(v))  # the episode after the last one outside the band

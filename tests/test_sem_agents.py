@@ -1,0 +1,137 @@
+"""SEM sections 4-5: decision rules by hand (convergence, scaling, Kiviat, claims) and a tiny
+end-to-end training of both agents on a synthetic split."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.errors import ConfigError
+from schedrl.papers.sem import agents as A
+from schedrl.papers.sem import claims as C
+from schedrl.papers.sem import figures as F
+
+
+def test_convergence_episode_by_hand():
+    # plateau = mean(10, 10, 10) = 10, band 0.5: episodes 1 and 2 lie outside -> converged at 3
+    assert A.convergence_episode([0, 5, 10, 10, 10, 10], 0.05, 3) == 3
+    # negative returns: plateau -20.33, band 1.02; -21 is inside, -50 (episode 2) the last outside
+    assert A.convergence_episode([-100, -50, -20, -21, -20], 0.05, 3) == 3
+    assert A.convergence_episode([7, 7, 7], 0.05, 2) == 1
+    # the last value itself outside the band (plateau 5 over the last two): never settles -> last
+    assert A.convergence_episode([10, 10, 0], 0.05, 2) == 3
+    assert A.convergence_episode([], 0.05, 3) is None
+    with pytest.raises(ConfigError):
+        A.convergence_episode([1.0], -0.1, 3)
+
+
+def test_scaled_jobs_multiplies_sizes_only():
+    t = pd.DataFrame({"submit_time": [0, 5], "req_procs": [128, -1], "alloc_procs": [128, 256],
+                      "run_time": [10, 20], "req_time": [20, 30]})
+    t.attrs["header"] = {"MaxProcs": "4360", "Note": ["x"]}
+    s = A.scaled_jobs(t, 4)
+    assert s["req_procs"].tolist() == [512, -1]  # missing values stay missing
+    assert s["alloc_procs"].tolist() == [512, 1024]
+    assert s["run_time"].tolist() == [10, 20] and "MaxProcs" not in s.attrs["header"]
+    assert t["req_procs"].tolist() == [128, -1]  # the input is untouched
+
+
+def _agents(sem_metrics, dras_metrics, sem_returns, dras_returns, train=(100.0, 900.0), infer=(10.0, 60.0)):
+    def run(m, returns, tr, inf):
+        val = pd.DataFrame({"episode": np.arange(1, len(returns) + 1), "return": returns})
+        test = {**m, "wall_s": inf, "agent_s": inf / 2, "encoder_s": 0.1, "env_s": inf / 2 - 0.1, "decisions": 10,
+                "jobs": 20, "stand_in": False, "layer_widths": [268, 134, 200, 100, 50], "parameters": 52153}
+        timing = {"train_wall_s": tr + 5.0, "trainer_s": tr, "env_s": 1.0, "encoder_s": 0.5, "agent_s": tr - 1.5,
+                  "io_s": 0.0, "train_jobs": 600, "steps": 500, "threads": 1, "machine": "x86_64"}
+        return {"validation": val, "test": test, "timing": timing}
+
+    heur = pd.DataFrame([{"method": "FCFS+EASY", "utilization": 0.5, "mean_wait": 200.0, "max_wait": 1000.0,
+                          "mean_slowdown": 4.0}])
+    return {"theta": {"runs": {"sem": run(sem_metrics, sem_returns, train[0], infer[0]),
+                               "dras": run(dras_metrics, dras_returns, train[1], infer[1])}, "heuristics": heur}}
+
+
+def test_kiviat_normalises_to_the_best_method():
+    sem = {"utilization": 0.8, "mean_wait": 100.0, "max_wait": 1000.0, "mean_slowdown": 2.0}
+    dras = {"utilization": 0.4, "mean_wait": 50.0, "max_wait": 2000.0, "mean_slowdown": 4.0}
+    t = F.kiviat_table(_agents(sem, dras, [1, 2], [1, 2])).set_index("method")
+    assert t.loc["SEM", "utilization_norm"] == pytest.approx(1.0)
+    assert t.loc["DRAS", "utilization_norm"] == pytest.approx(0.5)
+    assert t.loc["DRAS", "mean_wait_norm"] == pytest.approx(1.0)  # 1/50 is the best
+    assert t.loc["SEM", "mean_wait_norm"] == pytest.approx(0.5)
+    assert t.loc["FCFS+EASY", "mean_wait_norm"] == pytest.approx(0.25)
+    assert t.loc["DRAS", "max_wait_norm"] == pytest.approx(0.5)
+    assert t.loc["SEM", "mean_slowdown_norm"] == pytest.approx(1.0)
+
+
+def test_agent_claims_by_hand():
+    sem = {"utilization": 0.80, "mean_wait": 100.0, "max_wait": 1000.0, "mean_slowdown": 2.0}
+    dras = {"utilization": 0.78, "mean_wait": 103.0, "max_wait": 1000.0, "mean_slowdown": 2.0}
+    # SEM settles at episode 3, DRAS at 5 (window 2, 5%)
+    agents = _agents(sem, dras, [0, 5, 10, 10, 10, 10], [0, 1, 2, 3, 10, 10])
+    scaling = pd.DataFrame([{"encoder": "sem", "nodes": 34880, "train_s": 2.0},
+                            {"encoder": "dras", "nodes": 34880, "train_s": 2500.0}])
+    rows = {r["claim_id"]: r for r in C.agent_claims_rows(agents, scaling, 0.05, 2)}
+    assert rows["table4_theta_sem"]["verdict"] == "reproduced"
+    assert rows["fig8_convergence_theta"]["ours"] == "SEM 3 vs DRAS 5 of 6"
+    assert rows["fig8_convergence_theta"]["verdict"] == "reproduced"
+    # largest gap: mean wait |100 - 103| / 103 = 2.9% <= 4%
+    assert rows["fig9_metric_gap_theta"]["verdict"] == "reproduced"
+    assert rows["fig9_metric_gap_theta"]["ours"].startswith("2.9%")
+    assert rows["fig10_train_speedup"]["ours"] == "9.0x (theta)"  # 900 / 100
+    assert rows["fig10_train_speedup"]["verdict"] == "reproduced"
+    assert rows["fig10_inference_speedup"]["ours"] == "6.0x (theta)"
+    assert rows["fig11_train_speedup_largest"]["verdict"] == "reproduced"  # 1250x >= 1000x
+    # DRAS first: the order claim fails
+    agents = _agents(sem, dras, [0, 1, 2, 3, 10, 10], [0, 5, 10, 10, 10, 10])
+    rows = {r["claim_id"]: r for r in C.agent_claims_rows(agents, None, 0.05, 2)}
+    assert rows["fig8_convergence_theta"]["verdict"] == "not reproduced"
+
+
+def _swf_split(tmp_path, n_jobs=90, nodes=64):
+    from schedrl.workloads.splits import sem_split
+    from schedrl.workloads.swf import SWF_FIELDS, write_swf
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"job_id": np.arange(1, n_jobs + 1), "submit_time": np.sort(rng.integers(0, 20_000, n_jobs)),
+                          "wait_time": -1, "run_time": rng.integers(60, 3_000, n_jobs), "alloc_procs": -1,
+                          "req_procs": rng.choice([2, 4, 8, 16, 32], n_jobs), "req_time": 3_600, "status": 1,
+                          "user_id": 1, "queue": 1})
+    for col in SWF_FIELDS:
+        if col not in frame.columns:
+            frame[col] = -1
+    frame = frame[list(SWF_FIELDS)]
+    frame.attrs["header"] = {"MaxProcs": str(nodes)}
+    parts, manifest = sem_split(frame, train_jobs=60, episode_jobs=20, val_jobs=10, test_jobs=20)
+    for name, part in parts.items():
+        write_swf(part, tmp_path / f"{name}.swf")
+    (tmp_path / "split.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def test_train_agent_end_to_end(tmp_path):
+    (tmp_path / "split").mkdir()
+    split = _swf_split(tmp_path / "split")
+    hp = {"discount": 0.6, "baseline": "normalise", "optimizer": "adam", "learning_rate": 0.01,
+          "trajectories": 1, "examples_per_update": 1, "mask_actions": True}
+    out = {}
+    for enc in A.ENCODERS:
+        spec = A.AgentSpec(trace="theta", encoder=enc, nodes=64, k=4, hidden=[16, 8], reward="dras_theta",
+                           hyperparams=hp, window=10)
+        timing = A.train_agent(split, spec, tmp_path / enc)
+        val = pd.read_csv(tmp_path / enc / "validation.csv")
+        assert val["episode"].tolist() == [1, 2, 3]  # one validation per training episode
+        test = json.loads((tmp_path / enc / "test.json").read_text())
+        assert test["jobs"] == 20 and test["utilization"] > 0 and test["stand_in"] is False
+        assert timing["train_jobs"] == 60 and timing["steps"] > 0
+        assert timing["agent_s"] >= 0 and timing["encoder_s"] > 0
+        out[enc] = test
+    assert out["sem"]["layer_widths"] == [4 * 10 + 2 * 4, 24, 16, 8, 10]
+    assert out["dras"]["layer_widths"] == [4 * 10 + 2 * 64, 84, 16, 8, 10]
+    # a rerun finds every episode done and only re-tests
+    again = A.train_agent(split, A.AgentSpec(trace="theta", encoder="sem", nodes=64, k=4, hidden=[16, 8],
+                                             reward="dras_theta", hyperparams=hp, window=10), tmp_path / "sem")
+    assert again["steps"] == json.loads((tmp_path / "sem" / "timing.json").read_text())["steps"]
+    frame = A.heuristics(split, 64, tmp_path / "heur.csv")
+    assert frame["method"].tolist() == ["FCFS+EASY", "SJF+EASY"]
