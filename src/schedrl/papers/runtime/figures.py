@@ -146,8 +146,9 @@ def table6_frame(evals: pd.DataFrame) -> pd.DataFrame:
 
 
 def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
-    """Table 6 as heatmaps (train x test per method; ours top, paper bottom) and markdown, with
-    our Table 4 utilisation of each test half as the reference row."""
+    """Table 6 as heatmaps (train x test per method; ours top, paper bottom; Table 4's heuristics
+    on each test half as reference rows, ours above and the paper's below) and markdown, with our
+    Table 4 utilisation of each test half as the reference row."""
     from schedrl.io import write_text
     from schedrl.plots import new_figure, save_figure
     from schedrl.plots.tables import comparison_wide, markdown_table
@@ -156,28 +157,36 @@ def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
     heuristics = heuristics_table(heuristics_runs)
     for a in ALGORITHMS:
         table[a] = table["test"].map(heuristics[a]) if a in heuristics else np.nan
+    from schedrl.experiments.heuristics import algorithm_label
+
     methods = list(dict.fromkeys(m for m in METHODS if m in set(table["method"])))
     trains = [w for w in TRAIN_WORKLOADS if w in set(table["train"])]
-    fig, axes = new_figure(2, len(methods), figsize=(4.2 * len(methods), 7.6), squeeze=False)
+    # reference rows under the training halves: Table 4 on each test half (ours / the paper's)
+    references = {"ours": heuristics.reindex(index=TEST_WORKLOADS, columns=ALGORITHMS),
+                  "paper": pd.DataFrame(VALUES["table4"]["rows"], index=ALGORITHMS).T.reindex(TEST_WORKLOADS)}
+    rows = trains + [f"{algorithm_label(a)} (Table 4)" for a in ALGORITHMS]
+    fig, axes = new_figure(2, len(methods), figsize=(4.2 * len(methods), 4.0 + 0.45 * len(rows)), squeeze=False)
     for j, m in enumerate(methods):
         sub = table[table["method"] == m]
         for i, (col, who) in enumerate((("ours", "ours"), ("paper", "paper"))):
             grid = sub.pivot(index="train", columns="test", values=col).reindex(index=trains, columns=TEST_WORKLOADS)
+            grid = pd.concat([grid, references[who].T.set_axis(rows[len(trains):])])
             ax = axes[i][j]
             ax.grid(False)
             im = ax.imshow(grid.to_numpy(dtype=float), vmin=0.4, vmax=0.95, cmap="viridis", aspect="auto")
             for r in range(grid.shape[0]):
                 for c in range(grid.shape[1]):
                     v = grid.iat[r, c]
-                    same = same_tendency(trains[r]) == TEST_WORKLOADS[c]
+                    same = r < len(trains) and same_tendency(trains[r]) == TEST_WORKLOADS[c]
                     if np.isfinite(v):
                         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7,
                                 color="white" if v < 0.7 else "black", fontweight="bold" if same else "normal")
             ax.set_xticks(range(len(TEST_WORKLOADS)), TEST_WORKLOADS, rotation=45, ha="right", fontsize=7)
-            ax.set_yticks(range(len(trains)), trains, fontsize=7)
+            ax.set_yticks(range(len(rows)), rows, fontsize=7)
+            ax.axhline(len(trains) - 0.5, color="white", lw=3)
             ax.set_title(f"{LABELS[m]} ({who})", fontsize=9)
             if j == 0:
-                ax.set_ylabel("training half")
+                ax.set_ylabel("training half / heuristic")
             if i == 1:
                 ax.set_xlabel("test half")
     fig.colorbar(im, ax=axes, label="utilization (fraction); bold = same tendency", shrink=0.8)
@@ -188,7 +197,6 @@ def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
     for m in methods:
         sub = table[table["method"] == m]
         lines += [f"**{LABELS[m]}**", "", markdown_table(comparison_wide(sub, "train", "test")), ""]
-    from schedrl.experiments.heuristics import algorithm_label
 
     ref = heuristics.reindex([t for t in TEST_WORKLOADS if t in heuristics.index])
     if len(ref):
