@@ -6,7 +6,9 @@ discovers the modules, so adding a subcommand never edits cli.py.
 """
 
 
-# Shared by the paper commands (deeprm, mdp, runtime, sem): the same options and outputs for each.
+# Shared by the paper commands (deeprm, mdp, mrsch, runtime, sem): the same options, steps and outputs
+# for each (a paper whose figure and claims functions take (spec, root, ...) uses draw_paper_figure and
+# write_claims_of as they are).
 def add_spec_options(parser, paper: str, root: bool = False) -> None:
     """``--spec`` (the paper's config section as JSON, or a config YAML) and, with ``root``, ``--root``."""
     parser.add_argument("--spec", required=True, help=f"{paper} config section (JSON) or a config YAML file")
