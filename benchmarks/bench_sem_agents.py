@@ -29,11 +29,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=300, help="jobs of the training episode and of the test")
     ap.add_argument("--encoders", nargs="+", default=list(A.ENCODERS))
     ap.add_argument("--config", default="config/config.yaml")
+    ap.add_argument("--swf", help="trace file (default: results/workloads/traces/<trace>.swf, the cleaned one)")
     args = ap.parse_args()
     config = yaml.safe_load(Path(args.config).read_text())
     agents = config["sem"]["agents"]
     tcfg = agents["networks"][args.trace]
-    frame = read_swf(f"results/workloads/traces/{args.trace}.swf")
+    frame = read_swf(args.swf or f"results/workloads/traces/{args.trace}.swf")
     parts, manifest = sem_split(frame, train_jobs=2 * args.jobs, episode_jobs=args.jobs, val_jobs=1, test_jobs=args.jobs)
     rates = {}
     with tempfile.TemporaryDirectory() as tmp:

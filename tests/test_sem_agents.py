@@ -135,3 +135,22 @@ def test_train_agent_end_to_end(tmp_path):
     assert again["steps"] == json.loads((tmp_path / "sem" / "timing.json").read_text())["steps"]
     frame = A.heuristics(split, 64, tmp_path / "heur.csv")
     assert frame["method"].tolist() == ["FCFS+EASY", "SJF+EASY"]
+
+
+def test_sem_observation_never_builds_per_node_arrays(tmp_path):
+    # Issue item 4: SEM's state comes from the running jobs; only DRAS reads the per-node vectors.
+    from schedrl.envs.hpc import LiveState
+    from schedrl.envs.pick_reserve import PickReserveEnv
+    from schedrl.workloads.swf import read_swf
+
+    (tmp_path / "split").mkdir()
+    train = read_swf(_swf_split(tmp_path / "split") / "train.swf")
+    for enc, builds in (("sem", False), ("dras", True)):
+        env = PickReserveEnv(jobs=train, cluster=64, encoder=enc, window=10, k=4)
+        env.reset(seed=0)
+        for _ in range(5):
+            env.step(0)
+        view = LiveState(env.sim, env.window)
+        obs = env.encoder(view, jobs=env.sim.jobs)
+        assert obs.shape == env.observation_space.shape
+        assert ("node_remaining_req" in view.__dict__) is builds

@@ -182,7 +182,7 @@ rule sem_scaling:
         "benchmarks/results/sem/scaling_{encoder}_x{factor}.tsv"
     threads: SEM_THREADS
     resources:
-        mem_mb=lambda wildcards: 2000 + (1500 * int(wildcards.factor) if wildcards.encoder == "dras" else 0),
+        mem_mb=lambda wildcards: 2000 + (750 * int(wildcards.factor) if wildcards.encoder == "dras" else 0),  # 5.5 GB measured at x8
         runtime=lambda wildcards: 60 if wildcards.encoder == "dras" else 10,
     conda:
         CONDA_ENV

@@ -482,9 +482,9 @@ def fig11_scaling(scaling: pd.DataFrame, png: str | Path) -> pd.DataFrame:
                 ax.plot(sub["nodes"], sub[col], marker="o", color=ENC_COLOR[enc], label=f"{ENC_LABEL[enc]} ours")
         if phase == "training":
             ax.plot([paper["nodes"]], [paper["dras_train_s"]], marker="x", ms=9, color=ENC_COLOR["dras"], ls="none",
-                    label=f"DRAS paper (> {paper['dras_train_s']:,} s)")
+                    label=f"DRAS paper (> {paper['dras_train_s']:,} s, 1,000 jobs)")
             ax.plot([paper["nodes"]], [paper["sem_train_s"]], marker="x", ms=9, color=ENC_COLOR["sem"], ls="none",
-                    label=f"SEM paper ({paper['sem_train_s']} s)")
+                    label=f"SEM paper ({paper['sem_train_s']} s, 1,000 jobs)")
         jobs = int(scaling["jobs"].iloc[0]) if not scaling.empty else 0
         ax.set_xlabel("system size (nodes)")
         ax.set_ylabel(f"{phase} time for {jobs:,} jobs (s, log scale)")
