@@ -154,3 +154,23 @@ def test_sem_observation_never_builds_per_node_arrays(tmp_path):
         obs = env.encoder(view, jobs=env.sim.jobs)
         assert obs.shape == env.observation_space.shape
         assert ("node_remaining_req" in view.__dict__) is builds
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--split-dir", "/no/such/split"], "train.swf"),
+    (["--hyperparams", "{bad"], "--hyperparams"),
+    (["--hyperparams", '{"lr": 1}'], "unknown hyperparameter 'lr'"),
+])
+def test_train_command_bad_input_one_line(tmp_path, capsys, extra, needle):
+    from schedrl.cli import main
+
+    (tmp_path / "split").mkdir()
+    split = _swf_split(tmp_path / "split")
+    args = ["sem", "train", "--split-dir", str(split), "--trace", "theta", "--encoder", "sem", "--nodes", "64",
+            "--k", "4", "--reward", "dras_theta", "--hidden", "8", "--out-dir", str(tmp_path / "out")]
+    for i in range(0, len(extra), 2):  # later options win in argparse
+        args += extra[i: i + 2]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0]
+    assert not (tmp_path / "out" / "test.json").exists()
