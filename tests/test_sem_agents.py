@@ -14,14 +14,17 @@ from schedrl.papers.sem import figures as F
 
 
 def test_convergence_episode_by_hand():
-    # plateau = mean(10, 10, 10) = 10, band 0.5: episodes 1 and 2 lie outside -> converged at 3
+    # plateau = mean(10, 10, 10) = 10, band 5% of the range 10 = 0.5: episodes 1, 2 outside -> 3
     assert A.convergence_episode([0, 5, 10, 10, 10, 10], 0.05, 3) == 3
-    # negative returns: plateau -20.33, band 1.02; -21 is inside, -50 (episode 2) the last outside
+    # negative returns: plateau -20.33, band 5% of 80 = 4; -21 is inside, -50 (episode 2) the last outside
     assert A.convergence_episode([-100, -50, -20, -21, -20], 0.05, 3) == 3
     assert A.convergence_episode([7, 7, 7], 0.05, 2) == 1
     # the last value itself outside the band (plateau 5 over the last two): never settles -> last
     assert A.convergence_episode([10, 10, 0], 0.05, 2) == 3
     assert A.convergence_episode([], 0.05, 3) is None
+    # the band is 5% of the range (2.7 -> 0.135), not of the plateau (80.7 -> 4.0, which would hold
+    # every value and say episode 1): 78 and 79 lie outside -> converged at 3
+    assert A.convergence_episode([78, 79, 80.7, 80.7, 80.7], 0.05, 2) == 3
     with pytest.raises(ConfigError):
         A.convergence_episode([1.0], -0.1, 3)
 

@@ -201,7 +201,8 @@ def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: in
                      "verdict": "not comparable" if _stand_in(agents, trace) else
                      "reproduced" if ok else "partly reproduced" if tie else "not reproduced",
                      "note": "; ".join(x for x in (f"rule: first episode after which the validation return stays "
-                                                   f"within {tolerance:.0%} of the mean of the last {window}",
+                                                   f"within {tolerance:.0%} of the curve's range of the mean of the "
+                                                   f"last {window}",
                                                    _agent_note(agents, trace, n)) if x)})
     gaps = VALUES["metric_gap_pct"]
     for trace, item in agents.items():

@@ -341,7 +341,7 @@ def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, win
         ax.set_title(f"{_trace_label(trace, agents)}")
         ax.legend(fontsize=7)
     fig.suptitle(f"Fig. 8: convergence (star: first episode after which the validation return stays within "
-                 f"{tolerance:.0%} of the mean of the last {window})", fontsize=8)
+                 f"{tolerance:.0%} of the curve's range of the mean of the last {window})", fontsize=8)
     data = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     save_figure(fig, png, data)
     return data
