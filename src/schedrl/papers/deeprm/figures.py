@@ -145,6 +145,9 @@ def _paper_markers(ax, variant: str, algos, x_of, metric: str = "mean_slowdown")
         drawn = True
 
 
+HIGH_LOAD_FIGURES = ("fig5_4",)  # load sweeps whose text names the load above which agents win
+
+
 def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = figure_spec(name)
     fig, axes = new_figure(1, 2, figsize=(13, 4.8), sharey=False)
@@ -184,9 +187,12 @@ def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataF
     box = curve[np.isclose(curve["rate"], spec["eval"]["box_rate"])]
     box_x = float(box["load_pct"].iloc[0]) if len(box) else None
     _paper_markers(ax, fig_spec.variant, list(dict.fromkeys(curve["algo"])), lambda algo: box_x)
+    if name in HIGH_LOAD_FIGURES:  # section 5.1.2: A2C and TRPO ahead "at cluster load higher than 110%"
+        ax.axvline(float(claims.VALUES["load_high"]), color="black", ls=":", lw=1,
+                   label=f"report: agents ahead above {claims.VALUES['load_high']:g}%")
     setup = dx.protocol_setup(spec, protocol)
     how = "greedy" if setup["deterministic"] else "sampled"
-    ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]}; {how} actions, {setup['episodes']} job set(s) per load; "
+    ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]};\n{how} actions, {setup['episodes']} job set(s) per load; "
                  f"agents trained at rate {spec['train']['rate']:g}", fontsize=8)
     ax.legend(fontsize=7)
     return curve
