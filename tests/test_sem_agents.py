@@ -86,6 +86,10 @@ def test_agent_claims_by_hand():
     assert rows["fig10_train_speedup"]["verdict"] == "reproduced"
     assert rows["fig10_inference_speedup"]["ours"] == "6.0x (theta)"
     assert rows["fig11_train_speedup_largest"]["verdict"] == "reproduced"  # 1250x >= 1000x
+    # neither settles before its last episode: not converged, not a tie
+    agents = _agents(sem, dras, [0, 10, 0, 10, 0, 10], [10, 0, 10, 0, 10, 0])
+    rows = {r["claim_id"]: r for r in C.agent_claims_rows(agents, None, 0.05, 2)}
+    assert rows["fig8_convergence_theta"]["verdict"] == "not reproduced"
     # DRAS first: the order claim fails
     agents = _agents(sem, dras, [0, 1, 2, 3, 10, 10], [0, 5, 10, 10, 10, 10])
     rows = {r["claim_id"]: r for r in C.agent_claims_rows(agents, None, 0.05, 2)}

@@ -490,7 +490,8 @@ def fig11_scaling(scaling: pd.DataFrame, png: str | Path) -> pd.DataFrame:
         ax.set_ylabel(f"{phase} time for {jobs:,} jobs (s, log scale)")
         ax.set_yscale("log")
         ax.set_title(f"{phase}", fontsize=9)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     fig.suptitle("Fig. 11: time as the system grows (Theta jobs, sizes scaled with the machine)", fontsize=9)
     save_figure(fig, png, scaling)
     return scaling
