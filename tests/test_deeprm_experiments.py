@@ -130,8 +130,9 @@ def test_load_curve_standard_error_over_seeds():
     assert row["sem_seeds"] == pytest.approx(np.std([3.0, 6.0], ddof=1) / np.sqrt(2))
 
 
-def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long):
-    """Episode/job tables with chosen mean slowdowns at every rate."""
+def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long, greedy_sd=None):
+    """Episode/job tables with chosen mean slowdowns at every rate (greedy agents: ``greedy_sd``,
+    default ``agent_sd``)."""
     rates = spec["eval"]["rates"]
     def episodes(value, never=""):
         return pd.DataFrame({"rate": rates, "load": [1.845 * r for r in rates], "episode": 0,
@@ -139,15 +140,16 @@ def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long):
                              "mean_slowdown_all": value + (2 if never else 0), "mean_slowdown_placed": value,
                              "n_never_placed": len(never.split(";")) if never else 0,
                              "never_placed_lengths": never})
-    for protocol in dx.PROTOCOLS:
+    for protocol in dx.AGENT_PROTOCOLS:
         for variant in spec["variants"]:
             for algo, objective, seed in dx.agent_runs(spec, variant):
                 paths = dx.eval_paths(dx.run_dir(root, variant, algo, objective, seed), protocol)
-                write_csv(paths["episodes"], episodes(agent_sd, "12;14" if withheld_long else ""))
+                value = greedy_sd if protocol == dx.GREEDY and greedy_sd is not None else agent_sd
+                write_csv(paths["episodes"], episodes(value, "12;14" if withheld_long else ""))
                 lengths = [12] * withheld_long + [1] * (4 - withheld_long) + [2, 3, 11, 1]
                 write_csv(paths["jobs"], pd.DataFrame({"rate": 0.6, "load": 1.1, "length": lengths,
                                                        "withheld": [True] * 4 + [False] * 4}))
-            for name in spec["baselines"]:
+            for name in spec["baselines"] if protocol in dx.PROTOCOLS else []:
                 value = sjf_sd if name == "sjf" else sjf_sd + 1
                 write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"], episodes(value))
 
@@ -178,13 +180,20 @@ def test_claims_follow_the_numbers(tmp_path):
     assert _verdicts(good_rows, "report")["d2-a2c-slowdown"] == "reproduced"
     assert good["finding-starvation"] == "reproduced"  # 2 never-placed jobs per episode, both long
     assert bad["finding-starvation"] == "not reproduced"
+    # held out, every job counted (fake: placed + 2 with two never-placed jobs): 5.9 vs SJF 4.9
+    assert good["finding-greedy-a2c"] == "not reproduced"
+    _fake_results(tmp_path / "greedy", SPEC, agent_sd=2.0, sjf_sd=4.9, withheld_long=3, greedy_sd=9.0)
+    rows = {r["claim_id"]: r for r in claims_rows(SPEC, tmp_path / "greedy")}
+    assert rows["finding-greedy-a2c"]["verdict"] == "partly reproduced"  # sampled 4.0 beats 4.9, greedy 11 not
+    assert "greedy: all jobs 11.00, placed only 9.00, 2.00 never placed" in rows["finding-greedy-a2c"]["ours"]
+    assert "partly = one way only (sampled)" in rows["finding-greedy-a2c"]["note"]
 
 
 @pytest.mark.slow
 def _write_eval(folder, protocol, make_factory, kwargs):
     """Evaluate a policy under ``protocol`` as the pipeline's evaluate rules do; write its CSVs."""
     setup = dx.protocol_setup(SPEC, protocol)
-    jobs, episodes = dx.evaluate_over_rates(make_factory(), {**kwargs, **setup["overrides"]}, SPEC["eval"]["rates"],
+    jobs, episodes = dx.evaluate_over_rates(make_factory(), {**kwargs, **setup["overrides"]}, setup["rates"],
                                             setup["episodes"], setup["jobset_seed"], protocol=protocol)
     write_csv(dx.eval_paths(folder, protocol)["jobs"], jobs)
     write_csv(dx.eval_paths(folder, protocol)["episodes"], episodes)
@@ -212,8 +221,9 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             again, _ = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
             pd.testing.assert_frame_equal(jobs, again)  # sampled actions, but seeded
             assert sorted(episodes["rate"]) == sorted(SPEC["eval"]["rates"])
-            for protocol in dx.PROTOCOLS:
-                _write_eval(run, protocol, lambda run=run: dx.agent_policy_factory(run, False, 5)[0], kwargs)
+            for protocol in dx.AGENT_PROTOCOLS:
+                greedy = dx.protocol_setup(SPEC, protocol)["deterministic"]
+                _write_eval(run, protocol, lambda run=run, g=greedy: dx.agent_policy_factory(run, g, 5)[0], kwargs)
         for name in SPEC["baselines"]:
             for protocol in dx.PROTOCOLS:
                 _write_eval(dx.baseline_dir(root, variant, name), protocol,
@@ -248,13 +258,19 @@ def test_cli_claims_table_and_spec_errors(tmp_path, capsys):
     md = tmp_path / "table.md"
     assert main(["deeprm", "table", "--spec", spec, "--root", str(tmp_path / "r"), "--out", str(md)]) == 0
     text = md.read_text()
-    assert "| discrete-image (load 129%) | A2C (slowdown) | 3.90 +- 0.00 | 3.9 |" in text
+    assert "| discrete-image (load 129%) | A2C (slowdown) | 3.90 +- 0.00 | 3.90 | 3.9 |" in text
     bad = json.loads(spec)
     bad["eval"]["epsiodes"] = 3
     assert main(["deeprm", "claims", "--spec", json.dumps(bad), "--root", str(tmp_path / "r"),
                  "--out", str(out)]) == 2
     assert "epsiodes" in capsys.readouterr().err
     assert main(["deeprm", "figure", "fig9_9", "--spec", spec, "--out", str(tmp_path / "x.png")]) == 2
+    capsys.readouterr()
+    greedy_sjf = dx.eval_paths(tmp_path / "sjf", dx.GREEDY)
+    assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
+                 "--protocol", dx.GREEDY, "--out-jobs", str(greedy_sjf["jobs"]),
+                 "--out-episodes", str(greedy_sjf["episodes"])]) == 2
+    assert "plays trained agents greedily" in capsys.readouterr().err and not greedy_sjf["jobs"].exists()
 
 
 def test_maskable_ppo_trains_and_evaluates_with_the_env_masks(tmp_path):

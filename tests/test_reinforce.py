@@ -153,7 +153,9 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
         config = json.loads((run / "config.json").read_text())
         assert config["algo"] == "deeprm_pg" and config["env_kwargs"]["new_job_rate"] == rate
         assert len(pd.read_csv(run / "learning_curve.csv")) == 2 * 2 * 2
-        for protocol in dx.PROTOCOLS:
+        for protocol in dx.AGENT_PROTOCOLS:
+            if rate not in dx.protocol_setup(spec, protocol)["rates"]:
+                continue  # greedy play at the box rate only
             paths = dx.eval_paths(run, protocol)
             assert main(["deeprm", "evaluate", "--spec", text, "--variant", "discrete-image", "--run-dir", str(run),
                          "--rates", str(rate), "--protocol", protocol, "--out-jobs", str(paths["jobs"]),
@@ -174,7 +176,7 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
         for rate in (0.7, 1.0):
             frame.loc[np.isclose(frame["rate"], rate), "mean_slowdown"] = factor * float(
                 ours.loc[np.isclose(ours["rate"], rate), "mean_slowdown"].mean())
-        for protocol in dx.PROTOCOLS:
+        for protocol in dx.AGENT_PROTOCOLS:
             write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0), protocol)["episodes"],
                       frame)
         (dx.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
@@ -188,10 +190,15 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
     assert rows["deeprm-agent@heldout"]["verdict"] == "partly reproduced", rows["deeprm-agent@heldout"]
     assert "rate 1: DeepRM agent" in rows["deeprm-agent@heldout"]["ours"]
     assert rows["deeprm-agent-mb@heldout"]["verdict"] == "not comparable"
+    assert rows["finding-greedy-deeprm_pg"]["verdict"] in {"reproduced", "partly reproduced", "not reproduced"}
+    assert "greedy: all jobs" in rows["finding-greedy-deeprm_pg"]["ours"]
     from schedrl.papers.deeprm.figures import table_load130_markdown as table_markdown
     from schedrl.papers.deeprm.figures import training_speed_markdown as timing_markdown
 
-    assert f"| {dx.DEEPRM_AGENT_LABEL} |" in table_markdown(spec, root)
+    md = table_markdown(spec, root).splitlines()
+    ours_row = next(line for line in md if f"| {dx.DEEPRM_AGENT_LABEL} |" in line)
+    sjf_row = next(line for line in md if "| SJF |" in line)
+    assert float(ours_row.split("|")[4]) > 0 and sjf_row.split("|")[4].strip() == ""  # greedy: agents only
     assert "| DeepRM agent | 2 |" in timing_markdown(spec, root)
 
 

@@ -38,7 +38,7 @@ wildcard_constraints:
     baseline=alternatives(DEEPRM["baselines"]),
     fig=alternatives(DF.FIGURES),
     rate=r"\d+(\.\d+)?",
-    protocol=alternatives(DX.PROTOCOLS),
+    protocol=alternatives(DX.AGENT_PROTOCOLS),
 
 
 rule deeprm_train:

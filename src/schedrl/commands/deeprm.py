@@ -5,6 +5,7 @@ REINFORCE agent (one per rate) with ``schedrl deeprm train-agent``."""
 from __future__ import annotations
 
 from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+from schedrl.errors import ConfigError
 
 
 def _spec(text: str) -> dict:
@@ -34,18 +35,20 @@ def register(subparsers) -> None:
                        description="Play a trained run folder (--run-dir) or a heuristic (--baseline) at every "
                        "rate of eval.rates under --protocol: 'heldout' (eval.episodes unseen job sets, every job "
                        "counted, episodes run to the end) or 'report' (the SB3 report's seed-42 sequence drawn as "
-                       "its code does, sampled actions, placed jobs only); write per-job and per-episode CSVs.")
+                       "its code does, sampled actions, placed jobs only) or 'heldout_greedy' (agents: 'heldout' with greedy "
+                       "actions at eval.box_rate); write per-job and per-episode CSVs.")
     _spec_arg(e)
     e.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
     who = e.add_mutually_exclusive_group(required=True)
     who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
     who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
-    e.add_argument("--protocol", choices=["heldout", "report"], default="heldout",
+    e.add_argument("--protocol", choices=["heldout", "report", "heldout_greedy"], default="heldout",
                    help="evaluation protocol (default: %(default)s)")
     e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
     e.add_argument("--out-episodes", required=True, metavar="CSV", help="per-episode table to write")
     e.add_argument("--rates", type=float, nargs="+", metavar="RATE",
-                   help="evaluate at these rates only (default: every rate of eval.rates)")
+                   help="evaluate at these rates only (default: the protocol's rates: eval.rates; "
+                   "heldout_greedy: eval.box_rate)")
     e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     e.set_defaults(func=run_evaluate)
 
@@ -94,6 +97,8 @@ def run_evaluate(args) -> int:
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     setup = dx.protocol_setup(spec, args.protocol)
+    if args.baseline and args.protocol == dx.GREEDY:
+        raise ConfigError(f"--protocol {dx.GREEDY} plays trained agents greedily; give --run-dir, not --baseline")
     if args.run_dir:
         best = setup["overrides"] if args.protocol == "report" else None
         make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"],
@@ -102,8 +107,7 @@ def run_evaluate(args) -> int:
         make_policy = dx.baseline_policy_factory(args.baseline)
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
     kwargs = {**kwargs, **setup["overrides"]}
-    ev = spec["eval"]
-    rates = ev["rates"] if not args.rates else args.rates
+    rates = setup["rates"] if not args.rates else args.rates
     jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
                                             protocol=args.protocol)
     if args.run_dir:

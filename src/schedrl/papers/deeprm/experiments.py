@@ -26,6 +26,10 @@ Two evaluation protocols (``PROTOCOLS``), each written to its own files (``eval_
   its code draws it (``jobset_rng="legacy"``), the one sequence it also trains on (in-sample when
   ``train`` uses the same sequence), ``eval.report.episodes`` (1) episode per rate, sampled actions,
   its episode cap (2,000), and ``mean_slowdown`` over the jobs that were placed only.
+* ``heldout_greedy`` (agents only, ``AGENT_PROTOCOLS``): ``heldout`` with greedy actions, at the
+  box-plot rate only (``eval.box_rate``, "130%"): whether an agent beats SJF held out should not
+  hang on sampling, and greedy play is where starvation shows (a greedy policy that withholds a
+  long job withholds it for good).
 
 Every per-episode table carries the slowdown three ways: ``mean_slowdown_all``,
 ``mean_slowdown_placed`` and the never-placed jobs (``n_never_placed``, ``never_placed_lengths``,
@@ -51,8 +55,11 @@ WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
 OBJECTIVES = ("slowdown", "completion_time")
 BASELINES = ("sjf", "packer", "random")
 PROTOCOLS = ("heldout", "report")
+GREEDY = "heldout_greedy"
+AGENT_PROTOCOLS = PROTOCOLS + (GREEDY,)  # agents are also played greedily on the held-out sets
 PROTOCOL_LABEL = {"heldout": "held-out job sets, every job counted",
-                  "report": "report protocol: seed-42 sequence, placed jobs only"}
+                  "report": "report protocol: seed-42 sequence, placed jobs only",
+                  GREEDY: "held-out job sets, every job counted, greedy actions"}
 ACTION_MODES = ("discrete", "multibinary")
 OBS_MODES = ("stacked", "image")
 # env obs_mode choices per phase: phase 1's state as the report's text (stacked image) or its code
@@ -148,22 +155,25 @@ def eval_paths(folder: str | Path, protocol: str = "heldout") -> dict[str, Path]
 
 
 def check_protocol(protocol: str) -> str:
-    if protocol not in PROTOCOLS:
-        raise ConfigError(f"unknown evaluation protocol '{protocol}' (choose from: {', '.join(PROTOCOLS)})")
+    if protocol not in AGENT_PROTOCOLS:
+        raise ConfigError(f"unknown evaluation protocol '{protocol}' (choose from: {', '.join(AGENT_PROTOCOLS)})")
     return protocol
 
 
 def protocol_setup(spec: dict, protocol: str) -> dict[str, Any]:
-    """How ``protocol`` evaluates: episodes per rate, first job-set seed, env overrides, greedy or not."""
+    """How ``protocol`` evaluates: episodes per rate, first job-set seed, env overrides, greedy or
+    not, and the rates it covers."""
     ev = spec["eval"]
-    if check_protocol(protocol) == "heldout":
+    if check_protocol(protocol) in ("heldout", GREEDY):
+        greedy = protocol == GREEDY
         return {"episodes": int(ev["episodes"]), "jobset_seed": int(ev["jobset_seed"]),
                 "overrides": {"episode_max_length": int(ev.get("episode_max_length", 2000)), "jobset_rng": "pcg64"},
-                "deterministic": bool(ev["deterministic"])}
+                "deterministic": True if greedy else bool(ev["deterministic"]),
+                "rates": [float(ev["box_rate"])] if greedy else [float(r) for r in ev["rates"]]}
     rep = {"jobset_seed": 42, "episodes": 1, "episode_max_length": 2000, **ev.get("report", {})}
     return {"episodes": int(rep["episodes"]), "jobset_seed": int(rep["jobset_seed"]),
             "overrides": {"episode_max_length": int(rep["episode_max_length"]), "jobset_rng": "legacy"},
-            "deterministic": False}
+            "deterministic": False, "rates": [float(r) for r in ev["rates"]]}
 
 
 def variant_spec(spec: dict, variant: str) -> dict:
@@ -356,10 +366,13 @@ def deeprm_agent_dir(root: str | Path, variant: str, rate: float | str, seed: in
 
 def deeprm_agent_paths(spec: dict, root: str | Path, what: str = "episodes",
                        protocol: str = "heldout") -> list[Path]:
-    """Evaluation files (``episodes`` / ``jobs``) of ``protocol`` or ``timing`` of every DeepRM-agent run."""
+    """Evaluation files (``episodes`` / ``jobs``) of ``protocol`` or ``timing`` of every DeepRM-agent
+    run (``heldout_greedy``: the runs at the protocol's rates only)."""
     agent = spec.get("deeprm_agent")
     out = []
     for rate, seed in deeprm_agent_runs(spec):
+        if what != "timing" and not any(np.isclose(rate, r) for r in protocol_setup(spec, protocol)["rates"]):
+            continue
         folder = deeprm_agent_dir(root, agent["variant"], rate, seed)
         out.append(folder / "timing.json" if what == "timing" else eval_paths(folder, protocol)[what])
     return out
@@ -404,7 +417,11 @@ def deeprm_agent_episodes(spec: dict, root: str | Path, protocol: str = "heldout
     if not agent:
         return None
     frames = []
-    for (rate, seed), path in zip(deeprm_agent_runs(spec), deeprm_agent_paths(spec, root, protocol=protocol)):
+    runs = [(r, s) for r, s in deeprm_agent_runs(spec)
+            if any(np.isclose(r, x) for x in protocol_setup(spec, protocol)["rates"])]
+    if not runs:
+        return None
+    for (rate, seed), path in zip(runs, deeprm_agent_paths(spec, root, protocol=protocol)):
         frame = at_rate(read_csv(path), rate)
         frames.append(frame.assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=seed))
     return pd.concat(frames, ignore_index=True)
@@ -529,12 +546,14 @@ def train_env_args(spec: dict, variant: str, objective: str) -> str:
 def evaluation_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     """Every evaluation file the claims and the 130% table read (agents, baselines, DeepRM's agent)."""
     files = []
-    for protocol in PROTOCOLS:
+    for protocol in AGENT_PROTOCOLS:
         for variant in spec["variants"]:
             for algo, objective, seed in agent_runs(spec, variant):
                 paths = eval_paths(run_dir(root, variant, algo, objective, seed), protocol)
                 files += [str(paths["episodes"]), str(paths["jobs"])]
-            files += [str(eval_paths(baseline_dir(root, variant, b), protocol)["episodes"]) for b in spec["baselines"]]
+            if protocol in PROTOCOLS:
+                files += [str(eval_paths(baseline_dir(root, variant, b), protocol)["episodes"])
+                          for b in spec["baselines"]]
         files += [str(p) for p in deeprm_agent_paths(spec, root, protocol=protocol)]
     return files
 

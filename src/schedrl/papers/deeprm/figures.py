@@ -548,15 +548,22 @@ def table_load130_markdown(spec: dict, root) -> str:
     completion-time-trained ones."""
     rate = spec["eval"]["box_rate"]
     lines = [f"### DeepRM (SB3 report): every policy at rate {rate:g} (the report's \"130%\")", "",
-             "Mean over held-out job sets (and training seeds); +- is the standard error over job sets "
-             "and seeds pooled. Paper values from the report's text (sections 5.1.1, 5.1.2).", "",
-             "| variant | policy | mean slowdown | paper | mean completion time | paper |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "Mean over held-out job sets (and training seeds), every job counted, agents' actions "
+             "sampled; +- is the standard error over job sets and seeds pooled. The greedy column plays the "
+             "same agents greedily on the same job sets (slowdown, every job counted; heuristics are "
+             "deterministic or random, so it stays empty). Paper values from the report's text "
+             "(sections 5.1.1, 5.1.2).", "",
+             "| variant | policy | mean slowdown | greedy | paper | mean completion time | paper |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    agent = spec.get("deeprm_agent")
     for variant in spec["variants"]:
         frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
-        agent = spec.get("deeprm_agent")
+        greedy = dx.at_rate(dx.episodes_table(spec, root, variant, protocol=dx.GREEDY, baselines=False), rate)
         if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
             frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
+            greedy = pd.concat([greedy, dx.at_rate(dx.deeprm_agent_episodes(spec, root, dx.GREEDY), rate)],
+                               ignore_index=True)
+        greedy_sd = greedy.groupby(["policy", "algo", "objective"], sort=False)["mean_slowdown"].mean()
         load = float(frame["load"].iloc[0])
         for (policy, algo, objective), part in frame.groupby(["policy", "algo", "objective"], sort=False):
             cells = []
@@ -566,6 +573,9 @@ def table_load130_markdown(spec: dict, root) -> str:
                 wanted = {"mean_slowdown": "slowdown", "mean_completion_time": "completion_time"}[metric]
                 paper = claims.paper_at_130(variant, algo, metric) if objective in ("", wanted) else None
                 cells += [f"{values.mean():.2f} +- {sem:.2f}", "" if paper is None else f"{paper:g}"]
+                if metric == "mean_slowdown":
+                    key = (policy, algo, objective)
+                    cells.insert(1, f"{greedy_sd[key]:.2f}" if key in greedy_sd.index else "")
             lines.append(f"| {variant} (load {load:.0%}) | {policy} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
