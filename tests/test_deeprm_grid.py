@@ -141,11 +141,13 @@ def _check_invariants(g: Grid) -> None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), rate=st.floats(0.1, 1.0), num_nw=st.integers(1, 6),
        placement=st.sampled_from(["earliest", "now"]), num_res=st.integers(1, 3),
-       actions=st.lists(st.integers(0, 6), min_size=1, max_size=300))
-def test_invariants_under_random_actions(seed, rate, num_nw, placement, num_res, actions):
+       actions=st.lists(st.integers(0, 6), min_size=1, max_size=300),
+       backlog_full=st.sampled_from(["drop", "retry"]))
+def test_invariants_under_random_actions(seed, rate, num_nw, placement, num_res, actions, backlog_full):
     # placement "now" may book jobs longer than the horizon (sched-rl-gym's d = 48 with H = 20)
     max_len = 30 if placement == "now" else 15
-    p = GridParams(num_res=num_res, num_nw=num_nw, backlog_size=7, placement=placement, max_job_len=max_len)
+    p = GridParams(num_res=num_res, num_nw=num_nw, backlog_size=7, placement=placement, max_job_len=max_len,
+                   backlog_full=backlog_full)
     g = Grid(p)
     g.reset(generate_jobset(mao_model(num_res=num_res, max_job_len=max_len, new_job_rate=rate), 30, seed))
     total = 0.0
@@ -178,6 +180,8 @@ def test_invariants_under_random_actions(seed, rate, num_nw, placement, num_res,
     assert np.all(rec["slowdown"] >= 1.0)
     assert np.all(rec["start"] >= rec["arrival"])
     assert len(rec) + len(g.dropped) == len(g.jobset)
+    if backlog_full == "retry":  # nobody is lost; delays only push arrivals later, in order
+        assert not g.dropped and np.all(np.diff(g.arrival) >= 0) and np.all(g.arrival >= g.jobset.arrival)
 
 
 def test_jobs_longer_than_the_horizon_with_placement_now():
@@ -278,3 +282,43 @@ def test_grid_matches_a_literal_reference(seed, rate, num_nw, placement, actions
         assert g.avail.tolist() == ref.avail
     for j, s in ref.start.items():
         assert g.start[j] == s
+
+
+def _one_slot_grid(backlog_full: str) -> tuple[Grid, JobSet]:
+    params = GridParams(num_res=1, num_nw=1, time_horizon=10, res_slot=2, max_job_len=5, max_job_size=2,
+                        backlog_size=1, backlog_full=backlog_full)
+    jobs = JobSet(arrival=np.array([0, 1, 2, 3]), length=np.array([5, 5, 1, 1]),
+                  demand=np.array([[2], [2], [1], [1]]), simu_len=4)
+    grid = Grid(params)
+    grid.reset(jobs)
+    return grid, jobs
+
+
+@pytest.mark.parametrize("backlog_full", ["drop", "retry"])
+def test_full_backlog_drops_or_retries_by_hand(backlog_full):
+    """One slot, a backlog of one. t0: job 0 in the slot; t1: job 1 to the backlog; t2: job 2 finds
+    both full: dropped, or (the report's phase-1 code) it and job 3 arrive a step later. Job 0
+    starts at t2 and job 1 moves up; t3: job 2 (retry) or job 3 (drop) takes the backlog; t4: job 3
+    (retry) finds it full again and slips to t5."""
+    grid, jobs = _one_slot_grid(backlog_full)
+    assert grid.slots == [0] and list(grid.backlog) == []
+    grid.move_on()
+    assert grid.now == 1 and list(grid.backlog) == [1]
+    grid.move_on()
+    assert grid.now == 2 and list(grid.backlog) == [1]
+    assert grid.dropped == ([2] if backlog_full == "drop" else [])
+    assert grid.allocate(0) and grid.start[0] == 2 and grid.slots == [1] and not grid.backlog
+    grid.move_on()
+    assert list(grid.backlog) == ([2] if backlog_full == "retry" else [3])
+    grid.move_on()
+    if backlog_full == "retry":
+        assert grid.dropped == [] and grid.arrival.tolist() == [0, 1, 3, 5]
+        assert jobs.arrival.tolist() == [0, 1, 2, 3]  # the job set itself is untouched
+        assert grid.time_since_new == 1  # job 3 has not arrived at t4
+    else:
+        assert grid.dropped == [2] and grid.arrival.tolist() == [0, 1, 2, 3]
+
+
+def test_backlog_full_rule_is_checked():
+    with pytest.raises(ConfigError, match="backlog_full"):
+        GridParams(backlog_full="requeue")

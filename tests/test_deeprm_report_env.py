@@ -144,3 +144,26 @@ def test_report_multibinary_env_shape():
     obs, _ = env.reset(seed=0)
     _, r, *_ = env.step(np.zeros(5, dtype=np.int8))
     assert env.unwrapped.grid.now == 4 and r < 0  # an all-zero action moves time on 4 times
+
+
+def test_full_backlog_retry_keeps_every_job_by_hand():
+    """Two slots, a backlog of one, four jobs that take the whole machine for 5 steps (arrivals 0-3)
+    then two short ones (4, 5); the policy places the first slot job that fits. Job 0 starts at 0,
+    jobs 1 and 2 fill the slots, job 3 the backlog; at t4 job 4 finds the queue full: with 'drop'
+    it is lost, with 'retry' (the report's phase-1 code) it and job 5 arrive later, so the episode
+    keeps all six jobs and ends when they are done."""
+    jobs = ([0, 1, 2, 3, 4, 5], [5, 5, 5, 5, 1, 1], [[4], [4], [4], [4], [1], [1]])
+    kept = {}
+    for rule in ("drop", "retry"):
+        env = hand_env(jobs, backlog_full=rule, placement="now", backlog_size=1, episode_max_length=100)
+        env.reset(seed=0)
+        for _ in range(200):
+            fits = [i for i in range(2) if env.grid.fits(i)]
+            _, _, term, trunc, info = env.step(fits[0] if fits else 2)
+            if term or trunc:
+                break
+        assert term, rule
+        kept[rule] = (info["dropped"], len(info["jobs"]), info["jobs"]["arrival"].tolist())
+    assert kept["drop"][0] >= 1 and kept["drop"][1] == 6 - kept["drop"][0]
+    assert kept["retry"][0] == 0 and kept["retry"][1] == 6
+    assert kept["retry"][2][:4] == [0, 1, 2, 3] and kept["retry"][2][4] > 4  # the fifth job slipped

@@ -31,7 +31,9 @@ class DeepRMEnv(gym.Env):
     ## Description
     One machine with ``num_res`` resources of ``res_slot`` units each, seen ``time_horizon`` steps
     ahead. Jobs arrive (Bernoulli(``new_job_rate``) per time step, DeepRM's bimodal job model) into
-    ``num_nw`` visible job slots, then a backlog of ``backlog_size``; jobs beyond that are dropped.
+    ``num_nw`` visible job slots, then a backlog of ``backlog_size``; jobs beyond that are dropped
+    (``backlog_full="drop"``, DeepRM) or retried at the next step with the rest of the set delayed
+    (``"retry"``, the SB3 report's phase-1 code, whose job sequence stalls on a full backlog).
     The agent picks jobs from the slots; a picked job is placed at the earliest time in the horizon
     where it fits (``placement="earliest"``) or only now (``"now"``). The simulator is
     ``schedrl.sim.grid.Grid``.
@@ -169,7 +171,8 @@ class DeepRMEnv(gym.Env):
     above, "flat" 1-D, or "chw" with a leading channel axis for CNN policies),
     ``max_track_since_new`` 10, ``job_num_cap`` 40 (colours), ``machine_colors`` True,
     ``jobset_rng`` ("pcg64", "legacy"; see Starting state), ``multibinary_rule`` ("first_failure",
-    "try_all") and ``move_on_cap`` 4 (see Action space).
+    "try_all"), ``move_on_cap`` 4 (see Action space) and ``backlog_full`` ("drop", "retry"; see
+    Description).
 
     ## Version history
     * v0: first version.
@@ -186,7 +189,7 @@ class DeepRMEnv(gym.Env):
                  machine_colors: bool = True, transitions: str = "dense", obs_layout: str = "native",
                  workload_max_job_size: int | None = None, render_mode: str | None = None,
                  skipped_reward: str = "sum", jobset_rng: str = "pcg64",
-                 multibinary_rule: str = "first_failure", move_on_cap: int = 4):
+                 multibinary_rule: str = "first_failure", move_on_cap: int = 4, backlog_full: str = "drop"):
         for name, value, choices in (("obs_mode", obs_mode, OBS_MODES),
                                      ("action_mode", action_mode, ACTION_MODES),
                                      ("reward", reward, REWARDS),
@@ -207,7 +210,7 @@ class DeepRMEnv(gym.Env):
                                  res_slot=res_slot, max_job_len=max_job_len, max_job_size=max_job_size,
                                  backlog_size=backlog_size, placement=placement,
                                  max_track_since_new=max_track_since_new, job_num_cap=job_num_cap,
-                                 machine_colors=machine_colors)
+                                 machine_colors=machine_colors, backlog_full=backlog_full)
         drawn_size = max_job_size if workload_max_job_size is None else int(workload_max_job_size)
         self.model = make_model(workload, num_res=num_res, max_job_len=max_job_len,
                                 max_job_size=drawn_size, res_slot=res_slot, new_job_rate=new_job_rate)

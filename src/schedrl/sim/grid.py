@@ -8,7 +8,9 @@ State (Mao et al. 2016, as re-implemented by the SB3 report and sched-rl-gym):
   1.0 when ``machine_colors`` is off). As in DeepRM, a job takes the leftmost free cells of each row;
 * ``slots``: W visible job slots (the only jobs an agent can pick), ``backlog``: a FIFO of at most
   ``backlog_size`` further jobs; an arriving job takes the first empty slot, else the backlog's
-  tail, else it is dropped (counted in ``dropped``).
+  tail, else it is dropped (counted in ``dropped``; ``backlog_full="drop"``, DeepRM) or, with
+  ``backlog_full="retry"`` (the SB3 report's phase-1 code, whose job sequence stalls), it and every
+  later job of the set arrive one step later, so its slowdown counts from the step it got in.
 
 Operations (DeepRM's ``Allocate`` and ``MoveOn``):
 
@@ -43,6 +45,7 @@ from schedrl.errors import ConfigError
 from schedrl.workloads.deeprm import JobSet
 
 PLACEMENTS = ("earliest", "now")
+BACKLOG_FULL = ("drop", "retry")
 
 # job states in ``Grid.state``
 PENDING, WAITING, PLACED, DROPPED = 0, 1, 2, 3
@@ -63,6 +66,7 @@ class GridParams:
     max_track_since_new: int = 10
     job_num_cap: int = 40
     machine_colors: bool = True
+    backlog_full: str = "drop"
 
     def __post_init__(self):
         for name in ("num_res", "num_nw", "time_horizon", "res_slot", "max_job_len", "max_job_size",
@@ -79,6 +83,8 @@ class GridParams:
             raise ConfigError(f"max_job_size ({self.max_job_size}) must not exceed res_slot ({self.res_slot})")
         if self.placement not in PLACEMENTS:
             raise ConfigError(f"unknown placement '{self.placement}' (choose from: {', '.join(PLACEMENTS)})")
+        if self.backlog_full not in BACKLOG_FULL:
+            raise ConfigError(f"unknown backlog_full '{self.backlog_full}' (choose from: {', '.join(BACKLOG_FULL)})")
 
     @property
     def rows(self) -> int:
@@ -378,7 +384,6 @@ class Grid:
         while self._next < len(arrivals) and arrivals[self._next] <= self.now:
             job = self._next
             self._next += 1
-            self.time_since_new = 0
             try:
                 slot = self.slots.index(-1)
             except ValueError:
@@ -387,10 +392,15 @@ class Grid:
                 self._set_slot(slot, job)
             elif len(self.backlog) < self.params.backlog_size:
                 self.backlog.append(job)
+            elif self.params.backlog_full == "retry":
+                self._delay_from(job)  # it has not arrived: time_since_new keeps counting
+                break
             else:
                 self.state[job] = DROPPED
                 self.dropped.append(job)
+                self.time_since_new = 0
                 continue
+            self.time_since_new = 0
             self.state[job] = WAITING
             self.count_by_len[self._length_list[job]] += 1
             self.n_in_system += 1
@@ -400,6 +410,15 @@ class Grid:
             self.sub_free[job] = self.avail[0, 0]
             self.n_waiting += 1
             self.waiting_work += self._length_list[job] * self.demand[job]
+
+    def _delay_from(self, job: int) -> None:
+        """``backlog_full="retry"``: ``job`` and every later job arrive one step later (the
+        sequence stalls). The job set's own arrays are left alone (copy on first delay)."""
+        if self.arrival is self.jobset.arrival:
+            self.arrival = self.arrival.copy()
+        self.arrival[job:] += 1
+        self._arrival_list[job:] = [t + 1 for t in self._arrival_list[job:]]
+        self._next = job
 
     # -- results -------------------------------------------------------------------------------
     def job_records(self) -> np.ndarray:
