@@ -181,3 +181,38 @@ def test_train_command_bad_input_one_line(tmp_path, capsys, extra, needle):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0]
     assert not (tmp_path / "out" / "test.json").exists()
+
+
+class _FixedLogits:
+    """A stand-in policy: the same logits over the window at every decision."""
+
+    def __init__(self, logits):
+        self.logits = np.asarray(logits, dtype=np.float32)
+
+    def forward_batch(self, obs):
+        return np.repeat(self.logits[None], len(obs), axis=0)
+
+
+def test_play_greedy_reports_how_decided_the_policy_is(tmp_path):
+    """Falling logits always pick the queue head with probability ~1 (FCFS, frozen); equal logits
+    pick the head too (argmax takes the first) but with probability 1 / (valid slots) <= 1/2;
+    rising logits never pick the head."""
+    from schedrl.workloads.swf import read_swf
+
+    (tmp_path / "split").mkdir()
+    split = _swf_split(tmp_path / "split")
+    test, train = read_swf(split / "test.swf"), read_swf(split / "train.swf")
+    test["submit_time"] = 0  # all 20 jobs queued at once: the window holds several at each decision
+    spec = A.AgentSpec(trace="theta", encoder="sem", nodes=64, k=4, hidden=[16, 8], reward="dras_theta", window=10)
+    scale = A.time_scale_of(train)
+    falling = A.play_greedy(_FixedLogits(-20.0 * np.arange(10)), test, spec, scale)
+    equal = A.play_greedy(_FixedLogits(np.zeros(10)), test, spec, scale)
+    rising = A.play_greedy(_FixedLogits(20.0 * np.arange(10)), test, spec, scale)
+    assert falling["contested"] > 0 and equal["contested"] > 0 and rising["contested"] > 0
+    assert falling["head_share"] == 1.0 and falling["top_prob_median"] > 0.999
+    assert equal["head_share"] == 1.0 and equal["top_prob_median"] <= 0.5
+    assert rising["head_share"] == 0.0 and rising["top_prob_median"] > 0.999
+    # the claims' note carries it
+    note = C._decidedness({"sem": {"test": falling}, "dras": {"test": rising}})
+    assert "SEM top probability median 1.00, queue head picked 100%" in note
+    assert "DRAS top probability median 1.00, queue head picked 0%" in note

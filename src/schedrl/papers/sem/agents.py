@@ -150,7 +150,12 @@ def time_scale_of(table: pd.DataFrame) -> float:
 # --------------------------------------------------------------------------- playing a policy
 def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float) -> dict:
     """Run ``policy`` greedily (highest probability among the valid window slots) over ``table``;
-    the schedule's metrics, the return and the time split into encoder, rest of the env and agent."""
+    the schedule's metrics, the return and the time split into encoder, rest of the env and agent.
+
+    How decided the policy is, over the *contested* decisions (more than one valid slot):
+    ``contested``, ``top_prob_median`` (median probability of the action taken; 1.0 = a
+    deterministic policy, which one-trajectory REINFORCE can no longer move) and ``head_share``
+    (share that picks the first valid slot, the queue head: 1.0 = FCFS)."""
     from schedrl import metrics
     from schedrl.sim import ClusterSpec
 
@@ -161,12 +166,17 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float)
     obs, info = env.reset()
     env_s = time.perf_counter() - t0
     agent_s, total, steps = 0.0, 0.0, 0
+    top, head = [], 0
     while True:
         t0 = time.perf_counter()
         logits = policy.forward_batch(obs[None])[0]
-        logits = np.where(info["action_mask"], logits, -np.inf)
+        mask = info["action_mask"]
+        logits = np.where(mask, logits, -np.inf)
         action = int(np.argmax(logits))
         t1 = time.perf_counter()
+        if mask.sum() > 1:
+            top.append(1.0 / float(np.exp(logits[mask] - logits[action]).sum()))
+            head += action == int(np.argmax(mask))
         obs, reward, terminated, truncated, info = env.step(action)
         t2 = time.perf_counter()
         agent_s += t1 - t0
@@ -179,7 +189,9 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float)
     schedule = info["schedule"]
     out = metrics.summary(schedule, ClusterSpec(nodes=int(spec.nodes)))
     out.update({"return": float(total), "decisions": steps, "wall_s": wall, "agent_s": agent_s,
-                "encoder_s": clock.encoder, "env_s": env_s - clock.encoder})
+                "encoder_s": clock.encoder, "env_s": env_s - clock.encoder, "contested": len(top),
+                "top_prob_median": float(np.median(top)) if top else float("nan"),
+                "head_share": head / len(top) if top else float("nan")})
     return out
 
 

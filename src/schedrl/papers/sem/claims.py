@@ -163,6 +163,18 @@ def _speedup_verdict(ours: float, paper: float) -> str:
     return v if ours > 1 else "not reproduced"
 
 
+def _decidedness(runs: dict) -> str:
+    """How decided each trained policy is on the test jobs (``play_greedy``): a policy whose every
+    contested pick has probability ~1 no longer explores, so its validation curve freezes."""
+    parts = []
+    for enc in ("sem", "dras"):
+        t = runs.get(enc, {}).get("test", {})
+        if t.get("contested"):
+            parts.append(f"{enc.upper()} top probability median {t['top_prob_median']:.2f}, queue head picked "
+                         f"{t['head_share']:.0%} of {t['contested']} contested test decisions")
+    return "; ".join(parts)
+
+
 def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: int = 10) -> list[dict]:
     """Claims of sections 4-5: Table 4 widths, Fig. 8 order of convergence, Fig. 9 metric gaps,
     Fig. 10 speedups (ratios from one run on one machine), Fig. 11 speedup at the largest size."""
@@ -205,6 +217,7 @@ def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: in
                      "note": "; ".join(x for x in (f"rule: first episode after which the validation return stays "
                                                    f"within {tolerance:.0%} of the curve's range of the mean of the "
                                                    f"last {window}",
+                                                   _decidedness(runs),
                                                    _agent_note(agents, trace, n)) if x)})
     gaps = VALUES["metric_gap_pct"]
     for trace, item in agents.items():
