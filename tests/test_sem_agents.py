@@ -140,6 +140,24 @@ def test_train_agent_end_to_end(tmp_path):
     again = A.train_agent(split, A.AgentSpec(trace="theta", encoder="sem", nodes=64, k=4, hidden=[16, 8],
                                              reward="dras_theta", hyperparams=hp, window=10), tmp_path / "sem")
     assert again["steps"] == json.loads((tmp_path / "sem" / "timing.json").read_text())["steps"]
+    # Snakemake deletes a rule's outputs before rerunning it: the run resumes from progress/ and
+    # writes the same curve and times; with progress/ gone too, it trains again from scratch
+    # (same seed: same curve) instead of validating the final model for every lost episode
+    spec = A.AgentSpec(trace="theta", encoder="sem", nodes=64, k=4, hidden=[16, 8], reward="dras_theta",
+                       hyperparams=hp, window=10)
+    first = pd.read_csv(tmp_path / "sem" / "validation.csv")
+    for name in ("validation.csv", "test.json", "timing.json"):
+        (tmp_path / "sem" / name).unlink()
+    resumed = A.train_agent(split, spec, tmp_path / "sem")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "sem" / "validation.csv"), first)
+    assert resumed["steps"] == again["steps"] and resumed["trainer_s"] == again["trainer_s"]
+    import shutil
+
+    shutil.rmtree(tmp_path / "sem" / "progress")
+    (tmp_path / "sem" / "validation.csv").unlink()
+    retrained = A.train_agent(split, spec, tmp_path / "sem")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "sem" / "validation.csv"), first)
+    assert retrained["steps"] == again["steps"] and retrained["trainer_s"] > 0
     frame = A.heuristics(split, 64, tmp_path / "heur.csv")
     assert frame["method"].tolist() == ["FCFS+EASY", "SJF+EASY"]
 

@@ -205,10 +205,16 @@ def load_policy(path):
 def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = None) -> dict:
     """Train, validate after every episode and test one agent; writes into ``out_dir``:
     ``run/`` (the trainer's run folder), ``validation.csv`` (one row per episode), ``test.json``
-    (metrics and inference time on the test part) and ``timing.json`` (training time by part)."""
+    (metrics and inference time on the test part) and ``timing.json`` (training time by part).
+
+    A rerun resumes: per-episode rows and times are kept in ``progress/`` (Snakemake deletes a
+    rule's declared outputs before rerunning it, so progress cannot live there). Only episodes
+    with both a validation row and a checkpoint count as done; a run whose checkpoints are ahead
+    of its rows (their snapshots are gone) starts again from scratch rather than validating the
+    final model in place of the lost ones."""
     import torch
 
-    from schedrl.agents.reinforce import checkpoints, train_reinforce
+    from schedrl.agents.reinforce import train_reinforce
     from schedrl.workloads.swf import read_swf
 
     split_dir, out_dir = Path(split_dir), Path(out_dir)
@@ -222,21 +228,17 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     torch.set_num_threads(max(1, int(spec.threads)))
     scale = time_scale_of(train)
     cfg = spec.reinforce_config()
-    run_dir = out_dir / "run"
+    run_dir, progress = out_dir / "run", out_dir / "progress"
     clock = Clock()
     cursor = {"episode": 0}
     record = {"algo": "deeprm_pg", "paper": "sem", "trace": spec.trace, "encoder": spec.encoder,
               "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
               "time_scale": scale, "split": manifest.get("rows")}
-    validation_file = out_dir / "validation.csv"
-    rows = pd.read_csv(validation_file).to_dict("records") if validation_file.exists() else []
+    rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().__dict__,
+                                               "seed": spec.seed})
     done = {int(r["episode"]) for r in rows}
-    timing = {"train_wall_s": 0.0, "trainer_s": 0.0, "env_s": 0.0, "encoder_s": 0.0, "validation_s": 0.0,
-              "steps": 0}
-    if (out_dir / "timing.json").exists() and done:
-        timing.update({k: v for k, v in read_json(out_dir / "timing.json").items() if k in timing})
     for episode in range(1, n_episodes + 1):
-        if episode in done and any(n >= episode for n, _ in checkpoints(run_dir)):
+        if episode in done:
             continue
         cursor["episode"] = episode - 1
         env_before, enc_before = clock.env, clock.encoder
@@ -255,8 +257,9 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
         rows = [r for r in rows if int(r["episode"]) != episode]
         rows.append({"episode": episode, **{k: v[k] for k in ("return", "utilization", "mean_wait", "max_wait",
                                                                "mean_slowdown", "decisions")}})
-        write_csv(validation_file, pd.DataFrame(rows).sort_values("episode"))
-        write_json(out_dir / "timing.json", _timing_record(timing, spec, episode, episode_jobs))
+        write_csv(progress / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
+        write_json(progress / "timing.json", timing)
+    write_csv(out_dir / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
     from schedrl.agents.networks import layer_widths, parameter_count
     from schedrl.workloads.traces import is_stand_in
 
@@ -269,6 +272,38 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     out = _timing_record(timing, spec, n_episodes, episode_jobs)
     write_json(out_dir / "timing.json", out)
     return out
+
+
+def _resume(run_dir: Path, progress: Path, config: dict) -> tuple[list[dict], dict]:
+    """Validation rows and summed times of the episodes already done (see ``train_agent``);
+    a different ``config`` (trace, encoder, hyperparameters, seed, split) starts afresh."""
+    import json
+    import shutil
+
+    from schedrl.agents.reinforce import checkpoints
+
+    timing = {"train_wall_s": 0.0, "trainer_s": 0.0, "env_s": 0.0, "encoder_s": 0.0, "validation_s": 0.0,
+              "steps": 0}
+    text = json.dumps(config, sort_keys=True, default=str)
+    if (progress / "config.json").exists() and (progress / "config.json").read_text() != text:
+        print(f"{run_dir}: configuration changed; training again from episode 1")
+        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(progress)
+    progress.mkdir(parents=True, exist_ok=True)
+    (progress / "config.json").write_text(text)
+    rows = pd.read_csv(progress / "validation.csv").to_dict("records") \
+        if (progress / "validation.csv").exists() and (progress / "timing.json").exists() else []
+    trained = max((n for n, _ in checkpoints(run_dir)), default=0) if run_dir.exists() else 0
+    rows = [r for r in rows if int(r["episode"]) <= trained]  # a row without its checkpoint is redone
+    if trained and {int(r["episode"]) for r in rows} != set(range(1, trained + 1)):
+        print(f"{run_dir}: trained to episode {trained} but validation rows are missing; training again "
+              "from episode 1 (the lost snapshots cannot be validated)")
+        shutil.rmtree(run_dir)
+        shutil.rmtree(progress, ignore_errors=True)
+        return [], timing
+    if rows:
+        timing.update({k: v for k, v in read_json(progress / "timing.json").items() if k in timing})
+    return rows, timing
 
 
 def _timing_record(t: dict, spec: AgentSpec, episodes: int, episode_jobs: int) -> dict:
