@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("schedrl: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (`schedrl figures | head`): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return int(code or 0)
 
 
