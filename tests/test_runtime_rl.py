@@ -183,7 +183,7 @@ def test_cost_model(capsys):
     assert [cost[n]["runs"] for n in cost] == [3, 18, 3 * 75 * 6]
     assert sum(cost["smoke"][k] for k in ("train", "evaluate")) < 0.1           # minutes
     assert 2.0 < sum(cost["config"][k] for k in ("train", "evaluate")) < 4.0    # the paper's share of 32 h
-    # 18 runs x 120k steps at 350 / 295 / 150 steps/s by hand
-    assert cost["config"]["train"] == pytest.approx(6 * 120_000 * (1 / 350 + 1 / 295 + 1 / 150) / 3600)
+    # 18 runs x 360k steps at 1,450 / 1,230 / 650 steps/s by hand
+    assert cost["config"]["train"] == pytest.approx(6 * 360_000 * (1 / 1450 + 1 / 1230 + 1 / 650) / 3600)
     assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0
     assert "18 PPO runs" in capsys.readouterr().out
