@@ -265,14 +265,15 @@ def run_variant(method: str, workload: str, grid: str) -> str:
 
 
 #: Steps per CPU second of a training rule: PPO with 8 DummyVecEnv copies at T 512 / M 512 / K 4 per
-#: method, from the default run's benchmark files (120k steps each, 2026-11-24; the short runs of
-#: benchmarks/bench_runtime_env.py give lower rates: they include start-up and one rollout). More
-#: epochs per update cost more, so grid points with K 8 or 10 are underestimated. Evaluation plays
-#: all of an agent's episodes in one lockstep batch (1,900-2,500 measured).
-TRAIN_STEPS_PER_S = {"baseline": 1450.0, "proposal_nn1": 1230.0, "proposal_nn2": 650.0}
-EVAL_STEPS_PER_S = 2200.0
-#: Mean steps of an evaluation episode on a 1000-job half (3.5k-10.6k seen; ~280k per agent's 45).
-EVAL_STEPS_PER_EPISODE = 6200
+#: method, from the default run's benchmark files (360k steps each, 2026-11-24: 190-260 CPU-s per
+#: baseline run, 250-260 NN1, 430-470 NN2; the short runs of benchmarks/bench_runtime_env.py give
+#: lower rates: they include start-up and one rollout). More epochs per update cost more, so grid
+#: points with K 8 or 10 are underestimated. Evaluation plays all of an agent's episodes in one
+#: lockstep batch: 4.4 M steps of 750 episodes in 314 CPU-s over the 18 agents.
+TRAIN_STEPS_PER_S = {"baseline": 1800.0, "proposal_nn1": 1400.0, "proposal_nn2": 800.0}
+EVAL_STEPS_PER_S = 14000.0
+#: Mean steps of an evaluation episode on a 1000-job half (measured 5,900 over the default run).
+EVAL_STEPS_PER_EPISODE = 5900
 
 
 def estimate_core_hours(spec: dict) -> dict:
