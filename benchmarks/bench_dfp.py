@@ -5,7 +5,8 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
 * ``env``: pick-and-reserve env steps per second with the MRSch state (11,410 / 11,422 inputs) and
   the head of the window always picked (no agent);
 * ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions);
-* ``update``: seconds per gradient update at the config's batch size;
+* ``update``: seconds per gradient update at the config's batch size, fused Adam (the trainer's)
+  against PyTorch's default multi-tensor Adam;
 * ``train``: agent steps per second of ``train_dfp`` with the config's ``mrsch.dfp`` settings on
   ``--sets`` job sets of ``--jobs`` jobs (replay, updates and epsilon-greedy play included);
 
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from schedrl.agents.dfp import DFPAgent, train_dfp
+from schedrl.agents.dfp import DFPAgent, adam, train_dfp
 from schedrl.config import load_yaml
 from schedrl.papers.mrsch import experiments as mx
 from schedrl.workloads.jobsets import real_jobsets
@@ -55,16 +56,22 @@ def main() -> None:
         for _ in range(20):
             agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])
         act = (time.perf_counter() - t0) / 20
-        opt = torch.optim.Adam(agent.net.parameters(), lr=cfg.learning_rate)
         b = cfg.batch_size
         x, m = torch.rand(b, obs.shape[0]), torch.rand(b, len(info["utilization"]))
-        t0 = time.perf_counter()
-        for _ in range(3):
-            loss = agent.net(x, m, m).pow(2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        update = (time.perf_counter() - t0) / 3
+        update = {}
+        for name, opt in (("default Adam", torch.optim.Adam(agent.net.parameters(), lr=cfg.learning_rate)),
+                          ("fused Adam", adam(agent.net, cfg.learning_rate))):
+            for i in range(6):  # the first step allocates the optimiser's state: not timed
+                if i == 1:
+                    t0 = time.perf_counter()
+                loss = agent.net(x, m, m).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            update[name] = (time.perf_counter() - t0) / 5
+        print(f"{wl}: update (batch {b}) default Adam {update['default Adam']:.2f} s, fused Adam (used) "
+              f"{update['fused Adam']:.2f} s: {update['default Adam'] / update['fused Adam']:.1f}x")
+        update = update["fused Adam"]
         sets = [{"jobs": f} for f in real_jobsets(frame, args.sets, args.jobs)]
         with tempfile.TemporaryDirectory() as tmp:
             res = train_dfp(lambda f=frame: mx.make_env(f.iloc[:args.jobs], int(spec["window"])), cfg, sets, 0, tmp,

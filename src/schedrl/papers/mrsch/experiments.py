@@ -218,14 +218,16 @@ def dfp_config(spec: dict, state: str):
     return DFPConfig.from_dict(params)
 
 
-# Measured with benchmarks/bench_dfp.py on one core (paper's network): a greedy pick with its env
-# step ~0.028 s, one gradient update ~1.3 s per 32 samples; ~1 decision per job.
-PICK_S, UPDATE_S_PER_32 = 0.028, 1.3
+# Measured on one core (the default run's training rules, 2026-11-24, and benchmarks/bench_dfp.py):
+# 0.8 agent decisions per training job (15.9 k per 20,000 jobs with two resources, 10.5 k with
+# three), a greedy pick with its env step ~0.016 s, a fused-Adam update of the paper's network
+# 0.15 s + 1.3 ms per sample (0.19 s at batch 32, 0.23 s at 64).
+DECISIONS_PER_JOB, PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE = 0.8, 0.016, 0.15, 0.0013
 
 
-# REINFORCE (hidden 256) steps per second and seconds per whole test-split evaluation (S1: every
-# method, CNN included), measured on the same core.
-SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 168.0, 53.0 / 1931
+# REINFORCE (hidden 256) steps per second and seconds per whole test-split evaluation (every
+# method, CNN included), from the default run's benchmark files (S1-S5 45-54 s wall, shared cores).
+SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 50.0 / 1931
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -242,7 +244,8 @@ def dfp_seconds(spec: dict) -> float:
     """Estimated seconds of one DFP training run of ``spec`` on one core (from the rates above)."""
     d = dfp_config(spec, "mlp")
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
-    return jobs * (PICK_S + UPDATE_S_PER_32 * d.batch_size / 32 / d.update_every)
+    update = UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
+    return jobs * DECISIONS_PER_JOB * (PICK_S + update / d.update_every)
 
 
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
