@@ -113,6 +113,7 @@ def test_mlp_advantage_and_best_ordering():
     assert adv["mean_slowdown"] == pytest.approx(-0.5)
     losses = pd.DataFrame({"ordering": ["a"] * 10 + ["b"] * 10, "loss": [1.0] * 10 + [2.0] * 9 + [0.1]})
     assert claims.best_ordering(losses) == "b"  # the last tenth decides
+    assert claims.final_losses(losses) == {"a": 1.0, "b": pytest.approx(0.1)}
     assert claims.state_size() == 11_410
 
 

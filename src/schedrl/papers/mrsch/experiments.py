@@ -218,16 +218,18 @@ def dfp_config(spec: dict, state: str):
     return DFPConfig.from_dict(params)
 
 
-# Measured on one core (the default run's training rules, 2026-11-24, and benchmarks/bench_dfp.py):
-# 0.8 agent decisions per training job (15.9 k per 20,000 jobs with two resources, 10.5 k with
-# three), a greedy pick with its env step ~0.016 s, a fused-Adam update of the paper's network
-# 0.15 s + 1.3 ms per sample (0.19 s at batch 32, 0.23 s at 64).
-DECISIONS_PER_JOB, PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE = 0.8, 0.016, 0.15, 0.0013
+# Measured on one core (the default run's training rules, 2026-11-25, and benchmarks/bench_dfp.py):
+# agent decisions per training job (15.9 k per 20,000 jobs with two resources, 10.3 k with three:
+# power blocks more picks), a greedy pick with its env step ~0.016 s, a fused-Adam update of the
+# paper's MLP network 0.15 s + 1.3 ms per sample (0.19 s at batch 32, 0.23 s at 64); the CNN
+# variant's update is ~0.065 s at batch 64 (its state module has 0.3 M weights, not 50 M).
+DECISIONS_PER_JOB = {"two": 0.8, "three": 0.52}
+PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.016, 0.15, 0.0013, 0.065
 
 
-# REINFORCE (hidden 256) steps per second and seconds per whole test-split evaluation (every
-# method, CNN included), from the default run's benchmark files (S1-S5 45-54 s wall, shared cores).
-SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 50.0 / 1931
+# REINFORCE (hidden 256) steps per second and CPU-seconds per whole test-split evaluation (every
+# method, CNN included), from the default run's benchmark files (S1-S5 15-19 s, S6-S9 6-8 s).
+SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 16.0 / 1931
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -235,17 +237,18 @@ def estimate_core_hours(spec: dict) -> dict:
     s = spec["scalar_rl"]
     scalar_steps = int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
     test_jobs = int(spec["eval"]["max_jobs"]) or 1931  # the Theta 2022 test splits hold 1,931 jobs
-    return {"dfp_runs": len(dfp_runs(spec)), "dfp": len(dfp_runs(spec)) * dfp_seconds(spec) / 3600,
+    runs = dfp_runs(spec)
+    return {"dfp_runs": len(runs), "dfp": sum(dfp_seconds(spec, g, st) for g, st, _ in runs) / 3600,
             "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
             "evaluate": len(spec["workloads"]) * test_jobs * EVAL_S_PER_JOB / 3600}
 
 
-def dfp_seconds(spec: dict) -> float:
+def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
     """Estimated seconds of one DFP training run of ``spec`` on one core (from the rates above)."""
-    d = dfp_config(spec, "mlp")
+    d = dfp_config(spec, state)
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
-    update = UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
-    return jobs * DECISIONS_PER_JOB * (PICK_S + update / d.update_every)
+    update = CNN_UPDATE_S * d.batch_size / 64 if state == "cnn" else UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
+    return jobs * DECISIONS_PER_JOB[group] * (PICK_S + update / d.update_every)
 
 
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
