@@ -75,6 +75,13 @@ def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):
             pd.testing.assert_frame_equal(x, y)
     # real set i comes from workload i mod 5: five different tables
     assert len({tuple(f["run_time"]) for f in a["real"]}) == 5
+    # the in-sample protocol evaluates exactly the real sets each workload contributed to training
+    spec["jobsets"]["real"] = 7  # S1 and S2 give two sets each, S3-S5 one
+    real = mx.jobsets(spec, "two", base)["real"]
+    s1 = mx.trained_real_sets(spec, "S1", base)
+    assert len(s1) == 2 and len(mx.trained_real_sets(spec, "S3", base)) == 1
+    for got, want in zip(s1, (real[0], real[5])):
+        pd.testing.assert_frame_equal(got, want)
 
 
 def test_env_decision_structure_and_scalar_reward(tmp_path):
@@ -155,6 +162,9 @@ def _results_tree(root, spec):
         d = mx.eval_dir(root, w)
         d.mkdir(parents=True)
         pd.DataFrame(rows).to_csv(d / "metrics.csv", index=False)
+        insample = mx.eval_dir(root, w, "train")  # in-sample: MRSch only ties the GA's wait
+        insample.mkdir(parents=True)
+        pd.DataFrame(rows).assign(mean_wait_h=2.0, jobsets=2).to_csv(insample / "metrics.csv", index=False)
         clock = np.arange(0, 48 * 3600, 600.0)
         r_bb = 0.75 + 0.1 * np.sin(clock / 7200) if w == "S5" else 0.3 + 0.05 * rng.random(len(clock))
         pd.DataFrame({"workload": w, "clock": clock, "r_nodes": 1 - r_bb, "r_bb": r_bb}).to_csv(d / "goals.csv", index=False)
@@ -185,6 +195,10 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # waits 2.0 -> 2/1.1: 9-10 % reductions, far from 48 %
     assert rows["fig6-mean_wait_h"]["verdict"] == "not reproduced"
     assert rows["decision-two"]["verdict"] == "reproduced" and rows["state-size"]["verdict"] == "reproduced"
+    # in-sample waits all equal: no reduction; the utilisations still give MRSch the largest Kiviat area
+    assert rows["insample-fig7-mean_wait_h"]["ours"] == "0.0%"
+    assert rows["insample-fig7-mean_wait_h"]["verdict"] == "not reproduced"
+    assert rows["insample-fig10-best"]["ours"] == "5 of 5" and "2 per workload" in rows["insample-fig10-best"]["note"]
 
 
 def test_cost_model():

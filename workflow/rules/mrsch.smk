@@ -6,6 +6,7 @@
 #   results/mrsch/dfp/{group}/{state}/{ordering}/   DFP run folder
 #   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
 #   results/mrsch/eval/{workload}/{metrics,goals}.csv
+#   results/mrsch/eval_insample/{workload}/metrics.csv   the same on the agents' real training sets
 #   figures/mrsch/fig{3..10}.{png,pdf,csv}, results/mrsch/claims.csv
 import json
 
@@ -31,8 +32,8 @@ def mrsch_train_splits(group):
     return [str(MRX.workload_file(w, "train")) for w in MRX.group_workloads(MRSCH, group)]
 
 
-def mrsch_eval(workloads, name="metrics.csv"):
-    return [f"{MRSCH_ROOT}/eval/{w}/{name}" for w in workloads]
+def mrsch_eval(workloads, name="metrics.csv", split="test"):
+    return [str(MRX.eval_dir(MRSCH_ROOT, w, split) / name) for w in workloads]
 
 
 wildcard_constraints:
@@ -122,6 +123,33 @@ rule mrsch_evaluate:
     shell:
         "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
         "--out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+
+
+# The public MRSch code trains and tests on one trace: the same evaluation on the real job sets the
+# agents trained on, for the claims' in-sample rows.
+rule mrsch_evaluate_insample:
+    input:
+        train=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "train")),
+        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload),
+    output:
+        metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/metrics.csv",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+        out_dir=subpath(output.metrics, parent=True),
+    log:
+        "logs/mrsch/eval_insample/{mrsch_workload}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval_insample/{mrsch_workload}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
+        "--split train --out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
 
 
 MRSCH_FIG_INPUTS = {
@@ -283,6 +311,7 @@ rule mrsch_fig10:
 rule mrsch_claims:
     input:
         data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
+        insample=mrsch_eval(MRSCH_TWO + MRSCH_THREE, split="train"),
         values=MRSCH_VALUES,
     output:
         f"{MRSCH_ROOT}/claims.csv",

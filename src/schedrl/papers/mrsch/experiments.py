@@ -111,8 +111,11 @@ def scalar_dir(root, group: str) -> Path:
     return Path(root) / "scalar_rl" / group
 
 
-def eval_dir(root, workload: str) -> Path:
-    return Path(root) / "eval" / workload
+SPLITS = ("test", "train")  # held-out test split (the paper's S1-S10) / in-sample (the public code's)
+
+
+def eval_dir(root, workload: str, split: str = "test") -> Path:
+    return Path(root) / ("eval" if split == "test" else "eval_insample") / workload
 
 
 def dfp_runs(spec: dict) -> list[tuple[str, str, str]]:
@@ -240,7 +243,9 @@ def estimate_core_hours(spec: dict) -> dict:
     runs = dfp_runs(spec)
     return {"dfp_runs": len(runs), "dfp": sum(dfp_seconds(spec, g, st) for g, st, _ in runs) / 3600,
             "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
-            "evaluate": len(spec["workloads"]) * test_jobs * EVAL_S_PER_JOB / 3600}
+            # held-out test splits, then the in-sample protocol on each group's real training sets
+            "evaluate": (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
+                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600}
 
 
 def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
@@ -367,17 +372,38 @@ def play_policy(policy, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndar
     return info["schedule"], np.asarray(times)
 
 
-def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1):
-    """Every method on ``workload``'s test split; returns (metrics, goal trace of MRSch)."""
+def trained_real_sets(spec: dict, workload: str, base=WORKLOAD_DIR) -> list[pd.DataFrame]:
+    """The real job sets of ``workload`` that its group's agents trained on (the in-sample protocol)."""
+    names = group_workloads(spec, group_of(workload))
+    real = jobsets(spec, group_of(workload), base)["real"]
+    return [f for i, f in enumerate(real) if names[i % len(names)] == workload]
+
+
+def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
+                      split: str = "test"):
+    """Every method on ``workload``'s test split, or (``split='train'``, the public MRSch code's
+    protocol: it trains and tests on one trace) on the real job sets its agents trained on, each set
+    simulated alone and the metrics averaged; returns (metrics, goal trace of MRSch)."""
     import torch
 
+    torch.set_num_threads(max(1, threads))
+    if split == "test":
+        return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root)
+    parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root)
+             for f in trained_real_sets(spec, workload, base)]
+    metrics = pd.concat([m for m, _ in parts], ignore_index=True)
+    mean = metrics.groupby(["workload", "method"], sort=False).mean(numeric_only=True).reset_index()
+    mean["jobsets"] = len(parts)
+    return mean, pd.concat([g for _, g in parts], ignore_index=True)
+
+
+def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
+    """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch)."""
     from schedrl.agents.dfp import DFPAgent
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
 
-    torch.set_num_threads(max(1, threads))
-    frame = test_jobs(spec, workload, base)
     cluster = cluster_of(frame)
     group = group_of(workload)
     w, seed = int(spec["window"]), int(spec["seed"])
@@ -417,9 +443,9 @@ def read_csv(path) -> pd.DataFrame:
     return read_result(path)
 
 
-def all_metrics(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
+def all_metrics(spec: dict, root=ROOT, workloads=None, split: str = "test") -> pd.DataFrame:
     names = workloads or spec["workloads"]
-    return pd.concat([read_csv(eval_dir(root, w) / "metrics.csv") for w in names], ignore_index=True)
+    return pd.concat([read_csv(eval_dir(root, w, split) / "metrics.csv") for w in names], ignore_index=True)
 
 
 def all_goals(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
