@@ -82,6 +82,10 @@ def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):
     assert len(s1) == 2 and len(mx.trained_real_sets(spec, "S3", base)) == 1
     for got, want in zip(s1, (real[0], real[5])):
         pd.testing.assert_frame_equal(got, want)
+    spec["jobsets"]["real"] = 1  # as the smoke config: only S1 gave a real set
+    assert mx.insample_workloads(spec, "two") == ["S1"]
+    with pytest.raises(ConfigError, match="S2 gave no real training job set"):
+        mx.trained_real_sets(spec, "S2", base)
 
 
 def test_env_decision_structure_and_scalar_reward(tmp_path):
@@ -198,7 +202,8 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # in-sample waits all equal: no reduction; the utilisations still give MRSch the largest Kiviat area
     assert rows["insample-fig7-mean_wait_h"]["ours"] == "0.0%"
     assert rows["insample-fig7-mean_wait_h"]["verdict"] == "not reproduced"
-    assert rows["insample-fig10-best"]["ours"] == "5 of 5" and "2 per workload" in rows["insample-fig10-best"]["note"]
+    # the smoke spec's one real job set per group: only S1 and S6 are evaluated in-sample
+    assert rows["insample-fig10-best"]["ours"] == "1 of 1" and "2 per workload" in rows["insample-fig10-best"]["note"]
 
 
 def test_cost_model():

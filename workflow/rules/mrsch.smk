@@ -311,7 +311,7 @@ rule mrsch_fig10:
 rule mrsch_claims:
     input:
         data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
-        insample=mrsch_eval(MRSCH_TWO + MRSCH_THREE, split="train"),
+        insample=mrsch_eval([w for g in MRSCH_GROUPS for w in MRX.insample_workloads(MRSCH, g)], split="train"),
         values=MRSCH_VALUES,
     output:
         f"{MRSCH_ROOT}/claims.csv",

@@ -221,6 +221,7 @@ def insample_rows(spec: dict, root, two: list[str], three: list[str]) -> list[di
     for workloads, fig, text, axes in ((two, "fig7", "S1-S5", ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]),
                                        (three, "fig10", "S6-S10, with power",
                                         ["node_util", "bb_util", "power_util", "mean_wait_h", "mean_slowdown"])):
+        workloads = [w for w in workloads if w in mx.insample_workloads(spec, mx.group_of(w))]
         if not workloads:
             continue
         m = mx.all_metrics(spec, root, workloads, split="train")

@@ -372,8 +372,18 @@ def play_policy(policy, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndar
     return info["schedule"], np.asarray(times)
 
 
+def insample_workloads(spec: dict, group: str) -> list[str]:
+    """The group's workloads that gave the agents at least one real training job set (real set i
+    comes from workload i mod the group's size; a small spec leaves some workloads without one)."""
+    names = group_workloads(spec, group)
+    return [w for j, w in enumerate(names) if j < int(spec["jobsets"]["real"])]
+
+
 def trained_real_sets(spec: dict, workload: str, base=WORKLOAD_DIR) -> list[pd.DataFrame]:
     """The real job sets of ``workload`` that its group's agents trained on (the in-sample protocol)."""
+    if workload not in insample_workloads(spec, group_of(workload)):
+        raise ConfigError(f"workload {workload} gave no real training job set (mrsch.jobsets.real is "
+                          f"{spec['jobsets']['real']}): nothing to evaluate in-sample")
     names = group_workloads(spec, group_of(workload))
     real = jobsets(spec, group_of(workload), base)["real"]
     return [f for i, f in enumerate(real) if names[i % len(names)] == workload]
