@@ -88,6 +88,17 @@ def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):
         mx.trained_real_sets(spec, "S2", base)
 
 
+def test_pool_metrics_sums_counts_and_keeps_the_worst_time():
+    a = pd.DataFrame({"workload": ["S1"] * 2, "method": ["fcfs", "mrsch"], "jobs": [500, 500],
+                      "mean_wait_h": [2.0, 1.0], "decisions": [np.nan, 400], "decision_ms_max": [np.nan, 30.0]})
+    b = a.assign(mean_wait_h=[4.0, 3.0], decisions=[np.nan, 600], decision_ms_max=[np.nan, 10.0])
+    pooled = mx.pool_metrics([a, b]).set_index("method")
+    assert pooled.loc["mrsch", "jobs"] == 1000 and pooled.loc["mrsch", "decisions"] == 1000
+    assert pooled.loc["mrsch", "mean_wait_h"] == 2.0 and pooled.loc["fcfs", "mean_wait_h"] == 3.0
+    assert pooled.loc["mrsch", "decision_ms_max"] == 30.0 and pooled["jobsets"].eq(2).all()
+    assert np.isnan(pooled.loc["fcfs", "decisions"])
+
+
 def test_env_decision_structure_and_scalar_reward(tmp_path):
     base = _tree(tmp_path)
     frame = mx.read_part("S1", "test", base)

@@ -111,9 +111,6 @@ def scalar_dir(root, group: str) -> Path:
     return Path(root) / "scalar_rl" / group
 
 
-SPLITS = ("test", "train")  # held-out test split (the paper's S1-S10) / in-sample (the public code's)
-
-
 def eval_dir(root, workload: str, split: str = "test") -> Path:
     return Path(root) / ("eval" if split == "test" else "eval_insample") / workload
 
@@ -401,10 +398,23 @@ def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, t
         return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root)
     parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root)
              for f in trained_real_sets(spec, workload, base)]
-    metrics = pd.concat([m for m, _ in parts], ignore_index=True)
-    mean = metrics.groupby(["workload", "method"], sort=False).mean(numeric_only=True).reset_index()
-    mean["jobsets"] = len(parts)
-    return mean, pd.concat([g for _, g in parts], ignore_index=True)
+    return pool_metrics([m for m, _ in parts]), pd.concat([g for _, g in parts], ignore_index=True)
+
+
+def pool_metrics(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Per workload and method, the metrics of several job sets in one row: counts and seconds
+    summed, worst-case times as the maximum, utilisations, waits and slowdowns as the mean over
+    sets; ``jobsets`` says how many were pooled."""
+    metrics = pd.concat(frames, ignore_index=True)
+    numeric = metrics.select_dtypes("number").columns
+    def total(v):  # a method without decisions (FCFS) keeps NaN, not 0
+        return v.sum(min_count=1)
+
+    how = {c: total if c in ("jobs", "decisions", "instances", "wall_s") else "max" if c.endswith("_max") else "mean"
+           for c in numeric}
+    pooled = metrics.groupby(["workload", "method"], sort=False).agg(how).reset_index()
+    pooled["jobsets"] = len(frames)
+    return pooled
 
 
 def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
