@@ -11,6 +11,17 @@ Every paper package holds one such file::
         tolerance: {abs: 0.05}          # rel and/or abs (|ours - paper|); {} for qualitative claims
         note: columns SJF, SJF w/ BF, FCFS, FCFS w/ BF   # optional
 
+and a ``deviations`` list: every deliberate difference between our setup and the paper's, each
+``{what, paper, ours, reason}`` (optional ``effect``: what the other reading gives, measured), which
+the report renders under the paper::
+
+    deviations:
+      - what: Theta trace
+        paper: Theta 2018 (five months)
+        ours: Theta 2022 (public)
+        reason: the 2018 trace is not public
+        effect: not measurable
+
 The values are what we compare with, never inputs to our computation. Claims take a value's
 tolerance from here (``PaperValues.verdict``), so a tolerance is stated once, next to its number.
 """
@@ -28,6 +39,8 @@ from schedrl.errors import ConfigError, InputFileError
 
 FIELDS = ("value", "unit", "source", "tolerance")
 OPTIONAL = ("note",)
+DEVIATION_FIELDS = ("what", "paper", "ours", "reason")
+DEVIATION_OPTIONAL = ("effect",)
 TOLERANCE_KEYS = ("rel", "abs", "margin")
 
 
@@ -39,9 +52,11 @@ def values_path(paper: str) -> Path:
 class PaperValues(Mapping):
     """Read-only mapping key -> value of one paper's ``paper_values.yaml`` (checked on load)."""
 
-    def __init__(self, paper: str, entries: dict[str, dict], path: Path | None = None):
+    def __init__(self, paper: str, entries: dict[str, dict], path: Path | None = None,
+                 deviations: list[dict] | None = None):
         self.paper, self.path = paper, path
         self._entries = entries
+        self.deviations = list(deviations or [])
 
     @classmethod
     def load(cls, path: str | Path) -> PaperValues:
@@ -70,7 +85,23 @@ class PaperValues(Mapping):
                     not all(isinstance(v, int | float) and v >= 0 for v in tol.values()):
                 raise InputFileError(path, f"{where}.tolerance: expected {{}} or non-negative "
                                      f"{'/'.join(TOLERANCE_KEYS)}")
-        return cls(data["paper"], data["values"], path)
+        deviations = data.get("deviations") or []
+        if not isinstance(deviations, list):
+            raise InputFileError(path, "deviations: expected a list of mappings")
+        for i, dev in enumerate(deviations):
+            where = f"deviations[{i}]"
+            if not isinstance(dev, dict):
+                raise InputFileError(path, f"{where}: expected a mapping with {', '.join(DEVIATION_FIELDS)}")
+            missing = [f for f in DEVIATION_FIELDS if f not in dev]
+            unknown = sorted(set(dev) - set(DEVIATION_FIELDS) - set(DEVIATION_OPTIONAL))
+            if missing or unknown:
+                raise InputFileError(path, f"{where}: " + "; ".join(
+                    ([f"missing {', '.join(missing)}"] if missing else [])
+                    + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])))
+        unknown_top = sorted(set(data) - {"paper", "values", "deviations"})
+        if unknown_top:
+            raise InputFileError(path, f"unknown top-level key(s) {', '.join(unknown_top)}")
+        return cls(data["paper"], data["values"], path, deviations)
 
     # Mapping protocol: key -> the paper's value
     def __getitem__(self, key: str) -> Any:

@@ -13,13 +13,21 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.io import write_csv
 
-CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict", "note")
+CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict", "note",
+                 "ci95", "at_budgets", "trend", "converged")
+#: Columns a claim row may leave out (filled with ""): the 95% interval of a compared difference
+#: and the convergence columns of ``schedrl.report.convergence`` (RL claims only).
+OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged")
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
 
 
 def make_claims(rows: list[dict]) -> pd.DataFrame:
     """Build a claims table, checking columns and verdicts."""
+    extra = sorted({k for row in rows for k in row} - set(CLAIM_COLUMNS))
+    if extra:
+        raise ValueError(f"unknown claim column(s) {extra}; use {CLAIM_COLUMNS}")
     frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    frame[list(OPTIONAL_COLUMNS)] = frame[list(OPTIONAL_COLUMNS)].fillna("")
     bad = sorted(set(frame["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"unknown verdict(s) {bad}; use one of {VERDICTS}")
@@ -40,6 +48,9 @@ def read_claims(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"not a claims CSV ({str(exc).splitlines()[0]})") from None
+    for col in OPTIONAL_COLUMNS:  # tables written before these columns existed
+        if col not in frame.columns:
+            frame[col] = ""
     missing = [c for c in CLAIM_COLUMNS if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"claims table lacks column(s) {', '.join(missing)}")
