@@ -28,9 +28,16 @@ def _report(tmp_path, monkeypatch):
     write_claims(claims, [{"paper": "alpha", "claim_id": "c1", "claim": "A beats B", "paper_value": "3.9",
                            "ours": "4.0", "verdict": "reproduced", "note": "real trace"},
                           {"paper": "alpha", "claim_id": "c2", "claim": "C", "paper_value": "1",
-                           "ours": "9", "verdict": "not reproduced", "note": "stand-in"}])
+                           "ours": "9", "verdict": "not reproduced", "note": "stand-in"},
+                          {"paper": "alpha", "claim_id": "c3", "claim": "RL beats SJF", "paper_value": "-10%",
+                           "ours": "-4%", "verdict": "partly reproduced", "note": "2 seeds x 10 episodes",
+                           "ci95": "-4% [-9%, +1%]", "at_budgets": "1/8: 2; 1/4: 1; 1/2: -2; all: -4",
+                           "trend": "toward paper", "converged": "not converged at this scale"}])
     papers = {"alpha": PaperInfo("Alpha paper", [Figure("figures/alpha/fig1.png", "Figure one"),
-                                                 Figure("figures/alpha/fig2.png", "not drawn yet")]),
+                                                 Figure("figures/alpha/fig2.png", "not drawn yet")],
+                                 status="Default run: 1.2 core-hours.",
+                                 deviations=[{"what": "trace", "paper": "2018", "ours": "2022",
+                                              "reason": "not public"}]),
               "beta": PaperInfo("Beta paper")}
     text, frame = render_report([claims], [], "smoke", papers, report_dir="results/report",
                                 package_versions={"numpy": "x"})
@@ -43,7 +50,16 @@ def _report(tmp_path, monkeypatch):
 
 def test_markdown_and_html_have_every_paper_figures_and_claims(tmp_path, monkeypatch):
     text, html, _ = _report(tmp_path, monkeypatch)
-    assert "| alpha | Alpha paper | 1/2 | 2 | 1 | 0 | 1 | 0 |" in text  # figures drawn / expected
+    # verdict table first: figures drawn / expected, claims by verdict, not converged; then contents
+    assert "| [alpha](#paper-alpha) | Alpha paper | 1/2 | 3 | 1 | 1 | 1 | 0 | 1 |" in text
+    assert text.index("## Verdicts") < text.index("## Contents") < text.index("## Alpha paper")
+    assert "1. [Alpha paper](#paper-alpha)" in text and '<a id="paper-alpha"></a>' in text
+    # per paper: headline claims (the RL comparison), status, deviations, figures, then all claims
+    section = text[text.index("## Alpha paper"):text.index("## Beta paper")]
+    order = [section.index(h) for h in ("### Headline claims (1 of 3)", "### Status and measured runs",
+                                         "### Deviations from the paper (1)", "![Figure one]", "### All claims (3)")]
+    assert order == sorted(order)
+    assert "| RL beats SJF | -10% | -4% | -4% [-9%, +1%] |" in section
     assert "![Figure one](../../figures/alpha/fig1.png)" in text and "fig2" not in text
     assert "## Beta paper" in text and "Not reproduced yet" in text
     assert "data:image/png;base64," in html and "figures/alpha/fig1.png" not in html  # self-contained
@@ -64,6 +80,7 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
     dom = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
                          timeout=120).stdout
     assert 'data-figures-loaded="1/1"' in dom, dom[:500]
+    assert 'id="paper-alpha"' in dom and 'href="#paper-alpha"' in dom and "Verdicts" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)

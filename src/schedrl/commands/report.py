@@ -31,7 +31,8 @@ def paper_infos():
     """Title and figures of every paper, from the paper packages (a paper without one: title only)."""
     import importlib
 
-    from schedrl.papers import implemented, titles
+    from schedrl.papers import implemented, paper_values, titles
+    from schedrl.papers.values import values_path
     from schedrl.report.render import Figure, PaperInfo
 
     infos = {}
@@ -41,6 +42,9 @@ def paper_infos():
             targets = importlib.import_module(f"schedrl.papers.{paper}.figures").TARGETS
             info.figures = [Figure(t.path, t.caption) for t in targets if t.kind in ("figure", "table")]
             info.targets = len(targets)
+            info.deviations = paper_values(paper).deviations
+            status = values_path(paper).with_name("status.md")
+            info.status = status.read_text() if status.is_file() else ""
         infos[paper] = info
     return infos
 

@@ -27,7 +27,7 @@ def make_claims(rows: list[dict]) -> pd.DataFrame:
     if extra:
         raise ValueError(f"unknown claim column(s) {extra}; use {CLAIM_COLUMNS}")
     frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
-    frame[list(OPTIONAL_COLUMNS)] = frame[list(OPTIONAL_COLUMNS)].fillna("")
+    frame[list(OPTIONAL_COLUMNS)] = frame[list(OPTIONAL_COLUMNS)].astype(object).fillna("")
     bad = sorted(set(frame["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"unknown verdict(s) {bad}; use one of {VERDICTS}")

@@ -17,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from schedrl.errors import InputFileError
-from schedrl.report.claims import CLAIM_COLUMNS, VERDICTS, read_claims
+from schedrl.report.claims import CLAIM_COLUMNS, OPTIONAL_COLUMNS, VERDICTS, read_claims
+from schedrl.report.convergence import NOT_CONVERGED
 
 #: Packages whose versions the report lists (what produced the numbers).
 VERSIONED = ("schedrl", "numpy", "pandas", "scipy", "numba", "torch", "stable-baselines3", "sb3-contrib",
@@ -37,6 +38,25 @@ class PaperInfo:
     title: str
     figures: list[Figure] = field(default_factory=list)
     targets: int = 0  # files the paper's rules are expected to build (figures, tables, claims)
+    status: str = ""  # markdown: measured runs and what they show (papers/<paper>/status.md)
+    deviations: list[dict] = field(default_factory=list)  # paper_values.yaml's deviations
+
+
+#: Columns of a paper's headline table, in order (claim columns renamed for readers).
+HEADLINE = {"claim": "claim", "paper_value": "paper", "ours": "ours", "ci95": "95% CI", "at_budgets": "at budgets",
+            "trend": "trend", "converged": "converged", "verdict": "verdict", "note": "reason / evidence"}
+MAX_HEADLINES = 8
+
+
+def headline_claims(rows: pd.DataFrame) -> pd.DataFrame:
+    """The claims a reader needs first: those that compare methods (a 95% interval) or rest on a
+    trained agent (a convergence status); a paper with neither shows its first claims."""
+    marked = rows[(rows["ci95"].astype(str) != "") | (rows["converged"].astype(str) != "")]
+    return marked if len(marked) else rows.head(MAX_HEADLINES)
+
+
+def _anchor(paper: str) -> str:
+    return f"paper-{paper}"
 
 
 def _md_table(frame: pd.DataFrame) -> str:
@@ -101,7 +121,11 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             "them at default or paper scale.",
             "",
         ] if scale == "smoke" else []),
-        "## Summary",
+        "## Verdicts",
+        "",
+        "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "
+        "over the last doubling of training (`schedrl.report.convergence`: beyond the final value's "
+        "95% interval, or half the claim's tolerance), so their verdict may change with more training.",
         "",
     ]
     summary = []
@@ -109,16 +133,33 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         rows = claims[claims["paper"] == paper]
         counts = {v: int((rows["verdict"] == v).sum()) for v in VERDICTS}
         done = sum(Path(f.path).is_file() for f in info.figures)
-        summary.append({"paper": paper, "title": info.title, "figures": f"{done}/{len(info.figures)}",
-                        "claims": len(rows), **counts})
+        summary.append({"paper": f"[{paper}](#{_anchor(paper)})", "title": info.title,
+                        "figures": f"{done}/{len(info.figures)}", "claims": len(rows), **counts,
+                        "not converged": int((rows["converged"] == NOT_CONVERGED).sum())})
     out += [_md_table(pd.DataFrame(summary)), ""]
+    out += ["## Contents", ""]
+    out += [f"{i}. [{info.title}](#{_anchor(paper)})" for i, (paper, info) in enumerate(papers.items(), 1)]
+    extra = (["Cost"] if benchmarks is not None and benchmarks["rule_runs"].sum() > 0 else []) \
+        + (["Software"] if package_versions else [])
+    out += [f"{len(papers) + i}. [{name}](#{name.lower()})" for i, name in enumerate(extra, 1)] + [""]
     report_dir = Path(report_dir)
     for paper, info in papers.items():
         rows = claims[claims["paper"] == paper]
-        out += [f"## {info.title}", ""]
+        out += [f'<a id="{_anchor(paper)}"></a>', "", f"## {info.title}", ""]
         if rows.empty and not info.figures:
             out += ["Not reproduced yet: the paper's issue has not landed, so nothing is built for it.", ""]
             continue
+        if len(rows):
+            heads = headline_claims(rows)
+            table = heads[list(HEADLINE)].rename(columns=HEADLINE)
+            table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
+            out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
+        if info.status.strip():
+            out += ["### Status and measured runs", "", info.status.strip(), ""]
+        if info.deviations:
+            out += [f"### Deviations from the paper ({len(info.deviations)})", "", _md_table(pd.DataFrame(
+                [{"what": d["what"], "paper": d["paper"], "ours": d["ours"], "reason": d["reason"],
+                  "effect": d.get("effect", "")} for d in info.deviations])), ""]
         for section in section_files:
             path = Path(section)
             if _belongs(path, paper):
@@ -129,18 +170,24 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
                     else Path(fig.path)
                 link = Path(*[".."] * len(report_dir.parts)) / rel
                 out += [f"![{fig.caption}]({link.as_posix()})", "", f"*{Path(fig.path).stem}: {fig.caption}*", ""]
-        out += [f"### Claims ({len(rows)})", ""]
-        out += [_md_table(rows.drop(columns=["paper"])) if len(rows) else "No claims checked at this scale.", ""]
+        out += [f"### All claims ({len(rows)})", ""]
+        if len(rows):
+            table = rows.drop(columns=["paper"])
+            table = table.loc[:, [c for c in table.columns if c not in OPTIONAL_COLUMNS
+                                  or (table[c].astype(str) != "").any()]]
+            out += [_md_table(table), ""]
+        else:
+            out += ["No claims checked at this scale.", ""]
     if benchmarks is not None and benchmarks["rule_runs"].sum() > 0:
         from schedrl.report.budget import formatted
 
         table = formatted(benchmarks).rename(columns={"paper": "paper / group"})
-        out += ["## Cost", "", "Every rule run with a `benchmark:` file, summed per group: wall hours, CPU "
+        out += ['<a id="cost"></a>', "", "## Cost", "", "Every rule run with a `benchmark:` file, summed per group: wall hours, CPU "
                 "core-hours used, and the share of the default-scale budget (`budget.core_hours` in "
                 "config/config.yaml; the whole default DAG in <= 32 core-hours). `schedrl budget` prints "
                 "the same table.", "", _md_table(table), ""]
     if package_versions:
-        out += ["## Software", "", _md_table(pd.DataFrame(
+        out += ['<a id="software"></a>', "", "## Software", "", _md_table(pd.DataFrame(
             [{"package": k, "version": v} for k, v in package_versions.items()])), ""]
     return "\n".join(out) + "\n", claims
 
