@@ -244,7 +244,7 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # largest wait gain climbs to ~9% only at the end: four values, not flat, a CI from the jobs
     r = rows["fig6-mean_wait_h"]
     assert r["at_budgets"].count(":") == 4 and r["converged"] == "not converged at this scale"
-    assert r["ci95"].startswith("+") and "blocks of 100" in r["note"]
+    assert r["ci95"].startswith("+") and "1 seed x 10 blocks of consecutive test jobs" in r["note"]
     table = pd.read_csv(tmp_path / "claims_budget.csv")
     assert {"fig6-mean_wait_h", "fig7-best", "fig9-largest", "insample-fig7-best"} <= set(table["claim_id"])
     assert (table.groupby("claim_id")["fraction"].nunique() == 4).all()
@@ -289,6 +289,7 @@ def test_block_bootstrap_gain_by_hand():
     jobs = pd.DataFrame({"workload": "S1", "method": ["fcfs"] * 400 + ["mrsch"] * 400,
                          "job": list(range(400)) * 2,
                          "wait_h": np.r_[np.linspace(1, 9, 400), np.linspace(0.5, 4.5, 400)]})
-    assert len(claims.job_blocks(jobs, "fcfs", "wait_h")) == 4
+    assert len(claims.job_blocks(jobs, "fcfs", "wait_h")) == 10  # at least MIN_BLOCKS
+    assert len(claims.job_blocks(pd.concat([jobs] * 3).assign(job=lambda f: np.arange(len(f))), "fcfs", "wait_h")) == 12
     g, lo, hi = claims.gain_ci(jobs, "S1", "wait_h", "fcfs")
     assert g == pytest.approx(0.5) and lo == pytest.approx(0.5) and hi == pytest.approx(0.5)

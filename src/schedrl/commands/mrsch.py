@@ -147,7 +147,8 @@ def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
     c = mx.estimate_core_hours(_spec(args.spec))
-    total = c["dfp"] + c["scalar"] + c["evaluate"]
+    total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"]
     print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
-          f"evaluation {c['evaluate']:.2f}")
+          f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
+          f"({c['budgets'] / total:.0%})")
     return 0

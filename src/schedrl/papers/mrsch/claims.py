@@ -135,7 +135,8 @@ def state_size() -> int:
 
 # -- the claims
 
-BLOCK_JOBS = 100  # jobs per bootstrap block of a test split (one seed, one split per workload)
+BLOCK_JOBS = 100  # jobs per bootstrap block of a test split (one seed, one split per workload) ...
+MIN_BLOCKS = 10  # ... but at least this many blocks per job table (smaller blocks on short tables)
 AXES_TWO = ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]
 AXES_THREE = ["node_util", "bb_util", "power_util", "mean_wait_h", "mean_slowdown"]
 RBB_STATS = ("min", "q1", "mean", "q3", "max")
@@ -221,14 +222,15 @@ def rising_with_bb(frame: pd.DataFrame) -> tuple[int, int]:
 
 # -- per-job intervals
 def job_blocks(jobs: pd.DataFrame, method: str, metric: str, block: int = BLOCK_JOBS) -> np.ndarray:
-    """Means of ``metric`` over consecutive blocks of ``block`` jobs (within each job set when the
-    rows have a ``jobset`` column): the resampling units of the bootstrap."""
+    """Means of ``metric`` over consecutive blocks of ``block`` jobs, at least ``MIN_BLOCKS`` blocks
+    per table (within each job set when the rows have a ``jobset`` column): the resampling units of
+    the bootstrap."""
     part = jobs[jobs["method"] == method]
     sets = [g for _, g in part.groupby("jobset", sort=True)] if "jobset" in part else [part]
     out = []
     for g in sets:
         v = g.sort_values("job")[metric].to_numpy(dtype=float)
-        out += [c.mean() for c in np.array_split(v, max(1, len(v) // block))]
+        out += [c.mean() for c in np.array_split(v, max(1, len(v) // block, min(MIN_BLOCKS, len(v))))]
     return np.asarray(out)
 
 
@@ -326,7 +328,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         b2 = read_budgets(spec, root, "two")
         frames = [at_fraction(m2, b2[0], f, "test") for f in fr] if b2 else []
         goal_frames = ([b2[1][np.isclose(b2[1]["fraction"], f)] for f in fr[:-1]] + [goals2]) if b2 else []
-        ev = cv.evidence(1, n_blocks(jobs2, two[0]) if jobs2 is not None else 0, f"blocks of {BLOCK_JOBS} test jobs per workload")
+        ev = cv.evidence(1, n_blocks(jobs2, two[0]) if jobs2 is not None else 0, "blocks of consecutive test jobs per workload")
 
         adv = mlp_advantage(m2)
         a = float(adv["advantage"].max())
@@ -475,7 +477,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         jobs3 = read_jobs(spec, root, three)
         b3 = read_budgets(spec, root, "three")
         frames = [at_fraction(m3, b3[0], f, "test") for f in fr] if b3 else []
-        ev = cv.evidence(1, n_blocks(jobs3, three[0]) if jobs3 is not None else 0, f"blocks of {BLOCK_JOBS} test jobs per workload")
+        ev = cv.evidence(1, n_blocks(jobs3, three[0]) if jobs3 is not None else 0, "blocks of consecutive test jobs per workload")
         p3 = m3[m3["method"].isin(["fcfs", "scalar_rl"])].pivot(index="workload", columns="method",
                                                                   values=["mean_wait_h", "mean_slowdown"])
         collapsed = bool(len(p3)) and bool(np.allclose(p3.xs("fcfs", axis=1, level=1), p3.xs("scalar_rl", axis=1, level=1)))
@@ -545,7 +547,7 @@ def insample_rows(spec: dict, root, two: list[str], three: list[str], budgets: B
         jobs = read_jobs(spec, root, workloads, split="train")
         note = f"in-sample: the agents' real training job sets ({int(m['jobsets'].max())} per workload)"
         ev = cv.evidence(1, n_blocks(jobs, workloads[0]) if jobs is not None else 0,
-                         f"blocks of {BLOCK_JOBS} jobs of the training sets per workload")
+                         "blocks of consecutive jobs of the training sets per workload")
         wins, n, names = kiviat_best(m, axes)
         row = _row(f"insample-{fig}-best", f"In-sample, MRSch has the largest Kiviat area on every workload {text}",
                    f"{VALUES[f'{fig}.best_workloads']} of 5", f"{wins} of {n}",

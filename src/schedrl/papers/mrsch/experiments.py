@@ -235,6 +235,12 @@ PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.016, 0.15, 0.0013, 0.065
 # REINFORCE (hidden 256) steps per second and CPU-seconds per whole test-split evaluation (every
 # method, CNN included), from the default run's benchmark files (S1-S5 15-19 s, S6-S9 6-8 s).
 SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 16.0 / 1931
+# CPU-seconds per job and model of the budget evaluation (lockstep play of one model on every test
+# split and in-sample set of its group, model loading included), from the smoke run's benchmark
+# files (2026-11-25, 15.1 and 15.3 CPU-s; shared machine under load): two resources (MLP and CNN
+# models, 4,740 job plays) and three (MLP, 2,370). Loading dominates at smoke scale, so these
+# overestimate the default's rate (the whole evaluation of every method costs 8.3 ms per job).
+BUDGET_S_PER_JOB = {"two": 0.0032, "three": 0.0064}
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -247,7 +253,11 @@ def estimate_core_hours(spec: dict) -> dict:
             "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
             # held-out test splits, then the in-sample protocol on each group's real training sets
             "evaluate": (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
-                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600}
+                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
+            # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
+            "budgets": sum((2 if g == "two" else 1) * len(BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
+                           * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
+                           for g in groups(spec)) / 3600}
 
 
 def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
