@@ -181,3 +181,24 @@ def test_seeded_runs_repeat_and_an_interrupted_run_resumes(tmp_path):
     res = train_dfp(lambda: _Interrupting(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
     timing = json.loads((tmp_path / "c" / "timing.json").read_text())
     assert timing["resumed_from_episode"] == 2 and res.steps == 4 * 30 and timing["episodes"] == 4
+
+
+def test_epsilon_over_the_run_and_kept_models(tmp_path):
+    """epsilon_per="run" lowers epsilon linearly over the episodes (every episode explores), and
+    keep_at saves the model after the given episode counts."""
+    cfg = DFPConfig(**{**SMALL, "epsilon_per": "run", "epsilon_min": 0.0})
+    r = train_dfp(lambda: ToyEnv(length=8), cfg, [None] * 4, 0, tmp_path / "run",
+                  keep_at={1: ["a.zip", "b.zip"], 2: ["c.zip"]})
+    import pandas as pd
+
+    curve = pd.read_csv(r.run_dir / "learning_curve.csv")
+    assert curve["epsilon"].round(6).tolist() == [1.0, 0.75, 0.5, 0.25]  # the epsilon each episode played at
+    assert all((r.run_dir / n).is_file() for n in ("a.zip", "b.zip", "c.zip"))
+    # 8 steps per episode, updates from 32 transitions on: the kept models predate every update,
+    # the final one does not
+    first, last = DFPAgent.load(r.run_dir / "a.zip"), DFPAgent.load(r.run_dir / "model.zip")
+    x = np.random.default_rng(0).random((1, 4))
+    assert np.allclose(first.objectives(x, [0, 0], [1, 0]), DFPAgent.load(r.run_dir / "c.zip").objectives(x, [0, 0], [1, 0]))
+    assert not np.allclose(first.objectives(x, [0, 0], [1, 0]), last.objectives(x, [0, 0], [1, 0]))
+    with pytest.raises(ConfigError, match="epsilon_per"):
+        DFPConfig(**{**SMALL, "epsilon_per": "job"}).check()

@@ -50,6 +50,8 @@ rule mrsch_train_dfp:
         model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/model.zip",
         losses=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/losses.csv",
         timing=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/timing.json",
+        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/{MRX.budget_name(f)}"
+                 for f in MRX.BUDGET_SNAPSHOTS],
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -106,6 +108,7 @@ rule mrsch_evaluate:
     output:
         metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/goals.csv",
+        jobs=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/jobs.csv",
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -133,6 +136,7 @@ rule mrsch_evaluate_insample:
         models=lambda wildcards: mrsch_models(wildcards.mrsch_workload),
     output:
         metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/metrics.csv",
+        jobs=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/jobs.csv",
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -150,6 +154,40 @@ rule mrsch_evaluate_insample:
     shell:
         "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
         "--split train --out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+
+
+# Issue 24: the DFP agents after 1/8, 1/4 and 1/2 of their training, on the same test splits and
+# in-sample sets as the final evaluation (one job per group, every episode of a model in lockstep).
+def mrsch_budget_models(group):
+    states = ["mlp", "cnn"] if group == "two" else ["mlp"]
+    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f)) for s in states for f in MRX.BUDGET_SNAPSHOTS]
+
+
+rule mrsch_evaluate_budgets:
+    input:
+        test=lambda wildcards: [str(MRX.workload_file(w, "test")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
+        train=lambda wildcards: mrsch_train_splits(wildcards.mrsch_group),
+        models=lambda wildcards: mrsch_budget_models(wildcards.mrsch_group),
+    output:
+        metrics=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/metrics.csv",
+        goals=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/goals.csv",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+        out_dir=subpath(output.metrics, parent=True),
+    log:
+        "logs/mrsch/eval_budget/{mrsch_group}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval_budget/{mrsch_group}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch evaluate-budgets --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
+        "--out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
 
 
 MRSCH_FIG_INPUTS = {
@@ -308,13 +346,19 @@ rule mrsch_fig10:
         "schedrl mrsch figure fig10 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
+MRSCH_INSAMPLE = [w for g in MRSCH_GROUPS for w in MRX.insample_workloads(MRSCH, g)]
+
+
 rule mrsch_claims:
     input:
         data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
-        insample=mrsch_eval([w for g in MRSCH_GROUPS for w in MRX.insample_workloads(MRSCH, g)], split="train"),
+        insample=mrsch_eval(MRSCH_INSAMPLE, split="train"),
+        jobs=mrsch_eval(MRSCH_TWO + MRSCH_THREE, "jobs.csv") + mrsch_eval(MRSCH_INSAMPLE, "jobs.csv", split="train"),
+        budgets=[f"{MRSCH_ROOT}/eval_budget/{g}/metrics.csv" for g in MRSCH_GROUPS],
         values=MRSCH_VALUES,
     output:
-        f"{MRSCH_ROOT}/claims.csv",
+        claims=f"{MRSCH_ROOT}/claims.csv",
+        budget=f"{MRSCH_ROOT}/claims_budget.csv",
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -323,7 +367,24 @@ rule mrsch_claims:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mrsch claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+        "schedrl mrsch claims --spec {params.spec:q} --root {params.root} --out {output.claims:q} > {log:q} 2>&1"
+
+
+rule mrsch_budget:
+    input:
+        data=f"{MRSCH_ROOT}/claims_budget.csv",
+    output:
+        figure("mrsch", "budget"),
+    params:
+        caption=f"MRSch budget figure: {MRSCH_FIGURES.CAPTIONS['budget']}",
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/figures/budget.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch figure budget --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
 register_targets("mrsch", MRSCH_FIGURES.TARGETS, rules)

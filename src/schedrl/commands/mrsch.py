@@ -15,7 +15,7 @@ from schedrl.commands import (
     write_claims_of,
 )
 
-FIGURES = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10")
+FIGURES = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "budget")
 GROUPS = ("two", "three")
 
 
@@ -62,6 +62,16 @@ def register(subparsers) -> None:
     add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
+    b = sub.add_parser("evaluate-budgets", help="MRSch's models after 1/8, 1/4, 1/2 of training on a group's workloads",
+                       description="The DFP agents (MLP; CNN too for group two) saved at shares of their training, "
+                       "played greedily on every workload's test split and in-sample real training sets (batched "
+                       "in lockstep); writes metrics.csv and goals.csv into --out-dir.")
+    add_spec_options(b, "mrsch", root=True)
+    b.add_argument("--group", required=True, choices=GROUPS, help="resource group")
+    b.add_argument("--out-dir", required=True, metavar="DIR", help="folder for metrics.csv and goals.csv")
+    add_threads_option(b)
+    b.set_defaults(func=run_evaluate_budgets)
+
     add_figure_step(sub, "mrsch", FIGURES, partial(draw_paper_figure, "mrsch"), help="draw one figure (fig3 ... fig10)",
                     description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
 
@@ -103,12 +113,33 @@ def run_evaluate(args) -> int:
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"workload '{args.workload}' is not in mrsch.workloads ({', '.join(spec['workloads'])})")
-    metrics, goals = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads, split=args.split)
+    metrics, goals, jobs = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
+                                                split=args.split)
     out = Path(args.out_dir)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
+    write_csv(out / "jobs.csv", jobs, float_format="%.6g")
     if args.split == "test":
         write_csv(out / "goals.csv", goals, float_format="%.6g")
     print(metrics[["method", "node_util", "bb_util", "mean_wait_h", "mean_slowdown"]].to_string(index=False))
+    return 0
+
+
+def run_evaluate_budgets(args) -> int:
+    from pathlib import Path
+
+    from schedrl.io import write_csv
+    from schedrl.papers.mrsch import experiments as mx
+
+    spec = _spec(args.spec)
+    if args.group not in mx.groups(spec):
+        from schedrl.errors import ConfigError
+
+        raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
+    metrics, goals = mx.evaluate_budgets(spec, args.group, root=args.root, threads=args.threads)
+    out = Path(args.out_dir)
+    write_csv(out / "metrics.csv", metrics, float_format="%.6g")
+    write_csv(out / "goals.csv", goals, float_format="%.6g")
+    print(metrics[["fraction", "split", "workload", "method", "mean_wait_h", "mean_slowdown"]].to_string(index=False))
     return 0
 
 
@@ -116,7 +147,8 @@ def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
     c = mx.estimate_core_hours(_spec(args.spec))
-    total = c["dfp"] + c["scalar"] + c["evaluate"]
+    total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"]
     print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
-          f"evaluation {c['evaluate']:.2f}")
+          f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
+          f"({c['budgets'] / total:.0%})")
     return 0

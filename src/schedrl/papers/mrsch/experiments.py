@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import ConfigError
+from schedrl.report.convergence import BUDGET_FRACTIONS
 
 ROOT = Path("results/mrsch")
 WORKLOAD_DIR = Path("results/workloads/mrsch")
@@ -192,14 +193,18 @@ def jobsets(spec: dict, group: str, base=WORKLOAD_DIR) -> dict[str, list[pd.Data
     frames = {w: read_part(w, "train", base) for w in names}
     n_jobs, counts, seed = int(spec["jobs_per_set"]), spec["jobsets"], int(spec["seed"])
     out: dict[str, list[pd.DataFrame]] = {}
-    real = {w: js.real_jobsets(frames[w], max(1, -(-int(counts["real"]) // len(names))), n_jobs) for w in names}
+    # real set i: the i-th of ``counts["real"]`` blocks spread over the whole split, taken from
+    # workload i mod the group's size; every workload of a group shares one trace's jobs (they
+    # differ in burst-buffer and node requests), so this keeps the real sets distinct slices of
+    # the trace whenever they fit (counts x jobs_per_set <= the split's length; else they overlap)
+    real = {w: js.real_jobsets(frames[w], int(counts["real"]), n_jobs) for w in names}
     for k, kind in enumerate(KINDS):
         sets = []
         for i in range(int(counts[kind])):
             w = names[i % len(names)]
             rng = np.random.default_rng([seed, k, i])
             if kind == "real":
-                sets.append(real[w][i // len(names)])
+                sets.append(real[w][i])
             elif kind == "sampled":
                 sets.append(js.sampled_jobset(frames[w], n_jobs, rng))
             else:
@@ -230,6 +235,12 @@ PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.016, 0.15, 0.0013, 0.065
 # REINFORCE (hidden 256) steps per second and CPU-seconds per whole test-split evaluation (every
 # method, CNN included), from the default run's benchmark files (S1-S5 15-19 s, S6-S9 6-8 s).
 SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 16.0 / 1931
+# CPU-seconds per job and model of the budget evaluation (lockstep play of one model on every test
+# split and in-sample set of its group, model loading included), from the smoke run's benchmark
+# files (2026-11-25, 15.1 and 15.3 CPU-s; shared machine under load): two resources (MLP and CNN
+# models, 4,740 job plays) and three (MLP, 2,370). Loading dominates at smoke scale, so these
+# overestimate the default's rate (the whole evaluation of every method costs 8.3 ms per job).
+BUDGET_S_PER_JOB = {"two": 0.0032, "three": 0.0064}
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -242,7 +253,11 @@ def estimate_core_hours(spec: dict) -> dict:
             "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
             # held-out test splits, then the in-sample protocol on each group's real training sets
             "evaluate": (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
-                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600}
+                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
+            # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
+            "budgets": sum((2 if g == "two" else 1) * len(BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
+                           * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
+                           for g in groups(spec)) / 3600}
 
 
 def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
@@ -251,6 +266,28 @@ def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
     update = CNN_UPDATE_S * d.batch_size / 64 if state == "cnn" else UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
     return jobs * DECISIONS_PER_JOB[group] * (PICK_S + update / d.update_every)
+
+
+#: Shares of training whose models are kept besides the final one (issue 24's budgets).
+BUDGET_SNAPSHOTS = tuple(f for f in BUDGET_FRACTIONS if f < 1)
+
+
+def budget_name(fraction: float) -> str:
+    """File name of the model after ``fraction`` of training in a DFP run folder."""
+    return "model.zip" if fraction >= 1 else f"budget_{fraction:g}.zip"
+
+
+def n_jobsets(spec: dict) -> int:
+    return sum(int(v) for v in spec["jobsets"].values())
+
+
+def budget_sets(spec: dict, fraction: float) -> int:
+    """Job sets trained at ``fraction`` of the run (at least one)."""
+    return max(1, int(round(fraction * n_jobsets(spec))))
+
+
+def budget_model(root, group: str, state: str, fraction: float, ordering: str = PAPER_ORDERING) -> Path:
+    return dfp_dir(root, group, state, ordering) / budget_name(fraction)
 
 
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
@@ -263,14 +300,18 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
         for i, frame in enumerate(sets[kind]):
             episodes.append({"jobs": frame})
             labels.append(f"{kind}{i}")
+    keep: dict[int, list[str]] = {}
+    for f in BUDGET_SNAPSHOTS:
+        keep.setdefault(budget_sets(spec, f), []).append(budget_name(f))
     first = episodes[0]["jobs"]
     return train_dfp(lambda: make_env(first, int(spec["window"])), dfp_config(spec, state), episodes,
                      int(spec["seed"]), dfp_dir(root, group, state, ordering), measurement_key="utilization",
                      goal_key="demand_share", config={"paper": "mrsch", "group": group, "state": state,
                                                        "ordering": ordering, "jobs_per_set": int(spec["jobs_per_set"]),
-                                                       "window": int(spec["window"])},
+                                                       "window": int(spec["window"]),
+                                                       "budget_models": {str(k): v for k, v in keep.items()}},
                      threads=threads, on_mismatch="restart", episode_labels=labels,
-                     checkpoint_every=spec["checkpoint_every"])
+                     checkpoint_every=spec["checkpoint_every"], keep_at=keep)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,7 +431,8 @@ def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, t
                       split: str = "test"):
     """Every method on ``workload``'s test split, or (``split='train'``, the public MRSch code's
     protocol: it trains and tests on one trace) on the real job sets its agents trained on, each set
-    simulated alone and the metrics averaged; returns (metrics, goal trace of MRSch)."""
+    simulated alone and the metrics averaged; returns (metrics, goal trace of MRSch, per-job waits
+    and slowdowns of every method, ``job_rows``; in-sample with a ``jobset`` column)."""
     import torch
 
     torch.set_num_threads(max(1, threads))
@@ -398,7 +440,8 @@ def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, t
         return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root)
     parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root)
              for f in trained_real_sets(spec, workload, base)]
-    return pool_metrics([m for m, _ in parts]), pd.concat([g for _, g in parts], ignore_index=True)
+    jobs = pd.concat([j.assign(jobset=k) for k, (_, _, j) in enumerate(parts)], ignore_index=True)
+    return pool_metrics([m for m, _, _ in parts]), pd.concat([g for _, g, _ in parts], ignore_index=True), jobs
 
 
 def pool_metrics(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -418,7 +461,7 @@ def pool_metrics(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
-    """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch)."""
+    """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch, per-job rows)."""
     from schedrl.agents.dfp import DFPAgent
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
@@ -427,19 +470,22 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
     cluster = cluster_of(frame)
     group = group_of(workload)
     w, seed = int(spec["window"]), int(spec["seed"])
-    rows = []
+    rows, per_job = [], []
     t0 = time.perf_counter()
-    rows.append(metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload,
-                            wall_s=time.perf_counter() - t0))
+    sched = simulate(frame, cluster, policy="fcfs", backfill="easy")
+    rows.append(metrics_row(sched, cluster, "fcfs", workload, wall_s=time.perf_counter() - t0))
+    per_job.append(job_rows(sched, "fcfs", workload))
     for method, exhaustive_max in (("ga", 0), ("exhaustive", 16)):
         t0 = time.perf_counter()
         sched = simulate_window_optimiser(frame, cluster, window=w, seed=seed, exhaustive_max=exhaustive_max)
         rows.append(metrics_row(sched, cluster, method, workload, wall_s=time.perf_counter() - t0,
                                 decisions=sched.attrs["sim"]["optimiser_calls"]))
+        per_job.append(job_rows(sched, method, workload))
     policy = ReinforcePolicy.load(scalar_dir(root, group) / "model.zip")
     sched, times = play_policy(policy, make_env(frame, w), frame)
     rows.append(metrics_row(sched, cluster, "scalar_rl", workload, decisions=len(times), wall_s=times.sum(),
                             decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max()))
+    per_job.append(job_rows(sched, "scalar_rl", workload))
     goals = None
     agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
     for method, state in agents:
@@ -450,11 +496,22 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
         rows.append(metrics_row(sched, cluster, method, workload, decisions=len(times), wall_s=times.sum(),
                                 decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max(),
                                 instances=len(instance), instance_ms_max=1e3 * instance.max()))
+        per_job.append(job_rows(sched, method, workload))
         if method == "mrsch":
             trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
             trace.insert(0, "workload", workload)
             goals = trace
-    return pd.DataFrame(rows), goals
+    return pd.DataFrame(rows), goals, pd.concat(per_job, ignore_index=True)
+
+
+def job_rows(schedule: pd.DataFrame, method: str, workload: str) -> pd.DataFrame:
+    """Each job's wait (hours) and slowdown in submission order (``job`` 0, 1, ...): the same jobs
+    in the same order for every method, so comparisons can be paired job by job."""
+    from schedrl import metrics
+
+    s = schedule.sort_values(["submit_time", "job_id"], kind="stable")
+    return pd.DataFrame({"workload": workload, "method": method, "job": np.arange(len(s)),
+                         "wait_h": metrics.wait_times(s) / 3600.0, "slowdown": metrics.slowdowns(s)})
 
 
 def read_csv(path) -> pd.DataFrame:
@@ -504,3 +561,63 @@ def improvement(frame: pd.DataFrame, metric: str, baselines=("fcfs", "ga", "scal
             rows.append({"workload": wl, "baseline": b, "metric": metric,
                          "gain": (v - ours) / v if lower else (ours - v) / v})
     return pd.DataFrame(rows, columns=["workload", "baseline", "metric", "gain"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the agents at shares of their training (issue 24): batched greedy play of the budget models
+
+def play_dfp_batch(agent, envs: list, frames: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+    """Greedy play of one agent on several job tables in lockstep (one forward pass per decision
+    round over every episode still running); returns the schedules and goal traces, as ``play_dfp``."""
+    obs, infos = map(list, zip(*(e.reset(options={"jobs": f}) for e, f in zip(envs, frames))))
+    done, goals = [False] * len(envs), [[] for _ in envs]
+    while not all(done):
+        live = [i for i, d in enumerate(done) if not d]
+        acts = agent.act(np.stack([obs[i].reshape(-1) for i in live]),
+                         np.stack([np.asarray(infos[i]["utilization"], dtype=np.float32) for i in live]),
+                         np.stack([np.asarray(infos[i]["demand_share"], dtype=np.float32) for i in live]),
+                         np.stack([infos[i]["action_mask"] for i in live]))
+        for a, i in zip(acts, live):
+            goals[i].append([infos[i]["clock"], *np.asarray(infos[i]["demand_share"], dtype=float)])
+            obs[i], _, term, trunc, infos[i] = envs[i].step(int(a))
+            done[i] = bool(term or trunc)
+    return [info["schedule"] for info in infos], [pd.DataFrame(g) for g in goals]
+
+
+def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1):
+    """MRSch (and, for S1-S5, its CNN variant) at each share of training in ``BUDGET_SNAPSHOTS`` on
+    every workload of ``group``: the held-out test splits (``split`` "test") and the in-sample real
+    training sets (``split`` "train", pooled per workload as ``pool_metrics``), all episodes of one
+    model played in lockstep. Returns (metrics with ``fraction`` and ``budget_jobs``, goal traces
+    of the MLP agent on the test splits). The whole-training values are the main evaluation's."""
+    import torch
+
+    from schedrl.agents.dfp import DFPAgent
+
+    torch.set_num_threads(max(1, threads))
+    w = int(spec["window"])
+    names = group_workloads(spec, group)
+    cases = [("test", wl, test_jobs(spec, wl, base)) for wl in names]
+    for wl in insample_workloads(spec, group):
+        cases += [("train", wl, f.reset_index(drop=True)) for f in trained_real_sets(spec, wl, base)]
+    states = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
+    metrics, goals = [], []
+    for fraction in BUDGET_SNAPSHOTS:
+        extra = {"fraction": fraction, "budget_jobs": budget_sets(spec, fraction) * int(spec["jobs_per_set"])}
+        for method, state in states:
+            agent = DFPAgent.load(budget_model(root, group, state, fraction))
+            scheds, traces = play_dfp_batch(agent, [make_env(f, w) for *_, f in cases], [f for *_, f in cases])
+            rows = {"test": [], "train": []}
+            for (split, wl, frame), sched, trace in zip(cases, scheds, traces):
+                rows[split].append(pd.DataFrame([metrics_row(sched, cluster_of(frame), method, wl, **extra)]))
+                if split == "test" and method == "mrsch":
+                    trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
+                    goals.append(trace.assign(workload=wl, fraction=fraction))
+            metrics.append(pd.concat(rows["test"], ignore_index=True).assign(split="test"))
+            if rows["train"]:
+                train = pd.concat(rows["train"], ignore_index=True)
+                pooled = pool_metrics([train])  # one row per workload: the mean over its job sets
+                pooled["jobsets"] = pooled["workload"].map(train["workload"].value_counts())
+                metrics.append(pooled.assign(split="train"))
+    return pd.concat(metrics, ignore_index=True), pd.concat(goals, ignore_index=True)
+

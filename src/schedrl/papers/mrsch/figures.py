@@ -215,6 +215,19 @@ def fig9(spec: dict, root, png) -> pd.DataFrame:
     return stats
 
 
+# Budget figure (issue 24) --------------------------------------------------------------------
+def budget(spec: dict, root, png) -> pd.DataFrame:
+    """Each DFP-backed claim's value at 1/8, 1/4, 1/2 and all of training (claims_budget.csv)."""
+    from pathlib import Path
+
+    from schedrl.plots.budget import budget_figure
+    from schedrl.report.convergence import read_budget_table
+
+    frame = read_budget_table(Path(root) / "claims_budget.csv")
+    budget_figure(frame, png, title="MRSch: claims against the DFP agents' training (jobs)")
+    return frame
+
+
 TARGETS: list[Target] = [
     Target("mrsch", "fig3", fig3, "mrsch_fig3", "MLP vs CNN state module", claims=("fig3",)),
     Target("mrsch", "fig4", fig4, "mrsch_fig4", "Training loss for job-set orderings", claims=("fig4",)),
@@ -225,6 +238,8 @@ TARGETS: list[Target] = [
     Target("mrsch", "fig8", fig8, "mrsch_fig8", "r_BB over 12 hours on S5", claims=("fig8",)),
     Target("mrsch", "fig9", fig9, "mrsch_fig9", "Box plots of r_BB, S1-S5", claims=("fig9",)),
     Target("mrsch", "fig10", fig10, "mrsch_fig10", "Kiviat charts with power, S6-S10", claims=("fig10",)),
+    Target("mrsch", "budget", budget, "mrsch_budget", "Claims against training budget (1/8, 1/4, 1/2, all)",
+           claims=("",)),
     Target("mrsch", "claims", claims.claims_rows, "mrsch_claims", "Claims of MRSch: ours vs the paper's",
            kind="claims", claims=("",)),
 ]
