@@ -30,6 +30,8 @@ def register(subparsers) -> None:
                    help="config scale whose held-out workloads are used (default: %(default)s)")
     p.add_argument("--config", nargs="+", default=None, metavar="YAML",
                    help="config file(s) merged over config/config.yaml instead of --scale's")
+    p.add_argument("--config-json", default=None, metavar="JSON",
+                   help="the whole (merged) config as JSON, as the Snakemake rule passes it")
     p.add_argument("--no-agents", action="store_true", help="do not read trained agents' results")
     p.add_argument("--out-dir", default=None, help="where leaderboard.csv/.md and index.html go "
                    "(default: results/score/cli)")
@@ -90,8 +92,11 @@ def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, 
         t0, c0 = time.perf_counter(), time.process_time()
         print(f"schedrl score: {paper} ...", file=log, flush=True)
         result = SUITES[paper](config, policies, agents=agents)
-        entries += result.entries
-        notes += result.notes
+        notes += result.misfit_lines() + result.notes
+        if any(e.role == "yours" for e in result.entries) or any(f[0] in names for f in result.failures):
+            entries += result.entries
+        else:
+            notes.append(f"{paper}: no leaderboard (no policy fits its envs)")
         failures += result.failures
         seconds[paper] = (time.perf_counter() - t0, time.process_time() - c0)
     frame = board.leaderboard(entries) if entries else pd.DataFrame(columns=board.COLUMNS)
@@ -106,7 +111,18 @@ def run(args) -> int:
     unknown = [p for p in papers if p not in PAPERS]
     if unknown or not papers:
         raise ConfigError(f"--paper: unknown paper(s) {', '.join(unknown) or '(none)'} (choose from: {', '.join(PAPERS)})")
-    config = load_config(args.scale, args.config)
+    if args.config_json:
+        import json
+
+        from schedrl.config import validate_config
+
+        try:
+            config = json.loads(args.config_json)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--config-json: not JSON ({exc})") from None
+        validate_config(config, source="--config-json")
+    else:
+        config = load_config(args.scale, args.config)
     scale = config.get("scale", args.scale)
     frame, notes, failures, seconds = score(parse_specs(args.policies), papers, config, agents=not args.no_agents)
     for _, line, tb in failures:

@@ -270,7 +270,7 @@ class Policy:
         if self.kind in ("sb3", "run"):
             want, got = tuple(env.observation_space.shape), self.observation_shape
             if want != got:
-                return f"the model reads observations of shape {got}, this env gives {want}"
+                return f"the model reads observations of shape {got}, the env gives {want}"
             if self.obj.action_space != env.action_space:
                 return f"the model's actions {self.obj.action_space} differ from the env's {env.action_space}"
         return None

@@ -17,6 +17,7 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,24 @@ class SuiteResult:
     entries: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (policy, one line, traceback)
+    misfits: dict[str, list[str]] = field(default_factory=dict)  # policy -> reasons (one per env tried)
+
+    def misfit(self, policy: Policy, reason: str) -> None:
+        self.misfits.setdefault(policy.name, []).extend(r for r in reason.split("; ")
+                                                         if r not in self.misfits.get(policy.name, []))
+
+    def misfit_lines(self) -> list[str]:
+        """One line per policy that fits none (or not all) of this paper's envs."""
+        yours = {e.policy for e in self.entries if e.role == "yours"}
+        lines = []
+        for name, reasons in self.misfits.items():
+            shapes = [re.match(r"the model reads observations of shape (.+), the env gives (.+)$", r) for r in reasons]
+            if reasons and all(shapes) and len({m.group(1) for m in shapes}) == 1:
+                envs = ", ".join(dict.fromkeys(m.group(2) for m in shapes))
+                reasons = [f"the model reads observations of shape {shapes[0].group(1)}; its envs give {envs}"]
+            some = " (some of its envs)" if name in yours else ""
+            lines.append(f"{name} does not fit {self.paper}{some}: {'; '.join(reasons)}")
+        return lines
 
 
 def _fail(result: SuiteResult, policy: Policy, exc: Exception) -> None:
@@ -140,7 +159,7 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
         options = variants if policy.kind in ("sb3", "run") else [main]
         variant, env, reason = _first_fit(policy, probe, options)
         if reason:
-            out.notes.append(f"{policy.name} does not fit deeprm ({', '.join(options)}): {reason}")
+            out.misfit(policy, reason)
             continue
         env.close()
         try:
@@ -208,7 +227,7 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
                 policy, lambda v, sid=sid: make_env(M.ENV_ID, {**M.env_kwargs(v, sid, horizon), "jobset_seed": 0}),
                 options)
             if reason:
-                out.notes.append(f"{policy.name} does not fit mdp scenario {sid}: {reason}")
+                out.misfit(policy, reason)
                 continue
             env.close()
             try:
@@ -273,7 +292,7 @@ def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | P
             options = list(ENCODERS) if policy.kind in ("sb3", "run") else ["sem"]
             _, env, reason = _first_fit(policy, make, options)
             if reason:
-                out.notes.append(f"{policy.name} does not fit sem {trace}: {reason}")
+                out.misfit(policy, reason)
                 continue
             try:
                 _seed_torch(0)
@@ -323,7 +342,7 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
             env = _label(R.make_env(frame, window), f"mrsch {workload} test")
             reason = policy.misfit(env)
             if reason:
-                out.notes.append(f"{policy.name} does not fit mrsch {workload}: {reason}")
+                out.misfit(policy, reason)
                 continue
             try:
                 _seed_torch(0)
@@ -401,7 +420,7 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
         options = encoders if policy.kind in ("sb3", "run") else ["runtime_baseline"]
         encoder, env, reason = _first_fit(policy, lambda e: make(e, tests[0]), options)
         if reason:
-            out.notes.append(f"{policy.name} does not fit runtime: {reason}")
+            out.misfit(policy, reason)
             continue
         env.close()
         try:
@@ -425,3 +444,50 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
 
 
 SUITES = {"deeprm": deeprm, "mdp": mdp, "sem": sem, "mrsch": mrsch, "runtime": runtime}
+
+
+# =============================================================================================
+# what a scoring run reads (the Snakemake rule's inputs)
+
+def workload_inputs(config: dict, papers) -> list[str]:
+    """The held-out workload files the suites of ``papers`` read (the grid papers generate theirs)."""
+    files = []
+    if "sem" in papers:
+        for trace in config["sem"]["agents"]["traces"]:
+            files += [f"results/workloads/sem/{trace}/{part}.swf" for part in ("train", "test")]
+    if "mrsch" in papers:
+        files += [f"results/workloads/mrsch/{w}/test.swf" for w in config["mrsch"]["workloads"]]
+    if "runtime" in papers:
+        from schedrl.papers.runtime import experiments as P
+
+        files += [P.workload_file(w) for w in P.TEST_WORKLOADS]
+    return files
+
+
+def agent_inputs(config: dict, papers) -> list[str]:
+    """The trained agents' evaluation files the suites of ``papers`` read."""
+    files = []
+    if "deeprm" in papers:
+        from schedrl.papers.deeprm import experiments as X
+
+        spec = config["deeprm"]
+        for variant in (v for v in spec["variants"] if X.parse_variant(v)[0] == "discrete"):
+            files += [str(X.eval_paths(X.run_dir(X.ROOT, variant, a, o, s), "heldout")["episodes"])
+                      for a, o, s in X.agent_runs(spec, variant)]
+    if "mdp" in papers:
+        from schedrl.papers.mdp import experiments as M
+
+        spec = config["mdp"]
+        files += [str(M.eval_path(M.run_dir(M.ROOT, spec["horizon"], v, sid, seed)))
+                  for sid in spec["scenarios"] for v in spec["variants"] for seed in spec["seeds"]]
+    if "sem" in papers:
+        from schedrl.papers.sem.agents import ENCODERS
+
+        files += [f"results/sem/agents/{t}/{e}/test.json" for t in config["sem"]["agents"]["traces"] for e in ENCODERS]
+    if "mrsch" in papers:
+        files += [f"results/mrsch/eval/{w}/metrics.csv" for w in config["mrsch"]["workloads"]]
+    if "runtime" in papers:
+        from schedrl.papers.runtime import experiments as P
+
+        files += P.evaluation_files(config["runtime"])
+    return files
