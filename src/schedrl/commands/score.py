@@ -68,7 +68,7 @@ def parse_specs(items) -> list[tuple[str | None, str]]:
 
 
 def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, *, agents: bool = True,
-          log=sys.stderr):
+          log=None):
     """Load the policies, run the suites; returns (leaderboard frame, notes, failures, seconds per paper)."""
     import pandas as pd
 
@@ -90,7 +90,7 @@ def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, 
     entries, seconds = [], {}
     for paper in papers:
         t0, c0 = time.perf_counter(), time.process_time()
-        print(f"schedrl score: {paper} ...", file=log, flush=True)
+        print(f"schedrl score: {paper} ...", file=log or sys.stderr, flush=True)
         result = SUITES[paper](config, policies, agents=agents)
         notes += result.misfit_lines() + result.notes
         if any(e.role == "yours" for e in result.entries) or any(f[0] in names for f in result.failures):

@@ -53,6 +53,7 @@ class SuiteResult:
     notes: list[str] = field(default_factory=list)
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (policy, one line, traceback)
     misfits: dict[str, list[str]] = field(default_factory=dict)  # policy -> reasons (one per env tried)
+    failed: set = field(default_factory=set)  # policies that failed once: not played again in this suite
 
     def misfit(self, policy: Policy, reason: str) -> None:
         self.misfits.setdefault(policy.name, []).extend(r for r in reason.split("; ")
@@ -75,6 +76,7 @@ class SuiteResult:
 def _fail(result: SuiteResult, policy: Policy, exc: Exception) -> None:
     tb = exc.user_traceback if isinstance(exc, PolicyRaised) else ""
     result.failures.append((policy.name, str(exc), tb))
+    result.failed.add(policy.name)
 
 
 def _label(env, text: str):
@@ -221,7 +223,7 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
 
     for sid in spec["scenarios"]:
         sid = int(sid)
-        for policy in policies:
+        for policy in [p for p in policies if p.name not in out.failed]:
             options = list(M.VARIANTS) if policy.kind in ("sb3", "run") else [default_variant]
             variant, env, reason = _first_fit(
                 policy, lambda v, sid=sid: make_env(M.ENV_ID, {**M.env_kwargs(v, sid, horizon), "jobset_seed": 0}),
@@ -288,7 +290,7 @@ def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | P
             return _label(PickReserveEnv(jobs=test, cluster=int(net["nodes"]), encoder=encoder, reward=net["reward"],
                                          window=50, k=int(net["k"]), time_scale=scale), f"sem {trace} test")
 
-        for policy in policies:
+        for policy in [p for p in policies if p.name not in out.failed]:
             options = list(ENCODERS) if policy.kind in ("sb3", "run") else ["sem"]
             _, env, reason = _first_fit(policy, make, options)
             if reason:
@@ -338,7 +340,7 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
             continue
         cluster = R.cluster_of(frame)
         group = R.group_of(workload)
-        for policy in policies:
+        for policy in [p for p in policies if p.name not in out.failed]:
             env = _label(R.make_env(frame, window), f"mrsch {workload} test")
             reason = policy.misfit(env)
             if reason:
@@ -350,7 +352,6 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 rows.append((group, policy.name, "yours", R.metrics_row(schedule, cluster, policy.name, workload)))
             except (PolicyError, PolicyRaised) as exc:
                 _fail(out, policy, exc)
-                policies = [p for p in policies if p is not policy]
         rows.append((group, "FCFS+EASY", "baseline",
                      R.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
         path = R.eval_dir(R.ROOT, workload) / "metrics.csv"
