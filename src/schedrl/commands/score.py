@@ -16,7 +16,7 @@ def register(subparsers) -> None:
         "score",
         help="score your own scheduler on the papers' held-out workloads, beside their baselines and agents",
         description="Play POLICY (and any more) on each paper's held-out evaluation workloads with that "
-        "paper's metrics and protocol; print a leaderboard per paper with 95%% bootstrap intervals, beside "
+        "paper's metrics and protocol; print a leaderboard per paper with 95% bootstrap intervals, beside "
         "the paper's baselines (played on the same jobs) and, where a finished run left results under "
         "results/<paper>/, the pipeline's trained agents. POLICY: module:name or path/file.py:name (a "
         "callable (observation, info) -> action, or a queue-order function (jobs) -> one key per waiting "
