@@ -93,10 +93,11 @@ def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, 
         print(f"schedrl score: {paper} ...", file=log or sys.stderr, flush=True)
         result = SUITES[paper](config, policies, agents=agents)
         notes += result.misfit_lines() + result.notes
-        if any(e.role == "yours" for e in result.entries) or any(f[0] in names for f in result.failures):
-            entries += result.entries
+        played = {e.board for e in result.entries if e.role == "yours"}
+        if played:  # only the boards that a user's policy played on
+            entries += [e for e in result.entries if e.board in played]
         else:
-            notes.append(f"{paper}: no leaderboard (no policy fits its envs)")
+            notes.append(f"{paper}: no leaderboard (no policy fits its envs or every one failed)")
         failures += result.failures
         seconds[paper] = (time.perf_counter() - t0, time.process_time() - c0)
     frame = board.leaderboard(entries) if entries else pd.DataFrame(columns=board.COLUMNS)

@@ -409,7 +409,8 @@ def load_policy(spec: str, name: str | None = None) -> Policy:
                 raise
             except Exception as exc:
                 raise PolicyError(f"policy '{spec}': cannot load the run ({type(exc).__name__}: {exc})") from None
-            return Policy(name or path.name, spec, "run", model, config)
+            label = f"{config.get('algo', 'agent').upper()} {path.parent.name}/{path.name}"
+            return Policy(name or label, spec, "run", model, config)
         if spec.endswith(".zip"):
             if not path.is_file():
                 raise PolicyError(f"policy '{spec}': no such file")
