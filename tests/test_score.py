@@ -220,7 +220,7 @@ def test_score_example_smoke(monkeypatch, tmp_path):
     assert len(ci) and (ci["lo"] <= ci["mean"]).all() and (ci["mean"] <= ci["hi"]).all()
     assert frame.loc[frame["n"] == 1, "lo"].isna().all()  # one episode: no interval claimed
     paths = board.write(frame, notes, failures, tmp_path, scale="smoke", section=tmp_path / "section.md")
-    assert "| wfp3 | yours |" in paths["section"].read_text()
+    assert "| **wfp3** | yours |" in paths["section"].read_text()
 
 
 def test_sb3_image_zip_fits_its_scenario_only_and_agents_are_read(monkeypatch, tmp_path):

@@ -91,6 +91,8 @@ def markdown(frame: pd.DataFrame, notes: list[str], failures: list, *, scale: st
              "finished run left results, the pipeline's trained agents. Cells: mean [95% bootstrap interval] "
              "(two levels: seeds or workloads, then episodes, trials or jobs).", ""]
     for paper, board, table in wide(frame):
+        mine = table["role"] == ROLE_MARK["yours"]
+        table.loc[mine, "policy"] = "**" + table.loc[mine, "policy"].astype(str) + "**"
         parts += [f"{h}# {paper}: {board}", "", _md_table(table), ""]
     if notes:
         parts += [f"{h}# Did not fit or not run", ""] + [f"* {n}" for n in notes] + [""]

@@ -22,10 +22,17 @@ its agents know exactly), ``req_procs`` (nodes; the grid: the largest demand ove
 resource), ``fits`` (fits now), ``bb``, ``power`` (HPC envs), ``estimate`` (the time-stepped env
 only: the runtime estimate its ``estimator`` gives), and ``now``.
 
-``info`` (what a two-parameter policy gets): the env's own info (``action_mask`` and, per env,
-``clock``, ``waiting``, ``running``, ``reserved``, ``started``) plus ``queue`` (the ``JobView``),
-``cluster`` (``free`` and ``capacity`` per resource now, ``running`` jobs, ``now``), ``family``
-(``grid``, ``pick_reserve`` or ``time_stepped``) and ``env`` (the unwrapped env, read-only use).
+``info`` (what a two-parameter policy gets) is the env's own info plus ``queue`` (the ``JobView``),
+``cluster`` (``free`` and ``capacity`` per resource now, ``running`` jobs, ``now``; the grid adds
+``free_profile``, horizon x resources), ``family`` and ``env`` (the unwrapped env; read, do not step):
+
+| family (papers) | actions | ``action_mask`` | the env's own keys |
+| --- | --- | --- | --- |
+| ``grid`` (deeprm, mdp) | ``0..W-1`` allocate slot i's job, ``W`` void (move on) | slots whose job fits under the placement rule, and void | ``time`` |
+| ``pick_reserve`` (sem, mrsch) | ``0..window-1``: the i-th waiting job (arrival order) starts, or is reserved while EASY backfills | the occupied slots | ``clock``, ``waiting``, ``running``, ``reserved``, ``started`` (mrsch adds ``utilization``, ``demand_share``) |
+| ``time_stepped`` (runtime) | ``0..window-1`` start the i-th waiting job if it fits, ``window`` = X (advance the clock) | the occupied slots and X | as pick_reserve |
+
+A masked action from a two-parameter policy is an error (it names the policy, env and step).
 
 How a priority function acts, per family: on the grid it allocates the lowest-key job among the
 slot jobs that fit now and moves on (the void action) when none fits; on the pick-and-reserve env it
