@@ -122,6 +122,12 @@ def test_grid_sjf_priority_equals_grid_sjf_heuristic():
     np.testing.assert_allclose(out[0], ref)  # the queue order "sjf" (key = length) is DeepRM's SJF
 
 
+def test_queue_policy_object_is_a_priority_function():
+    pol = load_policy("schedrl.schedulers.queue_policies:SAF")
+    assert (pol.name, pol.kind) == ("saf", "priority")
+    assert pol.obj(_view(req_time=[10, 2], req_procs=[1, 4])).tolist() == [10.0, 8.0]
+
+
 def test_grid_heuristic_does_not_fit_hpc_env():
     from schedrl.envs.pick_reserve import PickReserveEnv
 

@@ -208,6 +208,10 @@ def _import_callable(spec: str):
     if not hasattr(module, name):
         raise PolicyError(f"policy '{spec}': {target} has no '{name}'")
     obj = getattr(module, name)
+    from schedrl.schedulers import QueuePolicy
+
+    if isinstance(obj, QueuePolicy):  # a queue order built like schedrl.schedulers' own
+        return obj
     if not callable(obj):
         raise PolicyError(f"policy '{spec}': '{name}' is not callable")
     return obj
@@ -432,4 +436,8 @@ def load_policy(spec: str, name: str | None = None) -> Policy:
         raise PolicyError(f"policy '{spec}': not module:name, file.py:name, a model .zip, a run folder or a "
                           f"registered heuristic ({', '.join(policy_names() + sorted(set(POLICIES) - set(policy_names())))})")
     fn = _import_callable(spec)
+    from schedrl.schedulers import QueuePolicy
+
+    if isinstance(fn, QueuePolicy):
+        return Policy(name or fn.name, spec, "priority", fn.key_fn)
     return Policy(label, spec, _callable_kind(fn, spec), fn)
