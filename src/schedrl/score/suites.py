@@ -207,18 +207,16 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
         return f"scenario {sid} (n_p {s.procs}, d {s.max_len}, j_s {s.max_size}), H {horizon}, {trials} trials"
 
     def play(policy: Policy, variant: str, sid: int, role: str, note: str = ""):
-        kwargs = M.env_kwargs(variant, sid, horizon)
-        values = []
+        # one env walks the job sets jobset_seed + k, k = 0..trials-1 (pcg64), as evaluate_model's envs do
+        kwargs = {**M.env_kwargs(variant, sid, horizon), "jobset_seed": jobset_seed, "num_jobsets": trials}
         _seed_torch(jobset_seed)
-        for k in range(trials):
-            env = _label(make_env(M.ENV_ID, {**kwargs, "jobset_seed": jobset_seed + k, "num_jobsets": 1}),
-                         f"mdp scenario {sid} ({variant}), trial {k}")
-            try:
-                table = run_policy(env, policy.bind(env, deterministic=greedy), 1, seed=jobset_seed + k)
-            finally:
-                env.close()
-            values.append(float(table["slowdown"].mean()) if len(table) else math.nan)
-        out.entries.append(Entry("mdp", board(sid), policy.name, role, "mean slowdown", [np.asarray(values)],
+        env = _label(make_env(M.ENV_ID, kwargs), f"mdp scenario {sid} ({variant})")
+        try:
+            table = run_policy(env, policy.bind(env, deterministic=greedy), trials, seed=jobset_seed)
+        finally:
+            env.close()
+        values = table.groupby("episode")["slowdown"].mean().reindex(range(trials)).to_numpy(float)
+        out.entries.append(Entry("mdp", board(sid), policy.name, role, "mean slowdown", [values],
                                  "trial", "lower", note))
 
     for sid in spec["scenarios"]:
