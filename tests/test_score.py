@@ -170,9 +170,9 @@ def test_bad_policies_get_one_line_and_the_others_are_scored(monkeypatch, capsys
     assert rc == 0
     lines = err.splitlines()
     masked = [x for x in lines if x.startswith("schedrl score: policy masked")]
-    assert masked == ["schedrl score: policy masked on mdp scenario 1 (image), trial 0, step 1: action 0 is "
+    assert masked == ["schedrl score: policy masked on mdp scenario 1 (image), episode 0, step 1: action 0 is "
                       "masked (info['action_mask'] is False there)"]
-    assert any(x.startswith("schedrl score: policy wrong_type on mdp scenario 1") and "step 1: wrong action type str"
+    assert any(x.startswith("schedrl score: policy wrong_type on mdp scenario 1") and "episode 0, step 1: wrong action type str"
                in x for x in lines)
     raised = [i for i, x in enumerate(lines) if x.startswith("schedrl score: policy raises")]
     assert len(raised) == 1 and "raised IndexError" in lines[raised[0]]
@@ -192,7 +192,7 @@ def test_out_of_range_action(monkeypatch):
     env.unwrapped.score_label = "tiny grid"
     fn = Policy("big", "x:big", "policy", lambda obs, info: 99).bind(env)
     obs, info = env.reset(seed=0)
-    with pytest.raises(PolicyError, match=r"^policy big on tiny grid, step 1: action 99 is out of range 0..5$"):
+    with pytest.raises(PolicyError, match=r"^policy big on tiny grid, episode 0, step 1: action 99 is out of range 0..5$"):
         fn(obs, info)
 
 

@@ -311,21 +311,32 @@ class Policy:
         else:
             decide = _model_decider(self.obj, deterministic)
 
+        def episode_now():
+            if fam == "grid":
+                return getattr(base.grid, "episode", 0)
+            if base.steps < state.get("next_steps", 0):  # the env's step count went back: a reset
+                state["episode"] = state.get("episode", 0) + 1
+            state["next_steps"] = base.steps + 1
+            return state.get("episode", 0)
+
         def policy(obs, info):
+            ep = episode_now()
+            if ep != state.get("ep"):
+                state["ep"], state["first_ep"] = ep, state.get("first_ep", ep)
+                state["step"] = 0
             state["step"] += 1
             step = state["step"]
+            where = f"policy {name} on {label}, episode {ep - state['first_ep']}, step {step}"
             try:
                 action = decide(obs, info)
             except (PolicyError, PolicyRaised):
                 raise
             except _BadOutput as exc:
-                raise PolicyError(f"policy {name} on {label}, step {step}: {exc}") from None
+                raise PolicyError(f"{where}: {exc}") from None
             except _UserError as err:
                 exc = err.exc
-                raise PolicyRaised(f"policy {name} on {label}, step {step} raised {type(exc).__name__}: {exc}",
-                                   _user_traceback(exc)) from None
-            return _check_action(action, n, info.get("action_mask") if check_mask else None,
-                                 f"policy {name} on {label}, step {step}")
+                raise PolicyRaised(f"{where} raised {type(exc).__name__}: {exc}", _user_traceback(exc)) from None
+            return _check_action(action, n, info.get("action_mask") if check_mask else None, where)
 
         policy.__name__ = name
         return policy
