@@ -16,7 +16,6 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import SchedrlError
-from schedrl.score.policy import Policy, PolicyError, PolicyRaised, family_of
+from schedrl.score.policy import Policy, PolicyError, PolicyRaised
 
 PAPERS = ("deeprm", "mdp", "sem", "mrsch", "runtime")
 MAX_STEPS = 5_000_000
