@@ -369,8 +369,10 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 values = np.asarray([float(row.get(column, np.nan)) for row in mine])
                 values = values[np.isfinite(values)]
                 if len(values):
-                    out.entries.append(Entry("mrsch", board, method, role, metric, [values], "workload", better,
-                                             f"{len(values)} workload(s)"))
+                    note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
+                    if role != "yours" and method != "FCFS+EASY":
+                        note = "; ".join(x for x in ("from results/mrsch/eval", note) if x)
+                    out.entries.append(Entry("mrsch", board, method, role, metric, [values], "workload", better, note))
     return out
 
 
