@@ -37,6 +37,7 @@ include: "workflow/rules/mdp.smk"
 include: "workflow/rules/deeprm.smk"
 include: "workflow/rules/mrsch.smk"
 include: "workflow/rules/runtime.smk"
+include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -69,6 +70,11 @@ rule mrsch:
 rule runtime:
     input:
         paper_targets("runtime"),
+
+
+rule score:
+    input:
+        paper_targets("score"),
 
 
 rule workloads:

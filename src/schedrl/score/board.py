@@ -1,0 +1,136 @@
+"""Leaderboards: per paper and board, every policy's metrics with 95% bootstrap intervals.
+
+``leaderboard(entries)`` gives one long row per (paper, board, policy, metric): mean, lo, hi (the
+convergence core's two-level bootstrap: seeds or workloads, then episodes, trials or jobs), n and
+the unit. ``markdown`` and ``console`` lay each board out wide (one column per metric), sorted by
+the board's first metric (best first); ``write`` writes CSV, markdown and a self-contained HTML page
+in the report's style.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.report.convergence import bootstrap_ci, format_ci
+
+ROLE_MARK = {"yours": "yours", "baseline": "baseline", "agent": "trained agent"}
+COLUMNS = ["paper", "board", "policy", "role", "metric", "better", "mean", "lo", "hi", "n", "unit", "note"]
+
+
+def leaderboard(entries) -> pd.DataFrame:
+    rows = []
+    for e in entries:
+        groups = [np.asarray(v, dtype=np.float64) for v in e.values]
+        groups = [g[np.isfinite(g)] for g in groups]
+        groups = [g for g in groups if g.size]
+        if not groups:
+            mean = lo = hi = float("nan")
+            n = 0
+        else:
+            mean, lo, hi = bootstrap_ci(groups)
+            n = int(sum(g.size for g in groups))
+            if n == 1:
+                lo = hi = float("nan")
+        rows.append({"paper": e.paper, "board": e.board, "policy": e.policy, "role": e.role, "metric": e.metric,
+                     "better": e.better, "mean": mean, "lo": lo, "hi": hi, "n": n, "unit": e.unit, "note": e.note})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _cell(row) -> str:
+    if not np.isfinite(row["mean"]):
+        return "n/a"
+    if not np.isfinite(row["lo"]):
+        return f"{row['mean']:.3g} (n={row['n']})"
+    return format_ci(row["mean"], row["lo"], row["hi"])
+
+
+def wide(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """Per (paper, board): a table policy x metric (text cells), best first by the first metric."""
+    out = []
+    for (paper, board), part in frame.groupby(["paper", "board"], sort=False):
+        metrics = list(dict.fromkeys(part["metric"]))
+        first = metrics[0]
+        better = part.loc[part["metric"] == first, "better"].iloc[0]
+        order = (part[part["metric"] == first].sort_values("mean", ascending=better == "lower", na_position="last")
+                 [["policy", "role"]].apply(tuple, axis=1).tolist())
+        keys = order + [k for k in dict.fromkeys(part[["policy", "role"]].apply(tuple, axis=1)) if k not in order]
+        rows = []
+        for rank, (policy, role) in enumerate(keys, 1):
+            mine = part[(part["policy"] == policy) & (part["role"] == role)]
+            row = {"#": rank, "policy": policy, "role": ROLE_MARK.get(role, role)}
+            for metric in metrics:
+                m = mine[mine["metric"] == metric]
+                bett = part.loc[part["metric"] == metric, "better"].iloc[0]
+                head = f"{metric} ({'lower' if bett == 'lower' else 'higher'} is better)"
+                row[head] = _cell(m.iloc[0]) if len(m) else ""
+            notes = "; ".join(dict.fromkeys(n for n in mine["note"] if isinstance(n, str) and n))
+            n = mine.iloc[0]
+            row["n"] = f"{n['n']} {n['unit']}s"
+            row["note"] = notes
+            rows.append(row)
+        out.append((paper, board, pd.DataFrame(rows)))
+    return out
+
+
+def _md_table(table: pd.DataFrame) -> str:
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
+    for _, row in table.iterrows():
+        lines.append("| " + " | ".join(str(row[c]).replace("|", "/") for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def markdown(frame: pd.DataFrame, notes: list[str], failures: list, *, scale: str, level: int = 2) -> str:
+    h = "#" * level
+    parts = [f"{h} Scored policies ({scale} scale)", "",
+             "Each user policy (`schedrl score`, config `score.policies`) played on each paper's held-out "
+             "workloads under the paper's protocol, beside the paper's baselines on the same jobs and, where a "
+             "finished run left results, the pipeline's trained agents. Cells: mean [95% bootstrap interval] "
+             "(two levels: seeds or workloads, then episodes, trials or jobs).", ""]
+    for paper, board, table in wide(frame):
+        mine = table["role"] == ROLE_MARK["yours"]
+        table.loc[mine, "policy"] = "**" + table.loc[mine, "policy"].astype(str) + "**"
+        parts += [f"{h}# {paper}: {board}", "", _md_table(table), ""]
+    if notes:
+        parts += [f"{h}# Did not fit or not run", ""] + [f"* {n}" for n in notes] + [""]
+    if failures:
+        parts += [f"{h}# Policies that failed", ""] + [f"* {line}" for _, line, _ in failures] + [""]
+    return "\n".join(parts)
+
+
+def console(frame: pd.DataFrame) -> str:
+    blocks = []
+    for paper, board, table in wide(frame):
+        table = table.drop(columns=["note"])
+        blocks.append(f"== {paper}: {board}\n{table.to_string(index=False)}")
+    return "\n\n".join(blocks)
+
+
+def write(frame: pd.DataFrame, notes: list[str], failures: list, out_dir: str | Path, *, scale: str,
+          section: str | Path | None = None) -> dict[str, Path]:
+    """leaderboard.csv, leaderboard.md and index.html under ``out_dir`` (+ ``section``: the report's
+    markdown section, headings one level down)."""
+    from schedrl.io import atomic_path
+    from schedrl.report.render import render_html
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": out / "leaderboard.csv", "md": out / "leaderboard.md", "html": out / "index.html"}
+    with atomic_path(paths["csv"]) as tmp:
+        frame.to_csv(tmp, index=False)
+    text = markdown(frame, notes, failures, scale=scale, level=1)
+    with atomic_path(paths["md"]) as tmp:
+        Path(tmp).write_text(text)
+    html = render_html(text, out).replace("schedrl reproduction report", "schedrl score: leaderboards")
+    with atomic_path(paths["html"]) as tmp:
+        Path(tmp).write_text(html)
+    if section:
+        section = Path(section)
+        section.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(section) as tmp:
+            Path(tmp).write_text(markdown(frame, notes, failures, scale=scale, level=2))
+        paths["section"] = section
+    return paths

@@ -1,0 +1,493 @@
+"""Each paper's held-out evaluation, as a scoring suite.
+
+A suite plays every given policy on its paper's held-out workloads under the paper's protocol,
+plays the paper's baselines on the same jobs, and reads the pipeline's trained agents' results from
+``results/<paper>/`` where a finished run left them. It returns ``Entry`` records (per-unit values:
+episodes, trials, jobs or workloads) and one-line notes (what did not fit and why, what was missing).
+
+| paper | env family | held-out workloads | metric(s) | baselines |
+| --- | --- | --- | --- | --- |
+| deeprm | grid (discrete variant) | ``eval.episodes`` job sets from ``eval.jobset_seed`` at ``eval.box_rate`` | mean slowdown over every arrived job, per episode | SJF, Packer, Random |
+| mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference) |
+| sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY |
+| mrsch | pick-and-reserve | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY (GA, scalar RL, MRSch from results) |
+| runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | FCFS, SJF as priority picks |
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import SchedrlError
+from schedrl.score.policy import Policy, PolicyError, PolicyRaised
+
+PAPERS = ("deeprm", "mdp", "sem", "mrsch", "runtime")
+MAX_STEPS = 5_000_000
+
+
+@dataclass
+class Entry:
+    """One policy's values on one leaderboard: ``values`` per seed (list of 1-D arrays)."""
+
+    paper: str
+    board: str            # which leaderboard of the paper (rate, scenario, trace, group)
+    policy: str
+    role: str             # "yours", "baseline" or "agent"
+    metric: str
+    values: list          # list of 1-D arrays (one per seed or workload)
+    unit: str             # what one value is (episode, trial, job, workload)
+    better: str           # "lower" or "higher"
+    note: str = ""
+
+
+@dataclass
+class SuiteResult:
+    paper: str
+    entries: list[Entry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (policy, one line, traceback)
+    misfits: dict[str, list[str]] = field(default_factory=dict)  # policy -> reasons (one per env tried)
+    failed: set = field(default_factory=set)  # policies that failed once: not played again in this suite
+
+    def misfit(self, policy: Policy, reason: str) -> None:
+        self.misfits.setdefault(policy.name, []).extend(r for r in reason.split("; ")
+                                                         if r not in self.misfits.get(policy.name, []))
+
+    def misfit_lines(self) -> list[str]:
+        """One line per policy that fits none (or not all) of this paper's envs."""
+        yours = {e.policy for e in self.entries if e.role == "yours"}
+        lines = []
+        for name, reasons in self.misfits.items():
+            shapes = [re.match(r"the model reads observations of shape (.+), the env gives (.+)$", r) for r in reasons]
+            if reasons and all(shapes) and len({m.group(1) for m in shapes}) == 1:
+                envs = ", ".join(dict.fromkeys(m.group(2) for m in shapes))
+                reasons = [f"the model reads observations of shape {shapes[0].group(1)}; its envs give {envs}"]
+            some = " (some of its envs)" if name in yours else ""
+            lines.append(f"{name} does not fit {self.paper}{some}: {'; '.join(reasons)}")
+        return lines
+
+
+def _fail(result: SuiteResult, policy: Policy, exc: Exception) -> None:
+    tb = exc.user_traceback if isinstance(exc, PolicyRaised) else ""
+    result.failures.append((policy.name, str(exc), tb))
+    result.failed.add(policy.name)
+
+
+def _label(env, text: str):
+    env.unwrapped.score_label = text
+    return env
+
+
+def _seed_torch(seed: int) -> None:
+    try:
+        import torch
+
+        torch.manual_seed(int(seed))
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+
+
+def play_schedule(env, fn, **reset) -> pd.DataFrame:
+    """One episode of ``fn(obs, info)`` in an HPC env; its schedule."""
+    obs, info = env.reset(**reset)
+    for _ in range(MAX_STEPS):
+        obs, _, term, trunc, info = env.step(fn(obs, info))
+        if term or trunc:
+            return info["schedule"]
+    raise SchedrlError(f"{env.unwrapped.score_label}: the episode did not end within {MAX_STEPS} steps")
+
+
+def _first_fit(policy: Policy, make_env, options: list) -> tuple[object, object, str | None]:
+    """The first of ``options`` whose env the policy fits: (option, env, None) or (None, None, reason)."""
+    reasons = []
+    for option in options:
+        env = make_env(option)
+        reason = policy.misfit(env)
+        if reason is None:
+            return option, env, None
+        reasons.append(reason)
+        env.close()
+    return None, None, "; ".join(dict.fromkeys(reasons))
+
+
+# =============================================================================================
+# deeprm: the SB3 report's DeepRM, held-out job sets at the box-plot rate
+
+def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
+    from schedrl.papers.deeprm import experiments as X
+    from schedrl.schedulers.grid import POLICIES
+
+    spec = X.check_spec(config["deeprm"])
+    out = SuiteResult("deeprm")
+    setup = X.protocol_setup(spec, "heldout")
+    rate = float(spec["eval"]["box_rate"])
+    episodes, jobset_seed = setup["episodes"], setup["jobset_seed"]
+    variants = [v for v in spec["variants"] if X.parse_variant(v)[0] == "discrete"]
+    if not variants:
+        out.notes.append("deeprm: no discrete variant configured; nothing to score")
+        return out
+    main = "discrete-image" if "discrete-image" in variants else variants[0]
+
+    def kwargs_of(variant):
+        return {**X.env_kwargs(spec, variant, "slowdown"), **setup["overrides"]}
+
+    def probe(variant):
+        from schedrl.experiments.envs import make_env
+
+        return make_env(X.ENV_ID, {**kwargs_of(variant), "jobset_seed": jobset_seed, "num_jobsets": 1})
+
+    load = X.rate_load(rate, kwargs_of(main))
+
+    def board(variant):
+        return f"{variant}, rate {rate:g} (load {load:.0%}), {episodes} held-out job sets"
+
+    def play(policy: Policy, variant: str, role: str):
+        def make_policy(env):
+            _seed_torch(0)
+            return policy.bind(_label(env, f"deeprm {variant}"), deterministic=setup["deterministic"])
+
+        _, per_episode = X.evaluate_over_rates(make_policy, kwargs_of(variant), [rate], episodes, jobset_seed,
+                                               "heldout")
+        out.entries.append(Entry("deeprm", board(variant), policy.name, role, "mean slowdown",
+                                 [per_episode["mean_slowdown"].to_numpy(float)], "episode", "lower"))
+
+    for policy in policies:
+        options = variants if policy.kind in ("sb3", "run") else [main]
+        variant, env, reason = _first_fit(policy, probe, options)
+        if reason:
+            out.misfit(policy, reason)
+            continue
+        env.close()
+        try:
+            play(policy, variant, "yours")
+        except (PolicyError, PolicyRaised) as exc:
+            _fail(out, policy, exc)
+    for name in X.BASELINES:
+        play(Policy(X.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
+    if agents:
+        for variant in variants:
+            groups: dict[str, list] = {}
+            for algo, objective, seed in X.agent_runs(spec, variant):
+                path = X.eval_paths(X.run_dir(X.ROOT, variant, algo, objective, seed), "heldout")["episodes"]
+                if path.is_file():
+                    frame = pd.read_csv(path)
+                    frame = frame[np.isclose(frame["rate"], rate)]
+                    if len(frame):
+                        groups.setdefault(X.label(algo, objective), []).append(frame["mean_slowdown"].to_numpy(float))
+            for label, values in groups.items():
+                out.entries.append(Entry("deeprm", board(variant), label, "agent", "mean slowdown", values,
+                                         "episode", "lower", f"{len(values)} seed(s), sampled actions"))
+    return out
+
+
+# =============================================================================================
+# mdp: Table 3 scenarios, greedy trials on fixed job sets
+
+def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
+    from schedrl.envs.rollout import run_policy
+    from schedrl.experiments.envs import make_env
+    from schedrl.papers.mdp import experiments as M
+    from schedrl.schedulers.grid import POLICIES
+
+    spec = M.check_spec(config["mdp"])
+    out = SuiteResult("mdp")
+    horizon = int(spec["horizon"])
+    ev = spec["eval"]
+    trials, jobset_seed, greedy = int(ev["trials"]), int(ev["jobset_seed"]), bool(ev["deterministic"])
+    default_variant = spec["variants"][0]
+
+    def board(sid):
+        s = M.scenario(sid)
+        return f"scenario {sid} (n_p {s.procs}, d {s.max_len}, j_s {s.max_size}), H {horizon}, {trials} trials"
+
+    def play(policy: Policy, variant: str, sid: int, role: str, note: str = ""):
+        # one env walks the job sets jobset_seed + k, k = 0..trials-1 (pcg64), as evaluate_model's envs do
+        kwargs = {**M.env_kwargs(variant, sid, horizon), "jobset_seed": jobset_seed, "num_jobsets": trials}
+        _seed_torch(jobset_seed)
+        env = _label(make_env(M.ENV_ID, kwargs), f"mdp scenario {sid} ({variant})")
+        try:
+            table = run_policy(env, policy.bind(env, deterministic=greedy), trials, seed=jobset_seed)
+        finally:
+            env.close()
+        values = table.groupby("episode")["slowdown"].mean().reindex(range(trials)).to_numpy(float)
+        out.entries.append(Entry("mdp", board(sid), policy.name, role, "mean slowdown", [values],
+                                 "trial", "lower", note))
+
+    for sid in spec["scenarios"]:
+        sid = int(sid)
+        for policy in [p for p in policies if p.name not in out.failed]:
+            options = list(M.VARIANTS) if policy.kind in ("sb3", "run") else [default_variant]
+            variant, env, reason = _first_fit(
+                policy, lambda v, sid=sid: make_env(M.ENV_ID, {**M.env_kwargs(v, sid, horizon), "jobset_seed": 0}),
+                options)
+            if reason:
+                out.misfit(policy, reason)
+                continue
+            env.close()
+            try:
+                play(policy, variant, sid, "yours")
+            except (PolicyError, PolicyRaised) as exc:
+                _fail(out, policy, exc)
+        for name in ("sjf", "packer"):
+            play(Policy(name.upper() if name == "sjf" else "Packer", name, "heuristic", POLICIES[name]),
+                 default_variant, sid, "baseline", "reference (the paper compares MDPs, not heuristics)")
+        if agents:
+            for variant in spec["variants"]:
+                values = []
+                for seed in spec["seeds"]:
+                    path = M.eval_path(M.run_dir(M.ROOT, horizon, variant, sid, seed))
+                    if Path(path).is_file():
+                        values.append(pd.read_csv(path)["mean_slowdown"].to_numpy(float))
+                if values:
+                    out.entries.append(Entry("mdp", board(sid), f"PPO, {M.variant(variant).label} MDP", "agent",
+                                             "mean slowdown", values, "trial", "lower", f"{len(values)} seed(s), greedy"))
+    return out
+
+
+# =============================================================================================
+# HPC envs: sem, mrsch, runtime
+
+def _schedule_entries(paper, board, name, role, schedule, cluster, note="") -> list[Entry]:
+    from schedrl import metrics
+
+    done = schedule[schedule["start_time"].notna()]
+    return [Entry(paper, board, name, role, "wait (h)", [metrics.wait_times(done) / 3600.0], "job", "lower", note),
+            Entry(paper, board, name, role, "slowdown", [metrics.slowdowns(done)], "job", "lower", note),
+            Entry(paper, board, name, role, "utilisation", [np.asarray([metrics.utilization(schedule, cluster.nodes)])],
+                  "schedule", "higher", note)]
+
+
+def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | Path = "results/workloads/sem") -> SuiteResult:
+    from schedrl.envs.pick_reserve import PickReserveEnv
+    from schedrl.io import read_json
+    from schedrl.papers.sem.agents import ENCODERS, HEURISTICS, time_scale_of
+    from schedrl.sim import ClusterSpec, simulate
+    from schedrl.workloads.swf import read_swf
+
+    spec = config["sem"]["agents"]
+    out = SuiteResult("sem")
+    for trace in spec["traces"]:
+        net = spec["networks"][trace]
+        split = Path(base) / trace
+        if not (split / "test.swf").is_file():
+            out.notes.append(f"sem {trace}: {split / 'test.swf'} missing; build it with "
+                             f"'snakemake {split / 'test.swf'}' (rule workload_sem_split)")
+            continue
+        test, train = read_swf(split / "test.swf"), read_swf(split / "train.swf")
+        scale = time_scale_of(train)
+        cluster = ClusterSpec(nodes=int(net["nodes"]))
+        board = f"{trace} test part ({len(test)} jobs, {net['nodes']} nodes)"
+
+        def make(encoder, trace=trace, net=net, test=test, scale=scale):
+            return _label(PickReserveEnv(jobs=test, cluster=int(net["nodes"]), encoder=encoder, reward=net["reward"],
+                                         window=50, k=int(net["k"]), time_scale=scale), f"sem {trace} test")
+
+        for policy in [p for p in policies if p.name not in out.failed]:
+            options = list(ENCODERS) if policy.kind in ("sb3", "run") else ["sem"]
+            _, env, reason = _first_fit(policy, make, options)
+            if reason:
+                out.misfit(policy, reason)
+                continue
+            try:
+                _seed_torch(0)
+                schedule = play_schedule(env, policy.bind(env, deterministic=True))
+                out.entries += _schedule_entries("sem", board, policy.name, "yours", schedule, cluster)
+            except (PolicyError, PolicyRaised) as exc:
+                _fail(out, policy, exc)
+        for name in HEURISTICS:
+            schedule = simulate(test, cluster, policy=name, backfill="easy")
+            out.entries += _schedule_entries("sem", board, f"{name.upper()}+EASY", "baseline", schedule, cluster)
+        if agents:
+            for encoder in ENCODERS:
+                path = Path("results/sem/agents") / trace / encoder / "test.json"
+                if path.is_file():
+                    m = read_json(path)
+                    note = "one greedy test pass: no per-job values kept, no interval"
+                    name = f"{encoder.upper()} agent"
+                    out.entries += [
+                        Entry("sem", board, name, "agent", "wait (h)", [np.asarray([m["mean_wait"] / 3600.0])], "run", "lower", note),
+                        Entry("sem", board, name, "agent", "slowdown", [np.asarray([m["mean_slowdown"]])], "run", "lower", note),
+                        Entry("sem", board, name, "agent", "utilisation", [np.asarray([m["utilization"]])], "run", "higher", note)]
+    return out
+
+
+MRSCH_METRICS = (("mean_wait_h", "mean wait (h)", "lower"), ("mean_slowdown", "mean slowdown", "lower"),
+                 ("node_util", "node utilisation", "higher"), ("bb_util", "BB utilisation", "higher"))
+
+
+def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
+    from schedrl.papers.mrsch import experiments as R
+    from schedrl.sim import simulate
+
+    spec = R.check_spec(config["mrsch"])
+    out = SuiteResult("mrsch")
+    window = int(spec["window"])
+    rows = []  # (group, method, role, row)
+    missing = []
+    for workload in spec["workloads"]:
+        try:
+            frame = R.test_jobs(spec, workload)
+        except SchedrlError:
+            missing.append(workload)
+            continue
+        cluster = R.cluster_of(frame)
+        group = R.group_of(workload)
+        for policy in [p for p in policies if p.name not in out.failed]:
+            env = _label(R.make_env(frame, window), f"mrsch {workload} test")
+            reason = policy.misfit(env)
+            if reason:
+                out.misfit(policy, reason)
+                continue
+            try:
+                _seed_torch(0)
+                schedule = play_schedule(env, policy.bind(env, deterministic=True), options={"jobs": frame})
+                rows.append((group, policy.name, "yours", R.metrics_row(schedule, cluster, policy.name, workload)))
+            except (PolicyError, PolicyRaised) as exc:
+                _fail(out, policy, exc)
+        rows.append((group, "FCFS+EASY", "baseline",
+                     R.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
+        path = R.eval_dir(R.ROOT, workload) / "metrics.csv"
+        if agents and path.is_file():
+            for _, row in pd.read_csv(path).iterrows():
+                if row["method"] in ("ga", "scalar_rl", "mrsch", "mrsch_cnn"):
+                    role = "baseline" if row["method"] == "ga" else "agent"
+                    rows.append((group, R.LABELS.get(row["method"], row["method"]), role, row.to_dict()))
+    if missing:
+        out.notes.append(f"mrsch: test splits missing for {', '.join(missing)}; build them with "
+                         "'snakemake workloads' (rule workload_mrsch)")
+    for group in dict.fromkeys(g for g, *_ in rows):
+        names = [w for w in spec["workloads"] if R.group_of(w) == group and w not in missing]
+        board = f"{names[0]}-{names[-1]} test splits ({len(names)} workloads, first {spec['eval']['max_jobs']} jobs each)"
+        for method, role in dict.fromkeys((m, r) for g, m, r, _ in rows if g == group):
+            mine = [row for g, m, r, row in rows if g == group and m == method and r == role]
+            for column, metric, better in MRSCH_METRICS:
+                values = np.asarray([float(row.get(column, np.nan)) for row in mine])
+                values = values[np.isfinite(values)]
+                if len(values):
+                    note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
+                    if role != "yours" and method != "FCFS+EASY":
+                        note = "; ".join(x for x in ("from results/mrsch/eval", note) if x)
+                    out.entries.append(Entry("mrsch", board, method, role, metric, [values], "workload", better, note))
+    return out
+
+
+def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
+    from schedrl.experiments.envs import make_env
+    from schedrl.metrics import runtime_utilization
+    from schedrl.papers.runtime import experiments as P
+    from schedrl.schedulers import get_policy
+
+    spec = P.check_spec(config["runtime"])
+    out = SuiteResult("runtime")
+    ev = spec["evaluate"]
+    episodes, seed0, greedy = int(ev["episodes"]), int(ev["seed"]), bool(ev["deterministic"])
+    tests = [w for w in P.TEST_WORKLOADS if Path(P.workload_file(w)).is_file()]
+    missing = [w for w in P.TEST_WORKLOADS if w not in tests]
+    if missing:
+        out.notes.append(f"runtime: workloads missing: {', '.join(missing)}; build them with 'snakemake workloads' "
+                         "(rule workload_runtime)")
+    if not tests:
+        return out
+    board = (f"the {len(tests)} 'b' halves, {episodes} episode(s) each, at most {ev['max_steps']} steps, "
+             f"{spec.get('nodes', 256)} nodes")
+
+    def make(encoder, workload):
+        env = make_env(P.ENV_ID, P.env_kwargs(spec, encoder, workload, training=False))
+        return _label(env, f"runtime {workload}")
+
+    def play(policy: Policy, encoder: str, role: str, note: str = ""):
+        values = []
+        for workload in tests:
+            env = make(encoder, workload)
+            try:
+                per = []
+                for k in range(episodes):
+                    _seed_torch(seed0 + k)
+                    sched = play_schedule(env, policy.bind(env, deterministic=greedy), seed=seed0 + k)
+                    per.append(runtime_utilization(sched, env.unwrapped.cluster.nodes))
+                values.append(np.asarray(per))
+            finally:
+                env.close()
+        out.entries.append(Entry("runtime", board, policy.name, role, "utilisation", values, "episode", "higher", note))
+
+    encoders = sorted({enc for enc, _ in P.METHODS.values()})
+    for policy in policies:
+        options = encoders if policy.kind in ("sb3", "run") else ["runtime_baseline"]
+        encoder, env, reason = _first_fit(policy, lambda e: make(e, tests[0]), options)
+        if reason:
+            out.misfit(policy, reason)
+            continue
+        env.close()
+        try:
+            play(policy, encoder, "yours")
+        except (PolicyError, PolicyRaised) as exc:
+            _fail(out, policy, exc)
+    for name in ("fcfs", "sjf"):
+        play(Policy(f"{name.upper()} (priority pick)", name, "priority", get_policy(name).key_fn), "runtime_baseline",
+             "baseline", "starts the first job that fits in the order, else advances (no reservation)")
+    if agents:
+        files = [f for f in P.evaluation_files(spec) if Path(f).is_file()]
+        if files:
+            frame = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+            frame = frame[(frame["estimator"] == "actual") & frame["test"].isin(tests)]
+            for method, part in frame.groupby("method", sort=False):
+                values = [g["utilization"].to_numpy(float) for _, g in part.groupby("test", sort=False)]
+                out.entries.append(Entry("runtime", board, f"PPO {P.LABELS.get(method, method)}", "agent",
+                                         "utilisation", values, "episode", "higher",
+                                         f"trained on {', '.join(sorted(part['train'].unique()))}; every grid point and seed"))
+    return out
+
+
+SUITES = {"deeprm": deeprm, "mdp": mdp, "sem": sem, "mrsch": mrsch, "runtime": runtime}
+
+
+# =============================================================================================
+# what a scoring run reads (the Snakemake rule's inputs)
+
+def workload_inputs(config: dict, papers) -> list[str]:
+    """The held-out workload files the suites of ``papers`` read (the grid papers generate theirs)."""
+    files = []
+    if "sem" in papers:
+        for trace in config["sem"]["agents"]["traces"]:
+            files += [f"results/workloads/sem/{trace}/{part}.swf" for part in ("train", "test")]
+    if "mrsch" in papers:
+        files += [f"results/workloads/mrsch/{w}/test.swf" for w in config["mrsch"]["workloads"]]
+    if "runtime" in papers:
+        from schedrl.papers.runtime import experiments as P
+
+        files += [P.workload_file(w) for w in P.TEST_WORKLOADS]
+    return files
+
+
+def agent_inputs(config: dict, papers) -> list[str]:
+    """The trained agents' evaluation files the suites of ``papers`` read."""
+    files = []
+    if "deeprm" in papers:
+        from schedrl.papers.deeprm import experiments as X
+
+        spec = config["deeprm"]
+        for variant in (v for v in spec["variants"] if X.parse_variant(v)[0] == "discrete"):
+            files += [str(X.eval_paths(X.run_dir(X.ROOT, variant, a, o, s), "heldout")["episodes"])
+                      for a, o, s in X.agent_runs(spec, variant)]
+    if "mdp" in papers:
+        from schedrl.papers.mdp import experiments as M
+
+        spec = config["mdp"]
+        files += [str(M.eval_path(M.run_dir(M.ROOT, spec["horizon"], v, sid, seed)))
+                  for sid in spec["scenarios"] for v in spec["variants"] for seed in spec["seeds"]]
+    if "sem" in papers:
+        from schedrl.papers.sem.agents import ENCODERS
+
+        files += [f"results/sem/agents/{t}/{e}/test.json" for t in config["sem"]["agents"]["traces"] for e in ENCODERS]
+    if "mrsch" in papers:
+        files += [f"results/mrsch/eval/{w}/metrics.csv" for w in config["mrsch"]["workloads"]]
+    if "runtime" in papers:
+        from schedrl.papers.runtime import experiments as P
+
+        files += P.evaluation_files(config["runtime"])
+    return files
