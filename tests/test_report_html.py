@@ -86,3 +86,14 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
                    capture_output=True, timeout=120, check=True)
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.std() > 5, "the rendered report is blank"
+
+
+def test_score_leaderboard_is_its_own_chapter(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    section = tmp_path / "figures" / "score" / "leaderboard.md"
+    section.parent.mkdir(parents=True)
+    section.write_text("| policy | slowdown |\n| --- | --- |\n| wfp3 | 3.1 [2.9, 3.3] |\n")
+    text, _ = render_report([], [str(section)], "smoke", {"alpha": PaperInfo("Alpha paper")},
+                            report_dir="results/report")
+    assert "2. [Your schedulers against the papers (schedrl score)](#paper-score)" in text
+    assert text.index("## Your schedulers") < text.index("| wfp3 | 3.1 [2.9, 3.3] |")

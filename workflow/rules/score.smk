@@ -55,3 +55,4 @@ if SCORE_POLICIES:
             "{params.agents} --out-dir results/score --section {output.section:q} > {log:q} 2>&1"
 
     register("score", *rules.score_policies.output)
+    REPORT_SECTIONS.append(rules.score_policies.output.section)

@@ -67,6 +67,10 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: Report chapters that are not papers: a section under ``figures/<group>/`` lands in its chapter.
+GROUPS = {"score": "Your schedulers against the papers (schedrl score)"}
+
+
 def _belongs(path: Path, paper: str) -> bool:
     """A section belongs to ``paper`` when its folder is named so or its name starts ``<paper>_``."""
     return path.parts[-2:-1] == (paper,) or path.name.startswith(f"{paper}_")
@@ -104,7 +108,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         path = Path(section)
         if not path.is_file():
             raise InputFileError(section, "no such file" if not path.exists() else "not a file")
-        if not any(_belongs(path, paper) for paper in papers):
+        if not any(_belongs(path, paper) for paper in [*papers, *GROUPS]):
             raise InputFileError(section, "section belongs to no paper: put it under figures/<paper>/ "
                                  f"(papers: {', '.join(papers)})")
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLAIM_COLUMNS))
@@ -139,9 +143,11 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
     out += [_md_table(pd.DataFrame(summary)), ""]
     out += ["## Contents", ""]
     out += [f"{i}. [{info.title}](#{_anchor(paper)})" for i, (paper, info) in enumerate(papers.items(), 1)]
+    groups = {g: t for g, t in GROUPS.items() if any(_belongs(Path(f), g) for f in section_files)}
+    out += [f"{len(papers) + i}. [{title}](#{_anchor(g)})" for i, (g, title) in enumerate(groups.items(), 1)]
     extra = (["Cost"] if benchmarks is not None and benchmarks["rule_runs"].sum() > 0 else []) \
         + (["Software"] if package_versions else [])
-    out += [f"{len(papers) + i}. [{name}](#{name.lower()})" for i, name in enumerate(extra, 1)] + [""]
+    out += [f"{len(papers) + len(groups) + i}. [{name}](#{name.lower()})" for i, name in enumerate(extra, 1)] + [""]
     report_dir = Path(report_dir)
     for paper, info in papers.items():
         rows = claims[claims["paper"] == paper]
@@ -178,6 +184,9 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             out += [_md_table(table), ""]
         else:
             out += ["No claims checked at this scale.", ""]
+    for group, title in groups.items():
+        out += [f'<a id="{_anchor(group)}"></a>', "", f"## {title}", ""]
+        out += [Path(f).read_text().strip() + "\n" for f in section_files if _belongs(Path(f), group)]
     if benchmarks is not None and benchmarks["rule_runs"].sum() > 0:
         from schedrl.report.budget import formatted
 
