@@ -298,4 +298,4 @@ def test_claims_at_budgets_and_intervals():
     lo_hi = cis["nn2_beats_nn1"]["fields"]["ci95"]
     assert lo_hi.count("[") == 1
     assert cis["nn2_beats_nn1"]["guard"]("reproduced") in ("reproduced", "partly reproduced")
-    assert "1 seed x 2 episodes" in cis["nn2_beats_nn1"]["note"]
+    assert "1 seed x 2 episodes per cell" in cis["nn2_beats_nn1"]["note"]

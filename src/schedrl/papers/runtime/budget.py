@@ -183,9 +183,9 @@ def comparison_cis(evals: pd.DataFrame, t4: pd.DataFrame | None) -> dict[str, di
     keys = ["train", "test", "episode"]
 
     def note(n_cells: int) -> str:
-        per = int(oracle.groupby(["method", "train", "test"]).size().median()) if len(oracle) else 0
-        return (f"95% CI of the mean utilisation difference: {cv.evidence(reps, per)} per cell, "
-                f"{n_cells} cells (agent seeds x Lublin draws, then episodes)")
+        per = int(oracle.groupby(["method", "train", "test"]).size().median()) // max(reps, 1) if len(oracle) else 0
+        return (f"95% CI of the mean utilisation difference: {cv.evidence(reps, per)} per cell "
+                f"(a seed = one agent seed on one Lublin draw), {n_cells} cells")
 
     own = oracle[oracle["test"] == oracle["train"]]
     if t4 is not None and len(own):
