@@ -70,6 +70,8 @@ def test_variant_block_is_merged_over_default(tmp_path):
     ({"n_stepz": 3}, "unknown hyperparameter 'n_stepz'"),
     ({"policy_kwargs": {"activation_fn": "swish9"}}, "activation_fn"),
     ({"policy_kwargs": {"net_arch": [64, -1]}}, "net_arch"),
+    ({"policy_kwargs": {"shared_net": []}}, "shared_net"),
+    ({"policy_kwargs": {"shared_net": [8], "net_arch": [8]}}, "either shared_net or net_arch"),
     ({"learning_rate": "cos_3"}, "learning_rate"),
     ({"policy": "TransformerPolicy"}, "unknown policy"),
     ({"vec_env": "threads"}, "vec_env"),

@@ -26,6 +26,17 @@ def test_counts_on_the_papers_cells_give_the_papers_counts():
     assert claims.nn2_vs_nn1(t6, "ours") == (30, 36)     # section 6.2: 30/36
     assert claims.proposal_gain(t6, "ours") == (0, 6)    # section 6.2: no gain on any workload
     assert claims.same_tendency_best(t6, "ours") == (11, 18)   # the text says 7 (see claims.py)
+    assert claims.same_tendency_best(t6, "ours", ties=False) == (5, 18)
+    assert claims.rl_vs_weaker_backfilling(t5, t4, "ours") == (2, 18)   # the YAML's old reading
+    per = claims.below_heuristics_other(t6, t4, "ours")                # section 6.1: 10/75, 1 vs 9
+    assert per == {"baseline": (1, 25), "proposal_nn1": (7, 25), "proposal_nn2": (2, 25)}
+    assert claims.wl1_050b_below(t6, t4, "ours") == (18, 18)
+    assert claims.same_tendency_between(t6, t4, "ours") == (15, 15)
+    rows = {r["claim_id"]: r for r in claims.rl_claims(t5.assign(paper=t5["ours"], diff=0.0), t4,
+                                                        t6.assign(paper=t6["ours"], diff=0.0))}
+    assert rows["same_tendency_best"]["paper_value"] == "11/18"            # calibrated on the cells
+    assert "text says 7/18" in rows["same_tendency_best"]["note"]
+    assert all(r["verdict"] == "reproduced" for k, r in rows.items()), rows
 
 
 def test_counting_rules_by_hand():
@@ -44,6 +55,26 @@ def test_counting_rules_by_hand():
     assert claims.same_tendency_best(t6, "ours") == (6, 6)
     # same tendency: wl1_100a->wl1_100b best proposal .75 vs baseline .70 (gain); wl1_050a->wl1_050b .46 vs .50
     assert claims.proposal_gain(t6, "ours") == (1, 2)
+    # without ties: wl1_050b/NN1 (0.45 = 0.45) no longer counts
+    assert claims.same_tendency_best(t6, "ours", ties=False) == (5, 6)
+
+
+def test_section_6_1_counts_by_hand():
+    t4 = pd.DataFrame({"sjf:none": [0.60, 0.46], "sjf:easy": [0.70, 0.49], "fcfs:none": [0.57, 0.55],
+                       "fcfs:easy": [0.75, 0.53]}, index=["wl1_100b", "wl1_050b"])
+    t6 = pd.DataFrame({"train": ["wl1_100a", "wl2_100a", "wl1_100a", "wl2_100a"],
+                       "test": ["wl1_100b", "wl1_100b", "wl1_050b", "wl1_050b"],
+                       "method": ["baseline", "proposal_nn1", "baseline", "proposal_nn1"],
+                       "ours": [0.72, 0.596, 0.50, 0.56]})
+    # wl2_100a -> wl1_100b is the only different-tendency cell off WL1_050b: 0.596 -> 0.60 ties SJF (not below)
+    assert claims.below_heuristics_other(t6, t4, "ours") == {"proposal_nn1": (0, 1)}
+    assert claims.below_heuristics_other(t6.assign(ours=[0.72, 0.59, 0.5, 0.56]), t4, "ours") == {"proposal_nn1": (1, 1)}
+    assert claims.wl1_050b_below(t6, t4, "ours") == (1, 2)          # 0.50 < 0.55; 0.56 is not
+    # same tendency wl1_100a -> wl1_100b: 0.60 < 0.72 < 0.75 (the better BF)
+    assert claims.same_tendency_between(t6, t4, "ours") == (1, 1)
+    assert claims.split_verdict(((1, 25), (9, 50)), ((1, 25), (9, 50))) == "reproduced"
+    assert claims.split_verdict(((5, 25), (9, 50)), ((1, 25), (9, 50))) == "not reproduced"
+    assert claims.split_verdict(((0, 0), (9, 50)), ((1, 25), (9, 50))) == "not comparable"
 
 
 def _evals():
@@ -87,9 +118,15 @@ def test_table_frames():
     assert kept.iloc[0] == pytest.approx(0.70 / 0.75, abs=0.01)
     rows = claims.rl_claims(t5, heur, t6, sens)
     ids = [r["claim_id"] for r in rows]
-    assert ids == ["table5_cells_within_tolerance", "rl_vs_heuristics", "rl_vs_backfilling",
-                   "table6_cells_within_tolerance", "nn2_beats_nn1", "same_tendency_best", "proposal_gain",
-                   "sensitivity_online_predictor"]
+    assert ids == ["table5_cells_within_tolerance", "table6_cells_within_tolerance", "rl_vs_heuristics",
+                   "rl_vs_backfilling", "nn2_beats_nn1", "same_tendency_best", "proposal_gain",
+                   "below_heuristics_other", "below_heuristics_split", "wl1_050b_below_heuristics",
+                   "same_tendency_between", "sensitivity_online_predictor"]
+    # with per-episode rows: intervals on the method comparisons
+    rows = claims.rl_claims(t5, heur, t6, sens, evals=rx.tuned(evals))
+    by = {r["claim_id"]: r for r in rows}
+    for key in ("rl_vs_heuristics", "rl_vs_backfilling", "nn2_beats_nn1", "proposal_gain"):
+        assert "[" in by[key]["ci95"] and "seed" in by[key]["note"], key
 
 
 def test_grid_and_spec_checks():
@@ -115,7 +152,33 @@ def test_grid_and_spec_checks():
         rx.load_spec(json.dumps({k: v for k, v in SPEC.items() if k != "evaluate"}))
     hp = rx.hyperparams("proposal_nn2", "T1024-M256-K8")
     assert hp["n_envs"] == 8 and (hp["n_steps"], hp["batch_size"], hp["n_epochs"]) == (1024, 256, 8)
+    assert hp["policy_kwargs"]["shared_net"] == [2048, 512, 256]         # SB3 1.0's shared trunk (default)
+    hp = rx.hyperparams("proposal_nn2", "T1024-M256-K8", "separate")
     assert hp["policy_kwargs"]["net_arch"] == {"pi": [2048, 512, 256], "vf": [2048, 512, 256]}
+    with pytest.raises(ConfigError, match="actor_critic"):
+        rx.hyperparams("baseline", "T512-M512-K4", "both")
+
+
+def test_shared_trunk_is_one_network_for_actor_and_critic():
+    import gymnasium as gym
+    from stable_baselines3 import PPO
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+
+    env = gym.make("CartPole-v1")
+    sizes = {}
+    for mode in ("shared", "separate"):
+        hp = rx.hyperparams("baseline", "T64-M64-K1", mode)
+        hp["policy_kwargs"] = {**hp["policy_kwargs"], **({"shared_net": [32, 16]} if mode == "shared"
+                                                          else {"net_arch": {"pi": [32, 16], "vf": [32, 16]}})}
+        _, _, kwargs = resolve_hyperparams("ppo", {k: v for k, v in hp.items() if k not in ("n_envs", "vec_env")})
+        model = PPO("MlpPolicy", env, seed=0, **kwargs)
+        sizes[mode] = sum(p.numel() for p in model.policy.parameters())
+        if mode == "shared":  # the action and value heads read the trunk's last layer
+            assert model.policy.action_net.in_features == 16 and model.policy.value_net.in_features == 16
+            assert model.policy.share_features_extractor
+    # trunk 4*32+32 + 32*16+16 = 688; heads 17*2 + 17 = 51; separate: two trunks
+    assert sizes["shared"] == 688 + 51 and sizes["separate"] == 2 * 688 + 51
 
 
 def test_tiny_train_evaluate_tables_and_claims(tmp_path, monkeypatch):
@@ -180,10 +243,59 @@ def test_cost_model(capsys):
 
     cost = {name: rx.estimate_core_hours(rx.load_spec(json.dumps(load_yaml(f"config/{name}.yaml")["runtime"])))
             for name in ("smoke", "config", "paper")}
-    assert [cost[n]["runs"] for n in cost] == [3, 18, 3 * 75 * 6]
-    assert sum(cost["smoke"][k] for k in ("train", "evaluate")) < 0.1           # minutes
-    assert 1.0 < sum(cost["config"][k] for k in ("train", "evaluate")) < 4.0    # the paper's share of 32 h
-    # 18 runs x 360k steps at 1,800 / 1,400 / 800 steps/s by hand
-    assert cost["config"]["train"] == pytest.approx(6 * 360_000 * (1 / 1800 + 1 / 1400 + 1 / 800) / 3600)
+    assert [cost[n]["runs"] for n in cost] == [3 * 2, 18 * 3, 3 * 75 * 6]     # smoke 2 draws, default 3
+    assert sum(cost["smoke"].values()) - cost["smoke"]["runs"] < 0.1           # minutes
+    total = sum(cost["config"][k] for k in ("train", "evaluate", "budget"))
+    assert 1.0 < total <= 5.0                                                     # the default's 5 core-hours
+    assert cost["config"]["budget"] <= 0.15 * total                               # checkpoints: <= 15%
+    # 54 runs x the steps at 1,800 / 1,400 / 800 steps/s by hand
+    steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
+    assert cost["config"]["train"] == pytest.approx(18 * steps * (1 / 1800 + 1 / 1400 + 1 / 800) / 3600)
     assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0
-    assert "18 PPO runs" in capsys.readouterr().out
+    assert "54 PPO runs" in capsys.readouterr().out
+
+
+def test_draws_and_run_folders():
+    assert rx.workload_file("wl1_100a") == "results/workloads/runtime/wl1_100a.swf"          # draw 0: Table 4's
+    assert rx.workload_file("wl1_100a", 2) == "results/workloads/runtime/draw2/wl1_100a.swf"
+    assert rx.heuristics_file("wl1_100b", 1) == "results/runtime/heuristics/draw1/wl1_100b.csv"
+    assert rx.run_dir("r", "baseline", "wl1_100a", "T1-M1-K1", 3).name == "seed3"
+    assert rx.run_dir("r", "baseline", "wl1_100a", "T1-M1-K1", 3, draw=2).name == "draw2-seed3"
+    assert rx.parse_replicate("draw2-seed3") == (2, 3) and rx.parse_replicate("seed0") == (0, 0)
+    for bad in ("draw0-seed1", "seed", "draw1seed1"):
+        with pytest.raises(ConfigError, match="bad run folder"):
+            rx.parse_replicate(bad)
+    spec = json.loads(json.dumps(SPEC))
+    spec["agents"].update(draws=[0, 1, 2], methods=["baseline"], workloads=["wl1_100a"])
+    assert [r[4] for r in rx.runs(spec)] == [0, 1, 2] and rx.draws(SPEC) == [0]
+    assert rx.run_variant("baseline", "wl1_100a", "T1-M1-K1", 1) == "runtime/baseline/wl1_100a/T1-M1-K1/draw1"
+    assert rx.budget_steps(360_000) == [45_000, 90_000, 180_000]
+
+
+def test_claims_at_budgets_and_intervals():
+    from schedrl.papers.runtime import budget
+
+    final = _evals().assign(run_seed=0, draw=0)
+    # a checkpoint row set per fraction: utilisation grows with training
+    ckpts = pd.concat([final[final["estimator"] == "actual"].assign(
+        utilization=lambda d, f=f: d["utilization"] - 0.1 * (1 - f), fraction=f, budget=f * 1000)
+        for f in (0.125, 0.25, 0.5)], ignore_index=True)
+    evals = budget.with_final(final, ckpts, 1000)
+    assert sorted(evals["fraction"].unique()) == [0.125, 0.25, 0.5, 1.0]
+    fields, rows = budget.budget_rows(evals, claims.paper_table4())
+    assert {"nn2_beats_nn1", "rl_vs_heuristics", "table5_cells_within_tolerance"} <= set(fields)
+    assert fields["rl_vs_heuristics"]["at_budgets"].count(":") == 4
+    assert fields["rl_vs_heuristics"]["converged"] in ("yes", "not converged at this scale")
+    frame = pd.DataFrame(rows)
+    assert set(frame["fraction"]) == {0.125, 0.25, 0.5, 1.0} and set(frame["budget"]) == {125, 250, 500, 1000}
+    # the budgets' counts are those of the final claims at fraction 1
+    t5 = figures.table5_frame(final, claims.paper_table4())
+    beats = claims.rl_vs_heuristics(t5, claims.paper_table4(), "ours")[0]
+    last = frame[(frame["claim_id"] == "rl_vs_heuristics") & (frame["fraction"] == 1.0)]["value"].iloc[0]
+    assert last == beats
+    # intervals: NN2 vs NN1 paired on the same episodes; a one-sided win with a CI spanning 0 is guarded
+    cis = budget.comparison_cis(rx.tuned(final), claims.paper_table4())
+    lo_hi = cis["nn2_beats_nn1"]["fields"]["ci95"]
+    assert lo_hi.count("[") == 1
+    assert cis["nn2_beats_nn1"]["guard"]("reproduced") in ("reproduced", "partly reproduced")
+    assert "1 seed x 2 episodes per cell" in cis["nn2_beats_nn1"]["note"]

@@ -11,12 +11,15 @@
 # Tables 5-6: SB3 PPO per method (baseline, proposal NN1/NN2) x training half x Table 3 grid point
 # x seed, trained with the actual runtime as estimate; evaluated on its own half and every 'b'
 # half (oracle estimates), plus the sensitivity estimators on the same-tendency 'b' half.
-#   results/runtime/agents/{method}/{train}/{grid}/seed{seed}/    run folder + evaluation.csv
+#   results/runtime/agents/{method}/{train}/{grid}/{seed<k>|draw<d>-seed<k>}/  run folder, evaluation.csv,
+#                                                        evaluation_budget.csv (checkpoints 1/8, 1/4, 1/2)
+#   results/runtime/claims_budget.csv, figures/runtime/budget.{png,pdf,csv}  RL claims against training budget
 #   figures/runtime/{table5,table6}.{png,pdf,csv,md}, figures/runtime/{curves,sensitivity}.{png,pdf,csv}
 #   results/runtime/claims.csv                           claims of Tables 4-6 (+ sensitivity)
 import json
 
 from schedrl.agents.hyperparams import hyperparams_file
+from schedrl.papers.runtime import budget as RB
 from schedrl.papers.runtime import experiments as RX
 from schedrl.papers.runtime import figures as RUNTIME_FIGURES
 
@@ -27,7 +30,33 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
-RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "{seed}"))
+RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace("seed0", "{rt_rep}")
+RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
+
+
+def runtime_draw(wildcards):
+    """Lublin draw of a run folder (seed<k> or draw<d>-seed<k>)."""
+    return RX.parse_replicate(wildcards.rt_rep)[0]
+
+
+def runtime_seed(wildcards):
+    return RX.parse_replicate(wildcards.rt_rep)[1]
+
+
+def runtime_train_swf(wildcards):
+    return RX.workload_file(wildcards.rt_train, runtime_draw(wildcards))
+
+
+def runtime_draw_swfs(wildcards):
+    return [RX.workload_file(w, runtime_draw(wildcards)) for w in RX.WORKLOADS]
+
+
+def runtime_draw_seed(wildcards):
+    """Workload seed of Lublin draw k: the config seed + k."""
+    return config["seed"] + int(wildcards.rt_draw)
+
+
+RUNTIME_HEURISTICS = [RX.heuristics_file(w, d) for d in RUNTIME_DRAWS for w in RX.WORKLOADS]
 RUNTIME_VALUES = package_file(paper_values_path("runtime"))
 RUNTIME_T4 = RUNTIME.get("table4", {})
 RUNTIME_NODES = RUNTIME.get("nodes", 256)
@@ -39,6 +68,8 @@ wildcard_constraints:
     rt_method=alternatives(RX.METHODS),
     rt_train=alternatives(RX.TRAIN_WORKLOADS),
     rt_grid=r"T\d+-M\d+-K\d+",
+    rt_rep=r"(draw[1-9]\d*-)?seed\d+",
+    rt_draw=r"[1-9]\d*",
     seed=r"\d+",
 
 
@@ -57,6 +88,58 @@ rule runtime_heuristics:
         "logs/runtime/heuristics_{rt_workload}.log",
     benchmark:
         "benchmarks/results/runtime/heuristics_{rt_workload}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl heuristics run {input:q} --label {wildcards.rt_workload} --nodes {params.nodes} "
+        "--algorithms {params.algorithms} --sim-step {params.sim_step} --overrun {params.overrun} "
+        "--out {output.metrics:q} --schedules-dir {output.schedules:q} 2> {log:q}"
+
+
+# Lublin draws 1, 2, ... (runtime.agents.draws): the same six files per workload from seed + draw,
+# and the heuristics on them (Table 4 itself shows draw 0; the RL claims compare with the mean).
+rule runtime_workload_draw:
+    output:
+        expand("results/workloads/runtime/draw{{rt_draw}}/{{wl}}_{wra}{half}.swf", wra=_WL_WRA, half=("a", "b")),
+    wildcard_constraints:
+        wl="wl1|wl2",
+    params:
+        wras=" ".join(_WL_WRA),
+        seed=runtime_draw_seed,
+    log:
+        "logs/workloads/runtime_draw{rt_draw}_{wl}.log",
+    benchmark:
+        "benchmarks/results/workloads/runtime_draw{rt_draw}_{wl}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl workload generate --preset {wildcards.wl} --wra {params.wras} --half a b "
+        "--seed {params.seed} --out-dir results/workloads/runtime/draw{wildcards.rt_draw} 2> {log:q}"
+
+
+rule runtime_heuristics_draw:
+    input:
+        "results/workloads/runtime/draw{rt_draw}/{rt_workload}.swf",
+    output:
+        metrics=f"{RX.HEURISTICS_DIR}/draw{{rt_draw}}/{{rt_workload}}.csv",
+        schedules=directory(f"{RX.HEURISTICS_DIR}/draw{{rt_draw}}/{{rt_workload}}"),
+    params:
+        nodes=RUNTIME_NODES,
+        algorithms=RX.ALGORITHMS,
+        sim_step=RUNTIME_SIM_STEP,
+        overrun=cfg("sim", "overrun", default="kill"),
+    log:
+        "logs/runtime/heuristics_draw{rt_draw}_{rt_workload}.log",
+    benchmark:
+        "benchmarks/results/runtime/heuristics_draw{rt_draw}_{rt_workload}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -96,7 +179,7 @@ rule runtime_table4:
 
 rule runtime_train:
     input:
-        swf=lambda wildcards: RX.workload_file(wildcards.rt_train),
+        swf=runtime_train_swf,
         hyperparams=package_file(hyperparams_file(RX.ALGO)),
     output:
         model=f"{RUNTIME_RUN}/model.zip",
@@ -105,10 +188,12 @@ rule runtime_train:
     params:
         spec=RUNTIME_SPEC,
         run_dir=RUNTIME_RUN,
+        seed=runtime_seed,
+        draw=runtime_draw,
     log:
-        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/train.log",
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/train.log",
     benchmark:
-        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/train.tsv"
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/train.tsv"
     threads: 1
     resources:
         mem_mb=3000,
@@ -117,23 +202,23 @@ rule runtime_train:
         CONDA_ENV
     shell:
         "schedrl runtime train --spec {params.spec:q} --method {wildcards.rt_method} --workload {wildcards.rt_train} "
-        "--grid {wildcards.rt_grid} --seed {wildcards.seed} --run-dir {params.run_dir} --threads {threads} "
+        "--grid {wildcards.rt_grid} --seed {params.seed} --draw {params.draw} --run-dir {params.run_dir} --threads {threads} "
         "> {log:q} 2>&1"
 
 
 rule runtime_evaluate:
     input:
         model=f"{RUNTIME_RUN}/model.zip",
-        swf=[RX.workload_file(w) for w in RX.WORKLOADS],
+        swf=runtime_draw_swfs,
     output:
         str(RX.eval_path(RUNTIME_RUN)),
     params:
         spec=RUNTIME_SPEC,
         run_dir=RUNTIME_RUN,
     log:
-        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/evaluate.log",
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.log",
     benchmark:
-        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/seed{seed}/evaluate.tsv"
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.tsv"
     threads: 1
     resources:
         mem_mb=3000,
@@ -145,10 +230,34 @@ rule runtime_evaluate:
         "--threads {threads} > {log:q} 2>&1"
 
 
+rule runtime_evaluate_budget:
+    input:
+        model=f"{RUNTIME_RUN}/model.zip",
+        swf=runtime_draw_swfs,
+    output:
+        str(RB.budget_path(RUNTIME_RUN)),
+    params:
+        spec=RUNTIME_SPEC,
+        run_dir=RUNTIME_RUN,
+    log:
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate_budget.log",
+    benchmark:
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate_budget.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime evaluate-budget --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
 rule runtime_table5:
     input:
         evaluations=RX.evaluation_files(RUNTIME),
-        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        heuristics=RUNTIME_HEURISTICS,
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table5"),
@@ -167,7 +276,7 @@ rule runtime_table5:
 rule runtime_table6:
     input:
         evaluations=RX.evaluation_files(RUNTIME),
-        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        heuristics=RUNTIME_HEURISTICS,
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table6"),
@@ -218,11 +327,13 @@ rule runtime_sensitivity:
 
 rule runtime_claims:
     input:
-        heuristics=[RX.heuristics_file(w) for w in RX.WORKLOADS],
+        heuristics=RUNTIME_HEURISTICS,
         evaluations=RX.evaluation_files(RUNTIME),
+        budget=RB.budget_files(RUNTIME),
         values=RUNTIME_VALUES,
     output:
-        f"{RX.ROOT}/claims.csv",
+        claims=f"{RX.ROOT}/claims.csv",
+        budget=f"{RX.ROOT}/claims_budget.csv",
     params:
         spec=RUNTIME_SPEC,
         seed=config["seed"],
@@ -231,8 +342,24 @@ rule runtime_claims:
     conda:
         CONDA_ENV
     shell:
-        "schedrl runtime claims --spec {params.spec:q} --root {RX.ROOT} --seed {params.seed} --out {output:q} "
-        "> {log:q} 2>&1"
+        "schedrl runtime claims --spec {params.spec:q} --root {RX.ROOT} --seed {params.seed} "
+        "--out {output.claims:q} --budget-out {output.budget:q} > {log:q} 2>&1"
+
+
+rule runtime_budget:
+    input:
+        f"{RX.ROOT}/claims_budget.csv",
+    output:
+        figure("runtime", "budget"),
+    params:
+        caption=f"Runtime paper: {RUNTIME_FIGURES.CAPTIONS['budget']}",
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/budget.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime figure budget --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
 
 
 register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)

@@ -13,6 +13,9 @@ YAML cannot hold Python objects, so a few values are written as names and turned
 * ``policy_kwargs.activation_fn``: ``tanh``, ``relu``, ``leaky_relu``, ``elu``, ``sigmoid``, ``gelu``
 * ``policy_kwargs.optimizer_class``: ``adam``, ``rmsprop``, ``sgd``
 * ``policy_kwargs.net_arch``: a list of layer widths, or ``{pi: [...], vf: [...]}`` (``qf`` for DQN)
+* ``policy_kwargs.shared_net``: layer widths shared by actor and critic (SB3 < 1.8's plain
+  ``net_arch`` list), built as ``schedrl.agents.shared_mlp.SharedMlpExtractor`` with empty
+  ``pi``/``vf`` heads; not with ``net_arch``
 * ``learning_rate`` / ``clip_range``: a number or ``lin_<x>`` (linear decay from x to 0)
 * ``train_freq``: an integer or ``[n, step|episode]``
 """
@@ -117,6 +120,17 @@ def _policy_kwargs(raw: dict) -> dict:
         if not (ok_list or ok_dict):
             raise ConfigError(f"policy_kwargs.net_arch: expected a list of widths or a mapping "
                               f"pi/vf/qf -> widths, got {arch!r}")
+    shared = out.pop("shared_net", None)
+    if shared is not None:
+        if not (isinstance(shared, list) and shared and all(isinstance(w, int) and w > 0 for w in shared)):
+            raise ConfigError(f"policy_kwargs.shared_net: expected a non-empty list of widths, got {shared!r}")
+        if arch is not None:
+            raise ConfigError("policy_kwargs: give either shared_net or net_arch, not both")
+        from schedrl.agents.shared_mlp import SharedMlpExtractor
+
+        out["features_extractor_class"] = SharedMlpExtractor
+        out["features_extractor_kwargs"] = {"hidden": list(shared), "activation_fn": out.get("activation_fn", nn.Tanh)}
+        out["net_arch"] = {"pi": [], "vf": []}
     return out
 
 

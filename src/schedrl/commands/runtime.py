@@ -11,7 +11,7 @@ from schedrl.commands import (
     write_paper_claims,
 )
 
-FIGURES = ("table5", "table6", "curves", "sensitivity")
+FIGURES = ("table5", "table6", "curves", "sensitivity", "budget")
 
 
 def _spec(text: str) -> dict:
@@ -25,7 +25,7 @@ def _spec(text: str) -> dict:
 def _heuristics_runs(spec: dict, root: str) -> list[str]:
     from schedrl.papers.runtime import experiments as rx
 
-    return [rx.heuristics_file(w).replace(rx.ROOT, root, 1) for w in rx.WORKLOADS]
+    return [rx.heuristics_file(w, d).replace(rx.ROOT, root, 1) for d in rx.draws(spec) for w in rx.WORKLOADS]
 
 
 def register(subparsers) -> None:
@@ -57,6 +57,7 @@ def register(subparsers) -> None:
     tr.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
     tr.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4 (n_steps, batch_size, n_epochs)")
     tr.add_argument("--seed", type=int, required=True, help="seed of the agent and its envs")
+    tr.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads (0: the config seed's)")
     tr.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
     add_threads_option(tr)
     tr.set_defaults(func=run_train)
@@ -71,7 +72,17 @@ def register(subparsers) -> None:
     add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
-    add_figure_step(sub, "runtime", FIGURES, run_figure, help="draw table5, table6, curves or sensitivity",
+    b = sub.add_parser("evaluate-budget", help="play a run's 1/8, 1/4 and 1/2 checkpoints (claims at each budget)",
+                       description="Play the checkpoints training kept at 1/8, 1/4 and 1/2 of its steps under the "
+                       "final evaluation's protocol (same episode seeds, sampled actions) on the agent's own half "
+                       "and every 'b' half with oracle estimates; one row per episode with fraction and budget.")
+    add_spec_options(b, "runtime")
+    b.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl runtime train'")
+    b.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    add_threads_option(b)
+    b.set_defaults(func=run_evaluate_budget)
+
+    add_figure_step(sub, "runtime", FIGURES, run_figure, help="draw table5, table6, curves, sensitivity or budget",
                     description="Draw NAME from the run folders under --root (runs listed by --spec) into "
                     "--out (.png, .pdf, the numbers as .csv; tables also .md).")
 
@@ -87,6 +98,8 @@ def register(subparsers) -> None:
                         "the claims table.")
     c.add_argument("--seed", type=int, default=0, help="seed of the Lublin workloads (for the notes)")
     c.add_argument("--no-agents", action="store_true", help="Table 4 claims only (no trained agents)")
+    c.add_argument("--budget-out", metavar="CSV", help="RL claims at each training budget (claims_budget.csv); "
+                   "reads each run's evaluation_budget.csv")
 
 
 def run_table4(args) -> int:
@@ -102,7 +115,7 @@ def run_train(args) -> int:
     from schedrl.papers.runtime import experiments as rx
 
     result = rx.train(_spec(args.spec), args.method, args.workload, args.grid, args.seed, args.run_dir,
-                      threads=args.threads)
+                      threads=args.threads, draw=args.draw)
     rate = result.steps_trained / result.wall_time_s if result.wall_time_s > 0 else float("nan")
     print(f"{result.run_dir}: {result.steps} steps (from {result.resumed_from}), {result.wall_time_s:.1f} s, "
           f"{rate:.0f} steps/s")
@@ -117,12 +130,20 @@ def run_evaluate(args) -> int:
     return 0
 
 
+def run_evaluate_budget(args) -> int:
+    from schedrl.papers.runtime import budget
+
+    table = budget.evaluate_checkpoints(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
+    print(f"{args.out}: {len(table)} episodes at budgets {sorted(table['budget'].unique().tolist())}")
+    return 0
+
+
 def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
 
     c = rx.estimate_core_hours(_spec(args.spec))
-    print(f"~{c['train'] + c['evaluate']:,.1f} core-hours: {c['runs']} PPO runs {c['train']:,.1f}, "
-          f"evaluation {c['evaluate']:,.2f}")
+    print(f"~{c['train'] + c['evaluate'] + c['budget']:,.1f} core-hours: {c['runs']} PPO runs {c['train']:,.1f}, "
+          f"evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}")
     return 0
 
 
@@ -137,6 +158,8 @@ def run_figure(args) -> int:
         figures.table6(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
     elif args.name == "curves":
         figures.curves(rx.curve_files(spec, args.root), args.out)
+    elif args.name == "budget":
+        figures.budget(f"{args.root}/claims_budget.csv", args.out)
     else:
         figures.sensitivity(rx.evaluation_files(spec, args.root), args.out)
     return 0
@@ -149,13 +172,27 @@ def run_claims(args) -> int:
 
     spec = load_spec("runtime", args.spec)
     runs = _heuristics_runs(spec, args.root)
-    t4 = compare_with_paper(read_runs(runs, rx.ALGORITHMS, "utilization"), rx.VALUES["table4"]["rows"],
+    draw0 = [rx.heuristics_file(w).replace(rx.ROOT, args.root, 1) for w in rx.WORKLOADS]   # Table 4: draw 0
+    t4 = compare_with_paper(read_runs(draw0, rx.ALGORITHMS, "utilization"), rx.VALUES["table4"]["rows"],
                             rx.ALGORITHMS, "utilization")
     if args.no_agents or "agents" not in spec:
         rows = claims.claims_rows(t4, seed=args.seed)
     else:
+        from schedrl.papers.runtime import budget
+
         evals = rx.read_evaluations(rx.evaluation_files(spec, args.root))
-        rows = claims.claims_rows(t4, figures.table5_frame(evals, figures.heuristics_table(runs)),
-                                  figures.table6_frame(evals), figures.sensitivity_frame(evals), seed=args.seed)
+        heur = figures.heuristics_table(runs)
+        budgets = None
+        if args.budget_out:
+            from schedrl.report.convergence import write_budget_table
+
+            ckpts = rx.read_evaluations(budget.budget_files(spec, args.root))
+            budgets, long_rows = budget.budget_rows(budget.with_final(evals, ckpts, int(spec["agents"]["steps"])),
+                                                    heur)
+            write_budget_table(args.budget_out, long_rows)
+        rows = claims.claims_rows(t4, figures.table5_frame(evals, heur), figures.table6_frame(evals),
+                                  figures.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),
+                                  budgets=budgets, per_draw=budget.per_draw_counts(evals, spec, args.root),
+                                  heuristics=heur)
     write_paper_claims(args.out, rows)
     return 0

@@ -10,10 +10,17 @@
 * NN2 beats NN1 in 30 of 36 Table 6 pairs (NN2 >= NN1 on 2-decimal values gives 30 on the paper's).
 * Same-tendency pairs score higher: Table 6 columns (test half x method) whose highest value is
   the same-tendency training half. The paper's text says 7 of 18; its printed table gives 11 with
-  ties, 5 without: we count with ties, on the paper's cells too (shown beside).
+  ties, 5 without: we count with ties and compare with 11 (like with like); both in the note.
+* Section 6.1's other statements: different-tendency cells (test half not WL1_050b: 75) strictly
+  below the better of SJF and FCFS (10, baseline 1 vs proposal 9: strictly below on 2-decimal
+  values gives exactly that on the paper's cells); every WL1_050b result below SJF/FCFS (18 of 18);
+  same-tendency results above SJF/FCFS but below the better backfilling variant (15 of 15).
+* ``rl_vs_backfilling`` uses the better backfilling variant (the reading whose count on the
+  paper's cells is the text's 0); the weaker variant (2 of 18 on the paper's cells) is in the note.
 * Beyond the paper: the share of the oracle utilisation the proposal keeps with the online predictor.
 
-Each count is a verdict from ``paper_values.yaml``'s tolerance for that count.
+Each count is a verdict from ``paper_values.yaml``'s tolerance for that count; method comparisons
+carry a 95% interval and RL claims their value at each training budget (``budget.py``).
 """
 
 from __future__ import annotations
@@ -32,25 +39,42 @@ def _row(claim_id: str, claim: str, paper_value, ours, verdict: str, note: str =
             "verdict": verdict, "note": note}
 
 
-def _count_verdict(key: str, ours: int, total: int, paper_total: int) -> str:
+def _count_verdict(key: str, ours: int, total: int, paper_total: int, paper: float | None = None) -> str:
     """A count compares only over the paper's full set of cases (a smaller grid is not comparable)."""
-    return VALUES.verdict(key, ours) if total == paper_total else "not comparable"
+    return VALUES.verdict(key, ours, paper) if total == paper_total and total else "not comparable"
+
+
+PLAIN = [a for a in ALGORITHMS if a.endswith(":none")]
+BACKFILL = [a for a in ALGORITHMS if not a.endswith(":none")]
+ALL_BELOW = "wl1_050b"  # the test half where the paper finds every RL result below SJF and FCFS
+
+
+def _best(t4: pd.DataFrame, workload: str, algorithms: list[str], how: str = "max") -> float:
+    return round(float(getattr(t4.loc[workload, algorithms], how)()), R)
 
 
 def rl_vs_heuristics(t5: pd.DataFrame, t4: pd.DataFrame, value: str) -> tuple[int, int, int]:
     """(cells >= both SJF and FCFS, cells >= the better backfilling variant, cells) of Table 5.
 
     ``t5``: long table (workload, method, ``value``); ``t4``: workload x algorithm (wide)."""
-    plain = [a for a in ALGORITHMS if a.endswith(":none")]
-    bf = [a for a in ALGORITHMS if not a.endswith(":none")]
     beats = beats_bf = total = 0
     for w, v in zip(t5["workload"], t5[value]):
         if w not in t4.index or not np.isfinite(v):
             continue
         total += 1
-        beats += round(v, R) >= round(float(t4.loc[w, plain].max()), R)
-        beats_bf += round(v, R) >= round(float(t4.loc[w, bf].max()), R)
+        beats += round(v, R) >= _best(t4, w, PLAIN)
+        beats_bf += round(v, R) >= _best(t4, w, BACKFILL)
     return beats, beats_bf, total
+
+
+def rl_vs_weaker_backfilling(t5: pd.DataFrame, t4: pd.DataFrame, value: str) -> tuple[int, int]:
+    """The other reading of section 6.1: Table 5 cells at or above the weaker backfilling variant."""
+    hits = total = 0
+    for w, v in zip(t5["workload"], t5[value]):
+        if w in t4.index and np.isfinite(v):
+            total += 1
+            hits += round(v, R) >= _best(t4, w, BACKFILL, "min")
+    return hits, total
 
 
 def nn2_vs_nn1(t6: pd.DataFrame, value: str) -> tuple[int, int]:
@@ -61,15 +85,18 @@ def nn2_vs_nn1(t6: pd.DataFrame, value: str) -> tuple[int, int]:
     return int((wide["proposal_nn2"].round(R) >= wide["proposal_nn1"].round(R)).sum()), len(wide)
 
 
-def same_tendency_best(t6: pd.DataFrame, value: str) -> tuple[int, int]:
-    """Columns (test, method) whose maximum (ties count) is the same-tendency training half."""
+def same_tendency_best(t6: pd.DataFrame, value: str, ties: bool = True) -> tuple[int, int]:
+    """Columns (test, method) whose maximum is the same-tendency training half (``ties``: a tie
+    with another half counts; without, the same-tendency half must be the only maximum)."""
     hits = total = 0
     for (test, _), col in t6.groupby(["test", "method"]):
         same = col[col["train"].map(same_tendency) == test]
         if same.empty or col[value].isna().any():
             continue
         total += 1
-        hits += round(float(same[value].iloc[0]), R) >= round(float(col[value].max()), R)
+        mine = round(float(same[value].iloc[0]), R)
+        others = col.loc[col.index != same.index[0], value].round(R)
+        hits += mine >= others.max() if ties else mine > others.max()
     return hits, total
 
 
@@ -82,6 +109,40 @@ def proposal_gain(t6: pd.DataFrame, value: str) -> tuple[int, int]:
         return 0, 0
     gain = wide[props].max(axis=1).round(R) - wide["baseline"].round(R)
     return int((gain > 0.01 + 1e-9).sum()), int(gain.notna().sum())
+
+
+def below_heuristics_other(t6: pd.DataFrame, t4: pd.DataFrame, value: str) -> dict[str, tuple[int, int]]:
+    """Per method: (cells strictly below the better of SJF and FCFS, cells) over Table 6's
+    different-tendency pairs whose test half is not WL1_050b (6 x 5 - 5 = 25 per method: the
+    paper's 75 cases). Strictly below on 2-decimal values gives the paper's 10 (1 + 9) on its cells."""
+    out: dict[str, list[int]] = {}
+    for train, test, method, v in zip(t6["train"], t6["test"], t6["method"], t6[value]):
+        if test == ALL_BELOW or same_tendency(train) == test or test not in t4.index or not np.isfinite(v):
+            continue
+        hit = out.setdefault(method, [0, 0])
+        hit[0] += round(v, R) < _best(t4, test, PLAIN)
+        hit[1] += 1
+    return {m: (h, n) for m, (h, n) in out.items()}
+
+
+def wl1_050b_below(t6: pd.DataFrame, t4: pd.DataFrame, value: str) -> tuple[int, int]:
+    """Table 6 cells tested on WL1_050b strictly below the better of SJF and FCFS."""
+    cells = t6[(t6["test"] == ALL_BELOW) & t6[value].notna()]
+    if ALL_BELOW not in t4.index:
+        return 0, 0
+    return int((cells[value].round(R) < _best(t4, ALL_BELOW, PLAIN)).sum()), len(cells)
+
+
+def same_tendency_between(t6: pd.DataFrame, t4: pd.DataFrame, value: str) -> tuple[int, int]:
+    """Same-tendency Table 6 cells (test half not WL1_050b) above the better of SJF and FCFS and
+    below the better backfilling variant (section 6.1's first bullet)."""
+    hits = total = 0
+    for train, test, v in zip(t6["train"], t6["test"], t6[value]):
+        if same_tendency(train) != test or test == ALL_BELOW or test not in t4.index or not np.isfinite(v):
+            continue
+        total += 1
+        hits += _best(t4, test, PLAIN) < round(v, R) < _best(t4, test, BACKFILL)
+    return hits, total
 
 
 def _within(table: pd.DataFrame, key: str) -> dict:
@@ -114,38 +175,118 @@ def paper_table4() -> pd.DataFrame:
     return pd.DataFrame(VALUES["table4"]["rows"], index=ALGORITHMS).T
 
 
-def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame | None,
-              sens: pd.DataFrame | None = None, note: str = "") -> list[dict]:
-    """Claims rows of Tables 5-6 (and the sensitivity study) from the figures' long tables."""
-    rows = []
-    if t5 is not None and len(t5):
-        rows.append(_within(t5, "table5"))
+#: RL count claims: claim id -> (statement, which tables it reads)
+COUNT_CLAIMS = {
+    "rl_vs_heuristics": "RL (Table 5) at or above both SJF and FCFS (Table 4, same half)",
+    "rl_vs_backfilling": "RL (Table 5) at or above the better backfilling variant (the paper: never)",
+    "nn2_beats_nn1": "Proposal (NN2) at or above Proposal (NN1) (Table 6 pairs)",
+    "same_tendency_best": "Table 6 columns (test half x method) topped by the same-tendency training half",
+    "proposal_gain": "same-tendency pairs where the better proposal beats the baseline by > 0.01",
+    "below_heuristics_other": "different-tendency Table 6 cells (not WL1_050b) below the better of SJF and FCFS",
+    "wl1_050b_below_heuristics": "every Table 6 result on WL1_050b below the better of SJF and FCFS",
+    "same_tendency_between": "same-tendency Table 6 results above SJF and FCFS but below backfilling",
+}
+
+
+def rl_counts(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame | None,
+              value: str = "ours") -> dict[str, tuple]:
+    """claim id -> (hits, cases) of every RL count claim the tables allow (``below_heuristics_split``:
+    ((baseline hits, cells), (proposal hits, cells)))."""
+    out: dict[str, tuple] = {}
     if t5 is not None and t4 is not None and len(t5):
-        pb, pbf, pn = rl_vs_heuristics(paper_table5(), paper_table4(), "ours")
-        ob, obf, on = rl_vs_heuristics(t5, t4, "ours")
-        rows.append(_row("rl_vs_heuristics", "RL (Table 5) at or above both SJF and FCFS (Table 4, same half)",
-                         f"{VALUES['rl_vs_heuristics']}/{pn}", f"{ob}/{on}",
-                         _count_verdict("rl_vs_heuristics", ob, on, pn),
-                         f"the paper's printed cells give {pb}/{pn}; {note}"))
-        rows.append(_row("rl_vs_backfilling", "RL (Table 5) at or above the better backfilling variant",
-                         f"{VALUES['rl_vs_backfilling']}/{pn}", f"{obf}/{on}",
-                         _count_verdict("rl_vs_backfilling", obf, on, pn),
-                         f"the paper's printed cells give {pbf}/{pn}; {note}"))
+        beats, beats_bf, n = rl_vs_heuristics(t5, t4, value)
+        out["rl_vs_heuristics"], out["rl_vs_backfilling"] = (beats, n), (beats_bf, n)
+        out["rl_vs_weaker_backfilling"] = rl_vs_weaker_backfilling(t5, t4, value)
     if t6 is not None and len(t6):
-        rows.append(_within(t6, "table6"))
-        for key, fn, claim in (
-                ("nn2_beats_nn1", nn2_vs_nn1, "Proposal (NN2) at or above Proposal (NN1) (Table 6 pairs)"),
-                ("same_tendency_best", same_tendency_best,
-                 "Table 6 columns (test half x method) topped by the same-tendency training half"),
-                ("proposal_gain", proposal_gain,
-                 "same-tendency pairs where the better proposal beats the baseline by > 0.01")):
-            p_hits, p_total = fn(paper_table6(), "ours")
-            o_hits, o_total = fn(t6, "ours")
-            extra = (" (the paper's text says 7; its printed table gives 11 with ties, 5 without)"
-                     if key == "same_tendency_best" else "")
-            rows.append(_row(key, claim, f"{VALUES[key]}/{p_total}", f"{o_hits}/{o_total}",
-                             _count_verdict(key, o_hits, o_total, p_total),
-                             f"the paper's printed cells give {p_hits}/{p_total}{extra}; {note}"))
+        out["nn2_beats_nn1"] = nn2_vs_nn1(t6, value)
+        out["same_tendency_best"] = same_tendency_best(t6, value)
+        out["same_tendency_best_strict"] = same_tendency_best(t6, value, ties=False)
+        out["proposal_gain"] = proposal_gain(t6, value)
+        if t4 is not None:
+            per = below_heuristics_other(t6, t4, value)
+            out["below_heuristics_other"] = (sum(h for h, _ in per.values()), sum(n for _, n in per.values()))
+            base = per.get("baseline", (0, 0))
+            props = [per[m] for m in ("proposal_nn1", "proposal_nn2") if m in per]
+            out["below_heuristics_split"] = (base, (sum(h for h, _ in props), sum(n for _, n in props)))
+            out["wl1_050b_below_heuristics"] = wl1_050b_below(t6, t4, value)
+            out["same_tendency_between"] = same_tendency_between(t6, t4, value)
+    return out
+
+
+def split_verdict(ours: tuple, paper: tuple) -> str:
+    """Below-heuristics cells, baseline vs proposal: reproduced when the proposal's share is larger
+    (the paper's 9 of 50 vs 1 of 25), not when it is not; not comparable without both."""
+    (bh, bn), (ph, pn) = ours
+    if not bn or not pn or (bn, pn) != (paper[0][1], paper[1][1]):
+        return "not comparable"
+    return "reproduced" if ph / pn > bh / bn else "not reproduced"
+
+
+def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame | None,
+              sens: pd.DataFrame | None = None, note: str = "", *, evals: pd.DataFrame | None = None,
+              budgets: dict | None = None, per_draw: dict | None = None) -> list[dict]:
+    """Claims rows of Tables 5-6 (and the sensitivity study) from the figures' long tables.
+
+    ``evals``: the tuned per-episode evaluation rows (``experiments.tuned``), for the 95% intervals
+    of the method comparisons; ``budgets``: claim id -> convergence fields (``budget.py``)."""
+    from schedrl.papers.runtime import budget as B
+
+    rows = []
+    ours = rl_counts(t5, t4, t6)
+    paper = rl_counts(paper_table5(), paper_table4(), paper_table6())
+    cis = B.comparison_cis(evals, t4) if evals is not None and len(evals) else {}
+    for table, key in ((t5, "table5"), (t6, "table6")):
+        if table is not None and len(table):
+            rows.append(_within(table, key))
+            rows[-1].update((budgets or {}).get(f"{key}_cells_within_tolerance", {}))
+    for key, claim in COUNT_CLAIMS.items():
+        if key not in ours:
+            continue
+        (oh, on), (ph, pn) = ours[key], paper[key]
+        text = VALUES[key]
+        extra = ""
+        if key == "same_tendency_best":  # calibrated: our rule on the paper's cells
+            sh, _ = ours["same_tendency_best_strict"]
+            psh, _ = paper["same_tendency_best_strict"]
+            verdict = _count_verdict(key, oh, on, pn, paper=ph)
+            paper_value = f"{ph}/{pn}"
+            extra = (f"calibrated: the verdict compares with our rule (ties count) on the paper's printed cells, "
+                     f"{ph}/{pn}; the paper's text says {text}/{pn}; without ties the paper's cells give {psh}/{pn}, "
+                     f"ours {sh}/{on}")
+        else:
+            verdict = _count_verdict(key, oh, on, pn)
+            paper_value = f"{text}/{pn}"
+            extra = f"the paper's printed cells give {ph}/{pn}"
+        if key == "rl_vs_backfilling":
+            wh, wn = ours["rl_vs_weaker_backfilling"]
+            pw, _ = paper["rl_vs_weaker_backfilling"]
+            extra += (f"; the other reading (at or above the weaker backfilling variant): paper's cells {pw}/{pn}, "
+                      f"ours {wh}/{wn}")
+        if per_draw and key in per_draw:
+            extra += f"; per Lublin draw: {', '.join(per_draw[key])}"
+        row = _row(key, claim, paper_value, f"{oh}/{on}", verdict, f"{extra}; {note}" if note else extra)
+        if key in cis:
+            row.update(cis[key]["fields"])
+            row["verdict"] = cis[key]["guard"](row["verdict"])
+            row["note"] += f"; {cis[key]['note']}"
+        if budgets and key in budgets:
+            row.update(budgets[key])
+        rows.append(row)
+        if key == "below_heuristics_other" and "below_heuristics_split" in ours:
+            o, p = ours["below_heuristics_split"], paper["below_heuristics_split"]
+            split = _row("below_heuristics_split", "of those, the proposal (NN1 + NN2) below SJF/FCFS more often "
+                         "than the baseline (the paper: it generalises worse)",
+                         f"baseline {p[0][0]}/{p[0][1]}, proposal {p[1][0]}/{p[1][1]}",
+                         f"baseline {o[0][0]}/{o[0][1]}, proposal {o[1][0]}/{o[1][1]}", split_verdict(o, p),
+                         f"the text: 1 vs 9 of 10 (verdict on the direction)"
+                         + (f"; per Lublin draw: {', '.join(per_draw['below_heuristics_split'])}"
+                            if per_draw and "below_heuristics_split" in per_draw else "") + f"; {note}")
+            if "below_heuristics_split" in cis:
+                split.update(cis["below_heuristics_split"]["fields"])
+                split["note"] += f"; {cis['below_heuristics_split']['note']}"
+            if budgets and "below_heuristics_split" in budgets:
+                split.update(budgets["below_heuristics_split"])
+            rows.append(split)
     if sens is not None and len(sens):
         kept = sens[(sens["estimator"] == "running_accuracy") & sens["method"].str.startswith("proposal")]
         if len(kept):
@@ -158,13 +299,18 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
 
 
 def claims_rows(table4: pd.DataFrame, table5: pd.DataFrame | None = None, table6: pd.DataFrame | None = None,
-                sensitivity: pd.DataFrame | None = None, seed: int = 0) -> list[dict]:
+                sensitivity: pd.DataFrame | None = None, seed: int = 0, *, evals: pd.DataFrame | None = None,
+                budgets: dict | None = None, per_draw: dict | None = None,
+                heuristics: pd.DataFrame | None = None) -> list[dict]:
     """All claims: Table 4 (``figures.table4``'s long table) and, when given, Tables 5-6 and the
-    sensitivity study (``figures.table5_frame`` / ``table6_frame`` / ``sensitivity_frame``)."""
+    sensitivity study (``figures.table5_frame`` / ``table6_frame`` / ``sensitivity_frame``);
+    ``evals`` (tuned per-episode rows) add 95% intervals, ``budgets`` the convergence columns,
+    ``per_draw`` each count per Lublin draw; ``heuristics`` (workload x algorithm, the mean over
+    the draws the agents ran on) is what the RL claims compare with (default: Table 4's draw)."""
     note = f"our Lublin draws (seed {seed}) differ from the paper's"
     rows = heuristic_claims(table4, ALGORITHMS, paper_name=PAPER, tolerance=VALUES.tolerance("table4", "abs"),
                             note=note, claim_prefix="table4")
     t4 = table4.pivot(index="workload", columns="algorithm", values="ours") if table5 is not None else None
-    return rows + rl_claims(table5, t4, table6, sensitivity, note)
-
-
+    if heuristics is not None and t4 is not None:
+        t4 = heuristics
+    return rows + rl_claims(table5, t4, table6, sensitivity, note, evals=evals, budgets=budgets, per_draw=per_draw)

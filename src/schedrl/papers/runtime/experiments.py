@@ -58,13 +58,39 @@ ESTIMATORS = ("actual", "running_accuracy", "request")
 GRID_KEYS = {"n_steps": "T", "batch_size": "M", "n_epochs": "K"}
 
 
-def heuristics_file(workload: str) -> str:
+def draw_dir(draw: int | str = 0) -> str:
+    """Folder prefix of Lublin draw ``draw``: none for draw 0 (the config seed), ``draw<k>/`` for
+    draw k (seed + k), so draw 0 keeps the files Table 4 has always read."""
+    return f"draw{int(draw)}/" if int(draw) else ""
+
+
+def heuristics_file(workload: str, draw: int | str = 0) -> str:
     """Metrics of the four algorithms on one workload (``schedrl heuristics run --out``)."""
-    return f"{HEURISTICS_DIR}/{workload}.csv"
+    return f"{HEURISTICS_DIR}/{draw_dir(draw)}{workload}.csv"
 
 
-def workload_file(workload: str) -> str:
-    return f"results/workloads/runtime/{workload}.swf"
+def workload_file(workload: str, draw: int | str = 0) -> str:
+    return f"results/workloads/runtime/{draw_dir(draw)}{workload}.swf"
+
+
+def draws(spec: dict) -> list[int]:
+    """The Lublin draws the agents train and play on (``agents.draws``, default ``[0]``)."""
+    return [int(d) for d in spec.get("agents", {}).get("draws", [0])]
+
+
+def replicate(draw: int | str, seed: int | str) -> str:
+    """Run folder name of one agent seed on one draw: ``seed0`` (draw 0), ``draw1-seed0``."""
+    return f"draw{int(draw)}-seed{seed}" if int(draw) else f"seed{seed}"
+
+
+def parse_replicate(text: str) -> tuple[int, int]:
+    """``draw1-seed0`` -> (1, 0); ``seed3`` -> (0, 3)."""
+    import re
+
+    m = re.fullmatch(r"(?:draw([1-9]\d*)-)?seed(\d+)", text)
+    if not m:
+        raise ConfigError(f"bad run folder name '{text}' (expected seed<k> or draw<d>-seed<k>)")
+    return int(m.group(1) or 0), int(m.group(2))
 
 
 def same_tendency(train: str) -> str:
@@ -126,42 +152,54 @@ def parse_grid_id(text: str) -> dict:
 
 
 # -- runs -------------------------------------------------------------------------------------
-def env_kwargs(spec: dict, encoder: str, workload: str, *, training: bool, estimator: str = "actual") -> dict:
+def env_kwargs(spec: dict, encoder: str, workload: str, *, training: bool, estimator: str = "actual",
+               draw: int = 0) -> dict:
     """Keyword arguments of ``schedrl/HPCTimeStepped-v0`` for one workload half.
 
     ``time_scale`` is fixed (Lublin's longest walltime, Table 1) so one model reads every half
     on the same scale. Training doubles idle steps (brief 4.1) and caps episodes at
     Max_Episode_Steps; evaluation does neither doubling nor the cap (``evaluate.max_steps``)."""
     env = spec["env"]
-    return {"jobs": workload_file(workload), "cluster": int(spec.get("nodes", 256)), "encoder": encoder,
+    return {"jobs": workload_file(workload, draw), "cluster": int(spec.get("nodes", 256)), "encoder": encoder,
             "reward": "runtime_final", "window": int(env["jobs_window"]), "sim_step": float(env["sim_step"]),
             "double_idle": bool(training), "time_scale": float(env["time_scale"]),
             "max_steps": int(env["max_steps"] if training else spec["evaluate"]["max_steps"]),
             "estimator": estimator}
 
 
-def hyperparams(method: str, grid: str) -> dict:
-    """``ppo.yaml`` variant ``runtime`` with the method's network and the grid point."""
+ACTOR_CRITIC = ("shared", "separate")
+
+
+def hyperparams(method: str, grid: str, actor_critic: str = "shared") -> dict:
+    """``ppo.yaml`` variant ``runtime`` with the method's network and the grid point.
+
+    ``actor_critic``: ``shared`` (default): the hidden layers are one trunk for the policy and the
+    value heads, as SB3 1.0 (the paper's library) built a plain ``net_arch=[1024, 512, 256]``;
+    ``separate``: actor and critic each get their own copy (SB3 2.x's reading of the same list)."""
     from schedrl.agents.hyperparams import load_hyperparams
 
+    if actor_critic not in ACTOR_CRITIC:
+        raise ConfigError(f"runtime.agents.actor_critic: '{actor_critic}' (choose from: {', '.join(ACTOR_CRITIC)})")
     net = METHODS[method][1]
-    overrides = {**parse_grid_id(grid), "policy_kwargs": {"net_arch": {"pi": net, "vf": net}, "activation_fn": "tanh"}}
+    layers = {"shared_net": net} if actor_critic == "shared" else {"net_arch": {"pi": net, "vf": net}}
+    overrides = {**parse_grid_id(grid), "policy_kwargs": {**layers, "activation_fn": "tanh"}}
     return load_hyperparams(ALGO, HYPERPARAMS_VARIANT, overrides=overrides)
 
 
-def run_dir(root: str | Path, method: str, workload: str, grid: str, seed: int | str) -> Path:
-    return Path(root) / "agents" / str(method) / str(workload) / str(grid) / f"seed{seed}"
+def run_dir(root: str | Path, method: str, workload: str, grid: str, seed: int | str, draw: int | str = 0) -> Path:
+    return Path(root) / "agents" / str(method) / str(workload) / str(grid) / replicate(draw, seed)
 
 
 def eval_path(run: str | Path) -> Path:
     return Path(run) / "evaluation.csv"
 
 
-def runs(spec: dict, root: str | Path = ROOT) -> list[tuple[str, str, str, int, Path]]:
-    """(method, workload, grid id, seed, run folder) of every training run."""
+def runs(spec: dict, root: str | Path = ROOT) -> list[tuple[str, str, str, int, int, Path]]:
+    """(method, workload, grid id, seed, draw, run folder) of every training run."""
     a = spec["agents"]
-    return [(m, w, grid_id(g), s, run_dir(root, m, w, grid_id(g), s))
-            for m in a["methods"] for w in a["workloads"] for g in grid_points(spec) for s in a["seeds"]]
+    return [(m, w, grid_id(g), s, d, run_dir(root, m, w, grid_id(g), s, d))
+            for m in a["methods"] for w in a["workloads"] for g in grid_points(spec) for d in draws(spec)
+            for s in a["seeds"]]
 
 
 def evaluation_files(spec: dict, root: str | Path = ROOT) -> list[str]:
@@ -177,7 +215,7 @@ def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 
 
 def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str | Path,
-          threads: int = 1, checkpoint_every: int | None = None):
+          threads: int = 1, checkpoint_every: int | None = None, draw: int = 0):
     """Train one PPO agent (method x training half x grid point x seed) into ``run``."""
     from schedrl.experiments.train import train as train_sb3
 
@@ -185,11 +223,19 @@ def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str
         raise ConfigError(f"unknown method '{method}' (choose from: {', '.join(METHODS)})")
     if workload not in TRAIN_WORKLOADS:
         raise ConfigError(f"'{workload}' is not a training half ({', '.join(TRAIN_WORKLOADS)})")
-    kwargs = env_kwargs(spec, METHODS[method][0], workload, training=True)
-    return train_sb3(ENV_ID, kwargs, ALGO, hyperparams(method, grid), int(spec["agents"]["steps"]), int(seed), run,
-                     variant=run_variant(method, workload, grid), threads=threads,
-                     checkpoint_every=checkpoint_every or spec["agents"].get("checkpoint_every"),
-                     on_mismatch="restart")
+    kwargs = env_kwargs(spec, METHODS[method][0], workload, training=True, draw=draw)
+    steps = int(spec["agents"]["steps"])
+    every = checkpoint_every or spec["agents"].get("checkpoint_every") or max(1, steps // 8)
+    return train_sb3(ENV_ID, kwargs, ALGO, hyperparams(method, grid, spec["agents"].get("actor_critic", "shared")),
+                     steps, int(seed), run, variant=run_variant(method, workload, grid, draw), threads=threads,
+                     checkpoint_every=every, on_mismatch="restart", keep_steps=budget_steps(steps))
+
+
+def budget_steps(steps: int) -> list[int]:
+    """Training steps of the budget checkpoints before the end (1/8, 1/4, 1/2 of ``steps``)."""
+    from schedrl.report.convergence import BUDGET_FRACTIONS
+
+    return [max(1, int(round(f * steps))) for f in BUDGET_FRACTIONS if f < 1]
 
 
 def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool) -> list[dict]:
@@ -216,12 +262,16 @@ def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool) -> l
     return out
 
 
-def evaluate(run: str | Path, spec: dict, out: str | Path, threads: int = 1):
+def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int = 1, *,
+             model_file: str | Path | None = None, estimators: bool = True):
     """Play a trained run on its own "a" half and every "b" half (oracle estimates), and on the
-    same-tendency "b" half under each other estimator; write one row per episode to ``out``."""
+    same-tendency "b" half under each other estimator; write one row per episode to ``out`` (none:
+    only return it). ``model_file``: a checkpoint instead of the final model (``budget.py``);
+    ``estimators``: False plays the oracle cases only."""
     import pandas as pd
     import torch
 
+    from schedrl.agents.registry import algo_class
     from schedrl.experiments.envs import make_env
     from schedrl.experiments.evaluate import load_run
     from schedrl.io import atomic_path
@@ -229,17 +279,21 @@ def evaluate(run: str | Path, spec: dict, out: str | Path, threads: int = 1):
 
     torch.set_num_threads(max(1, int(threads)))
     model, config = load_run(run)
-    method, train = config["variant"].split("/")[1:3]
+    if model_file is not None:
+        model = algo_class(config["algo"]).load(model_file, device="cpu")
+    parts = config["variant"].split("/")
+    method, train, grid = parts[1:4]
+    draw = int(parts[4][4:]) if len(parts) > 4 else 0
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
     cases = [(train, "actual")] + [(t, "actual") for t in TEST_WORKLOADS]
-    if encoder == "runtime_proposal":  # the baseline reads no estimate: its numbers would repeat
+    if encoder == "runtime_proposal" and estimators:  # the baseline reads no estimate: its numbers would repeat
         cases += [(same_tendency(train), e) for e in ev["estimators"][1:]]
     # every case's episodes in one lockstep batch (seeded once: the batch is fixed by the spec)
     torch.manual_seed(int(ev["seed"]))
     episodes = range(int(ev["episodes"]))
     labels = [(test, estimator, k) for test, estimator in cases for k in episodes]
-    envs = [make_env(config["env_id"], env_kwargs(spec, encoder, test, training=False, estimator=estimator))
+    envs = [make_env(config["env_id"], env_kwargs(spec, encoder, test, training=False, estimator=estimator, draw=draw))
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
     played = play_lockstep(envs, model, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]))
@@ -252,16 +306,18 @@ def evaluate(run: str | Path, spec: dict, out: str | Path, threads: int = 1):
     for env in envs:
         env.close()
     table = pd.DataFrame(rows)
-    for key, value in (("grid", config["variant"].split("/")[3]), ("train", train), ("method", method)):
+    for key, value in (("draw", draw), ("run_seed", int(config["seed"])), ("grid", grid),
+                       ("train", train), ("method", method)):
         table.insert(0, key, value)
-    with atomic_path(out) as tmp:
-        table.to_csv(tmp, index=False)
+    if out is not None:
+        with atomic_path(out) as tmp:
+            table.to_csv(tmp, index=False)
     return table
 
 
-def run_variant(method: str, workload: str, grid: str) -> str:
-    """The run's ``variant`` label in config.json (read back by ``evaluate``)."""
-    return f"{HYPERPARAMS_VARIANT}/{method}/{workload}/{grid}"
+def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
+    """The run's ``variant`` label in config.json (read back by ``evaluate``); ``/draw<k>`` for k > 0."""
+    return f"{HYPERPARAMS_VARIANT}/{method}/{workload}/{grid}" + (f"/draw{int(draw)}" if int(draw) else "")
 
 
 #: Steps per CPU second of a training rule: PPO with 8 DummyVecEnv copies at T 512 / M 512 / K 4 per
@@ -279,12 +335,15 @@ EVAL_STEPS_PER_EPISODE = 5900
 def estimate_core_hours(spec: dict) -> dict:
     """Core-hours of the spec's PPO runs and their evaluations by the measured rates above."""
     agents, ev = spec["agents"], spec["evaluate"]
-    per_method = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"])
+    per_method = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"]) * len(draws(spec))
     train = sum(per_method * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] for m in agents["methods"]) / 3600
     episodes = (1 + len(TEST_WORKLOADS) + len(ev["estimators"]) - 1) * int(ev["episodes"])
     steps = episodes * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     runs = per_method * len(agents["methods"])
-    return {"runs": runs, "train": train, "evaluate": runs * steps / EVAL_STEPS_PER_S / 3600}
+    # budget checkpoints (1/8, 1/4, 1/2): own half + every "b" half, oracle only
+    budget = 3 * (1 + len(TEST_WORKLOADS)) * int(ev["episodes"]) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    return {"runs": runs, "train": train, "evaluate": runs * steps / EVAL_STEPS_PER_S / 3600,
+            "budget": runs * budget / EVAL_STEPS_PER_S / 3600}
 
 
 def train_minutes(spec: dict, method: str) -> int:
