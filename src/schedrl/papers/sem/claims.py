@@ -167,8 +167,8 @@ def _speedup_verdict(ours: float, paper: float) -> str:
 
 
 def _state_text(st: dict) -> str:
-    p = st["top_prob_at"]
-    return st["state"] + (f", top probability {p:.2f}" if np.isfinite(p) else "")
+    a, b = st["top_prob_at"], st["top_prob_last"]
+    return st["state"] + (f", top probability {a:.2f} there, {b:.2f} at the end" if np.isfinite(a) else "")
 
 
 def _decidedness(runs: dict) -> str:
@@ -186,9 +186,11 @@ def _decidedness(runs: dict) -> str:
 def convergence_status(validation, tolerance: float, window: int, saturation: float = 0.99) -> dict:
     """Fig. 8's convergence episode of one validation curve and what it is: ``converged`` (settled
     before the last episode while the policy still chooses: median top probability over contested
-    validation decisions below ``saturation``), ``saturated`` (settled, but the policy is frozen:
-    one-trajectory REINFORCE no longer moves a deterministic policy, so the flat curve says nothing
-    of learning) or ``not settled`` (the curve settles only at its last episode)."""
+    validation decisions below ``saturation`` at the last episode, i.e. on the plateau),
+    ``saturated`` (settled, but the plateau's policy is frozen: one-trajectory REINFORCE no longer
+    moves a deterministic policy, so the flat curve says nothing of learning) or ``not settled``
+    (the curve settles only at its last episode). ``top_prob_at``: the median top probability at
+    the convergence episode, ``top_prob_last``: at the last episode."""
     from schedrl.papers.sem.agents import convergence_episode
 
     v = validation.sort_values("episode")
@@ -198,10 +200,10 @@ def convergence_status(validation, tolerance: float, window: int, saturation: fl
     last = float(top[-1]) if len(top) else float("nan")
     if conv is None or conv >= len(v):
         state = "not settled"
-    elif np.isfinite(at) and at >= saturation:
+    elif np.isfinite(last) and last >= saturation:
         state = "saturated"
     else:
-        state = "converged" if np.isfinite(at) else "converged (saturation not recorded)"
+        state = "converged" if np.isfinite(last) else "converged (saturation not recorded)"
     return {"episode": conv, "state": state, "top_prob_at": at, "top_prob_last": last, "episodes": len(v)}
 
 
@@ -251,8 +253,8 @@ def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: in
                      "note": "; ".join(x for x in (f"rule: first episode after which the validation return stays "
                                                    f"within {tolerance:.0%} of the curve's range of the mean of the "
                                                    f"last {window}; saturated = median top probability over "
-                                                   f"contested validation decisions >= {saturation:g} at that "
-                                                   "episode (a frozen policy, not a converged one); reproduced "
+                                                   f"contested validation decisions >= {saturation:g} at the last "
+                                                   "episode (the plateau is a frozen policy, not a converged one); reproduced "
                                                    "only when both curves converged with SEM first, partly when "
                                                    "the order holds but a curve is saturated",
                                                    _decidedness(runs),

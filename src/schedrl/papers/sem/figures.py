@@ -355,7 +355,7 @@ def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, win
         ax.legend(fontsize=7)
     fig.suptitle(f"Fig. 8: convergence (star: first episode after which the validation return stays within "
                  f"{tolerance:.0%} of the curve's range of the mean of the last {window}; saturated: median top "
-                 f"probability >= {saturation:g} there)", fontsize=8)
+                 f"probability >= {saturation:g} at the end)", fontsize=8)
     data = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     save_figure(fig, png, data)
     return data
