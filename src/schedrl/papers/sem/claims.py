@@ -211,7 +211,7 @@ def agent_claims_rows(agents: dict, scaling, tolerance: float = 0.05, window: in
                       saturation: float = 0.99) -> list[dict]:
     """Claims of sections 4-5: Table 4 widths, Fig. 8 order of convergence, Fig. 9 metric gaps,
     Fig. 10 speedups (ratios from one run on one machine), Fig. 11 speedup at the largest size."""
-    from schedrl.papers.sem.agents import KIVIAT, convergence_episode
+    from schedrl.papers.sem.agents import KIVIAT
 
     rows = []
     table4 = VALUES["table4"]
@@ -497,8 +497,10 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
                                     f"seed (closer than {TIE:.1%} counts as a tie); values are means over seeds"),
                        "at_budgets: the paper's winner's advantage in %",
                        _agent_note(agents, trace, len(runs["sem"]["validation"]))) if x)}
-            fn = (lambda s_row, d_row, col=col, lower=lower, win=win:
-                  100 * advantage(*((s_row[col], d_row[col]) if win == "sem" else (d_row[col], s_row[col])), lower))
+            def fn(s_row, d_row, col=col, lower=lower, win=win):
+                pair = (s_row[col], d_row[col]) if win == "sem" else (d_row[col], s_row[col])
+                return 100 * advantage(*pair, lower)
+
             rows.append(_with_budgets(row, runs, fn, None, unit="training jobs", noise=100 * max(half, 0.01),
                                       long_rows=long_rows, fmt="{:+.2f}%"))
     return rows, extra
