@@ -238,7 +238,8 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     cursor = {"episode": 0}
     record = {"algo": "deeprm_pg", "paper": "sem", "trace": spec.trace, "encoder": spec.encoder,
               "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
-              "time_scale": scale, "split": manifest.get("rows")}
+              "time_scale": scale, "split": manifest.get("rows"),
+              "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
     rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().__dict__,
                                                "seed": spec.seed, "priority_queues": list(spec.priority_queues)})
     done = {int(r["episode"]) for r in rows}
