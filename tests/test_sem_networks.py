@@ -57,3 +57,19 @@ def test_pair_conv_is_registered_and_rejects_odd_inputs():
     assert "pair_conv" in NETWORKS
     with pytest.raises(ConfigError, match="even"):
         build("pair_conv", 7, 2, [4], "relu")
+
+
+def test_pair_conv_convolution_is_linear_so_it_cannot_die():
+    # a filter whose outputs are negative for every input in [0, 1] (seed 0's initial one): with a
+    # ReLU after it every unit would be 0 and the policy blind; linear, the outputs still vary
+    net = build("pair_conv", 4, 2, [3], "relu")
+    with torch.no_grad():
+        net[2].weight[:] = torch.tensor([[[-0.005, 0.379]]])
+        net[2].bias[:] = -0.58
+        a = net[:5](torch.tensor([[0.0, 0.0, 1.0, 1.0]]))
+        b = net[:5](torch.tensor([[1.0, 1.0, 0.0, 0.0]]))
+    assert (a < 0).all() and not torch.allclose(a, b)
+    x = torch.rand(8, 4)
+    x.requires_grad_(True)
+    net(x).sum().backward()
+    assert net[2].weight.grad.abs().sum() > 0  # the filter learns

@@ -95,6 +95,12 @@ _missing = sorted({t for t in SEM_AGENT_TRACES if t not in WL_TRACES or t not in
 if _missing:
     sys.stderr.write(f"schedrl: config: sem.agents: {', '.join(_missing)} not in workloads.traces or sem.agents.networks\n")
     sys.exit(2)
+SEM_WINDOWS = SEM_AGENTS.get("window_study", {})
+if SEM_WINDOWS and SEM_WINDOWS.get("trace") not in SEM_NETWORKS:
+    sys.stderr.write(f"schedrl: config: sem.agents.window_study.trace: {SEM_WINDOWS.get('trace')} not in sem.agents.networks\n")
+    sys.exit(2)
+#: extra training seeds (the first, sem.agents.seed, trains in results/sem/agents/<trace>/<encoder>/)
+SEM_EXTRA_SEEDS = [int(s) for s in SEM_AGENTS.get("extra_seeds", [])]
 SEM_HYPERPARAMS = _json.dumps(SEM_AGENTS.get("hyperparams", {}), sort_keys=True)
 SEM_THREADS = int(SEM_AGENTS.get("threads", 1))
 
@@ -105,12 +111,13 @@ def _sem_split(trace):
             "manifest": f"{base}/split.json"}
 
 
-def _sem_agent_args(trace, encoder):
+def _sem_agent_args(trace, encoder, seed=None):
     net = SEM_NETWORKS[trace]
     return (f"--split-dir results/workloads/sem/{trace} --trace {trace} --encoder {encoder} "
             f"--nodes {net['nodes']} --k {net['k']} --reward {net['reward']} "
             f"--hidden {' '.join(str(h) for h in net['hidden'][encoder])} "
-            f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0)}")
+            f"--priority-queues {' '.join(str(q) for q in net.get('priority_queues', []))} "
+            f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0) if seed is None else seed}")
 
 
 rule sem_train_agent:
@@ -120,6 +127,8 @@ rule sem_train_agent:
         test="results/sem/agents/{trace}/{encoder}/test.json",
         validation="results/sem/agents/{trace}/{encoder}/validation.csv",
         timing="results/sem/agents/{trace}/{encoder}/timing.json",
+        budgets="results/sem/agents/{trace}/{encoder}/budgets.csv",
+        test_jobs="results/sem/agents/{trace}/{encoder}/test_jobs.csv",
     wildcard_constraints:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
@@ -139,6 +148,66 @@ rule sem_train_agent:
     shell:
         "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
         "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder} > {log:q} 2>&1"
+
+
+rule sem_train_agent_seed:
+    # the same agent with another seed (the claims' intervals use every seed; figures the first)
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        test="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test.json",
+        validation="results/sem/agents/{trace}/{encoder}/seeds/{seed}/validation.csv",
+        timing="results/sem/agents/{trace}/{encoder}/seeds/{seed}/timing.json",
+        budgets="results/sem/agents/{trace}/{encoder}/seeds/{seed}/budgets.csv",
+        test_jobs="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test_jobs.csv",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+        encoder="sem|dras",
+        seed=r"\d+",
+    params:
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)),
+        episodes=SEM_AGENTS.get("episodes", 0),
+    log:
+        "logs/sem/train_{trace}_{encoder}_seed{seed}.log",
+    benchmark:
+        "benchmarks/results/sem/train_{trace}_{encoder}_seed{seed}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 8000 if wildcards.encoder == "dras" else 2000,
+        runtime=lambda wildcards: 240 if wildcards.encoder == "dras" else 60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
+        "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/seeds/{wildcards.seed} > {log:q} 2>&1"
+
+
+rule sem_window:
+    # Fig. 6: DRAS training time on the same denser jobs for each window W
+    input:
+        unpack(lambda wildcards: _sem_split(SEM_WINDOWS["trace"])),
+    output:
+        "results/sem/window/dras_w{window}/window.json",
+    wildcard_constraints:
+        window=r"\d+",
+    params:
+        args=lambda wildcards: _sem_agent_args(SEM_WINDOWS["trace"], "dras"),
+        jobs=SEM_WINDOWS.get("jobs", 1000),
+        density=SEM_WINDOWS.get("density", 1),
+    log:
+        "logs/sem/window_dras_w{window}.log",
+    benchmark:
+        "benchmarks/results/sem/window_dras_w{window}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem window {params.args} --window {wildcards.window} --jobs {params.jobs} "
+        "--density {params.density} --threads {threads} "
+        "--out-dir results/sem/window/dras_w{wildcards.window} > {log:q} 2>&1"
 
 
 rule sem_heuristics:
@@ -194,6 +263,10 @@ rule sem_scaling:
 rule sem_agent_figures:
     input:
         tests=expand("results/sem/agents/{trace}/{encoder}/test.json", trace=SEM_AGENT_TRACES, encoder=["sem", "dras"]),
+        budgets=expand("results/sem/agents/{trace}/{encoder}/budgets.csv", trace=SEM_AGENT_TRACES, encoder=["sem", "dras"]),
+        seeds=expand("results/sem/agents/{trace}/{encoder}/seeds/{seed}/test.json", trace=SEM_AGENT_TRACES,
+                     encoder=["sem", "dras"], seed=SEM_EXTRA_SEEDS),
+        windows=expand("results/sem/window/dras_w{window}/window.json", window=SEM_WINDOWS.get("windows", [])),
         heuristics=expand("results/sem/agents/{trace}/heuristics.csv", trace=SEM_AGENT_TRACES),
         scaling=[f"results/sem/scaling/{enc}_x{f}/scaling.json" for enc, f in SEM_SCALING_POINTS],
         trace_claims=rules.sem_trace_figures.output.claims if SEM_TRACES else [],
@@ -205,13 +278,18 @@ rule sem_agent_figures:
         fig9=figure("sem", "fig9_kiviat"),
         fig10=figure("sem", "fig10_train_inference_time"),
         fig11=figure("sem", "fig11_scaling"),
+        fig3=figure("sem", "fig3_dras_cost_vs_size"),
+        fig6=figure("sem", "fig6_dras_cost_vs_window"),
+        budget=figure("sem", "budget"),
+        claims_budget="results/sem/claims_budget.csv",
         claims="results/sem/claims.csv",
     params:
         caption="SEM sections 4-5: " + "; ".join(f"{t.name}: {t.caption}" for t in SEM_FIGURES.TARGETS if t.rule == "sem_agent_figures" and t.kind != "claims"),
         networks=_json.dumps({t: SEM_NETWORKS[t] for t in SEM_AGENT_TRACES}, sort_keys=True),
         scaling=[f"results/sem/scaling/{enc}_x{f}" for enc, f in SEM_SCALING_POINTS],
+        windows=[f"results/sem/window/dras_w{w}" for w in SEM_WINDOWS.get("windows", [])],
         trace_claims=f"--trace-claims {rules.sem_trace_figures.output.claims}" if SEM_TRACES else "",
-        conv={"tolerance": 0.05, "window": 10, **SEM_AGENTS.get("convergence", {})},
+        conv={"tolerance": 0.05, "window": 10, "saturation": 0.99, **SEM_AGENTS.get("convergence", {})},
         traces=" ".join(SEM_AGENT_TRACES),
     log:
         "logs/sem/agent_figures.log",
@@ -223,8 +301,8 @@ rule sem_agent_figures:
         CONDA_ENV
     shell:
         "schedrl sem agent-figures --agents-dir results/sem/agents --traces {params.traces} "
-        "--networks '{params.networks}' --scaling {params.scaling} {params.trace_claims} "
-        "--tolerance {params.conv[tolerance]} --window {params.conv[window]} "
+        "--networks '{params.networks}' --scaling {params.scaling} --windows {params.windows} {params.trace_claims} "
+        "--tolerance {params.conv[tolerance]} --window {params.conv[window]} --saturation {params.conv[saturation]} "
         "--figures-dir figures/sem --claims {output.claims:q} > {log:q} 2>&1"
 
 

@@ -41,16 +41,22 @@ def build_mlp(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: 
 
 def build_pair_conv(n_inputs: int, n_outputs: int, hidden: Sequence[int], activation: str = "relu"):
     """A 1-D convolution (one filter, kernel 2, stride 2) over element pairs: ``n_inputs / 2``
-    outputs with ``activation``, then dense layers ``hidden`` and a linear output. The pairs are
-    the encoders' (size, time) or (free, remaining) pairs; the job window's four features per job
-    are two pairs. An ``nn.Sequential``, so trainers can walk its layers."""
+    linear outputs, then dense layers ``hidden`` with ``activation`` and a linear output. The pairs
+    are the encoders' (size, time) or (free, remaining) pairs; the job window's four features per
+    job are two pairs. An ``nn.Sequential``, so trainers can walk its layers.
+
+    The convolution has no activation, as in DRAS's public code (a Keras Conv1D with its default
+    linear activation): with a ReLU there, one filter whose weights and bias make every pair's
+    output negative at initialisation (inputs are normalised to [0, 1]) gives zeros everywhere, no
+    gradient reaches it, and the policy never sees its state (seed 0 did exactly that until
+    2026-11-25). ``nn.Identity`` keeps the layer indices of older saved models."""
     import torch.nn as nn
 
     if n_inputs < 2 or n_inputs % 2:
         raise ConfigError(f"network pair_conv: needs an even number of inputs, got {n_inputs}")
     act = activation_class(activation)
     layers = [nn.Flatten(), nn.Unflatten(1, (1, n_inputs)), nn.Conv1d(1, 1, kernel_size=2, stride=2),
-              nn.Flatten(), act()]
+              nn.Flatten(), nn.Identity()]
     width = n_inputs // 2
     for h in hidden:
         layers += [nn.Linear(width, h), act()]

@@ -72,10 +72,12 @@ def register(subparsers) -> None:
         a.add_argument("--encoder", required=True, choices=ENCODERS, help="state encoding")
         a.add_argument("--nodes", type=int, required=True, help="machine size")
         a.add_argument("--k", type=int, required=True, help="SEM's K (largest running jobs encoded)")
-        a.add_argument("--reward", required=True, help="reward name (dras_theta, neg_inv_runtime)")
+        a.add_argument("--reward", required=True, help="reward name (dras_theta, neg_slowdown, neg_inv_runtime)")
         a.add_argument("--hidden", type=int, nargs="+", required=True, help="dense layer widths (Table 4)")
         a.add_argument("--hyperparams", default="{}", metavar="JSON",
                        help="REINFORCE hyperparameters as a JSON mapping (discount, learning_rate, ...)")
+        a.add_argument("--priority-queues", type=int, nargs="*", default=[], metavar="Q",
+                       help="SWF queue numbers whose jobs get the priority flag 1 (default: none, flag 0)")
         a.add_argument("--seed", type=int, default=0)
         a.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
         a.add_argument("--out-dir", required=True, metavar="DIR")
@@ -102,6 +104,15 @@ def register(subparsers) -> None:
     sc.add_argument("--jobs", type=int, default=1000, help="jobs for training and for inference (default 1000)")
     sc.set_defaults(func=run_scaling)
 
+    w = sub.add_parser("window", help="one Fig. 6 point: DRAS training time with a window of W jobs",
+                       description="Train one episode on --jobs jobs of the training part, their arrivals "
+                       "--density times denser, with a window of --window jobs.")
+    agent_options(w)
+    w.add_argument("--window", type=int, required=True, help="window W (jobs the agent sees and picks from)")
+    w.add_argument("--jobs", type=int, default=1000, help="training jobs (default 1000)")
+    w.add_argument("--density", type=float, default=1.0, help="arrival rate factor (default 1: as logged)")
+    w.set_defaults(func=run_window)
+
     af = sub.add_parser("agent-figures", help="Table 4, Figs. 8-11 and the claims table",
                         description="Draw SEM's agent table and figures from 'train', 'heuristics' and "
                         "'scaling' outputs and write the paper's claims table.")
@@ -110,9 +121,13 @@ def register(subparsers) -> None:
     af.add_argument("--networks", required=True, metavar="JSON",
                     help="per trace: {nodes, k, hidden: {sem: [...], dras: [...]}} (Table 4)")
     af.add_argument("--scaling", nargs="*", default=[], metavar="DIR", help="scaling folders")
+    af.add_argument("--windows", nargs="*", default=[], metavar="DIR", help="window-study folders (Fig. 6)")
     af.add_argument("--trace-claims", metavar="CSV", help="the trace analysis's claims (listed first)")
     af.add_argument("--tolerance", type=float, default=0.05, help="convergence rule: relative band (0.05)")
     af.add_argument("--window", type=int, default=10, help="convergence rule: plateau = mean of the last N")
+    af.add_argument("--saturation", type=float, default=0.99,
+                    help="a settled curve whose policy's median top probability is at least this is saturated, "
+                         "not converged (0.99)")
     af.add_argument("--figures-dir", required=True, metavar="DIR")
     af.add_argument("--claims", required=True, metavar="CSV")
     af.set_defaults(func=run_agent_figures)
@@ -160,7 +175,8 @@ def _spec(args):
     if args.threads < 1 or any(h < 1 for h in args.hidden):
         raise ConfigError("--threads and --hidden widths must be positive")
     return AgentSpec(trace=args.trace, encoder=args.encoder, nodes=args.nodes, k=args.k, hidden=list(args.hidden),
-                     reward=args.reward, hyperparams=hp, seed=args.seed, threads=args.threads)
+                     reward=args.reward, hyperparams=hp, seed=args.seed, threads=args.threads,
+                     priority_queues=tuple(sorted(set(args.priority_queues))))
 
 
 def _split_dir(path) -> Path:
@@ -197,6 +213,15 @@ def run_scaling(args) -> int:
     return 0
 
 
+def run_window(args) -> int:
+    from schedrl.papers.sem.agents import window_run
+
+    if args.window < 1 or args.jobs < 1 or args.density <= 0:
+        raise ConfigError("--window and --jobs must be positive, --density > 0")
+    window_run(_split_dir(args.split_dir), _spec(args), args.window, args.jobs, args.density, args.out_dir)
+    return 0
+
+
 def run_agent_figures(args) -> int:
     from schedrl.papers.sem.figures import agent_figures
 
@@ -204,5 +229,7 @@ def run_agent_figures(args) -> int:
     if args.trace_claims and not Path(args.trace_claims).is_file():
         raise SchedrlError(f"{args.trace_claims}: no such claims file")
     agent_figures(args.agents_dir, args.traces, networks, args.scaling, args.figures_dir, args.claims,
-                  args.trace_claims, {"tolerance": args.tolerance, "window": args.window})
+                  args.trace_claims, {"tolerance": args.tolerance, "window": args.window,
+                                                          "saturation": args.saturation},
+                  windows=args.windows)
     return 0

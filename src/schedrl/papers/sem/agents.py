@@ -60,6 +60,8 @@ class AgentSpec:
     window: int = 50
     seed: int = 0
     threads: int = 1
+    #: SWF queue numbers whose jobs carry the priority flag 1 (DRAS/SEM's third job feature)
+    priority_queues: tuple = ()
 
     def __post_init__(self):
         if self.encoder not in ENCODERS:
@@ -106,7 +108,7 @@ def _make_env(table: pd.DataFrame, spec: AgentSpec, time_scale: float, clock: Cl
 
     env = PickReserveEnv(jobs=table, cluster=int(spec.nodes), encoder=spec.encoder, reward=spec.reward,
                          window=spec.window, k=spec.k, episode_jobs=episode_jobs, episode_sampling="sequential",
-                         time_scale=time_scale)
+                         time_scale=time_scale, priority_queues=tuple(spec.priority_queues))
     if clock is not None:
         env.encoder = TimedEncoder(env.encoder)
         clock.encoders.append(env.encoder)
@@ -148,7 +150,8 @@ def time_scale_of(table: pd.DataFrame) -> float:
 
 
 # --------------------------------------------------------------------------- playing a policy
-def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float) -> dict:
+def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float, *,
+                keep_schedule: bool = False) -> dict:
     """Run ``policy`` greedily (highest probability among the valid window slots) over ``table``;
     the schedule's metrics, the return and the time split into encoder, rest of the env and agent.
 
@@ -192,6 +195,8 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float)
                 "encoder_s": clock.encoder, "env_s": env_s - clock.encoder, "contested": len(top),
                 "top_prob_median": float(np.median(top)) if top else float("nan"),
                 "head_share": head / len(top) if top else float("nan")})
+    if keep_schedule:
+        out["schedule"] = schedule
     return out
 
 
@@ -233,10 +238,15 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     cursor = {"episode": 0}
     record = {"algo": "deeprm_pg", "paper": "sem", "trace": spec.trace, "encoder": spec.encoder,
               "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
-              "time_scale": scale, "split": manifest.get("rows")}
+              "time_scale": scale, "split": manifest.get("rows"),
+              "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
     rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().__dict__,
-                                               "seed": spec.seed})
+                                               "seed": spec.seed, "priority_queues": list(spec.priority_queues)})
     done = {int(r["episode"]) for r in rows}
+    budget_eps = budget_episodes(n_episodes)
+    budget_rows = pd.read_csv(progress / "budgets.csv").to_dict("records") \
+        if rows and (progress / "budgets.csv").exists() else []
+    budget_rows = [r for r in budget_rows if int(r["episode"]) in done]
     for episode in range(1, n_episodes + 1):
         if episode in done:
             continue
@@ -252,19 +262,35 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
         timing["encoder_s"] += clock.encoder - enc_before
         timing["steps"] += result.steps_trained
         t0 = time.perf_counter()
-        v = play_greedy(load_policy(run_dir / "model.zip"), val, spec, scale)
+        policy = load_policy(run_dir / "model.zip")
+        v = play_greedy(policy, val, spec, scale)
         timing["validation_s"] += time.perf_counter() - t0
         rows = [r for r in rows if int(r["episode"]) != episode]
         rows.append({"episode": episode, **{k: v[k] for k in ("return", "utilization", "mean_wait", "max_wait",
-                                                               "mean_slowdown", "decisions")}})
+                                                               "mean_slowdown", "decisions", "top_prob_median",
+                                                               "head_share")}})
         write_csv(progress / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
+        if episode in budget_eps.values() and episode < n_episodes:
+            # the checkpoint at a share of training, under the final test's protocol (the last
+            # one is the final test itself); its CPU time is counted apart (issue 24: <= 15%)
+            t0, c0 = time.perf_counter(), time.process_time()
+            b = play_greedy(policy, test, spec, scale)
+            timing["budget_eval_s"] += time.perf_counter() - t0
+            timing["budget_eval_cpu_s"] += time.process_time() - c0
+            budget_rows = [r for r in budget_rows if int(r["episode"]) != episode]
+            budget_rows += [_budget_row(f, e, episode_jobs, b) for f, e in budget_eps.items() if e == episode]
+            write_csv(progress / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["episode", "fraction"]))
         write_json(progress / "timing.json", timing)
     write_csv(out_dir / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
     from schedrl.agents.networks import layer_widths, parameter_count
     from schedrl.workloads.traces import is_stand_in
 
     policy = load_policy(run_dir / "model.zip")
-    test_metrics = play_greedy(policy, test, spec, scale)
+    test_metrics = play_greedy(policy, test, spec, scale, keep_schedule=True)
+    _write_test_jobs(out_dir / "test_jobs.csv", test_metrics.pop("schedule"))
+    budget_rows = [r for r in budget_rows if float(r["fraction"]) < 1.0]
+    budget_rows += [_budget_row(f, e, episode_jobs, test_metrics) for f, e in budget_eps.items() if e == n_episodes]
+    write_csv(out_dir / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["fraction"]))
     write_json(out_dir / "test.json", {**test_metrics, "trace": spec.trace, "encoder": spec.encoder,
                                        "jobs": len(test), "stand_in": bool(is_stand_in(test)),
                                        "source": _source(test), "layer_widths": layer_widths(policy.net),
@@ -283,7 +309,7 @@ def _resume(run_dir: Path, progress: Path, config: dict) -> tuple[list[dict], di
     from schedrl.agents.reinforce import checkpoints
 
     timing = {"train_wall_s": 0.0, "trainer_s": 0.0, "env_s": 0.0, "encoder_s": 0.0, "validation_s": 0.0,
-              "steps": 0}
+              "budget_eval_s": 0.0, "budget_eval_cpu_s": 0.0, "steps": 0}
     text = json.dumps(config, sort_keys=True, default=str)
     if (progress / "config.json").exists() and (progress / "config.json").read_text() != text:
         print(f"{run_dir}: configuration changed; training again from episode 1")
@@ -304,6 +330,34 @@ def _resume(run_dir: Path, progress: Path, config: dict) -> tuple[list[dict], di
     if rows:
         timing.update({k: v for k, v in read_json(progress / "timing.json").items() if k in timing})
     return rows, timing
+
+
+def budget_episodes(n_episodes: int, fractions=None) -> dict[float, int]:
+    """{fraction: episode}: the training episode after which the checkpoint for each share of
+    training is taken (``ceil(f * n)``, at least 1; the last is the final model)."""
+    from schedrl.report.convergence import BUDGET_FRACTIONS
+
+    fractions = BUDGET_FRACTIONS if fractions is None else fractions
+    return {float(f): max(1, min(n_episodes, int(np.ceil(f * n_episodes - 1e-9)))) for f in fractions}
+
+
+#: the metrics kept per budget checkpoint (the final test's, played on the same test jobs)
+BUDGET_METRICS = ("return", "utilization", "mean_wait", "max_wait", "mean_slowdown", "decisions",
+                  "top_prob_median", "head_share")
+
+
+def _budget_row(fraction: float, episode: int, episode_jobs: int, m: dict) -> dict:
+    return {"fraction": fraction, "episode": episode, "train_jobs": episode * episode_jobs,
+            **{k: m.get(k) for k in BUDGET_METRICS}}
+
+
+def _write_test_jobs(path, schedule: pd.DataFrame) -> None:
+    """Per test job: wait and slowdown (the paired bootstrap of Fig. 9's claims reads them)."""
+    from schedrl import metrics
+
+    frame = pd.DataFrame({"job_id": schedule["job_id"].to_numpy() if "job_id" in schedule else np.arange(len(schedule)),
+                          "wait": metrics.wait_times(schedule), "slowdown": metrics.slowdowns(schedule)})
+    write_csv(path, frame.sort_values("job_id").reset_index(drop=True))
 
 
 def _timing_record(t: dict, spec: AgentSpec, episodes: int, episode_jobs: int) -> dict:
@@ -424,3 +478,57 @@ def convergence_episode(values, tolerance: float = 0.05, window: int = 10) -> in
     if len(outside) == 0:
         return 1
     return min(int(outside[-1]) + 2, len(v))  # the episode after the last one outside the band
+
+
+# --------------------------------------------------------------------------- Fig. 6
+def denser(table: pd.DataFrame, density: float) -> pd.DataFrame:
+    """The same jobs arriving ``density`` times as fast (inter-arrival times divided by it), so
+    that the queue holds enough jobs to fill a window (the paper 'adjusts the job density')."""
+    if density <= 0:
+        raise ConfigError("sem window study: density must be positive")
+    out = table.copy()
+    out.attrs = dict(table.attrs)
+    submit = pd.to_numeric(out["submit_time"], errors="coerce").to_numpy(dtype=np.float64)
+    t0 = float(np.nanmin(submit)) if len(submit) else 0.0
+    out["submit_time"] = np.floor(t0 + (submit - t0) / float(density))
+    return out
+
+
+def window_run(split_dir, spec: AgentSpec, window: int, jobs: int, density: float, out_dir) -> dict:
+    """Fig. 6's point: the training time of one episode of ``jobs`` jobs (the training part's
+    first, ``density`` times denser) with a window of ``window`` jobs."""
+    import shutil
+
+    import torch
+
+    from schedrl.agents.networks import parameter_count
+    from schedrl.agents.reinforce import train_reinforce
+    from schedrl.encoders.hpc import HPCEncoderParams, dras_size, sem_size
+    from schedrl.workloads.swf import read_swf
+
+    if window < 1 or jobs < 1:
+        raise ConfigError("sem window study: window and jobs must be positive")
+    train = read_swf(Path(split_dir) / "train.swf")
+    if jobs > len(train):
+        raise ConfigError(f"sem window study: {jobs} jobs needed, the training part has {len(train)}")
+    torch.set_num_threads(max(1, int(spec.threads)))
+    spec = AgentSpec(**{**spec.__dict__, "window": int(window)})
+    first = denser(train.iloc[:jobs].reset_index(drop=True), density)
+    scale = time_scale_of(train)
+    out_dir = Path(out_dir)
+    run_dir = out_dir / "run"
+    shutil.rmtree(run_dir, ignore_errors=True)  # a timing is measured afresh, never resumed
+    clock, cursor = Clock(), {"episode": 0}
+    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.reinforce_config(),
+                             1, spec.seed, run_dir, config={"paper": "sem", "fig": 6, "window": window,
+                                                            "encoder": spec.encoder, "jobs": jobs, "density": density},
+                             examples=1, threads=spec.threads, on_mismatch="restart")
+    policy = load_policy(run_dir / "model.zip")
+    p = HPCEncoderParams(nodes=spec.nodes, window=spec.window, k=spec.k)
+    out = {"encoder": spec.encoder, "window": int(window), "nodes": spec.nodes, "jobs": jobs, "density": density,
+           "inputs": (sem_size if spec.encoder == "sem" else dras_size)(p),
+           "parameters": parameter_count(policy.net), "train_s": result.wall_time_s,
+           "train_steps": result.steps_trained, "threads": spec.threads}
+    write_json(out_dir / "window.json", out)
+    shutil.rmtree(run_dir, ignore_errors=True)  # only the time is kept
+    return out

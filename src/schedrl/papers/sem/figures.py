@@ -248,10 +248,22 @@ def load_agents(agents_dir: str | Path, traces: list[str]) -> dict:
             folder = base / enc
             if (folder / "test.json").exists():
                 runs[enc] = {"validation": pd.read_csv(folder / "validation.csv"),
-                             "test": read_json(folder / "test.json"), "timing": read_json(folder / "timing.json")}
+                             "test": read_json(folder / "test.json"), "timing": read_json(folder / "timing.json"),
+                             "budgets": _csv_or_none(folder / "budgets.csv"),
+                             "test_jobs": _csv_or_none(folder / "test_jobs.csv")}
+                seeds = sorted((d for d in (folder / "seeds").glob("*") if (d / "test.json").exists()),
+                               key=lambda d: int(d.name) if d.name.isdigit() else -1)
+                runs[enc]["seeds"] = [{"validation": pd.read_csv(d / "validation.csv"), "test": read_json(d / "test.json"),
+                                       "timing": read_json(d / "timing.json"),
+                                       "budgets": _csv_or_none(d / "budgets.csv"),
+                                       "test_jobs": _csv_or_none(d / "test_jobs.csv")} for d in seeds]
         heur = pd.read_csv(base / "heuristics.csv") if (base / "heuristics.csv").exists() else pd.DataFrame()
         out[trace] = {"runs": runs, "heuristics": heur}
     return out
+
+
+def _csv_or_none(path: Path):
+    return pd.read_csv(path) if path.exists() else None
 
 
 def _trace_label(trace: str, agents: dict | None = None) -> str:
@@ -313,11 +325,10 @@ def table4_networks(networks: dict, png: str | Path, window: int = 50) -> pd.Dat
 
 
 # --------------------------------------------------------------------------- Fig. 8
-def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, window: int = 10) -> pd.DataFrame:
+def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, window: int = 10,
+                     saturation: float = 0.99) -> pd.DataFrame:
     """Validation return after each training episode, SEM vs DRAS per trace, the convergence
     episode of each curve marked (rule: ``agents.convergence_episode``), the paper's beside."""
-    from schedrl.papers.sem.agents import convergence_episode
-
     traces = list(agents)
     fig, axes = new_figure(1, max(len(traces), 1), squeeze=False)
     paper = claims.VALUES["convergence_episode"]
@@ -325,8 +336,9 @@ def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, win
     for ax, trace in zip(axes[0], traces):
         for enc, run in agents[trace]["runs"].items():
             v = run["validation"].sort_values("episode")
-            conv = convergence_episode(v["return"].to_numpy(), tolerance, window)
-            ours_label = f"{ENC_LABEL[enc]} ours (converged at {conv})"
+            st = claims.convergence_status(v, tolerance, window, saturation)
+            conv = st["episode"]
+            ours_label = f"{ENC_LABEL[enc]} ours ({st['state']} at {conv})"
             ax.plot(v["episode"], v["return"], color=ENC_COLOR[enc], marker=".", ms=3, label=ours_label)
             if conv is not None:
                 y = float(v.loc[v["episode"] == conv, "return"].iloc[0])
@@ -334,14 +346,16 @@ def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, win
             pv = paper.get(trace, {}).get(enc)
             if pv is not None:
                 ax.axvline(pv, color=ENC_COLOR[enc], ls=":", lw=1.2, label=f"{ENC_LABEL[enc]} paper ({pv} of 100)")
-            rows.append(v.assign(trace=trace, encoder=enc, convergence_episode=conv, paper_convergence_episode=pv,
+            rows.append(v.assign(trace=trace, encoder=enc, convergence_episode=conv, convergence_state=st["state"],
+                                 top_prob_at_convergence=st["top_prob_at"], paper_convergence_episode=pv,
                                  episodes=len(v)))
         ax.set_xlabel("training episode")
         ax.set_ylabel("validation return (sum of rewards)")
         ax.set_title(f"{_trace_label(trace, agents)}")
         ax.legend(fontsize=7)
     fig.suptitle(f"Fig. 8: convergence (star: first episode after which the validation return stays within "
-                 f"{tolerance:.0%} of the curve's range of the mean of the last {window})", fontsize=8)
+                 f"{tolerance:.0%} of the curve's range of the mean of the last {window}; saturated: median top "
+                 f"probability >= {saturation:g} at the end)", fontsize=8)
     data = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     save_figure(fig, png, data)
     return data
@@ -497,22 +511,94 @@ def fig11_scaling(scaling: pd.DataFrame, png: str | Path) -> pd.DataFrame:
     return scaling
 
 
+# --------------------------------------------------------------------------- Fig. 3
+def fig3_dras_cost_vs_size(scaling: pd.DataFrame, png: str | Path) -> pd.DataFrame:
+    """DRAS's training time against system size (Fig. 3: the cost of the per-node encoding), from
+    Fig. 11's DRAS runs, with a linear-growth reference through the smallest size."""
+    fig, ax = new_figure()
+    d = scaling[scaling["encoder"] == "dras"].sort_values("nodes") if not scaling.empty else scaling
+    if len(d):
+        ax.plot(d["nodes"], d["train_s"], marker="o", color=ENC_COLOR["dras"], label="DRAS ours (training time)")
+        ref = d["train_s"].iloc[0] * d["nodes"] / d["nodes"].iloc[0]
+        ax.plot(d["nodes"], ref, ls=":", color="0.5", label="linear growth from the smallest size")
+        ax.legend(fontsize=7)
+    jobs = int(d["jobs"].iloc[0]) if len(d) else 0
+    ax.set_xlabel("system size (nodes)")
+    ax.set_ylabel(f"DRAS training time for {jobs:,} jobs (s)")
+    ax.set_title("Fig. 3: DRAS training cost vs system size (paper: grows exponentially)", fontsize=9)
+    data = d[["nodes", "inputs", "parameters", "jobs", "train_s"]] if len(d) else pd.DataFrame(
+        columns=["nodes", "inputs", "parameters", "jobs", "train_s"])
+    save_figure(fig, png, data)
+    return data
+
+
+# --------------------------------------------------------------------------- Fig. 6
+def load_windows(folders: list[str | Path]) -> pd.DataFrame:
+    rows = [read_json(Path(f) / "window.json") for f in folders if (Path(f) / "window.json").exists()]
+    return pd.DataFrame(rows).sort_values("window").reset_index(drop=True) if rows else pd.DataFrame()
+
+
+def fig6_dras_cost_vs_window(windows: pd.DataFrame, png: str | Path) -> pd.DataFrame:
+    """DRAS's training time for the same (denser) jobs against the window W (Fig. 6)."""
+    fig, ax = new_figure()
+    if len(windows):
+        ax.plot(windows["window"], windows["train_s"], marker="o", color=ENC_COLOR["dras"], label="DRAS ours")
+        base = float(windows["train_s"].iloc[0])
+        ax.axhspan(base - 1, base + 1, color="0.85", label="+-1 s of the smallest W (paper: within 1 s)")
+        ax.legend(fontsize=7)
+        ax.set_ylim(0, None)
+    jobs = int(windows["jobs"].iloc[0]) if len(windows) else 0
+    density = float(windows["density"].iloc[0]) if len(windows) else 1.0
+    ax.set_xlabel("window W (waiting jobs encoded)")
+    ax.set_ylabel(f"DRAS training time for {jobs:,} jobs (s)")
+    ax.set_title(f"Fig. 6: DRAS training cost vs W (Theta jobs, arrivals {density:g}x denser)", fontsize=9)
+    cols = ["window", "inputs", "parameters", "jobs", "density", "train_steps", "train_s"]
+    data = windows[cols] if len(windows) else pd.DataFrame(columns=cols)
+    save_figure(fig, png, data)
+    return data
+
+
+def budget_plot(frame: pd.DataFrame, png: str | Path) -> dict:
+    """Each RL claim's value at 1/8, 1/4, 1/2 and all of training (``plots.budget``)."""
+    from schedrl.plots.budget import budget_figure
+
+    return budget_figure(frame, png, title="SEM: RL claims against training (checkpoints on the test jobs)")
+
+
 def agent_figures(agents_dir, traces: list[str], networks: dict, scaling_folders: list, figures_dir,
-                  claims_path, trace_claims=None, convergence: dict | None = None) -> None:
+                  claims_path, trace_claims=None, convergence: dict | None = None, windows=()) -> None:
     """Table 4 (+ .md), Figs. 8-11 and the claims table (the trace analysis's claims first)."""
     from schedrl.report.claims import write_claims
 
-    conv = {"tolerance": 0.05, "window": 10, **(convergence or {})}
+    conv = {"tolerance": 0.05, "window": 10, "saturation": 0.99, **(convergence or {})}
     agents = load_agents(agents_dir, traces)
     scaling = load_scaling(scaling_folders)
     figures_dir = Path(figures_dir)
     table4_networks(networks, figures_dir / "table4_networks.png")
-    fig8_convergence(agents, figures_dir / "fig8_convergence.png", conv["tolerance"], conv["window"])
+    fig8_convergence(agents, figures_dir / "fig8_convergence.png", conv["tolerance"], conv["window"],
+                     conv["saturation"])
     fig9_kiviat(agents, figures_dir / "fig9_kiviat.png")
     fig10_times(agents, figures_dir / "fig10_train_inference_time.png")
     fig11_scaling(scaling, figures_dir / "fig11_scaling.png")
+    fig3_dras_cost_vs_size(scaling, figures_dir / "fig3_dras_cost_vs_size.png")
+    window_frame = load_windows(list(windows))
+    fig6_dras_cost_vs_window(window_frame, figures_dir / "fig6_dras_cost_vs_window.png")
+    from schedrl.report.convergence import write_budget_table
+
     rows = pd.read_csv(trace_claims).to_dict("records") if trace_claims else []
-    write_claims(claims_path, rows + claims.agent_claims_rows(agents, scaling, conv["tolerance"], conv["window"]))
+    agent_rows = claims.agent_claims_rows(agents, scaling, conv["tolerance"], conv["window"], conv["saturation"])
+    long_rows: list[dict] = []
+    winners, extra = claims.comparison_rows(agents, long_rows)
+    for row in agent_rows:
+        more = dict(extra.get(row["claim_id"], {}))
+        note = more.pop("note_extra", "")
+        row.update(more)
+        if note:
+            row["note"] = "; ".join(x for x in (row.get("note", ""), note) if x)
+    agent_rows += winners + claims.speedup_order_rows(agents) + claims.dras_growth_row(scaling) + claims.window_cost_row(window_frame)
+    budget = write_budget_table(Path(claims_path).with_name("claims_budget.csv"), long_rows)
+    budget_plot(budget, figures_dir / "budget.png")
+    write_claims(claims_path, rows + agent_rows)
 
 
 _RULE = "sem_trace_figures"  # one rule draws the trace analysis: the four share their inputs
@@ -536,6 +622,13 @@ TARGETS: list[Target] = [
            claims=("fig10_",)),
     Target("sem", "fig11_scaling", fig11_scaling, _AGENTS, "Training and inference time as the system grows",
            claims=("fig11_",)),
+    Target("sem", "fig3_dras_cost_vs_size", fig3_dras_cost_vs_size, _AGENTS,
+           "DRAS training cost vs system size (from Fig. 11's DRAS runs)", claims=("fig3_",)),
+    Target("sem", "fig6_dras_cost_vs_window", fig6_dras_cost_vs_window, _AGENTS,
+           "DRAS training cost vs window size W", claims=("fig6_",)),
+    Target("sem", "budget", budget_plot, _AGENTS,
+           "RL claims at 1/8, 1/4, 1/2 and all of training (checkpoints played on the test jobs)",
+           claims=("fig9_",)),
     Target("sem", "claims", claims.claims_rows, _AGENTS, "Claims: ours vs the paper's", kind="claims",
            claims=("",)),
 ]
