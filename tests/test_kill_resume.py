@@ -167,7 +167,7 @@ def test_killed_evaluation_and_figure_are_rebuilt(reference, reference_root, tmp
     for name in ("results", "logs", ".snakemake"):  # the trained run, as Snakemake left it
         shutil.copytree(reference_root / name, root / name, symlinks=True)
     for rel in EVAL + FIGURE:
-        (root / rel).unlink()
+        (root / rel).unlink(missing_ok=True)
 
     def evaluating():  # the evaluation command has started (its log exists)
         return (root / "logs/deeprm/discrete-image/deeprm_pg/rate0.7/seed0/evaluate_heldout.log").exists()
