@@ -11,13 +11,16 @@ BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: setup all smoke test pytest dryrun lint clean help
+.PHONY: setup all smoke test pytest dryrun lint clean help test-slurm fuzz plan
 
 help:
 	@echo "make all    - set up and run the pipeline at default scale (CONFIG=..., CORES=...)"
 	@echo "make smoke  - set up and run the whole DAG at CI scale on 2 cores"
 	@echo "make test   - set up and run pytest, dry runs of all scales and the smoke DAG"
 	@echo "make lint   - ruff and snakemake --lint"
+	@echo "make test-slurm - one-node SLURM (root; installs slurm-wlm), the runtime smoke target through it, compared with a local run"
+	@echo "make fuzz   - 10,000 generated bad inputs at the trace reader, config loader, --spec and the CLI"
+	@echo "make plan   - docs/paper-scale-plan.md from the paper-scale DAG"
 
 setup: $(VENV)/.installed
 
@@ -44,6 +47,15 @@ dryrun: setup
 	  snakemake all -n --quiet rules --configfile $$c || exit 1; done
 
 test: pytest dryrun smoke
+
+test-slurm: setup
+	scripts/test-slurm.sh $(or $(TARGET),runtime)
+
+fuzz: setup
+	python benchmarks/fuzz_inputs.py --n 10000
+
+plan: setup
+	python scripts/paper_scale_plan.py --config config/paper.yaml --out docs/paper-scale-plan.md
 
 lint: setup
 	ruff check src tests benchmarks

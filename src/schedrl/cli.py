@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 # One BLAS / OpenMP / numba thread per command unless the caller sets these: Snakemake runs up to
@@ -51,22 +52,43 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a cluster time limit, preemption, Snakemake stopping its jobs) taken as Ctrl-C, so
+    trainers write their checkpoint and a rerun resumes (SLURM sends SIGKILL ~30 s later)."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (an embedding caller): keep its handler
+        pass
     try:
         code = args.func(args)
     except SchedrlError as exc:
         print(f"schedrl {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except _Terminated:
+        print("schedrl: terminated (SIGTERM); finished files and checkpoints are kept, a rerun resumes",
+              file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("schedrl: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader stopped early (`schedrl figures | head`): no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return int(code or 0)
 
 

@@ -20,18 +20,68 @@ DEFAULT_SCHEMA_DIR = REPO_ROOT / "workflow" / "schemas"
 
 
 def load_yaml(path: str | Path) -> Any:
-    """Read a YAML file; a missing or unparsable file raises ConfigError naming it."""
+    """Read a YAML (or JSON) file; a missing, unreadable or unparsable file raises ConfigError naming it."""
     path = Path(path)
     try:
-        with path.open() as fh:
-            return yaml.safe_load(fh)
+        with path.open(encoding="utf-8") as fh:
+            doc = yaml.safe_load(fh)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a config file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: permission denied") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"{where}: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply") from None
+    if _too_many_values(doc):
+        raise ConfigError(f"{path}: more than {MAX_VALUES:,} values (YAML aliases expanding?)")
+    return doc
+
+
+MAX_VALUES = 200_000
+
+
+def _too_many_values(doc: Any) -> bool:
+    """Whether ``doc`` holds more than MAX_VALUES values counting repeats: a few lines of YAML
+    aliases (``&a [*b, *b, ...]``) expand to billions, which validation would walk for hours."""
+    stack, seen = [doc], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _non_finite(obj: Any, key: str = "") -> str | None:
+    """The dotted key of the first NaN or infinite number in ``obj`` (JSON Schema's ``number``
+    accepts them and every ``minimum`` comparison with NaN is false), or None."""
+    import math
+
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return key or "<top level>"
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, list):
+        items = enumerate(obj)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{key}.{k}" if key else str(k))
+        if found:
+            return found
+    return None
 
 
 def _first_error(instance: Any, schema: dict) -> str | None:
@@ -47,8 +97,8 @@ def _first_error(instance: Any, schema: dict) -> str | None:
     err = errors[0]
     key = ".".join(str(p) for p in err.absolute_path)
     if err.validator == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(allowed))
+        allowed = sorted(map(str, err.schema.get("properties", {})))
+        extra = sorted({str(k) for k in err.instance} - set(allowed))  # YAML keys may be null or numbers
         name = ".".join([key, extra[0]]) if key else extra[0]
         hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
         return f"unknown key '{name}'{hint}"
@@ -64,6 +114,9 @@ def validate_config(config: dict, schema_dir: str | Path = DEFAULT_SCHEMA_DIR, s
         raise ConfigError(f"{source}: top level must be a mapping of keys")
     top = load_yaml(schema_dir / "config.schema.yaml")
     message = _first_error(config, top)
+    bad = _non_finite(config)
+    if message is None and bad:
+        message = f"key '{bad}': not a finite number"
     if message is None:
         for section, block in config.items():
             section_schema = schema_dir / f"{section}.schema.yaml"
@@ -86,21 +139,59 @@ def load_config(path: str | Path, schema_dir: str | Path = DEFAULT_SCHEMA_DIR) -
 
 
 def load_section(text: str, section: str) -> dict:
-    """One config section, from JSON text (how Snakemake rules pass it) or a config YAML file,
-    checked against ``workflow/schemas/<section>.schema.yaml``; ConfigError names what is wrong.
-    Each paper's ``experiments.load_spec`` adds its cross-key checks on top."""
+    """One config section, checked against ``workflow/schemas/<section>.schema.yaml``.
+
+    ``text`` is the section as inline JSON (how Snakemake rules pass it) or the path of a JSON or
+    YAML file holding either a whole pipeline config (the ``section`` key is taken) or the section
+    itself. ConfigError names what is wrong. Each paper's ``experiments.load_spec`` adds its
+    cross-key checks on top."""
     import json
 
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError:
-        if text.endswith((".yaml", ".yml")):
-            spec = (load_yaml(text) or {}).get(section)
+    source = "--spec"
+    if text.lstrip().startswith("{"):
+        try:
+            spec = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--spec: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        except ValueError as exc:
+            raise ConfigError(f"--spec: {exc}") from None
+        except RecursionError:
+            raise ConfigError("--spec: nested too deeply") from None
+    elif _exists(text):
+        source = f"--spec {text}"
+        doc = load_yaml(text)  # JSON files parse as YAML too
+        if not isinstance(doc, dict):
+            raise ConfigError(f"{source}: expected a mapping (the {section} section, or a config holding it)")
+        top = load_yaml(DEFAULT_SCHEMA_DIR / "config.schema.yaml").get("properties", {})
+        if section in doc:
+            spec = doc[section]
+        elif doc and all(k in top for k in doc):  # a pipeline config without this section
+            raise ConfigError(f"{source}: no {section} section (it has {', '.join(map(str, doc))})")
         else:
-            raise ConfigError(f"--spec: expected the {section} config section as JSON or a config YAML file") from None
+            spec = doc
+    elif text.endswith((".yaml", ".yml", ".json")) or "/" in text:
+        raise ConfigError(f"--spec {text}: no such file")
+    else:
+        raise ConfigError(f"--spec: expected the {section} config section as JSON, or a JSON or YAML file "
+                          f"(not {text[:40]!r})")
     if not isinstance(spec, dict) or not spec:
-        raise ConfigError(f"--spec: no {section} section")
+        raise ConfigError(f"{source}: no {section} section (expected a mapping of its keys)")
     message = _first_error(spec, load_yaml(DEFAULT_SCHEMA_DIR / f"{section}.schema.yaml"))
+    bad = _non_finite(spec)
+    if message is None and bad:
+        message = f"key '{bad}': not a finite number"
     if message:
-        raise ConfigError(f"{section} spec: {message}")
+        where = f"{section} spec" if source == "--spec" else f"{source}: {section} spec"
+        raise ConfigError(f"{where}: {message}")
     return spec
+
+
+def _exists(text: str) -> bool:
+    try:
+        return bool(text) and Path(text).exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        return False
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")

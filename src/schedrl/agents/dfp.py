@@ -46,6 +46,7 @@ import numpy as np
 
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
+from schedrl.io import atomic_path
 
 STATE_MODULES = ("mlp", "cnn")
 EPSILON_PER = ("episode", "update", "step", "run")  # what one decay of epsilon follows ("run": linear over the run)
@@ -84,6 +85,8 @@ class DFPConfig:
         unknown = sorted(set(params) - known)
         if unknown:
             raise ConfigError(f"dfp: unknown hyperparameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        for name, value in params.items():
+            _check_type(name, value, cls.__dataclass_fields__[name].type)
         cfg = cls(**params)
         cfg.check()
         return cfg
@@ -107,6 +110,47 @@ class DFPConfig:
     @property
     def horizon(self) -> int:
         return int(max(self.offsets))
+
+
+def _save_checkpoint(state: dict, path) -> None:
+    """torch.save written atomically (a run killed mid-write leaves no truncated file for the rerun
+    to trip over) and byte-stably (saved to memory first: a file target puts its temporary name
+    into the archive's member names)."""
+    import io
+
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(buf.getvalue())
+
+
+# Network sizes: whole numbers >= 1 (a zero width or stride fails deep inside torch).
+_SIZES = {"state_hidden", "state_out", "cnn_channels", "cnn_kernel", "cnn_stride", "meas_hidden", "goal_hidden",
+          "stream_hidden"}
+
+
+def _check_type(name: str, value: Any, annotation) -> None:
+    """ConfigError naming ``name`` unless ``value`` fits its DFPConfig field (bools are not numbers)."""
+    import math
+
+    kind = str(annotation)
+    item = kind[5:-1] if kind.startswith("list[") else None
+
+    def fits(v, t):
+        if t == "int":
+            return isinstance(v, int) and not isinstance(v, bool) and (name not in _SIZES or v >= 1)
+        if t == "float":
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        return isinstance(v, str)
+
+    ok = (isinstance(value, list) and all(fits(v, item) for v in value)) if item else fits(value, kind)
+    if not ok:
+        want = f"a list of {item}s" if item else f"a{'n' if kind == 'int' else ''} {kind}"
+        if name in _SIZES:
+            want += " >= 1"
+        raise ConfigError(f"dfp: {name} must be {want}, not {value!r}")
 
 
 def _mlp(sizes: Sequence[int], slope: float):
@@ -221,12 +265,7 @@ class DFPAgent:
                 "config": asdict(self.cfg), "weights": self.net.state_dict()}
 
     def save(self, path) -> None:
-        import torch
-
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(str(path) + ".tmp")
-        torch.save(self.state_dict(), tmp)
-        tmp.replace(path)
+        _save_checkpoint(self.state_dict(), path)
 
     @classmethod
     def load(cls, path) -> DFPAgent:
@@ -389,7 +428,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     def on_interrupt() -> dict:
         if last is None:
             return {"trained": 0}
-        torch.save(last, folder.checkpoint_path(last["episode"]))
+        _save_checkpoint(last, folder.checkpoint_path(last["episode"]))
         folder.prune()
         return {"trained": last["steps"] - steps_before, "episodes": last["episode"], "steps": last["steps"]}
 
@@ -441,7 +480,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
             bar.update(1)
             last = snapshot(ep + 1)
             if ep + 1 == len(episodes) or (ep + 1) % checkpoint_every == 0:
-                torch.save(last, folder.checkpoint_path(ep + 1))
+                _save_checkpoint(last, folder.checkpoint_path(ep + 1))
                 folder.prune()
     bar.close()
     wall = clock()

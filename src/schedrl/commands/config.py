@@ -20,6 +20,28 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     for path in args.files:
-        load_config(path, args.schemas)
+        check_config_file(path, args.schemas)
         print(f"{path}: ok")
     return 0
+
+
+def check_config_file(path, schemas=DEFAULT_SCHEMA_DIR) -> dict:
+    """The schemas, then each paper section's cross-key checks (``experiments.check_spec``, which
+    the Snakefile runs too: e.g. MRSch's DFP hyperparameters, which the schema leaves open)."""
+    import importlib
+
+    from schedrl.errors import ConfigError
+
+    config = load_config(path, schemas)
+    for section, block in config.items():
+        try:
+            module = importlib.import_module(f"schedrl.papers.{section}.experiments")
+        except ImportError:
+            continue
+        check = getattr(module, "check_spec", None)
+        if check is not None:
+            try:
+                check(block)
+            except ConfigError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+    return config

@@ -129,7 +129,7 @@ def machine_size(frame: pd.DataFrame, default: int | None = None) -> int | None:
         if token:
             try:
                 size = int(float(token[0]))
-            except ValueError:
+            except (ValueError, OverflowError):  # not a number, or inf / 1e999
                 continue
             if size > 0:
                 return size

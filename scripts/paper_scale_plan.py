@@ -1,0 +1,236 @@
+"""The paper-scale plan: SLURM jobs, core-hours, memory and wall time per paper, and the whole DAG's
+makespan on a 64-core allocation, from the DAG Snakemake builds for ``config/paper.yaml``.
+
+Every job's ``threads`` and ``resources`` (``mem_mb``, ``runtime`` in minutes) are what the rule
+declares, i.e. what the SLURM profile asks for; rules derive ``runtime`` from the measured rates in
+the config comments and the papers' cost models (``schedrl mdp|runtime|mrsch cost``), with margins,
+so the numbers are upper bounds of what a paper-scale run takes on today's CPU cores. The makespan
+is a list schedule of the DAG (a job starts once its inputs exist and its threads are free,
+longest remaining path first) on ``--cores`` cores; a job needing more than a day of wall time is
+listed as a GPU candidate.
+
+    python scripts/paper_scale_plan.py                         # runs `snakemake all -n`, prints markdown
+    python scripts/paper_scale_plan.py --dryrun FILE --out docs/paper-scale-plan.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+PAPERS = ("deeprm", "mdp", "mrsch", "runtime", "sem")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def parse_dryrun(text: str) -> list[dict]:
+    """Jobs of a ``snakemake -n`` listing: rule, inputs, outputs, threads, mem_mb, runtime (min)."""
+    jobs, job = [], None
+    for line in text.splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):\s*$", line)
+        if m:
+            job = {"rule": m.group(1), "input": [], "output": [], "threads": 1, "mem_mb": 0, "runtime": 0}
+            jobs.append(job)
+            continue
+        if job is None or not line.startswith("    "):
+            if line.strip() == "" or line.startswith("["):
+                job = None if line.strip() == "" else job
+            continue
+        key, _, value = line.strip().partition(": ")
+        if key in ("input", "output"):
+            job[key] = [v.strip() for v in value.split(", ") if v.strip()]
+        elif key == "threads":
+            job["threads"] = int(value)
+        elif key == "resources":
+            for part in value.split(", "):
+                k, _, v = part.partition("=")
+                if k in ("mem_mb", "runtime"):
+                    try:
+                        job[k] = int(float(v))
+                    except ValueError:
+                        pass
+    return [j for j in jobs if j["rule"] not in ("all", *PAPERS, "workloads", "report")]
+
+
+def paper_of(rule: str) -> str:
+    for p in PAPERS:
+        if rule.startswith(p + "_"):
+            return p
+    return "report" if rule.startswith("reproduction") else "workloads"
+
+
+def makespan(jobs: list[dict], cores: int) -> float:
+    """Minutes to run ``jobs`` (a DAG through their files) on ``cores`` cores, list-scheduled with
+    the longest remaining path first."""
+    producer = {out: i for i, j in enumerate(jobs) for out in j["output"]}
+    deps = [{producer[f] for f in j["input"] if f in producer} for j in jobs]
+    children = defaultdict(list)
+    for i, d in enumerate(deps):
+        for k in d:
+            children[k].append(i)
+    # longest path from each job to the end (minutes), computed in reverse topological order
+    order, indeg = [], [len(d) for d in deps]
+    stack = [i for i, n in enumerate(indeg) if n == 0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        for c in children[i]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                stack.append(c)
+    rank = [0.0] * len(jobs)
+    for i in reversed(order):
+        rank[i] = jobs[i]["runtime"] + max((rank[c] for c in children[i]), default=0.0)
+    waiting = [len(d) for d in deps]
+    ready = [(-rank[i], i) for i, n in enumerate(waiting) if n == 0]
+    heapq.heapify(ready)
+    running: list[tuple[float, int]] = []
+    free, now, done = cores, 0.0, 0
+    while done < len(jobs):
+        blocked = []
+        while ready:
+            pr, i = heapq.heappop(ready)
+            need = min(cores, jobs[i]["threads"])
+            if need <= free:
+                free -= need
+                heapq.heappush(running, (now + jobs[i]["runtime"], i))
+            else:
+                blocked.append((pr, i))
+        for b in blocked:
+            heapq.heappush(ready, b)
+        if not running:
+            raise RuntimeError("DAG has a cycle or an unsatisfiable job")
+        now, i = heapq.heappop(running)
+        free += min(cores, jobs[i]["threads"])
+        done += 1
+        for c in children[i]:
+            waiting[c] -= 1
+            if waiting[c] == 0:
+                heapq.heappush(ready, (-rank[c], c))
+    return now
+
+
+def cost_models(config: str) -> dict[str, tuple[float, str]]:
+    """The papers' own cost models (``schedrl PAPER cost``): core-hours and the line printed."""
+    out = {}
+    for paper in ("mdp", "mrsch", "runtime"):
+        proc = subprocess.run([sys.executable, "-m", "schedrl.cli", paper, "cost", "--spec", config],
+                              cwd=REPO, capture_output=True, text=True)
+        text = (proc.stdout or proc.stderr).strip().splitlines()
+        line = text[-1] if text else "(no output)"
+        m = re.search(r"~([\d,.]+) core-hours", line)
+        out[paper] = (float(m.group(1).replace(",", "")) if m else float("nan"), line)
+    return out
+
+
+def plan(jobs: list[dict], cores: int, costs: dict | None = None) -> str:
+    costs = costs or {}
+    by_paper = defaultdict(list)
+    for j in jobs:
+        by_paper[paper_of(j["rule"])].append(j)
+    lines = ["| paper | SLURM jobs | core-hours requested | core-hours expected | largest memory (GB) | "
+             "longest job requested (h) | makespan alone on "
+             f"{cores} cores, requested / expected (h) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    expected_jobs = []
+    for paper in (*PAPERS, "workloads", "report"):
+        js = by_paper.get(paper)
+        if not js:
+            continue
+        ch = sum(j["threads"] * j["runtime"] for j in js) / 60
+        # expected: every job of the paper scaled by its cost model / the declared sum (no model: as declared)
+        model = costs.get(paper, (float("nan"), ""))[0]
+        factor = model / ch if ch and model == model else 1.0
+        scaled = [dict(j, runtime=j["runtime"] * factor) for j in js]
+        expected_jobs += scaled
+        longest = max(js, key=lambda j: j["runtime"])
+        lines.append(f"| {paper} | {len(js):,} | {ch:,.0f} | {ch * factor:,.0f}{'' if paper in costs else ' (as requested)'} | "
+                     f"{max(j['mem_mb'] for j in js) / 1000:.1f} | "
+                     f"{longest['runtime'] / 60:.1f} ({longest['rule']}) | "
+                     f"{makespan(js, cores) / 60:,.1f} / {makespan(scaled, cores) / 60:,.1f} |")
+    total = sum(j["threads"] * j["runtime"] for j in jobs) / 60
+    total_exp = sum(j["threads"] * j["runtime"] for j in expected_jobs) / 60
+    lines.append(f"| **all** | {len(jobs):,} | {total:,.0f} | {total_exp:,.0f} | "
+                 f"{max(j['mem_mb'] for j in jobs) / 1000:.1f} | {max(j['runtime'] for j in jobs) / 60:.1f} | "
+                 f"{makespan(jobs, cores) / 60:,.1f} / {makespan(expected_jobs, cores) / 60:,.1f} |")
+    per_rule = defaultdict(lambda: [0, 0.0, 0, 0, 0])
+    for j in jobs:
+        r = per_rule[j["rule"]]
+        r[0] += 1
+        r[1] += j["threads"] * j["runtime"] / 60
+        r[2] = max(r[2], j["runtime"])
+        r[3] = max(r[3], j["mem_mb"])
+        r[4] = max(r[4], j["threads"])
+    rule_lines = ["| rule | jobs | threads | core-hours | longest job (h) | memory (GB) |",
+                  "|---|---:|---:|---:|---:|---:|"]
+    for rule, (n, ch, longest, mem, threads) in sorted(per_rule.items(), key=lambda kv: -kv[1][1]):
+        if ch >= 1 or longest >= 60:
+            rule_lines.append(f"| {rule} | {n:,} | {threads} | {ch:,.0f} | {longest / 60:.1f} | {mem / 1000:.1f} |")
+    gpu = sorted({j["rule"] for j in jobs if j["runtime"] > 24 * 60})
+    gpu_exp = sorted({j["rule"] for j in expected_jobs if j["runtime"] > 24 * 60})
+    longest_exp = {r: max(j["runtime"] for j in expected_jobs if j["rule"] == r) / 60 for r in gpu_exp}
+    gpu_text = (", ".join(f"`{r}`" for r in gpu) + " request more than 24 h for at least one job; expected "
+                "(cost models) over 24 h: " + (", ".join(f"`{r}` ({longest_exp[r]:.0f} h)" for r in gpu_exp)
+                                               or "none")) if gpu else "none: no job requests more than 24 h"
+    return "\n".join([
+        "# Paper-scale plan",
+        "",
+        "Generated by `python scripts/paper_scale_plan.py --out docs/paper-scale-plan.md` from the DAG of "
+        "`snakemake all -n --configfile config/paper.yaml`: each job's `threads`, `mem_mb` and `runtime` "
+        "as its rule declares them (what `workflow/profiles/slurm` asks SLURM for). The rules derive "
+        "`runtime` from the measured rates in the config comments and the cost models "
+        "(`schedrl mdp|runtime|mrsch cost --spec config/paper.yaml`) with margins, so these are upper "
+        "bounds; `schedrl budget` after a run gives what was actually used. Makespan: a list schedule "
+        f"of the DAG on one {cores}-core allocation (a job starts once its inputs exist and its "
+        "threads are free, longest remaining path first).",
+        "",
+        *lines,
+        "",
+        "Rules with at least one core-hour or one hour of wall time:",
+        "",
+        *rule_lines,
+        "",
+        f"Jobs longer than a day on one CPU core: {gpu_text}. A GPU would not shorten them: these "
+        "agents are small networks (DeepRM's 20-unit layer, 64-64 MLPs) whose time goes into stepping "
+        "the simulator on the CPU (README, On a SLURM cluster); to finish in a day, split their steps "
+        "over more env copies (`n_envs`) and threads, or over checkpointed jobs (a rerun resumes).",
+        "",
+        "Requested: the rules' `runtime` (SLURM time limits, with margins). Expected: the paper's cost "
+        "model below spread over its jobs in proportion to their requests (deeprm and sem have no cost "
+        "command: as requested). The papers' cost models (measured env-step and update rates, no margins):",
+        "",
+        *(f"- `schedrl {p} cost --spec config/paper.yaml`: {line}" for p, (_, line) in sorted(costs.items())),
+        "",
+    ])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", default="config/paper.yaml")
+    p.add_argument("--cores", type=int, default=64)
+    p.add_argument("--dryrun", metavar="FILE", help="a saved `snakemake all -n` listing (default: run it)")
+    p.add_argument("--out", metavar="MD", help="write the markdown here (default: print it)")
+    args = p.parse_args(argv)
+    if args.dryrun:
+        text = Path(args.dryrun).read_text()
+    else:
+        text = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "--configfile", args.config],
+                              cwd=REPO, capture_output=True, text=True, check=True).stdout
+    jobs = parse_dryrun(text)
+    if not jobs:
+        print("paper_scale_plan: no jobs in the dry run (is everything already built?)", file=sys.stderr)
+        return 2
+    md = plan(jobs, args.cores, cost_models(args.config))
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(md)
+    else:
+        print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

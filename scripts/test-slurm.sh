@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Run one paper's smoke target through real SLURM jobs (workflow/profiles/slurm) on a one-node
+# cluster (scripts/slurm-one-node.sh), run it locally too, and compare every output file.
+#
+#   scripts/test-slurm.sh [TARGET]        (default TARGET: runtime; `make test-slurm`)
+#
+# Each side runs in its own scratch folder (links to Snakefile, workflow/, src/, a copy of config/).
+# Prints the files that differ, and writes sacct's view of every job (requested vs used CPUs,
+# memory and time) to $OUT/sacct.txt. Skips (exit 0, saying so) where SLURM cannot be started:
+# not root, or no slurmctld and no apt-get.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+TARGET=${1:-runtime}
+OUT=${OUT:-$(mktemp -d /tmp/schedrl-slurm.XXXXXX)}
+CONFIG=config/smoke.yaml
+
+if [ "$(id -u)" != 0 ] && ! command -v sbatch >/dev/null 2>&1; then
+  echo "test-slurm: skipped (not root and no SLURM here)"; exit 0
+fi
+if ! command -v slurmctld >/dev/null 2>&1 && ! command -v apt-get >/dev/null 2>&1; then
+  echo "test-slurm: skipped (no SLURM and no apt-get to install it)"; exit 0
+fi
+if [ "$(id -u)" = 0 ]; then
+  scripts/slurm-one-node.sh start || { echo "test-slurm: skipped (the one-node cluster did not start)"; exit 0; }
+fi
+
+scratch() {
+  mkdir -p "$1"
+  for f in Snakefile workflow src; do ln -sfn "$REPO/$f" "$1/$f"; done
+  rm -rf "$1/config" && cp -r "$REPO/config" "$1/config"
+  # the traces folder the configs name as ../shared/traces
+  [ -e "$REPO/../shared" ] && ln -sfn "$REPO/../shared" "$(dirname "$1")/shared"
+}
+scratch "$OUT/slurm"
+scratch "$OUT/local"
+
+export OMP_NUM_THREADS=1
+start=$(date +%s)
+(cd "$OUT/slurm" && snakemake "$TARGET" --profile workflow/profiles/slurm --configfile "$CONFIG" \
+   --jobs 2 --slurm-init-seconds-before-status-checks 5 --latency-wait 5 --retries 0 \
+   >"$OUT/slurm.log" 2>&1)
+rc=$?
+slurm_s=$(( $(date +%s) - start ))
+echo "test-slurm: snakemake $TARGET through SLURM: exit $rc in ${slurm_s} s (log: $OUT/slurm.log)"
+if [ $rc != 0 ]; then tail -30 "$OUT/slurm.log"; exit 1; fi
+jobs=$(grep -c "Job .* has been submitted with SLURM jobid" "$OUT/slurm.log" || true)
+echo "test-slurm: $jobs SLURM jobs submitted"
+
+start=$(date +%s)
+(cd "$OUT/local" && nice snakemake "$TARGET" --cores 2 --configfile "$CONFIG" >"$OUT/local.log" 2>&1) \
+  || { echo "test-slurm: the local run failed (log: $OUT/local.log)"; exit 1; }
+echo "test-slurm: the same target locally (--cores 2): $(( $(date +%s) - start )) s"
+
+# Every file under results/ and figures/ of either run, compared byte for byte.
+differ=0
+while read -r rel; do
+  if ! cmp -s "$OUT/slurm/$rel" "$OUT/local/$rel"; then echo "  differs: $rel"; differ=$((differ + 1)); fi
+done < <(cd "$OUT" && { (cd slurm && find results figures -type f); (cd local && find results figures -type f); } \
+          | grep -v -e '/timing.json$' -e '/monitor/' | sort -u)
+echo "test-slurm: $differ output file(s) differ (timing.json and monitor logs, which hold wall times, left out)"
+
+python3 scripts/slurm_usage.py "$OUT/slurm.log" --out "$OUT/slurm_usage.csv" \
+  || echo "test-slurm: sacct gave no usage (is accounting on?)"
+[ $differ = 0 ]

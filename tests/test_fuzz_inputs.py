@@ -1,0 +1,108 @@
+"""A small sample of the input fuzzer (``benchmarks/fuzz_inputs.py``, issue 28 part 4): generated bad
+trace files, config files, ``--spec`` arguments and command lines give one-line errors, never a
+traceback, a hang or a silently accepted bad input. The full run is
+``python benchmarks/fuzz_inputs.py --n 10000``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from schedrl.config import load_section
+from schedrl.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _fuzz_module():
+    spec = importlib.util.spec_from_file_location("fuzz_inputs", REPO / "benchmarks" / "fuzz_inputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("target", ["trace", "config", "spec", "cli"])
+def test_fuzz_sample_has_no_tracebacks_hangs_or_wrong_accepts(tmp_path, target):
+    fz = _fuzz_module().run_fuzz(60, tmp_path, timeout=60, seed_value=28, share={target: 1.0})
+    counts = fz.counts[target]
+    assert sum(counts.values()) >= 60
+    bad = {k: counts[k] for k in ("traceback", "hang", "accepted_wrong", "rejected_good", "multiline") if counts[k]}
+    assert not bad, (bad, fz.examples.get(target))
+
+
+def test_spec_takes_inline_json_a_json_file_or_a_yaml_file(tmp_path):
+    import yaml
+
+    config = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    section = config["runtime"]
+    inline = load_section(json.dumps(section), "runtime")
+    (tmp_path / "s.json").write_text(json.dumps(section))
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(section))
+    (tmp_path / "full.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "noext").write_text(json.dumps(config))
+    for name in ("s.json", "s.yaml", "full.yml", "noext"):
+        assert load_section(str(tmp_path / name), "runtime") == inline == section
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"steps": 1', "not valid JSON"),
+    ('{"env": NaN}', "NaN"),
+    ("nosuchfile.yaml", "no such file"),
+    ("hello", "expected the runtime config section"),
+])
+def test_bad_spec_is_one_line(text, needle):
+    with pytest.raises(ConfigError, match=needle) as info:
+        load_section(text, "runtime")
+    assert "\n" not in str(info.value)
+
+
+def test_spec_file_problems_are_named(tmp_path):
+    cases = {"list.yaml": "- 1\n- 2\n", "bin.yaml": b"\xff\xfe\x00\x01", "other.yaml": "mdp: {seeds: [0]}\n",
+             "broken.json": '{"a": [1, 2\n'}
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        with pytest.raises(ConfigError) as info:
+            load_section(str(path), "runtime")
+        assert name in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_section(str(tmp_path), "runtime")
+
+
+def test_yaml_alias_bomb_is_refused_quickly(tmp_path):
+    from schedrl.config import load_yaml
+
+    path = tmp_path / "bomb.yaml"
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match="aliases"):
+        load_yaml(path)
+
+
+def test_sigterm_is_an_interrupt_with_status_143(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = ("import os, signal, time\n"
+            "from schedrl import cli\n"
+            "def slow(args):\n"
+            "    print('ready', flush=True); time.sleep(60)\n"
+            "import schedrl.commands.figures as f\n"
+            "f.run = slow\n"
+            "orig = f.register\n"
+            "def register(sub):\n"
+            "    orig(sub); sub.choices['figures'].set_defaults(func=slow)\n"
+            "f.register = register\n"
+            "raise SystemExit(cli.main(['figures']))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "SIGTERM" in err and "Traceback" not in err
