@@ -204,7 +204,7 @@ def test_report_summary_counts_verdicts_per_paper(tmp_path):
     write_claims(path, rows)
     text, claims = render_report([path], [], "default", titles())
     assert len(claims) == 3
-    summary = next(line for line in text.splitlines() if line.startswith("| runtime |"))
-    assert summary.split("|")[4:9] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 "]
+    summary = next(line for line in text.splitlines() if line.startswith("| [runtime](#paper-runtime) |"))
+    assert summary.split("|")[4:10] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 ", " 0 "]  # ..., not converged
     assert "Smoke scale" not in text
     assert "Smoke scale" in render_report([path], [], "smoke", titles())[0]
