@@ -94,9 +94,11 @@ class RunFolder:
     """
 
     def __init__(self, path: str | Path, *, prefix: str = "step_", suffix: str = ".zip",
-                 keep: int = KEEP_CHECKPOINTS):
+                 keep: int = KEEP_CHECKPOINTS, keep_steps=()):
         self.path = Path(path)
         self.prefix, self.suffix, self.keep = prefix, suffix, keep
+        # milestones: the first checkpoint at or after each is never pruned (budget evaluations)
+        self.keep_steps = tuple(sorted(int(n) for n in keep_steps))
 
     # -- files
     config_file = property(lambda self: self.path / "config.json")
@@ -188,8 +190,17 @@ class RunFolder:
         return self.checkpoint_dir / f"{self.prefix}{int(n)}{suffix}"
 
     def prune(self) -> None:
-        """Keep the newest ``keep`` checkpoints (and their side files)."""
-        for n, path in self.checkpoints()[:-self.keep]:
+        """Keep the newest ``keep`` checkpoints (and their side files), and for each of
+        ``keep_steps`` the first checkpoint at or after it."""
+        found = self.checkpoints()
+        milestones = set()
+        for m in self.keep_steps:
+            first = next((n for n, _ in found if n >= m), None)
+            if first is not None:
+                milestones.add(first)
+        for n, path in found[:-self.keep]:
+            if n in milestones:
+                continue
             path.unlink(missing_ok=True)
             for side in self.checkpoint_dir.glob(f"{self.prefix}{n}.*"):
                 side.unlink(missing_ok=True)

@@ -150,7 +150,8 @@ def stagger_jobsets(venv, env) -> None:
 def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str, Any],
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
-          device: str = "cpu", on_mismatch: str = "error", tensorboard: str | None = None) -> TrainResult:
+          device: str = "cpu", on_mismatch: str = "error", tensorboard: str | None = None,
+          keep_steps: Sequence[int] = ()) -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
     For schedrl's own policy-gradient loop (``deeprm_pg``) ``total_steps`` is the number of
@@ -161,7 +162,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     ``on_mismatch``: what to do when ``run_dir`` holds a run with another config: ``"error"``
     (refuse) or ``"restart"`` (delete its model, checkpoints and logs and train from scratch; what a
     workflow wants after the user changed the config). ``tensorboard``: a folder for TensorBoard
-    logs (needs the ``tensorboard`` extra); not part of the run's config.
+    logs (needs the ``tensorboard`` extra); not part of the run's config. ``keep_steps``: the first
+    checkpoint at or after each of these step counts is kept (not pruned), for budget evaluations.
     """
     from schedrl.agents.registry import is_own_loop
 
@@ -183,7 +185,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     tensorboard = require_tensorboard(tensorboard)
     checkpoint_every = default_checkpoint_every(total_steps, checkpoint_every)
     run_dir = Path(run_dir)
-    folder = RunFolder(run_dir)
+    folder = RunFolder(run_dir, keep_steps=keep_steps)
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
@@ -226,6 +228,12 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             raise ConfigError(f"algorithm '{algo}' needs an env with action_masks(); '{env_id}' has none")
     kwargs.setdefault("device", device)
     kwargs["tensorboard_log"] = tensorboard
+    # torch re-checks every action distribution's arguments (simplex, support) on each forward pass:
+    # pure overhead for SB3's own distributions (the same numbers without it), ~20% of a small
+    # policy's PPO step (mdp status.md)
+    import torch
+
+    torch.distributions.Distribution.set_default_validate_args(False)
     if start_path is None:
         try:
             model = cls(policy, venv, seed=seed, verbose=0, **kwargs)
