@@ -176,3 +176,29 @@ def test_welch_and_curve_helpers():
     curve = pd.DataFrame({"timesteps": [100, 200, 300, 400], "reward": [0.0, 1.0, 2.0, 3.0]})
     stats = mx.curve_stats([curve, curve.assign(reward=curve["reward"] + 1)], window=1, points=4)
     assert stats["mean"].tolist() == [0.5, 1.5, 2.5, 3.5] and np.allclose(stats["std"], np.sqrt(0.5))
+
+
+def test_training_learns_the_same_without_torch_distribution_checks():
+    """``schedrl train`` turns torch's distribution argument checks off for speed: checks only."""
+    import warnings
+
+    import torch
+
+    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import algo_class
+    from schedrl.experiments.envs import make_env
+
+    policy, _, kwargs = resolve_hyperparams(mx.ALGO, load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT))
+    params = []
+    try:
+        for validate in (True, False):
+            torch.distributions.Distribution.set_default_validate_args(validate)
+            env = make_env(mx.ENV_ID, {**mx.env_kwargs("compact", 1, 20), "jobset_seed": None})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = algo_class(mx.ALGO)(policy, env, device="cpu", seed=3, **kwargs)
+                model.learn(150)
+            params.append(torch.cat([p.detach().flatten() for p in model.policy.parameters()]))
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(True)
+    assert torch.equal(params[0], params[1])

@@ -25,9 +25,12 @@ What runs
   the same for every agent, horizon and scenario (the workload does not depend on H or on the MDP),
   greedy actions by default (sched-rl-gym's tutorial evaluates with ``deterministic=True``).
   ``evaluate_model`` plays the trials with the core's ``envs.rollout.run_lockstep`` (one policy forward per step for the whole
-  batch). An episode's slowdown is the mean over the jobs that arrived; jobs unfinished at T count
-  with their slowdown so far, as the env reports them (sched-rl-gym's tutorial does the same, up to
-  a +1 for never-started jobs).
+  batch). An episode's slowdown is the mean over the jobs that arrived; jobs running at T count with
+  their known finish, jobs never started count as if started at T, 1 + (T - arrival) / length, as
+  sched-rl-gym's PPO tutorial computes it (``mean_slowdown``); the env's value so far, (T - arrival)
+  / length, is kept as ``mean_slowdown_sofar`` (issue 25: the paper is silent).
+* **Budgets** (issue 24): the checkpoints at 1/8, 1/4 and 1/2 of training (kept by ``schedrl train
+  --keep-steps``) are evaluated like the final model (``evaluate_budgets``, ``budget_episodes.csv``).
 * **Transfer** (Fig. 6): the compact agent of one scenario (config ``transfer``) evaluated in every
   scenario without retraining, in the compact env *without* sparse transitions ("without
   event-based updates"); with greedy actions a sparse-trained agent makes the same schedule in the
