@@ -88,6 +88,48 @@ def test_evaluation_trials_share_job_sets_and_batches_do_not_matter():
     c = mx.evaluate_model(Void(), mx.env_kwargs("image", 1, 60), 7, 123)
     assert c["n_jobs"].tolist() == a["n_jobs"].tolist()
     assert (a["mean_slowdown"] > 1).all()  # nothing ever runs under the void policy
+    # ... so every job is unstarted at T and counts one more than its slowdown so far
+    assert (a["jobs_unstarted"] == a["n_jobs"]).all()
+    np.testing.assert_allclose(a["mean_slowdown"], a["mean_slowdown_sofar"] + 1)
+
+
+def test_budget_checkpoints_are_kept_and_misconfigured_intervals_refused(tmp_path):
+    from schedrl.agents.runs import RunFolder
+
+    spec = copy.deepcopy(SMOKE)  # 1,600 steps, checkpoints every 200
+    assert mx.budget_steps(spec) == [200, 400, 800]
+    folder = RunFolder(tmp_path, keep_steps=mx.budget_steps(spec))
+    for n in range(200, 1600, 200):
+        folder.checkpoint_path(n).write_text("x")
+        folder.prune()
+    assert [n for n, _ in folder.checkpoints()] == [200, 400, 800, 1200, 1400]
+    assert [(f, n) for f, n, _ in mx.budget_checkpoints(tmp_path, spec)] == [(0.125, 200), (0.25, 400), (0.5, 800)]
+    bad = copy.deepcopy(SMOKE)
+    bad["train"]["checkpoint_every"] = 300
+    with pytest.raises(ConfigError, match="checkpoint_every must divide"):
+        mx.check_spec(bad)
+    bad = copy.deepcopy(SMOKE)
+    bad["variants"] = ["image", "compact", "compact-sparse-reduced-sum"]
+    with pytest.raises(ConfigError, match="other reading of 'compact-sparse-reduced'"):
+        mx.check_spec(bad)
+    with pytest.raises(Exception, match="no checkpoint at or after step 200"):
+        mx.budget_checkpoints(tmp_path / "none", spec)
+
+
+def test_the_skipped_time_reading_is_a_variant_and_job_size_readings_change_load():
+    twin = mx.VARIANTS["compact-sparse-reduced-sum"]
+    assert twin.skipped_reward == "sum" and mx.sum_twin("compact-sparse-reduced") == "compact-sparse-reduced-sum"
+    assert mx.sum_twin("image") is None
+    # j_s < n_p only in scenarios 3, 4, 5, 7, 9: the text's U{n_p/2..n_p} loads them more
+    assert mx.offered_load(1, "j_s", 50) == mx.offered_load(1, "n_p", 50)
+    assert mx.offered_load(9, "n_p", 50) / mx.offered_load(9, "j_s", 50) == pytest.approx(2.0, rel=0.05)
+    with pytest.raises(ConfigError, match="job-size reading"):
+        mx.offered_load(9, "procs")
+
+
+def test_linear_fit_is_exact_on_a_line():
+    slope, icpt, r2 = mx.linear_fit([20, 40, 60], [3.0, 5.0, 7.0])
+    assert (slope, icpt, r2) == pytest.approx((0.1, 1.0, 1.0))
 
 
 def test_sparse_and_dense_give_the_same_schedule_for_a_greedy_policy():
@@ -134,3 +176,29 @@ def test_welch_and_curve_helpers():
     curve = pd.DataFrame({"timesteps": [100, 200, 300, 400], "reward": [0.0, 1.0, 2.0, 3.0]})
     stats = mx.curve_stats([curve, curve.assign(reward=curve["reward"] + 1)], window=1, points=4)
     assert stats["mean"].tolist() == [0.5, 1.5, 2.5, 3.5] and np.allclose(stats["std"], np.sqrt(0.5))
+
+
+def test_training_learns_the_same_without_torch_distribution_checks():
+    """``schedrl train`` turns torch's distribution argument checks off for speed: checks only."""
+    import warnings
+
+    import torch
+
+    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import algo_class
+    from schedrl.experiments.envs import make_env
+
+    policy, _, kwargs = resolve_hyperparams(mx.ALGO, load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT))
+    params = []
+    try:
+        for validate in (True, False):
+            torch.distributions.Distribution.set_default_validate_args(validate)
+            env = make_env(mx.ENV_ID, {**mx.env_kwargs("compact", 1, 20), "jobset_seed": None})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = algo_class(mx.ALGO)(policy, env, device="cpu", seed=3, **kwargs)
+                model.learn(150)
+            params.append(torch.cat([p.detach().flatten() for p in model.policy.parameters()]))
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(True)
+    assert torch.equal(params[0], params[1])

@@ -48,6 +48,7 @@ rule mdp_train:
         hp_variant=MX.HYPERPARAMS_VARIANT,
         steps=MDP["train"]["steps"],
         checkpoint_every=MDP["train"]["checkpoint_every"],
+        keep_steps=",".join(map(str, MX.budget_steps(MDP))),
         run_dir=MDP_RUN,
     log:
         "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/train.log",
@@ -63,7 +64,8 @@ rule mdp_train:
     shell:
         "schedrl train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
         "--algo {params.algo} --variant {params.hp_variant} --steps {params.steps} --seed {wildcards.seed} "
-        "--checkpoint-every {params.checkpoint_every} --threads {threads} --restart-if-changed "
+        "--checkpoint-every {params.checkpoint_every} --keep-steps {params.keep_steps} --threads {threads} "
+        "--restart-if-changed "
         "--run-dir {params.run_dir} > {log:q} 2>&1"
 
 
@@ -113,6 +115,72 @@ rule mdp_transfer:
         "--threads {threads} > {log:q} 2>&1"
 
 
+rule mdp_budget_evaluate:
+    # issue 24: the run's checkpoints at 1/8, 1/4 and 1/2 of training under the final evaluation's protocol
+    input:
+        model=f"{MDP_RUN}/model.zip",
+    output:
+        MX.budget_path(MDP_RUN),
+    params:
+        spec=MDP_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/budget_evaluate.log",
+    benchmark:
+        "benchmarks/results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/budget_evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp budget-evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_transfer_budget:
+    input:
+        model=f"{MDP_RUN}/model.zip",
+    output:
+        MX.budget_path(MDP_TRANSFER),
+    params:
+        spec=MDP_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.budget.log",
+    benchmark:
+        "benchmarks/results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.budget.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp budget-evaluate --transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_fig5_bench:
+    output:
+        MX.bench_path(MDP_ROOT),
+    params:
+        spec=MDP_SPEC,
+    log:
+        "logs/mdp/fig5_bench.log",
+    benchmark:
+        "benchmarks/results/mdp/fig5_bench.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp bench-horizon --spec {params.spec:q} --out {output:q} --threads {threads} > {log:q} 2>&1"
+
+
 rule mdp_fig3:
     input:
         curves=MX.curve_files(MDP, MDP_ROOT),
@@ -154,6 +222,7 @@ rule mdp_fig4:
 rule mdp_fig5:
     input:
         timings=MX.timing_files(MDP, MDP_ROOT),
+        bench=MX.bench_path(MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
@@ -215,10 +284,13 @@ rule mdp_claims:
         transfer=MX.transfer_files(MDP, MDP_ROOT),
         curves=MX.curve_files(MDP, MDP_ROOT),
         timings=MX.timing_files(MDP, MDP_ROOT),
+        bench=MX.bench_path(MDP_ROOT),
+        budgets=MX.budget_files(MDP, MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
-        f"{MDP_ROOT}/claims.csv",
+        claims=f"{MDP_ROOT}/claims.csv",
+        budget=f"{MDP_ROOT}/claims_budget.csv",
     params:
         spec=MDP_SPEC,
         root=lambda wildcards: MDP_ROOT,
@@ -227,7 +299,25 @@ rule mdp_claims:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mdp claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+        "schedrl mdp claims --spec {params.spec:q} --root {params.root} --out {output.claims:q} "
+        "--budget-out {output.budget:q} > {log:q} 2>&1"
+
+
+rule mdp_budget:
+    input:
+        table=f"{MDP_ROOT}/claims_budget.csv",
+    output:
+        figure("mdp", "budget"),
+    params:
+        caption=f"MDP-design: {MDP_FIGURES.CAPTIONS['budget']}",
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/budget.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp figure budget --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
 register_targets("mdp", MDP_FIGURES.TARGETS, rules)

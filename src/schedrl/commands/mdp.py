@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from schedrl.commands import add_spec_options, load_spec, write_paper_claims
 
-FIGURES = ("fig3", "fig4", "fig5", "fig6")
+FIGURES = ("fig3", "fig4", "fig5", "fig6", "budget")
 TABLES = ("fig4_ttests", "fig6_ttests", "horizon_ttests")
 
 
@@ -46,7 +46,26 @@ def register(subparsers) -> None:
     t.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     t.set_defaults(func=run_transfer)
 
-    f = sub.add_parser("figure", help="draw one figure (fig3, fig4, fig5, fig6)",
+    b = sub.add_parser("budget-evaluate", help="evaluate a run's checkpoints at 1/8, 1/4 and 1/2 of training",
+                       description="Play the final evaluation's trials with the run's kept checkpoints at 1/8, 1/4 "
+                       "and 1/2 of train.steps (issue 24), in its own scenario or, with --transfer, in every "
+                       "scenario (compact env without sparse transitions); one row per fraction, scenario and trial.")
+    _spec_arg(b)
+    b.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl train'")
+    b.add_argument("--transfer", action="store_true", help="evaluate in every scenario (Fig. 6's transfer)")
+    b.add_argument("--out", required=True, metavar="CSV", help="per-fraction, per-trial table to write")
+    b.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    b.set_defaults(func=run_budget_evaluate)
+
+    h = sub.add_parser("bench-horizon", help="CPU seconds per PPO step at several horizons (Fig. 5's claim)",
+                       description="Train Table 2's PPO for fig5.steps agent steps in the image-like and compact "
+                       "MDPs of each fig5.scenarios at each fig5.horizons; write process CPU seconds per step.")
+    _spec_arg(h)
+    h.add_argument("--out", required=True, metavar="CSV", help="table to write")
+    h.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    h.set_defaults(func=run_bench_horizon)
+
+    f = sub.add_parser("figure", help="draw one figure (fig3, fig4, fig5, fig6, budget)",
                        description="Draw figure NAME from the results under --root into --out (.png, plus "
                        ".pdf and the plotted numbers as .csv).")
     f.add_argument("name", choices=FIGURES, help="figure to draw")
@@ -65,6 +84,8 @@ def register(subparsers) -> None:
                        description="Compare the paper's statements and numbers with ours; write the claims CSV.")
     _spec_arg(c, root=True)
     c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.add_argument("--budget-out", metavar="CSV",
+                   help="also write the RL claims' values at each training budget (claims_budget.csv)")
     c.set_defaults(func=run_claims)
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mdp section",
@@ -115,9 +136,39 @@ def run_table(args) -> int:
 
 
 def run_claims(args) -> int:
-    from schedrl.papers.mdp.claims import claims_rows
+    from schedrl.papers.mdp.claims import claims_and_budgets
+    from schedrl.report.convergence import write_budget_table
 
-    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    rows, long = claims_and_budgets(_spec(args.spec), args.root)
+    write_paper_claims(args.out, rows)
+    if args.budget_out:
+        write_budget_table(args.budget_out, long)
+        print(f"{args.budget_out}: {len(long)} budget rows")
+    return 0
+
+
+def run_budget_evaluate(args) -> int:
+    import time
+
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    t0 = time.process_time()
+    frame = mx.evaluate_budgets(args.run_dir, _spec(args.spec), transfer=args.transfer, threads=args.threads)
+    write_csv(args.out, frame, float_format="%.6g")
+    means = frame.groupby("fraction")["mean_slowdown"].mean()
+    print(f"{args.out}: " + ", ".join(f"{f:g} of training {m:.3f}" for f, m in means.items())
+          + f"; {time.process_time() - t0:.1f} CPU s")
+    return 0
+
+
+def run_bench_horizon(args) -> int:
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    frame = mx.bench_horizon(_spec(args.spec), threads=args.threads)
+    write_csv(args.out, frame, float_format="%.6g")
+    print(frame.to_string(index=False))
     return 0
 
 
@@ -127,7 +178,8 @@ def run_cost(args) -> int:
     spec = _spec(args.spec)
     cost = mx.estimate_core_hours(spec)
     steps = cost["runs"] * int(spec["train"]["steps"])
-    total = cost["train"] + cost["evaluate"] + cost["startup"]
-    print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{total:.1f} core-hours (training "
-          f"{cost['train']:.1f}, evaluation {cost['evaluate']:.1f}, job start-up {cost['startup']:.1f})")
+    total = cost["train"] + cost["evaluate"] + cost["budget"] + cost["bench"] + cost["startup"]
+    print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{total:.2f} core-hours (training "
+          f"{cost['train']:.2f}, evaluation {cost['evaluate']:.2f}, budget checkpoints {cost['budget']:.2f} "
+          f"({cost['budget'] / total:.0%}), Fig. 5 benchmark {cost['bench']:.2f}, job start-up {cost['startup']:.2f})")
     return 0

@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, required=True, help="seed of the agent and the envs")
     p.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
     p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: a tenth of --steps, so a killed run resumes)")
+    p.add_argument("--keep-steps", metavar="N[,N...]", default="",
+                   help="also keep the first checkpoint at or after each of these step counts (SB3 agents; "
+                   "checkpoints for budget evaluations); the rest keep only the newest two")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--device", default="cpu",
                    help="torch device of the network: cpu, cuda, cuda:N or auto (CUDA where there is "
@@ -90,7 +93,8 @@ def run(args) -> int:
     result = train(args.env, env_kwargs, args.algo, hyperparams, args.steps, args.seed, args.run_dir,
                    wrappers=args.env_wrapper, variant=args.variant,
                    checkpoint_every=args.checkpoint_every, threads=args.threads, device=args.device,
-                   on_mismatch="restart" if args.restart_if_changed else "error", tensorboard=args.tensorboard)
+                   on_mismatch="restart" if args.restart_if_changed else "error", tensorboard=args.tensorboard,
+                   keep_steps=_keep_steps(args.keep_steps))
     if result.skipped:
         print(f"{result.run_dir}: already trained to {result.steps} steps")
     else:
@@ -98,3 +102,15 @@ def run(args) -> int:
         print(f"{result.run_dir}: {result.steps} steps (from {result.resumed_from}), "
               f"{result.wall_time_s:.1f} s, {rate:.0f} steps/s")
     return 0
+
+
+def _keep_steps(text: str) -> list[int]:
+    from schedrl.errors import ConfigError
+
+    try:
+        steps = [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"--keep-steps: '{text}' is not a comma-separated list of step counts") from None
+    if any(n < 1 for n in steps):
+        raise ConfigError(f"--keep-steps: step counts must be >= 1, got '{text}'")
+    return steps

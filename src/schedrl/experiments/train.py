@@ -228,6 +228,12 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             raise ConfigError(f"algorithm '{algo}' needs an env with action_masks(); '{env_id}' has none")
     kwargs.setdefault("device", device)
     kwargs["tensorboard_log"] = tensorboard
+    # torch re-checks every action distribution's arguments (simplex, support) on each forward pass:
+    # pure overhead for SB3's own distributions (the same numbers without it), ~20% of a small
+    # policy's PPO step (mdp status.md)
+    import torch
+
+    torch.distributions.Distribution.set_default_validate_args(False)
     if start_path is None:
         try:
             model = cls(policy, venv, seed=seed, verbose=0, **kwargs)

@@ -25,9 +25,12 @@ What runs
   the same for every agent, horizon and scenario (the workload does not depend on H or on the MDP),
   greedy actions by default (sched-rl-gym's tutorial evaluates with ``deterministic=True``).
   ``evaluate_model`` plays the trials with the core's ``envs.rollout.run_lockstep`` (one policy forward per step for the whole
-  batch). An episode's slowdown is the mean over the jobs that arrived; jobs unfinished at T count
-  with their slowdown so far, as the env reports them (sched-rl-gym's tutorial does the same, up to
-  a +1 for never-started jobs).
+  batch). An episode's slowdown is the mean over the jobs that arrived; jobs running at T count with
+  their known finish, jobs never started count as if started at T, 1 + (T - arrival) / length, as
+  sched-rl-gym's PPO tutorial computes it (``mean_slowdown``); the env's value so far, (T - arrival)
+  / length, is kept as ``mean_slowdown_sofar`` (issue 25: the paper is silent).
+* **Budgets** (issue 24): the checkpoints at 1/8, 1/4 and 1/2 of training (kept by ``schedrl train
+  --keep-steps``) are evaluated like the final model (``evaluate_budgets``, ``budget_episodes.csv``).
 * **Transfer** (Fig. 6): the compact agent of one scenario (config ``transfer``) evaluated in every
   scenario without retraining, in the compact env *without* sparse transitions ("without
   event-based updates"); with greedy actions a sparse-trained agent makes the same schedule in the
@@ -116,7 +119,22 @@ VARIANTS: dict[str, Variant] = {
     "image-sparse-reduced": Variant("image", "sparse", "slowdown_window", "image-like + sparse + reduced",
                                     "second set: dense (image) state, event-based, bounded reward", "zero"),
 }
-FIG4_VARIANTS = ("image", "compact", "compact-sparse", "compact-sparse-reduced", "image-sparse-reduced")
+# The other reading of section 4.3 (issue 25): the skipped time steps are charged (their rewards
+# summed into the step that skips them), so training optimises the slowdown the evaluation
+# measures. ``<sparse variant>-sum`` is the same MDP with ``skipped_reward="sum"``.
+SUM_SUFFIX = "-sum"
+for _name in [n for n, v in VARIANTS.items() if v.transitions == "sparse"]:
+    _v = VARIANTS[_name]
+    VARIANTS[_name + SUM_SUFFIX] = Variant(_v.obs_mode, _v.transitions, _v.reward, _v.label + " (skipped time charged)",
+                                           _v.source + "; skipped time steps charged (sum)", "sum")
+FIG4_VARIANTS = ("image", "compact", "compact-sparse", "compact-sparse-reduced", "image-sparse-reduced",
+                 "compact-sparse-sum", "compact-sparse-reduced-sum", "image-sparse-reduced-sum")
+
+
+def sum_twin(name: str) -> str | None:
+    """The skipped-time-charged twin of a sparse variant (None for dense ones)."""
+    twin = name + SUM_SUFFIX
+    return twin if twin in VARIANTS else None
 BASE = "image"        # Fig. 4's reference MDP
 PROPOSED = "compact-sparse-reduced"  # the MDP the paper's Fig. 4 claims are about
 
@@ -167,6 +185,10 @@ def check_spec(spec: dict) -> dict:
         scenario(sid)
     for name in variants:
         variant(name)
+    for name in variants:
+        if name.endswith(SUM_SUFFIX) and name[:-len(SUM_SUFFIX)] not in variants:
+            raise ConfigError(f"mdp.variants: '{name}' is the other reading of '{name[:-len(SUM_SUFFIX)]}', "
+                              "which must run too")
     if BASE not in variants:
         raise ConfigError(f"mdp.variants must hold '{BASE}' (the base MDP every comparison refers to)")
     for sid in spec["fig3"]["scenarios"]:
@@ -180,6 +202,12 @@ def check_spec(spec: dict) -> dict:
                           "compact state has the same size in every scenario)")
     if t["scenario"] not in scenarios:
         raise ConfigError(f"mdp.transfer.scenario {t['scenario']} is not one of mdp.scenarios")
+    for sid in spec["fig5"]["scenarios"]:
+        scenario(sid)
+    train = spec["train"]
+    if int(train["steps"]) % (8 * int(train["checkpoint_every"])):
+        raise ConfigError("mdp.train.checkpoint_every must divide mdp.train.steps / 8 (the budget evaluations "
+                          "read the checkpoints at 1/8, 1/4 and 1/2 of training)")
     study = spec["horizon_study"]
     if study["horizon"] == spec["horizon"]:
         raise ConfigError("mdp.horizon_study.horizon must differ from mdp.horizon")
@@ -266,17 +294,21 @@ def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 
 def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     t = spec["transfer"]
-    return [str(eval_path(transfer_dir(root, spec["horizon"], t["variant"], t["scenario"], seed)))
-            for seed in spec["seeds"]]
+    return [str(eval_path(transfer_dir(root, spec["horizon"], name, t["scenario"], seed)))
+            for name in transfer_variants(spec) for seed in spec["seeds"]]
 
 
 # ---------------------------------------------------------------------------------------------
 # Cost: measured training speed, for Snakemake's runtime resources and the config's budget.
 
-# Training seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
-# function of the policy's parameter count: a + b * params (fitted to runs of this code on a shared
-# 2-core machine; see config/config.yaml's mdp comment for the measurements).
-SECONDS_PER_STEP = (2.0e-3, 7.0e-9)
+# Training CPU seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
+# function of the policy's parameter count: a + b * params, fitted to the process CPU time of
+# 1,000-2,000-step runs of this code on the 2-core development machine under load (2026-11-25).
+# With torch's distribution checks (before): compact (24,332 parameters) 616 steps per CPU-second,
+# image 301,068: 440, 1,821,708: 148, 3,234,828: 91. Without them (``schedrl train`` now):
+# compact 742, image 1,821,708: 170; this fit. (The previous (2.0e-3, 7.0e-9) came from wall
+# time and said 7.9 core-hours for a default run measured at 2.79.)
+SECONDS_PER_STEP = (1.29e-3, 2.53e-9)
 
 
 def obs_size(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
@@ -305,10 +337,12 @@ def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
     return int(3 * train_seconds(run, int(steps)) / 60) + 10
 
 
-# Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass.
-EVAL_SECONDS_PER_STEP = (50e-6, 1.0e-10)
+# Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass
+# (measured: 1,000 trials take 8.4 CPU s for a compact agent, 17.7 for image-like with 64
+# processors, start-up included; three budget checkpoints 17 and 42).
+EVAL_SECONDS_PER_STEP = (50e-6, 0.4e-10)
 EVAL_STEPS_PER_TRIAL = 120  # agent steps of a 100-step episode (allocations add steps, sparse ones skip)
-PROCESS_SECONDS = 12  # start-up of one 'schedrl' job (imports, model set-up)
+PROCESS_SECONDS = 5  # start-up of one 'schedrl' job (imports, model set-up; measured 3-5 CPU s)
 
 
 def eval_seconds(run: Run, trials: int) -> float:
@@ -321,13 +355,19 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     of the transferred agents, and the start-up of every job."""
     steps, trials = int(spec["train"]["steps"]), int(spec["eval"]["trials"])
     all_runs = runs(spec)
-    t = spec["transfer"]
-    moved = [Run(int(spec["horizon"]), t["variant"], int(s), 0) for s in spec["scenarios"]] * len(spec["seeds"])
+    H = int(spec["horizon"])
+    moved = [Run(H, name, int(s), 0) for name in transfer_variants(spec) for s in spec["scenarios"]] \
+        * len(spec["seeds"])
     train = sum(train_seconds(r, steps) for r in all_runs)
     evaluate = sum(eval_seconds(r, trials) for r in all_runs + moved)
-    jobs = 2 * len(all_runs) + len(spec["seeds"]) + 7
-    return {"train": train / 3600, "evaluate": evaluate / 3600, "startup": jobs * PROCESS_SECONDS / 3600,
-            "runs": len(all_runs)}
+    checkpoints = len(budget_fractions())
+    budget = checkpoints * sum(eval_seconds(r, trials) for r in budget_runs(spec) + moved)
+    bench = spec["fig5"]
+    timing = sum(train_seconds(Run(int(h), name, int(s), 0), int(bench["steps"]) + 50)
+                 for name in ("image", "compact") for s in bench["scenarios"] for h in bench["horizons"])
+    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 9
+    return {"train": train / 3600, "evaluate": evaluate / 3600, "budget": budget / 3600, "bench": timing / 3600,
+            "startup": jobs * PROCESS_SECONDS / 3600, "runs": len(all_runs)}
 
 
 def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
@@ -352,8 +392,22 @@ def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -
 # ---------------------------------------------------------------------------------------------
 # Evaluation: trials in lockstep batches.
 
-EVAL_COLUMNS = ("trial", "jobset_seed", "mean_slowdown", "n_jobs", "jobs_finished", "return", "agent_steps",
-                "time_steps", "truncated")
+EVAL_COLUMNS = ("trial", "jobset_seed", "mean_slowdown", "mean_slowdown_sofar", "n_jobs", "jobs_finished",
+                "jobs_unstarted", "return", "agent_steps", "time_steps", "truncated")
+# Jobs never started when the episode stops at T (issue 25; the paper is silent): ``mean_slowdown``
+# (the verdicts' reading, sched-rl-gym's tutorial) counts them as if started at T, i.e.
+# (T - arrival + length) / length >= 1, so withholding a job never lowers the metric;
+# ``mean_slowdown_sofar`` counts (T - arrival) / length, the env's slowdown so far, which can be < 1.
+METRIC, METRIC_SOFAR = "mean_slowdown", "mean_slowdown_sofar"
+
+
+def episode_slowdowns(jobs) -> tuple[float, float]:
+    """(mean slowdown with never-started jobs counted as started at the cap, mean slowdown so far)."""
+    if not len(jobs):
+        return float("nan"), float("nan")
+    sofar = np.asarray(jobs["slowdown"], dtype=float)
+    unstarted = np.asarray(jobs["state"] == "waiting")
+    return float(np.mean(sofar + unstarted)), float(np.mean(sofar))
 
 
 def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, deterministic: bool = True,
@@ -370,6 +424,7 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
 
     if trials < 1:
         raise ConfigError(f"evaluation trials must be >= 1, got {trials}")
+    torch.distributions.Distribution.set_default_validate_args(False)  # checks only; see experiments/train.py
     torch.manual_seed(int(seed))
     rows = []
     for first in range(0, trials, batch):
@@ -378,9 +433,10 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
         envs = [make_env(ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in seeds]
         for k, s, env, ep in zip(ks, seeds, envs, run_lockstep(model, envs, seeds, deterministic=deterministic)):
             jobs = ep["info"]["jobs"]
-            rows.append({"trial": k, "jobset_seed": s,
-                         "mean_slowdown": float(np.mean(jobs["slowdown"])) if len(jobs) else float("nan"),
+            capped, sofar = episode_slowdowns(jobs)
+            rows.append({"trial": k, "jobset_seed": s, METRIC: capped, METRIC_SOFAR: sofar,
                          "n_jobs": int(len(jobs)), "jobs_finished": int(np.sum(jobs["state"] == "finished")),
+                         "jobs_unstarted": int(np.sum(jobs["state"] == "waiting")),
                          "return": ep["return"], "agent_steps": ep["steps"],
                          "time_steps": int(env.unwrapped.grid.now), "truncated": ep["truncated"]})
             env.close()
@@ -388,14 +444,15 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
 
 
 def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = None,
-                 transitions: str | None = None, threads: int = 1) -> pd.DataFrame:
-    """Evaluate a trained run folder in its own scenario, or in ``scenario_id`` (transfer)."""
+                 transitions: str | None = None, threads: int = 1, loaded=None) -> pd.DataFrame:
+    """Evaluate a trained run folder in its own scenario, or in ``scenario_id`` (transfer).
+    ``loaded``: ``(model, config)`` already loaded (a checkpoint), else the run's final model."""
     import torch
 
     from schedrl.experiments.evaluate import load_run
 
     torch.set_num_threads(max(1, int(threads)))
-    model, config = load_run(folder)
+    model, config = loaded if loaded is not None else load_run(folder)
     trained = config["env_kwargs"]
     name = variant_of(trained)
     source = scenario_of(trained)
@@ -418,6 +475,90 @@ def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = No
     frame.insert(2, "variant", name)
     frame.insert(3, "horizon", int(trained["time_horizon"]))
     return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Budget checkpoints (issue 24): the agents behind the RL claims at 1/8, 1/4 and 1/2 of training.
+
+def budget_fractions() -> tuple[float, ...]:
+    from schedrl.report.convergence import BUDGET_FRACTIONS
+
+    return tuple(f for f in BUDGET_FRACTIONS if f < 1.0)
+
+
+def budget_steps(spec: dict) -> list[int]:
+    """Steps at which the checkpoints behind the budget evaluations are kept (1/8, 1/4, 1/2)."""
+    steps = int(spec["train"]["steps"])
+    return [max(1, int(round(f * steps))) for f in budget_fractions()]
+
+
+def budget_path(folder: str | Path) -> Path:
+    """Per-trial evaluations of a run's budget checkpoints (column ``fraction``)."""
+    return Path(folder) / "budget_episodes.csv"
+
+
+def budget_checkpoints(folder: str | Path, spec: dict) -> list[tuple[float, int, Path]]:
+    """``(fraction, steps, path)`` of the kept checkpoint for each budget fraction: the first at or
+    after ``fraction * steps`` (what ``schedrl train --keep-steps`` keeps)."""
+    from schedrl.agents.runs import RunFolder
+
+    found = RunFolder(folder).checkpoints()
+    out = []
+    for f, m in zip(budget_fractions(), budget_steps(spec)):
+        hit = next(((n, p) for n, p in found if n >= m), None)
+        if hit is None or hit[0] >= int(spec["train"]["steps"]):
+            raise InputFileError(Path(folder) / "checkpoints", f"no checkpoint at or after step {m} (1/{round(1 / f)} "
+                                 "of training): train with --keep-steps (the mdp_train rule does)")
+        out.append((f, hit[0], hit[1]))
+    return out
+
+
+def evaluate_budgets(folder: str | Path, spec: dict, *, transfer: bool = False, threads: int = 1) -> pd.DataFrame:
+    """Evaluate a run's budget checkpoints under the final evaluation's protocol (same trials, job
+    sets and greedy actions): in its own scenario, or with ``transfer`` in every scenario of the
+    spec (the compact env without sparse transitions, as ``schedrl mdp transfer``)."""
+    from schedrl.agents.registry import algo_class
+    from schedrl.io import read_json
+
+    config = read_json(Path(folder) / "config.json")
+    frames = []
+    for f, steps, path in budget_checkpoints(folder, spec):
+        loaded = (algo_class(config["algo"]).load(path, device="cpu"), config)
+        targets = [int(s) for s in spec["scenarios"]] if transfer else [None]
+        for sid in targets:
+            frame = evaluate_run(folder, spec, scenario_id=sid, transitions="dense" if transfer else None,
+                                 threads=threads, loaded=loaded)
+            frame.insert(0, "fraction", f)
+            frame.insert(1, "steps", steps)
+            frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def budget_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Budget evaluations behind the RL claims: every run at the main horizon of the base and the
+    proposed MDPs (and its skipped-time-charged twin), the transfer variant's own agents, the
+    horizon study's runs, and the transferred agents."""
+    out = [str(budget_path(run_folder(root, r))) for r in runs(spec) if r in set(budget_runs(spec))]
+    t = spec["transfer"]
+    for name in transfer_variants(spec):
+        out += [str(budget_path(transfer_dir(root, spec["horizon"], name, t["scenario"], seed))) for seed in spec["seeds"]]
+    return out
+
+
+def budget_runs(spec: dict) -> list[Run]:
+    H, study = int(spec["horizon"]), spec["horizon_study"]
+    wanted = {BASE, PROPOSED, spec["transfer"]["variant"]}
+    wanted |= {sum_twin(n) for n in list(wanted) if sum_twin(n)}
+    return [r for r in runs(spec)
+            if (r.horizon == H and r.variant in wanted)
+            or (r.variant in study["variants"] and r.scenario in study["scenarios"])]
+
+
+def transfer_variants(spec: dict) -> list[str]:
+    """The transfer variant and, when it runs too, its skipped-time-charged twin."""
+    name = spec["transfer"]["variant"]
+    twin = sum_twin(name)
+    return [name] + ([twin] if twin and twin in spec["variants"] else [])
 
 
 def variant_of(kwargs: dict) -> str:
@@ -444,21 +585,48 @@ def scenario_of(kwargs: dict) -> int:
 read_csv = read_result  # results written by this paper's rules (missing: one clear line)
 
 
+def _trials(folder: Path, fraction: float) -> pd.DataFrame:
+    """A run's (or transfer's) per-trial table: the final model's, or a budget checkpoint's."""
+    if float(fraction) >= 1.0:
+        return read_csv(eval_path(folder))
+    frame = read_csv(budget_path(folder))
+    part = frame[np.isclose(frame["fraction"], float(fraction))]
+    if part.empty:
+        raise InputFileError(budget_path(folder), f"no evaluation at fraction {fraction:g} of training")
+    return part
+
+
+def per_seed(root: str | Path, spec: dict, horizon: int, variant_name: str, scenario_id: int,
+             metric: str = METRIC, fraction: float = 1.0) -> pd.DataFrame:
+    """Per trial (rows) and training seed (columns), ``metric`` of the agent after ``fraction`` of
+    its training."""
+    frames = {int(seed): _trials(run_dir(root, horizon, variant_name, scenario_id, seed), fraction)
+              .set_index("trial")[metric] for seed in spec["seeds"]}
+    return pd.DataFrame(frames)
+
+
 def per_trial(root: str | Path, spec: dict, horizon: int, variant_name: str, scenario_id: int,
-              metric: str = "mean_slowdown") -> pd.Series:
+              metric: str = METRIC, fraction: float = 1.0) -> pd.Series:
     """Per trial, the mean over training seeds of ``metric`` (index: trial)."""
-    frames = [read_csv(eval_path(run_dir(root, horizon, variant_name, scenario_id, seed))).set_index("trial")[metric]
-              for seed in spec["seeds"]]
-    return pd.concat(frames, axis=1).mean(axis=1)
+    return per_seed(root, spec, horizon, variant_name, scenario_id, metric, fraction).mean(axis=1)
 
 
-def transfer_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = "mean_slowdown") -> pd.Series:
+def transfer_seeds(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC,
+                   fraction: float = 1.0, variant_name: str | None = None) -> pd.DataFrame:
+    """Per trial (rows) and seed (columns) in ``scenario_id``, the transferred agent's ``metric``."""
+    t = spec["transfer"]
+    name = variant_name or t["variant"]
+    frames = {}
+    for seed in spec["seeds"]:
+        frame = _trials(transfer_dir(root, spec["horizon"], name, t["scenario"], seed), fraction)
+        frames[int(seed)] = frame[frame["scenario"] == int(scenario_id)].set_index("trial")[metric]
+    return pd.DataFrame(frames)
+
+
+def transfer_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC,
+                    fraction: float = 1.0, variant_name: str | None = None) -> pd.Series:
     """Per trial in ``scenario_id``, the transferred agent's ``metric`` averaged over seeds."""
-    frames = []
-    for path in transfer_files(spec, root):
-        frame = read_csv(path)
-        frames.append(frame[frame["scenario"] == int(scenario_id)].set_index("trial")[metric])
-    return pd.concat(frames, axis=1).mean(axis=1)
+    return transfer_seeds(root, spec, scenario_id, metric, fraction, variant_name).mean(axis=1)
 
 
 def welch_p(a, b) -> float:
@@ -546,3 +714,83 @@ def read_timing(path: str | Path) -> dict:
     if not path.exists():
         raise InputFileError(path, "missing (train the run first)")
     return read_json(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 5's horizon benchmark: CPU seconds per PPO agent step at several horizons.
+
+BENCH_COLUMNS = ("variant", "scenario", "horizon", "params", "steps", "cpu_s", "cpu_s_per_step")
+
+
+def bench_horizon(spec: dict, *, threads: int = 1, seed: int = 0) -> pd.DataFrame:
+    """Train Table 2's PPO for ``fig5.steps`` agent steps in the image-like and compact MDPs of each
+    ``fig5.scenarios`` at each ``fig5.horizons``; the process CPU time of ``learn`` per step (set-up
+    and the first rollout excluded, so start-up does not blur the slope)."""
+    import time
+    import warnings
+
+    import torch
+
+    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import algo_class
+    from schedrl.experiments.envs import make_env
+
+    torch.set_num_threads(max(1, int(threads)))
+    bench = spec["fig5"]
+    steps = int(bench["steps"])
+    hp = load_hyperparams(ALGO, HYPERPARAMS_VARIANT)
+    policy, _, kwargs = resolve_hyperparams(ALGO, hp)
+    rows = []
+    for name in ("image", "compact"):
+        for sid in bench["scenarios"]:
+            for H in bench["horizons"]:
+                env = make_env(ENV_ID, env_kwargs(name, sid, H))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = algo_class(ALGO)(policy, env, device="cpu", seed=seed, **kwargs)
+                    model.learn(int(kwargs.get("n_steps", 50)))  # warm-up: first rollout and update
+                    t0 = time.process_time()
+                    model.learn(steps, reset_num_timesteps=False)
+                    cpu = time.process_time() - t0
+                env.close()
+                params = int(sum(p.numel() for p in model.policy.parameters() if p.requires_grad))
+                rows.append({"variant": name, "scenario": int(sid), "horizon": int(H), "params": params,
+                             "steps": steps, "cpu_s": cpu, "cpu_s_per_step": cpu / steps})
+    return pd.DataFrame(rows, columns=list(BENCH_COLUMNS))
+
+
+def linear_fit(x, y) -> tuple[float, float, float]:
+    """(slope, intercept, R^2) of the least-squares line y = slope x + intercept."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    slope, intercept = np.polyfit(x, y, 1)
+    resid = y - (slope * x + intercept)
+    total = float(np.sum((y - y.mean()) ** 2))
+    r2 = 1.0 - float(np.sum(resid ** 2)) / total if total > 0 else 1.0
+    return float(slope), float(intercept), r2
+
+
+def bench_path(root: str | Path = ROOT) -> Path:
+    return Path(root) / "fig5_bench.csv"
+
+
+# ---------------------------------------------------------------------------------------------
+# Job sizes: section 5's text draws "the number of processors used by any job ... from [n_p/2, n_p]"
+# while j_s is "the size of the largest job" (Table 3's Max Size) and sched-rl-gym's generator draws
+# U{j_s/2..j_s}. We use j_s (``SIZE_READINGS[0]``); the readings differ where j_s < n_p (scenarios
+# 3, 4, 5, 7, 9). ``offered_load`` measures what the other reading does to a scenario's load.
+
+SIZE_READINGS = ("j_s", "n_p")
+
+
+def offered_load(scenario_id: int, reading: str = "j_s", jobsets: int = 1000, seed: int = 0) -> float:
+    """Mean offered load of ``jobsets`` job sets of a scenario, sum(size x length) / (n_p T), with
+    job sizes U{j_s/2..j_s} (``"j_s"``) or U{n_p/2..n_p} (``"n_p"``, the text's reading)."""
+    from schedrl.workloads.deeprm import cunha_model, empirical_load, generate_jobset
+
+    if reading not in SIZE_READINGS:
+        raise ConfigError(f"unknown job-size reading '{reading}' (choose from: {', '.join(SIZE_READINGS)})")
+    s = scenario(scenario_id)
+    model = cunha_model(s.max_len, s.max_size if reading == "j_s" else s.procs, FIXED_ENV["new_job_rate"])
+    loads = [float(empirical_load(generate_jobset(model, FIXED_ENV["simu_len"], seed + k), s.procs)[0])
+             for k in range(int(jobsets))]
+    return float(np.mean(loads))

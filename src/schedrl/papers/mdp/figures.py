@@ -27,7 +27,9 @@ from schedrl.plots import new_figure, save_figure
 
 VALUES = paper_values("mdp")
 COLORS = {"image": "tab:red", "compact": "tab:blue", "compact-sparse": "tab:cyan",
-          "compact-sparse-reduced": "tab:green", "image-sparse-reduced": "tab:orange"}
+          "compact-sparse-reduced": "tab:green", "image-sparse-reduced": "tab:orange",
+          "compact-sparse-sum": "tab:gray", "compact-sparse-reduced-sum": "tab:olive",
+          "image-sparse-reduced-sum": "tab:brown"}
 
 
 def _write(md, text: str) -> str:
@@ -228,8 +230,23 @@ def fig5(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     extrapolated to the paper's 3 M agent steps from the measured speed."""
     data = fig5_data(spec, root)
     hs = mx.horizons(spec)
-    fig, axes = new_figure(1, len(hs), figsize=(5.6 * len(hs), 4.2), sharey=True)
-    for ax, H in zip(np.atleast_1d(axes), hs):
+    fig, axes = new_figure(1, len(hs) + 1, figsize=(5.6 * (len(hs) + 1), 4.2))
+    bench = mx.read_csv(mx.bench_path(root))
+    ax = np.atleast_1d(axes)[-1]
+    for (name, sid), g in bench.groupby(["variant", "scenario"], sort=True):
+        g = g.sort_values("horizon")
+        slope, icpt, r2 = mx.linear_fit(g["horizon"], g["cpu_s_per_step"])
+        ms = 1000 * g["cpu_s_per_step"]
+        line = ax.plot(g["horizon"], ms, marker="o", ms=3, ls="none", color=COLORS[name])[0]
+        ax.plot(g["horizon"], 1000 * (slope * g["horizon"] + icpt), color=line.get_color(), lw=1,
+                ls="-" if sid == bench["scenario"].min() else "--",
+                label=f"{mx.VARIANTS[name].label}, n_p {mx.scenario(sid).procs} (line R^2 {r2:.2f})")
+    ax.set_yscale("log")
+    ax.set_xlabel("time horizon H")
+    ax.set_ylabel("CPU ms per PPO agent step (one core)")
+    ax.set_title(f"horizon benchmark: {int(bench['steps'].iloc[0]):,} steps per point", fontsize=9)
+    ax.legend(fontsize=6)
+    for ax, H in zip(np.atleast_1d(axes)[:-1], hs):
         part = data[data["horizon"] == H]
         for name, group in part.groupby("variant", sort=False):
             group = group.sort_values("scenario")
@@ -359,6 +376,20 @@ def horizon_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
     return _write(md, "\n".join(lines) + "\n")
 
 
+# ---------------------------------------------------------------------------------------------
+# Budget figure (issue 24)
+
+def budget(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
+    """Each RL claim's value against the agents' training (1/8, 1/4, 1/2, all), the paper's value
+    and tolerance band (``claims_budget.csv``, written with the claims)."""
+    from schedrl.plots.budget import budget_figure
+    from schedrl.report.convergence import read_budget_table
+
+    frame = read_budget_table(Path(root) / "claims_budget.csv")
+    budget_figure(frame, png, title=f"MDP design: RL claims against training budget; {_scale_note(spec)}")
+    return frame
+
+
 TARGETS: list[Target] = [
     Target("mdp", "fig3", fig3, "mdp_fig3", "Learning curves, image-like vs compact MDP", claims=("fig3",)),
     Target("mdp", "fig4", fig4, "mdp_fig4", "Average slowdown per scenario and MDP", claims=("fig4",)),
@@ -371,6 +402,8 @@ TARGETS: list[Target] = [
            kind="markdown", claims=("fig6",)),
     Target("mdp", "horizon_ttests", horizon_ttests, "mdp_horizon", "H 20 vs H 60 t-tests", kind="markdown",
            claims=("horizon",)),
+    Target("mdp", "budget", budget, "mdp_budget", "RL claims against training budget (checkpoints at 1/8, 1/4, "
+           "1/2 and all of training)", claims=("fig4", "fig6", "horizon")),
     Target("mdp", "claims", claims.claims_rows, "mdp_claims", "Claims of the MDP-design paper: ours vs the paper's",
            kind="claims", claims=("",)),
 ]
