@@ -205,3 +205,20 @@ def test_progress_lines_in_logs(tmp_path, capsys, monkeypatch):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("deeprm_pg seed0:")]
     assert len(lines) >= 3 and "3/3 iterations (100%)" in lines[-1]
     assert "iterations/s" in lines[0] and "ETA" in lines[0] and "mean episode reward" in lines[0]
+
+
+def test_budget_checkpoints_survive_pruning(tmp_path):
+    """The first checkpoint at or after 1/8, 1/4 and 1/2 of the target is kept besides the newest
+    two, and a REINFORCE run saves one at exactly those iterations (16 iterations: 2, 4, 8)."""
+    folder = RunFolder(tmp_path / "sb3")
+    folder.start({"x": 1}, 1000)
+    for n in (100, 200, 300, 400, 500, 600, 700, 800):
+        folder.checkpoint_path(n).write_text("x")
+        folder.prune()
+    assert [n for n, _ in folder.checkpoints()] == [200, 300, 500, 700, 800]
+    assert [(f, n) for f, n, _ in folder.budget_checkpoints()] == [(0.125, 200), (0.25, 300), (0.5, 500)]
+
+    train_reinforce(Bandit, ReinforceConfig.from_dict(CFG), 16, 0, tmp_path / "pg", checkpoint_every=5)
+    pg = RunFolder(tmp_path / "pg", prefix="iter_", suffix=".pt")
+    assert [n for n, _ in pg.checkpoints()] == [2, 4, 8, 15, 16]
+    assert [n for _, n, _ in pg.budget_checkpoints(16)] == [2, 4, 8]

@@ -37,13 +37,15 @@ Run folder: ``schedrl.agents.runs.RunFolder``'s, as for SB3 runs: ``config.json`
 per training episode: timesteps, env, reward, length and the wrappers' info keywords),
 ``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser, iteration, steps, the curve so
 far and every RNG state) every ``checkpoint_every`` iterations (default: ten per run), at the end
-and on Ctrl-C (the last two kept): a rerun resumes from the newest checkpoint and trains up to the
+and on Ctrl-C (the last two kept, and those at 1/8, 1/4 and 1/2 of the iterations, which the
+claims' budget evaluations play: ``RunFolder.budget_checkpoints``): a rerun resumes from the newest checkpoint and trains up to the
 target iteration count, giving the same learning curve and weights as an uninterrupted run.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,6 +58,7 @@ from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, 
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import jobset_count
+from schedrl.report.convergence import BUDGET_FRACTIONS
 
 BASELINES = ("time", "normalise", "none")
 OPTIMIZERS = ("rmsprop", "adam", "sgd")
@@ -580,6 +583,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         return (None, {"jobset": ex}) if jobsets else (seed + ex, None)
     board = ScalarLog(tensorboard, f"{record['algo']}_seed{seed}")
     bar = progress_bar(iterations, first, "iteration", f"deeprm_pg seed{seed}")
+    # checkpoints at 1/8, 1/4 and 1/2 of training are kept for the claims' budget evaluations
+    budget_iterations = {math.ceil(f * iterations) for f in BUDGET_FRACTIONS}
     # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,
     # wherever in an iteration it lands (a resumed run's starting point is on disk already).
     last = None
@@ -653,7 +658,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             if on_iteration is not None:
                 on_iteration(it + 1, rows)
             # the final state is always kept too: a rerun with a higher target continues from it
-            if it + 1 == iterations or (it + 1) % checkpoint_every == 0:
+            if it + 1 == iterations or (it + 1) % checkpoint_every == 0 or it + 1 in budget_iterations:
                 _save_checkpoint(folder, last, rows)
     bar.close()
     board.close()
