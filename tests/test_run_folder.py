@@ -52,9 +52,9 @@ def test_reinforce_killed_run_resumes_without_a_flag_and_equals_an_uninterrupted
     with pytest.raises(KeyboardInterrupt):
         train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2, on_iteration=interrupt)
     folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
-    # Ctrl-C in the hook saved iteration 6 (the default interval, 10 / 10 = 1, saved 1..5); only the
-    # newest two are kept
-    assert [n for n, _ in folder.checkpoints()] == [5, 6] and not folder.model_file.exists()
+    # Ctrl-C in the hook saved iteration 6 (the default interval, 10 / 10 = 1, saved 1..5); the
+    # newest two are kept, and those at 1/8, 1/4 and 1/2 of the 10 iterations (2, 3, 5)
+    assert [n for n, _ in folder.checkpoints()] == [2, 3, 5, 6] and not folder.model_file.exists()
     resumed = train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2)  # no flag
     assert resumed.iterations_trained == 4
     for name in ("learning_curve.csv", "hyperparams.yaml"):
@@ -123,7 +123,8 @@ def test_reinforce_ctrl_c_mid_iteration_saves_the_last_finished_one_and_timing_s
     with pytest.raises(KeyboardInterrupt):
         train_reinforce(Killed, cfg, 7, 5, tmp_path / "killed", examples=2, checkpoint_every=100)
     folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
-    assert [n for n, _ in folder.checkpoints()] == [4]  # no periodic one: Ctrl-C wrote it
+    # no periodic one: Ctrl-C wrote 4; 1 and 2 are the budget checkpoints (1/8, 1/4 and 1/2 of 7 iterations)
+    assert [n for n, _ in folder.checkpoints()] == [1, 2, 4]
     first = json.loads(folder.timing_file.read_text())
     assert first["interrupted"]["iterations"] == 4 and first["interrupted"]["steps"] == 4 * 3 * 2 * 4
     assert "steps" not in first and folder.finished("iterations") is None
