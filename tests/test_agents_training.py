@@ -12,6 +12,7 @@ import pytest
 
 from schedrl.agents import load_hyperparams, resolve_hyperparams
 from schedrl.agents.registry import ALGOS, algo_class, check_action_space, is_own_loop
+from schedrl.agents.runs import RunFolder
 from schedrl.agents.wrappers import JobMetricsInfo, job_metrics
 from schedrl.errors import ConfigError
 from schedrl.experiments.evaluate import evaluate_run, load_run
@@ -103,7 +104,8 @@ def test_train_writes_the_run_folder_and_evaluates(tmp_path, algo):
     curve = pd.read_csv(run / "learning_curve.csv")
     assert list(curve.columns[:4]) == ["timesteps", "env", "reward", "length"]
     assert curve["timesteps"].is_monotonic_increasing and (curve["reward"] == curve["length"]).all()
-    assert len(checkpoints(run)) <= 2
+    kept = [n for n, _ in checkpoints(run)]  # the newest two and the budget ones (1/8, 1/4, 1/2 of 300)
+    assert set(kept) <= set(kept[-2:]) | {n for _, n, _ in RunFolder(run).budget_checkpoints(300)}
     episodes = evaluate_run(run, n_episodes=2, seed=10)
     assert len(episodes) == 2 and (episodes["length"] > 0).all()
 

@@ -338,3 +338,31 @@ def test_deeprm_agent_converges_longer_at_chosen_rates():
     spec["deeprm_agent"]["converge"]["rates"] = [0.6]
     with pytest.raises(ConfigError, match="converge.rates"):
         dx.check_spec(spec)
+
+
+def test_claims_at_training_budgets_with_intervals(tmp_path):
+    """Budget checkpoints' evaluations give the RL claims a value at 1/8, 1/4, 1/2 and all of
+    training, a trend and a convergence status, and comparisons a 95% interval."""
+    from schedrl.report.convergence import NOT_CONVERGED
+
+    _fake_results(tmp_path, SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
+    rates = SPEC["eval"]["rates"]
+    for protocol in dx.PROTOCOLS:
+        for variant in SPEC["variants"]:
+            for algo, objective, seed in dx.agent_runs(SPEC, variant):
+                frames = [pd.DataFrame({"rate": rates, "load": 1.0, "episode": 0, "mean_slowdown": value,
+                                        "mean_completion_time": 10 * value, "fraction": f, "budget": f * 100})
+                          for f, value in ((0.125, 6.0), (0.25, 5.0), (0.5, 4.2))]
+                write_csv(dx.budget_path(dx.run_dir(tmp_path, variant, algo, objective, seed), protocol),
+                          pd.concat(frames))
+    budget = []
+    rows = {r["claim_id"]: r for r in claims_rows(SPEC, tmp_path, budget=budget)}
+    row = rows["d2-a2c-slowdown@heldout"]
+    assert row["at_budgets"] == "1/8: 6; 1/4: 5; 1/2: 4.2; all: 3.9"
+    assert row["trend"] == "toward paper" and row["converged"] == NOT_CONVERGED
+    assert "1 seed x 1 episodes" in row["note"]
+    assert rows["d2-rl-beats-sjf@heldout"]["ci95"].startswith("A2C vs SJF -20.4%")
+    gaps = [r for r in budget if r["claim_id"] == "mb2-rl-beats-sjf@report"]
+    assert [r["fraction"] for r in gaps] == [0.125, 0.25, 0.5, 1.0]
+    assert gaps[0]["value"] == pytest.approx(6.0 / 4.9 - 1)
+    assert not any("_budget" in r for r in rows.values())

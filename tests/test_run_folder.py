@@ -52,9 +52,9 @@ def test_reinforce_killed_run_resumes_without_a_flag_and_equals_an_uninterrupted
     with pytest.raises(KeyboardInterrupt):
         train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2, on_iteration=interrupt)
     folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
-    # Ctrl-C in the hook saved iteration 6 (the default interval, 10 / 10 = 1, saved 1..5); only the
-    # newest two are kept
-    assert [n for n, _ in folder.checkpoints()] == [5, 6] and not folder.model_file.exists()
+    # Ctrl-C in the hook saved iteration 6 (the default interval, 10 / 10 = 1, saved 1..5); the
+    # newest two are kept, and those at 1/8, 1/4 and 1/2 of the 10 iterations (2, 3, 5)
+    assert [n for n, _ in folder.checkpoints()] == [2, 3, 5, 6] and not folder.model_file.exists()
     resumed = train_reinforce(Bandit, cfg, 10, 3, tmp_path / "killed", examples=2)  # no flag
     assert resumed.iterations_trained == 4
     for name in ("learning_curve.csv", "hyperparams.yaml"):
@@ -123,7 +123,8 @@ def test_reinforce_ctrl_c_mid_iteration_saves_the_last_finished_one_and_timing_s
     with pytest.raises(KeyboardInterrupt):
         train_reinforce(Killed, cfg, 7, 5, tmp_path / "killed", examples=2, checkpoint_every=100)
     folder = RunFolder(tmp_path / "killed", prefix="iter_", suffix=".pt")
-    assert [n for n, _ in folder.checkpoints()] == [4]  # no periodic one: Ctrl-C wrote it
+    # no periodic one: Ctrl-C wrote 4; 1 and 2 are the budget checkpoints (1/8, 1/4 and 1/2 of 7 iterations)
+    assert [n for n, _ in folder.checkpoints()] == [1, 2, 4]
     first = json.loads(folder.timing_file.read_text())
     assert first["interrupted"]["iterations"] == 4 and first["interrupted"]["steps"] == 4 * 3 * 2 * 4
     assert "steps" not in first and folder.finished("iterations") is None
@@ -205,3 +206,20 @@ def test_progress_lines_in_logs(tmp_path, capsys, monkeypatch):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("deeprm_pg seed0:")]
     assert len(lines) >= 3 and "3/3 iterations (100%)" in lines[-1]
     assert "iterations/s" in lines[0] and "ETA" in lines[0] and "mean episode reward" in lines[0]
+
+
+def test_budget_checkpoints_survive_pruning(tmp_path):
+    """The first checkpoint at or after 1/8, 1/4 and 1/2 of the target is kept besides the newest
+    two, and a REINFORCE run saves one at exactly those iterations (16 iterations: 2, 4, 8)."""
+    folder = RunFolder(tmp_path / "sb3")
+    folder.start({"x": 1}, 1000)
+    for n in (100, 200, 300, 400, 500, 600, 700, 800):
+        folder.checkpoint_path(n).write_text("x")
+        folder.prune()
+    assert [n for n, _ in folder.checkpoints()] == [200, 300, 500, 700, 800]
+    assert [(f, n) for f, n, _ in folder.budget_checkpoints()] == [(0.125, 200), (0.25, 300), (0.5, 500)]
+
+    train_reinforce(Bandit, ReinforceConfig.from_dict(CFG), 16, 0, tmp_path / "pg", checkpoint_every=5)
+    pg = RunFolder(tmp_path / "pg", prefix="iter_", suffix=".pt")
+    assert [n for n, _ in pg.checkpoints()] == [2, 4, 8, 15, 16]
+    assert [n for _, n, _ in pg.budget_checkpoints(16)] == [2, 4, 8]

@@ -113,7 +113,8 @@ rule deeprm_train_pg:
         "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/train.tsv"
     threads: 1
     resources:
-        mem_mb=2000,
+        # 200 env copies and one iteration's observations (~0.6 GB at rate 0.7): 1.7 GB peak measured
+        mem_mb=3000,
         runtime=DEEPRM_PG_MIN,
     conda:
         CONDA_ENV
@@ -145,6 +146,52 @@ rule deeprm_evaluate_pg:
         "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--run-dir {params.run_dir} --rates {wildcards.rate} --out-jobs {output.jobs:q} "
         "--out-episodes {output.episodes:q} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_budget_agent:
+    input:
+        model=f"{DEEPRM_RUN}/model.zip",
+    output:
+        str(DX.budget_path(DEEPRM_RUN, "{protocol}")),
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget_{protocol}.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget_{protocol}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {wildcards.protocol} "
+        "--run-dir {params.run_dir} --out {output:q} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_budget_pg:
+    input:
+        model=f"{DEEPRM_PG_RUN}/model.zip",
+    output:
+        str(DX.budget_path(DEEPRM_PG_RUN, "{protocol}")),
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=subpath(input.model, parent=True),
+    log:
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget_{protocol}.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget_{protocol}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {wildcards.protocol} "
+        "--run-dir {params.run_dir} --rate {wildcards.rate} --out {output:q} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_baseline:
@@ -224,9 +271,11 @@ rule deeprm_agent_curve:
 rule deeprm_claims:
     input:
         evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
+        budgets=DX.budget_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
-        f"{DEEPRM_ROOT}/claims.csv",
+        claims=f"{DEEPRM_ROOT}/claims.csv",
+        budget=f"{DEEPRM_ROOT}/claims_budget.csv",
     params:
         spec=DEEPRM_SPEC,
         root=lambda wildcards: DEEPRM_ROOT,
@@ -235,7 +284,25 @@ rule deeprm_claims:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm claims --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+        "schedrl deeprm claims --spec {params.spec:q} --root {params.root} --out {output.claims:q} "
+        "--budget-out {output.budget:q} > {log:q} 2>&1"
+
+
+rule deeprm_budget_figure:
+    input:
+        f"{DEEPRM_ROOT}/claims_budget.csv",
+    output:
+        figure("deeprm", "budget"),
+    params:
+        caption="DeepRM report: each RL claim's value against the training of the agents behind it",
+        spec=DEEPRM_SPEC,
+        root=lambda wildcards: DEEPRM_ROOT,
+    log:
+        "logs/deeprm/figures/budget.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm figure budget --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
 rule deeprm_tables:

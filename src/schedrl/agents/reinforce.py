@@ -15,10 +15,17 @@ sum over its job sets).
 The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``baseline: normalise``
 (returns of the batch standardised to mean 0 / std 1), discount 0.6, Adam lr 0.01 and a larger net.
 
-Rollouts: the ``trajectories`` episodes of a job set are played in lockstep on as many env copies,
-one batched forward pass per step (numpy for dense stacks, torch otherwise); each trajectory draws
-its actions from its own random stream keyed by (seed, iteration, job set, trajectory), so playing
-them one at a time (``train_reinforce(lockstep=False)``) gives the same samples and learning.
+Rollouts: every trajectory of every job set of one update (``examples_per_update`` x
+``trajectories``, DeepRM's 10 x 20 = 200 env copies) is played in one batch (``play_batch``), one
+forward pass per step (numpy for dense stacks, torch otherwise), the observations written into one
+array kept across iterations; the policy does not change within an update, each trajectory draws
+its actions from its own random stream keyed by (seed, iteration, job set, trajectory), and each
+job set's loss is taken on its own samples in the order a lockstep rollout of that job set alone
+sees them, so playing job sets one at a time (``batch_examples=False``) or trajectories one at a
+time (``lockstep=False``) gives the same samples and learning. Bitwise equality of the samples
+rests on a row's logits not depending on the batch it is computed in; float32 BLAS may round a
+row differently in batches of other sizes (~1e-7), which flips a sample only when its uniform
+draw lands that close to a boundary of the cumulative softmax (the tests see identical runs).
 
 Heads: ``Discrete(n)`` gets a softmax head; ``MultiBinary(n)`` gets one Bernoulli per slot (an
 extension: DeepRM itself only had the discrete head). With ``mask_actions`` the env's
@@ -30,13 +37,15 @@ Run folder: ``schedrl.agents.runs.RunFolder``'s, as for SB3 runs: ``config.json`
 per training episode: timesteps, env, reward, length and the wrappers' info keywords),
 ``timing.json``, and ``checkpoints/iter_<k>.pt`` (model, optimiser, iteration, steps, the curve so
 far and every RNG state) every ``checkpoint_every`` iterations (default: ten per run), at the end
-and on Ctrl-C (the last two kept): a rerun resumes from the newest checkpoint and trains up to the
+and on Ctrl-C (the last two kept, and those at 1/8, 1/4 and 1/2 of the iterations, which the
+claims' budget evaluations play: ``RunFolder.budget_checkpoints``): a rerun resumes from the newest checkpoint and trains up to the
 target iteration count, giving the same learning curve and weights as an uninterrupted run.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -49,6 +58,7 @@ from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, 
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import jobset_count
+from schedrl.report.convergence import BUDGET_FRACTIONS
 
 BASELINES = ("time", "normalise", "none")
 OPTIMIZERS = ("rmsprop", "adam", "sgd")
@@ -353,44 +363,76 @@ class Rollout:
         return self.obs[self.trajs[j]["rows"]]
 
 
-def play_lockstep(envs: Sequence[Any], policy: ReinforcePolicy, rngs: Sequence[np.random.Generator],
-                  reset_seed: int | None, options: dict | None, info_keywords: Sequence[str] = ()) -> Rollout:
-    """One trajectory per env, all stepped together: each step is one batched forward pass over
-    the envs still running. Env i samples with ``rngs[i]`` (see ``ReinforcePolicy.sample_batch``).
-    Each trajectory has its row indices, actions, masks (with ``mask_actions``), rewards and the
-    final info's ``info_keywords``."""
+class ObsBuffer:
+    """A growing float32 array that rollouts write their observations into, one row per step; kept
+    across iterations so the memory is allocated (and paged in) once, not every step."""
+
+    def __init__(self, shape: tuple[int, ...], rows: int = 0):
+        self.shape = tuple(shape)
+        self.array = np.empty((max(int(rows), 1), *self.shape), dtype=np.float32)
+
+    def reserve(self, rows: int) -> np.ndarray:
+        """The array, grown (by a quarter at least, keeping its rows) to hold ``rows`` rows."""
+        if rows > len(self.array):
+            grown = np.empty((max(rows, len(self.array) + len(self.array) // 4), *self.shape), dtype=np.float32)
+            grown[:len(self.array)] = self.array
+            self.array = grown
+        return self.array
+
+
+def play_batch(envs: Sequence[Any], policy: ReinforcePolicy, rngs: Sequence[np.random.Generator],
+               resets: Sequence[tuple[int | None, dict | None]], info_keywords: Sequence[str] = (),
+               buffer: ObsBuffer | None = None) -> Rollout:
+    """One trajectory per env, all stepped together, env i reset with ``resets[i]`` (seed, options)
+    and sampling with ``rngs[i]``: each step is one batched forward pass over the envs still running,
+    whose observations are written straight into one array (``buffer``'s, reused across calls: the
+    returned ``Rollout.obs`` is a view of it, valid until the buffer's next use). Rows are in step
+    order, the running envs of a step in env order. Each trajectory has its row indices, actions,
+    masks (with ``mask_actions``), rewards and the final info's ``info_keywords``."""
     n, masked = len(envs), policy.mask_actions
     trajs = [{"rows": [], "actions": [], "masks": [], "rewards": [], "info": {}} for _ in range(n)]
-    obs, infos = [None] * n, [None] * n
+    infos = [None] * n
+    first = [None] * n
     for i, env in enumerate(envs):
-        obs[i], infos[i] = env.reset(seed=reset_seed, options=options)
-    shape = np.shape(obs[0])
-    batches, seen = [], 0
+        first[i], infos[i] = env.reset(seed=resets[i][0], options=resets[i][1])
+    shape = np.shape(first[0])
+    buffer = buffer if buffer is not None else ObsBuffer(shape, 64 * n)
+    buf = buffer.reserve(n)
+    for i in range(n):
+        buf[i] = first[i]
+    seen = 0
     active = list(range(n))
     while active:
-        batch = np.empty((len(active), *shape), dtype=np.float32)
-        for k, i in enumerate(active):
-            batch[k] = obs[i]
+        m = len(active)
+        batch = buf[seen:seen + m]
         masks = np.stack([_mask(envs[i], infos[i]) for i in active]) if masked else None
         actions = policy.sample_batch(batch, [rngs[i] for i in active], masks)
-        batches.append(batch)
+        buf = buffer.reserve(seen + 2 * m)  # room for the next step's rows
         still = []
+        nxt = seen + m
         for k, i in enumerate(active):
             t = trajs[i]
             t["rows"].append(seen + k)
             t["actions"].append(actions[k])
             if masked:
                 t["masks"].append(masks[k])
-            obs[i], reward, terminated, truncated, infos[i] = envs[i].step(actions[k])
+            ob, reward, terminated, truncated, infos[i] = envs[i].step(actions[k])
             t["rewards"].append(float(reward))
             if terminated or truncated:
                 t["info"] = {key: float("nan") if infos[i].get(key) is None else float(infos[i][key])
                              for key in info_keywords}
             else:
+                buf[nxt + len(still)] = ob
                 still.append(i)
-        seen += len(active)
+        seen = nxt
         active = still
-    return Rollout(np.concatenate(batches), trajs)
+    return Rollout(buf[:seen], trajs)
+
+
+def play_lockstep(envs: Sequence[Any], policy: ReinforcePolicy, rngs: Sequence[np.random.Generator],
+                  reset_seed: int | None, options: dict | None, info_keywords: Sequence[str] = ()) -> Rollout:
+    """``play_batch`` with every env reset alike (the trajectories of one job set), into a fresh array."""
+    return play_batch(envs, policy, rngs, [(reset_seed, options)] * len(envs), info_keywords)
 
 
 def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int | None,
@@ -399,12 +441,29 @@ def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int
     return play_lockstep([env], policy, [rng], reset_seed, options, info_keywords)
 
 
-def _offsets(rollouts: Sequence[Rollout]):
-    """Each rollout with the index of its first row in their concatenated observations."""
-    off = 0
+def _concat(rollouts: Sequence[Rollout]) -> Rollout:
+    """Rollouts as one: observations concatenated, each trajectory's rows shifted to match."""
+    off, trajs = 0, []
     for r in rollouts:
-        yield r, off
+        trajs += [{**t, "rows": [k + off for k in t["rows"]]} for t in r.trajs]
         off += len(r.obs)
+    return Rollout(np.concatenate([r.obs for r in rollouts]), trajs)
+
+
+def _example_rows(obs: np.ndarray, trajs: Sequence[dict], scratch: ObsBuffer | None = None):
+    """The observations of ``trajs`` (some of ``obs``'s rows) in row order, and where each
+    trajectory step (trajectories in turn, steps in time order) sits among them: one job set's
+    samples in the order its lockstep rollout saw them, however many job sets were played with it.
+    The gathered rows go into ``scratch``'s array (reused: no fresh memory every job set)."""
+    rows = np.concatenate([np.asarray(t["rows"], dtype=np.int64) for t in trajs])
+    ordered = np.sort(rows)
+    if len(ordered) == len(obs) and ordered[-1] == len(obs) - 1:
+        return obs, rows  # every row: no copy
+    if scratch is None:
+        return obs[ordered], np.searchsorted(ordered, rows)
+    out = scratch.reserve(len(ordered))[:len(ordered)]
+    np.take(obs, ordered, axis=0, out=out)
+    return out, np.searchsorted(ordered, rows)
 
 
 def trajectory_rngs(seed: int, iteration: int, example: int, n: int) -> list[np.random.Generator]:
@@ -457,7 +516,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
                     on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu",
-                    tensorboard: str | None = None) -> ReinforceResult:
+                    tensorboard: str | None = None, batch_examples: bool = True) -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -470,8 +529,10 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     re-raises, and a rerun resumes from the newest without a flag.
 
     ``lockstep``: the ``trajectories`` episodes of a job set are played together on as many envs
-    (one batched forward pass per step); ``False`` plays them one after another on one env. Both
-    give the same samples, curve and weights (each trajectory has its own random stream).
+    (one batched forward pass per step); ``False`` plays them one after another on one env.
+    ``batch_examples`` (with ``lockstep``): the job sets of an update are played together too
+    (``examples_per_update x trajectories`` envs); ``False`` plays them one after another. All give
+    the same samples, curve and weights (each trajectory has its own random stream).
     ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
     dense stack's rollout forward passes run in numpy, elsewhere in torch on the device.
     ``tensorboard``: a folder for TensorBoard scalars per iteration (``schedrl.agents.tensorboard``).
@@ -494,13 +555,17 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         return ReinforceResult(run_dir, start.done, steps_done, 0, 0.0, skipped=True)
 
     env = make_env_fn()
-    envs = [env] + [make_env_fn() for _ in range(cfg.trajectories - 1)] if lockstep else [env]
+    batched = lockstep and batch_examples
+    n_examples = int(examples or jobset_count(env) or 1)
+    n_envs = (min(cfg.examples_per_update, n_examples) if batched else 1) * cfg.trajectories if lockstep else 1
+    envs = [env] + [make_env_fn() for _ in range(n_envs - 1)]
+    buffer = ObsBuffer(env.observation_space.shape, 64 * n_envs)  # the update's observations
+    scratch = ObsBuffer(env.observation_space.shape, 64 * cfg.trajectories)  # one job set's, gathered
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     policy = make_policy(env, cfg)
     policy.to(resolve_device(device))
     optimizer = make_optimizer(policy.net.parameters(), cfg)
-    n_examples = int(examples or jobset_count(env) or 1)
     first, steps, rows = 0, 0, []
     if start.checkpoint is not None:
         state = torch.load(start.checkpoint[1], map_location="cpu", weights_only=False)
@@ -513,8 +578,13 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
 
     jobsets = jobset_count(env) is not None
+
+    def _reset_args(ex: int) -> tuple[int | None, dict | None]:
+        return (None, {"jobset": ex}) if jobsets else (seed + ex, None)
     board = ScalarLog(tensorboard, f"{record['algo']}_seed{seed}")
     bar = progress_bar(iterations, first, "iteration", f"deeprm_pg seed{seed}")
+    # checkpoints at 1/8, 1/4 and 1/2 of training are kept for the claims' budget evaluations
+    budget_iterations = {math.ceil(f * iterations) for f in BUDGET_FRACTIONS}
     # A copy of the state after the last finished iteration of this invocation: what Ctrl-C saves,
     # wherever in an iteration it lands (a resumed run's starting point is on disk already).
     last = None
@@ -533,42 +603,50 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     with folder.segment(on_interrupt) as clock:
         for it in range(first, iterations):
             optimizer.zero_grad()
-            pending = 0
-            order = rng.permutation(n_examples)  # DeepRM shuffles the job sets every iteration
-            for i, ex in enumerate(int(k) for k in order):
-                rngs = trajectory_rngs(seed, it, ex, cfg.trajectories)
-                args = (None if jobsets else seed + ex, {"jobset": ex} if jobsets else None, info_keywords)
-                if lockstep:
-                    rollouts = [play_lockstep(envs, policy, rngs, *args)]
-                else:
-                    rollouts = [play(env, policy, r, *args) for r in rngs]
-                trajs = [t for r in rollouts for t in r.trajs]
-                rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
-                advs = advantages(rets, cfg.baseline)
-                # every step's sample in rollout row order (the loss is a mean: order is immaterial)
-                obs = np.concatenate([r.obs for r in rollouts]) if len(rollouts) > 1 else rollouts[0].obs
-                where = np.concatenate([np.asarray(t["rows"]) + off for r, off in _offsets(rollouts) for t in r.trajs])
-                acts = np.empty((len(obs), policy.n_actions) if policy.head == "bernoulli" else len(obs), dtype=np.int64)
-                acts[where] = np.asarray([a for t in trajs for a in t["actions"]])
-                adv_rows = np.empty(len(obs))
-                adv_rows[where] = np.concatenate(advs)
-                masks = None
-                if policy.mask_actions:
-                    masks = np.empty((len(obs), policy.n_actions), dtype=bool)
-                    masks[where] = np.stack([m for t in trajs for m in t["masks"]])
-                adv = torch.as_tensor(adv_rows, dtype=torch.float32, device=policy.device)
-                loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
-                loss.backward()
-                pending += 1
-                for t in trajs:
-                    steps += len(t["rewards"])
-                    rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
-                                 "length": len(t["rewards"]), **t["info"]})
-                if pending == cfg.examples_per_update or i == n_examples - 1:
-                    optimizer.step()
-                    optimizer.zero_grad()
-                    policy.invalidate()
-                    pending = 0
+            order = [int(k) for k in rng.permutation(n_examples)]  # DeepRM shuffles the job sets every iteration
+            # the job sets whose gradients make one update share the weights their rollouts sample with
+            for g in range(0, n_examples, cfg.examples_per_update):
+                group = order[g:g + cfg.examples_per_update]
+                played = []  # (job set, its trajectories, their observations' array)
+                if batched:  # every trajectory of every job set of the update, stepped together
+                    rngs, resets = [], []
+                    for ex in group:
+                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories)
+                        resets += [_reset_args(ex)] * cfg.trajectories
+                    rollout = play_batch(envs[:len(rngs)], policy, rngs, resets, info_keywords, buffer)
+                    T = cfg.trajectories
+                    played = [(ex, rollout.trajs[k * T:(k + 1) * T], rollout.obs) for k, ex in enumerate(group)]
+                for ex in group if not batched else ():
+                    rngs = trajectory_rngs(seed, it, ex, cfg.trajectories)
+                    if lockstep:
+                        # a fresh array per job set: the group's losses are taken after all are played
+                        rollout = play_batch(envs, policy, rngs, [_reset_args(ex)] * len(rngs), info_keywords)
+                    else:
+                        rollout = _concat([play_batch([env], policy, [r], [_reset_args(ex)], info_keywords)
+                                           for r in rngs])
+                    played.append((ex, rollout.trajs, rollout.obs))
+                for ex, trajs, all_obs in played:
+                    obs, where = _example_rows(all_obs, trajs, scratch)
+                    rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
+                    advs = advantages(rets, cfg.baseline)
+                    acts = np.empty((len(obs), policy.n_actions) if policy.head == "bernoulli" else len(obs), dtype=np.int64)
+                    acts[where] = np.asarray([a for t in trajs for a in t["actions"]])
+                    adv_rows = np.empty(len(obs))
+                    adv_rows[where] = np.concatenate(advs)
+                    masks = None
+                    if policy.mask_actions:
+                        masks = np.empty((len(obs), policy.n_actions), dtype=bool)
+                        masks[where] = np.stack([m for t in trajs for m in t["masks"]])
+                    adv = torch.as_tensor(adv_rows, dtype=torch.float32, device=policy.device)
+                    loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
+                    loss.backward()
+                    for t in trajs:
+                        steps += len(t["rewards"])
+                        rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
+                                     "length": len(t["rewards"]), **t["info"]})
+                optimizer.step()
+                optimizer.zero_grad()
+                policy.invalidate()
             if rows:
                 recent = rows[-n_examples * cfg.trajectories:]
                 bar.set_postfix_str(f"mean episode reward {np.mean([r['reward'] for r in recent]):.3g}")
@@ -580,7 +658,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             if on_iteration is not None:
                 on_iteration(it + 1, rows)
             # the final state is always kept too: a rerun with a higher target continues from it
-            if it + 1 == iterations or (it + 1) % checkpoint_every == 0:
+            if it + 1 == iterations or (it + 1) % checkpoint_every == 0 or it + 1 in budget_iterations:
                 _save_checkpoint(folder, last, rows)
     bar.close()
     board.close()

@@ -158,6 +158,7 @@ class RunFolder:
         then the final model's progress (``timing.json[key]``), whether it already reached ``target``
         (nothing to do) and the newest checkpoint (those beyond ``upto`` ignored) to resume from."""
         self.check_config(identity, on_mismatch)
+        self.target = int(target)
         done = self.finished(key)
         found = [(n, path) for n, path in self.checkpoints() if upto is None or n <= upto]
         return Start(done, done is not None and done >= target, found[-1] if found else None)
@@ -189,11 +190,27 @@ class RunFolder:
         """A file that travels with checkpoint ``n`` (a replay buffer, the curve so far)."""
         return self.checkpoint_dir / f"{self.prefix}{int(n)}{suffix}"
 
-    def prune(self) -> None:
-        """Keep the newest ``keep`` checkpoints (and their side files), and for each of
-        ``keep_steps`` the first checkpoint at or after it."""
+    def budget_checkpoints(self, target: int | None = None) -> list[tuple[float, int, Path]]:
+        """``(fraction, n, path)``: for each share of ``target`` in ``BUDGET_FRACTIONS`` short of all
+        of it, the first checkpoint at or after that share (the claims' checkpoints at 1/8, 1/4, 1/2
+        of training); shares with no such checkpoint are left out."""
+        from schedrl.report.convergence import BUDGET_FRACTIONS
+
+        target = getattr(self, "target", None) if target is None else target
         found = self.checkpoints()
-        milestones = set()
+        out = []
+        for f in BUDGET_FRACTIONS if target else ():
+            first = next(((n, p) for n, p in found if n >= f * target - 1e-9), None)
+            if f < 1.0 and first is not None:
+                out.append((float(f), *first))
+        return out
+
+    def prune(self) -> None:
+        """Keep the newest ``keep`` checkpoints (and their side files), for each of ``keep_steps``
+        the first checkpoint at or after it, and those at the budget shares of the target
+        (``budget_checkpoints``) once ``start`` has named the target."""
+        found = self.checkpoints()
+        milestones = {n for _, n, _ in self.budget_checkpoints()}
         for m in self.keep_steps:
             first = next((n for n, _ in found if n >= m), None)
             if first is not None:

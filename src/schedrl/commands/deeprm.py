@@ -52,6 +52,20 @@ def register(subparsers) -> None:
     e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     e.set_defaults(func=run_evaluate)
 
+    b = sub.add_parser("evaluate-budgets", help="evaluate a run's checkpoints at 1/8, 1/4 and 1/2 of its training",
+                       description="Play the checkpoints of a trained run folder at 1/8, 1/4 and 1/2 of its "
+                       "training (the first checkpoint at or after each share) under --protocol at one rate "
+                       "(default: eval.box_rate), as the final evaluation plays the final model; write one "
+                       "per-episode CSV with columns fraction and budget (claims against training budget).")
+    _spec_arg(b)
+    b.add_argument("--run-dir", required=True, metavar="DIR", help="run folder ('schedrl train' or train-agent)")
+    b.add_argument("--protocol", choices=["heldout", "report"], default="heldout",
+                   help="evaluation protocol (default: %(default)s)")
+    b.add_argument("--rate", type=float, help="job arrival rate (default: eval.box_rate)")
+    b.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    b.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    b.set_defaults(func=run_evaluate_budgets)
+
     a = sub.add_parser("train-agent", help="train DeepRM's own REINFORCE agent (Mao et al.) at one rate",
                        description="Train the policy-gradient agent of Mao et al. 2016 (algorithm "
                        "deeprm_pg, hyperparams/deeprm_pg.yaml) for slowdown at --rate with the "
@@ -67,7 +81,7 @@ def register(subparsers) -> None:
     f = sub.add_parser("figure", help="draw one figure (fig5_1 ... fig5_18, never_placed, deeprm_agent_curve)",
                        description="Draw report figure NAME from results under --root into --out "
                        "(.png, plus .pdf and the plotted numbers as .csv).")
-    f.add_argument("name", help="fig5_1 ... fig5_18, never_placed or deeprm_agent_curve")
+    f.add_argument("name", help="fig5_1 ... fig5_18, never_placed, deeprm_agent_curve or budget")
     _spec_and_root(f)
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
@@ -77,6 +91,8 @@ def register(subparsers) -> None:
                        "results/deeprm/claims.csv.")
     _spec_and_root(c)
     c.add_argument("--out", required=True, metavar="CSV", help="claims table to write")
+    c.add_argument("--budget-out", metavar="CSV", help="also write the RL claims' values at each training "
+                   "budget (claims_budget.csv; needs the runs' eval_<protocol>_budget.csv)")
     c.set_defaults(func=run_claims)
 
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
@@ -119,6 +135,21 @@ def run_evaluate(args) -> int:
     return 0
 
 
+def run_evaluate_budgets(args) -> int:
+    import torch
+
+    from schedrl.io import write_csv
+    from schedrl.papers.deeprm import experiments as dx
+
+    torch.set_num_threads(max(1, args.threads))
+    spec = _spec(args.spec)
+    rate = float(spec["eval"]["box_rate"] if args.rate is None else args.rate)
+    episodes = dx.evaluate_budgets(spec, args.run_dir, args.protocol, rate)
+    write_csv(args.out, episodes, float_format="%.6g")
+    print(f"{args.out}: {len(episodes)} episodes of checkpoints {sorted(set(episodes['model']))}")
+    return 0
+
+
 def run_train_agent(args) -> int:
     from schedrl.papers.deeprm import experiments as dx
 
@@ -140,8 +171,12 @@ def run_figure(args) -> int:
 
 def run_claims(args) -> int:
     from schedrl.papers.deeprm.claims import claims_rows
+    from schedrl.report.convergence import write_budget_table
 
-    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root))
+    budget = [] if args.budget_out else None
+    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root, budget=budget))
+    if args.budget_out:
+        write_budget_table(args.budget_out, budget)
     return 0
 
 

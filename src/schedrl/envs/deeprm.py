@@ -25,6 +25,23 @@ JOBSET_RNGS = ("pcg64", "legacy")
 MULTIBINARY_RULES = ("first_failure", "try_all")
 
 
+_JOBSETS: dict = {}
+
+
+def _seeded_jobsets(model, simu_len: int, num_jobsets: int, seed: int, rng: str) -> list:
+    """The seeded job sets of an env, drawn once per process and shared (read-only) by every env
+    of the same parameters: a trainer with hundreds of env copies draws them once."""
+    key = (model, simu_len, num_jobsets, seed, rng)
+    if key not in _JOBSETS:
+        if len(_JOBSETS) > 64:
+            _JOBSETS.clear()
+        if rng == "legacy":
+            _JOBSETS[key] = legacy_jobsets(model, simu_len, num_jobsets, seed)
+        else:
+            _JOBSETS[key] = [generate_jobset(model, simu_len, seed + k) for k in range(num_jobsets)]
+    return list(_JOBSETS[key])
+
+
 class DeepRMEnv(gym.Env):
     """DeepRM (Mao et al. 2016) as re-implemented in the SB3 report (deeprm-sb3-report.txt).
 
@@ -245,11 +262,8 @@ class DeepRMEnv(gym.Env):
         self._fits = np.zeros(W, dtype=np.bool_)
         self._inv_len = np.concatenate([[0.0], 1.0 / np.arange(1, max_job_len + 1)])
         self._jobsets = None
-        if jobset_seed is not None and jobset_rng == "legacy":
-            self._jobsets = legacy_jobsets(self.model, self.simu_len, self.num_jobsets, int(jobset_seed))
-        elif jobset_seed is not None:
-            self._jobsets = [generate_jobset(self.model, self.simu_len, int(jobset_seed) + k)
-                             for k in range(self.num_jobsets)]
+        if jobset_seed is not None:
+            self._jobsets = _seeded_jobsets(self.model, self.simu_len, self.num_jobsets, int(jobset_seed), jobset_rng)
         self._episode = 0
         self.jobset = None
         self.jobset_index = -1

@@ -19,6 +19,16 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.papers import paper_values
 from schedrl.papers.deeprm import experiments as dx
+from schedrl.report.convergence import (
+    BUDGET_FRACTIONS,
+    bootstrap_ci,
+    bootstrap_diff,
+    budget_fields,
+    evidence,
+    flat_noise,
+    format_ci,
+    guard_win,
+)
 
 PAPER = "deeprm"
 VALUES = paper_values(PAPER)
@@ -45,17 +55,42 @@ def _fmt(x: float) -> str:
 
 
 class _Results:
-    def __init__(self, spec: dict, root, protocol: str = "heldout"):
-        self.spec, self.root, self.protocol = spec, root, protocol
+    """Evaluation results under ``protocol``; with ``fraction`` < 1 the agents' episodes are those
+    of their checkpoints at that share of training (``dx.budget_path``; baselines unchanged)."""
+
+    def __init__(self, spec: dict, root, protocol: str = "heldout", fraction: float = 1.0):
+        self.spec, self.root, self.protocol, self.fraction = spec, root, protocol, float(fraction)
         self._cache: dict[str, pd.DataFrame] = {}
 
     def episodes(self, variant: str) -> pd.DataFrame | None:
         if variant not in self.spec["variants"]:
             return None
         if variant not in self._cache:
-            self._cache[variant] = dx.episodes_table(self.spec, self.root, variant, protocol=self.protocol,
-                                                     baselines=self.protocol in dx.PROTOCOLS)
+            frame = dx.episodes_table(self.spec, self.root, variant, protocol=self.protocol,
+                                      baselines=self.protocol in dx.PROTOCOLS)
+            if self.fraction < 1.0:
+                frame = pd.concat([frame[frame["algo"].isin(dx.BASELINES)],
+                                   dx.budget_episodes(self.spec, self.root, variant, self.protocol, self.fraction)],
+                                  ignore_index=True)
+            self._cache[variant] = frame
         return self._cache[variant]
+
+    def deeprm_agent(self) -> pd.DataFrame | None:
+        """DeepRM's agent, held out (at this share of its training)."""
+        if self.fraction < 1.0:
+            return dx.deeprm_agent_budget_episodes(self.spec, self.root, "heldout", self.fraction)
+        return dx.deeprm_agent_episodes(self.spec, self.root)
+
+    def per_seed(self, variant: str, algo: str, metric: str, rate: float, objective: str | None = None,
+                 frame: pd.DataFrame | None = None) -> list[np.ndarray]:
+        """Per-episode values of ``metric``, one array per seed, episodes in job-set order."""
+        frame = self.episodes(variant) if frame is None else frame
+        if frame is None:
+            return []
+        sel = frame[(frame["algo"] == algo) & np.isclose(frame["rate"], rate)]
+        if objective is not None:
+            sel = sel[sel["objective"] == objective]
+        return [g.sort_values("episode")[metric].to_numpy(float) for _, g in sel.groupby("seed")]
 
     def mean(self, variant: str, algo: str, metric: str, rate: float, objective: str | None = None) -> float | None:
         """Mean of ``metric`` of an agent (trained for ``objective``) or a baseline at ``rate``."""
@@ -84,9 +119,39 @@ class _Results:
             return None
 
 
-def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, note: str = "") -> dict:
-    return {"paper": PAPER, "claim_id": claim_id, "claim": claim, "paper_value": paper_value, "ours": ours,
-            "verdict": verdict_, "note": note}
+def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, note: str = "", *,
+         value: float | None = None, paper: float | None = None, band=None, label: str = "",
+         ci95: str = "", noise: float | None = None) -> dict:
+    """A claims row; ``value`` (with the paper's number ``paper`` and its tolerance ``band``) is the
+    claim's number that the budget evaluation follows over training (dropped before writing)."""
+    row = {"paper": PAPER, "claim_id": claim_id, "claim": claim, "paper_value": paper_value, "ours": ours,
+           "verdict": verdict_, "note": note}
+    if ci95:
+        row["ci95"] = ci95
+    if value is not None:
+        row["_budget"] = {"value": float(value), "paper": paper, "band": band, "label": label or claim_id,
+                          "noise": noise}
+    return row
+
+
+def _seeds_episodes(groups: list[np.ndarray]) -> str:
+    return evidence(len(groups), int(max((len(g) for g in groups), default=0)))
+
+
+def _paired_gap(res: _Results, agent: list[np.ndarray], ref: list[np.ndarray]):
+    """Relative gap mean(agent)/mean(ref) - 1 with its 95% interval; the reference (a heuristic, one
+    run) played the same job sets as each seed of the agent, so the draws are paired."""
+    if not agent or not ref:
+        return float("nan"), float("nan"), float("nan")
+    tiled = [ref[0]] * len(agent)
+    if any(len(a) != len(ref[0]) for a in agent):
+        return bootstrap_diff(agent, ref, relative=True)
+    return bootstrap_diff(agent, tiled, relative=True, paired=True)
+
+
+def _band(key: str, paper: float) -> tuple[float, float]:
+    tol = max(VALUES.tolerance(key, "rel") * abs(paper), VALUES.tolerance(key, "abs"))
+    return paper - tol, paper + tol
 
 
 def _missing(claim_id, claim, paper_value, what) -> dict:
@@ -99,9 +164,16 @@ def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, object
     ours = res.mean(variant, algo, metric, rate, objective)
     if ours is None:
         return _missing(claim_id, claim, f"{paper:g}", f"{dx.label(algo)} in {variant}")
+    groups = res.per_seed(variant, algo, metric, rate, objective)
+    agent = algo not in dx.BASELINES
+    noise = None
+    if agent and groups:
+        _, lo, hi = bootstrap_ci(groups)
+        noise = (hi - lo) / 2
     return _row(claim_id, claim, f"{paper:g}", _fmt(ours), VALUES.verdict(key, ours),
-                f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds; {VALUES.describe(key)}"
-                f"{res.load(variant, rate)}")
+                f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
+                f"{VALUES.describe(key)}{res.load(variant, rate)}",
+                value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise)
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -115,7 +187,20 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
     ours = ", ".join(f"{dx.label(a)} {_fmt(v)}" for a, v in have.items()) + f" vs {dx.label(baseline)} {_fmt(ref)}"
     result = "reproduced" if wins == len(agents) else "partly reproduced" if wins else "not reproduced"
     note = "" if len(have) == len(agents) else "only " + ", ".join(dx.label(a) for a in have) + " trained at this scale"
-    return _row(claim_id, claim, paper_value, ours, result, (note + res.load(variant, rate)).lstrip("; "))
+    base = res.per_seed(variant, baseline, metric, rate)
+    cis, groups = {}, []
+    for a in have:
+        groups = res.per_seed(variant, a, metric, rate, objective)
+        cis[a] = _paired_gap(res, groups, base)
+    for lo, hi in ((c[1], c[2]) for c in cis.values()):
+        result = guard_win(result, lo, hi)
+    ci = "; ".join(f"{dx.label(a)} vs {dx.label(baseline)} {format_ci(*c, percent=True)}" for a, c in cis.items())
+    note = (f"{note}; relative gap per agent with a 95% CI (two-level bootstrap, paired on job sets; a win whose "
+            f"CI spans 0 is at most partly reproduced); {_seeds_episodes(groups)} per agent"
+            f"{res.load(variant, rate)}").lstrip("; ")
+    worst = max(have, key=have.get)
+    return _row(claim_id, claim, paper_value, ours, result, note, ci95=ci, value=have[worst] / ref - 1,
+                noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}")
 
 
 def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant, baseline, metric, rate, objective):
@@ -127,8 +212,17 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
         return _missing(claim_id, claim, paper_value, f"agents of {variant}")
     best = min(vals, key=vals.get)
     ours = f"{dx.label(baseline)} {_fmt(ref)} vs best agent {dx.label(best)} {_fmt(vals[best])}"
-    return _row(claim_id, claim, paper_value, ours, "reproduced" if _beats(ref, vals[best]) else "not reproduced",
-                "a tie within 1% is not a win" + res.load(variant, rate))
+    groups = res.per_seed(variant, best, metric, rate, objective)
+    base = res.per_seed(variant, baseline, metric, rate)
+    gap, lo, hi = _paired_gap(res, groups, base)  # best agent vs the heuristic: > 0 = the heuristic wins
+    result = guard_win("reproduced" if _beats(ref, vals[best]) else "not reproduced", lo, hi)
+    return _row(claim_id, claim, paper_value, ours, result,
+                f"a tie within {MARGIN:.0%} is not a win; CI: best agent's gap to {dx.label(baseline)} "
+                f"(two-level bootstrap, paired on job sets; {_seeds_episodes(groups)}); a win whose CI spans 0 "
+                f"is at most partly reproduced" + res.load(variant, rate),
+                ci95=f"{dx.label(best)} vs {dx.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
+                value=vals[best] / ref - 1, noise=(hi - lo) / 2,
+                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}")
 
 
 def _high_load(res: _Results, claim_id, variant) -> dict:
@@ -196,7 +290,12 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
     agent = res.spec.get("deeprm_agent")
     if not agent:
         return _missing(claim_id, claim, paper_value, "the DeepRM agent (deeprm.deeprm_agent)")
-    frame = dx.deeprm_agent_episodes(res.spec, res.root)
+    try:
+        frame = res.deeprm_agent()
+    except InputFileError:
+        frame = None
+    if frame is None or frame.empty:
+        return _missing(claim_id, claim, paper_value, "the DeepRM agent's evaluation")
     rates = sorted({float(r) for r in frame["rate"] if r >= box - 1e-9})
     if not any(np.isclose(r, box) for r in rates):
         return _missing(claim_id, claim, paper_value, f"the DeepRM agent at rate {box:g}")
@@ -220,21 +319,77 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
             f"{agent['trajectories']} trajectories{where}")
     if len(have) < len(agents):
         note = "only " + ", ".join(dx.label(a) for a in have) + " trained at this scale; " + note
-    return _row(claim_id, claim, paper_value, "; ".join(parts), result, note + res.load(variant, box))
+    ref_groups = res.per_seed(variant, dx.DEEPRM_AGENT, "mean_slowdown", box, frame=frame)
+    cis = {a: bootstrap_diff(res.per_seed(variant, a, "mean_slowdown", box, "slowdown"), ref_groups, relative=True)
+           for a in have}
+    ci = "; ".join(f"{dx.label(a)} vs DeepRM agent {format_ci(*c, percent=True)}" for a, c in cis.items())
+    note += (f"; CI: relative difference at rate {box:g} (two-level bootstrap, unpaired: the DeepRM agent "
+             f"is evaluated held out; {_seeds_episodes(ref_groups)} for it)")
+    ref = float(frame.loc[np.isclose(frame["rate"], box), "mean_slowdown"].mean())
+    return _row(claim_id, claim, paper_value, "; ".join(parts), result, note + res.load(variant, box), ci95=ci,
+                value=max(abs(v / ref - 1) for v in have.values()), paper=0.0, band=(0.0, REL_TOL),
+                label=f"{claim_id}: largest |gap| to the DeepRM agent")
 
 
-def claims_rows(spec: dict, root) -> list[dict]:
-    """Every claim under each protocol (ids ``<claim>@<protocol>``), then the ``finding-`` rows."""
+def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict]:
+    """Every claim under each protocol (ids ``<claim>@<protocol>``), then the ``finding-`` rows.
+
+    With ``budget`` (a list, filled here with the rows of ``claims_budget.csv``) every RL claim with
+    a number is recomputed from the agents' checkpoints at 1/8, 1/4 and 1/2 of their training
+    (``dx.budget_path`` files) and its row gains ``at_budgets``, ``trend`` and ``converged``."""
     rows = []
     for protocol in dx.PROTOCOLS:
-        for row in _protocol_rows(spec, root, protocol):
+        final = _protocol_rows(spec, root, protocol)
+        if budget is not None:
+            final = _with_budgets(spec, root, protocol, final, budget)
+        for row in final:
             if row["claim_id"] not in ("acktr", "algorithms"):
                 row = {**row, "claim_id": f"{row['claim_id']}@{protocol}",
                        "claim": f"{row['claim']} [{protocol}]"}
             elif protocol != dx.PROTOCOLS[0]:
                 continue
             rows.append(row)
+    for row in rows:
+        row.pop("_budget", None)
     return rows + _findings(spec, root) + _greedy_findings(spec, root)
+
+
+def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[dict]) -> list[dict]:
+    """``final``'s RL rows with their values at every budget share (and the long rows into ``out``).
+    The x axis is the SB3 agents' env steps at each share (``train.steps`` x share; DeepRM's own
+    agent is at the same share of its iterations)."""
+    earlier = {}
+    for fraction in BUDGET_FRACTIONS[:-1]:
+        try:
+            part = _protocol_rows(spec, root, protocol, _Results(spec, root, protocol, fraction))
+        except InputFileError:
+            continue  # budget evaluations missing: the claims stay without budgets
+        earlier[fraction] = {r["claim_id"]: r.get("_budget", {}).get("value") for r in part}
+    steps = float(spec["train"]["steps"])
+    rows = []
+    for row in final:
+        info = row.get("_budget")
+        if info is None:
+            rows.append(row)
+            continue
+        fractions = [f for f in BUDGET_FRACTIONS[:-1] if earlier.get(f, {}).get(row["claim_id"]) is not None]
+        if len(fractions) < 2:
+            rows.append(row)
+            continue
+        values = [earlier[f][row["claim_id"]] for f in fractions] + [info["value"]]
+        fractions.append(1.0)
+        paper, band = info["paper"], info["band"]
+        # flat = the last doubling moved less than the final value's 95% CI half-width where the claim
+        # has one, else half its tolerance (schedrl.report.convergence)
+        noise = info["noise"]
+        if noise is None or not np.isfinite(noise):
+            noise = flat_noise(paper, abs_tol=0.5 * (band[1] - band[0])) if band else 0.05 * abs(values[-1])
+        fields, long_rows = budget_fields(PAPER, f"{row['claim_id']}@{protocol}", [f * steps for f in fractions],
+                                          values, paper, unit="env steps", noise=noise,
+                                          label=f"{info['label']} [{protocol}]", band=band, fractions=fractions)
+        out += long_rows
+        rows.append({**row, **fields})
+    return rows
 
 
 def _findings(spec: dict, root) -> list[dict]:
@@ -322,8 +477,8 @@ def _greedy_findings(spec: dict, root) -> list[dict]:
     return rows
 
 
-def _protocol_rows(spec: dict, root, protocol: str) -> list[dict]:
-    res = _Results(spec, root, protocol)
+def _protocol_rows(spec: dict, root, protocol: str, res: _Results | None = None) -> list[dict]:
+    res = _Results(spec, root, protocol) if res is None else res
     box = spec["eval"]["box_rate"]
     sd, ct = "mean_slowdown", "mean_completion_time"
     rows = [

@@ -317,7 +317,8 @@ def best_in_sample_model(run: str | Path, final_model, config: dict, overrides: 
     sampled episode on the training job set (training env, ``overrides`` applied) earns the highest
     return (a later one wins a tie, as the report code's ``>=``). Returns (model, file name,
     {file name: return}). The report checked every 1,000 steps; a run folder keeps only its last
-    ``KEEP_CHECKPOINTS`` checkpoints, so the choice here is among those and the final model."""
+    ``KEEP_CHECKPOINTS`` checkpoints and those at 1/8, 1/4 and 1/2 of training
+    (``RunFolder.budget_checkpoints``), so the choice here is among those and the final model."""
     import torch
 
     from schedrl.agents.registry import algo_class
@@ -562,3 +563,98 @@ def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     """``timing.json`` of every training run (SB3 agents and DeepRM's agent)."""
     return [str(run_dir(root, v, a, o, s) / "timing.json") for v in spec["variants"]
             for a, o, s in agent_runs(spec, v)] + [str(p) for p in deeprm_agent_paths(spec, root, "timing")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims against training budget (issue 24): the checkpoints at 1/8, 1/4 and 1/2 of each agent's
+# training, played under a protocol at the claims' load; the final share is the final evaluation.
+
+def budget_path(folder: str | Path, protocol: str) -> Path:
+    """Per-episode evaluations of a run's budget checkpoints under ``protocol``."""
+    return Path(folder) / f"eval_{protocol}_budget.csv"
+
+
+def budget_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Budget evaluations behind the RL claims: every SB3 run and DeepRM's agent at the box rate,
+    under both protocols."""
+    box = float(spec["eval"]["box_rate"])
+    agent = spec.get("deeprm_agent")
+    files = []
+    for protocol in PROTOCOLS:
+        for variant in spec["variants"]:
+            files += [str(budget_path(run_dir(root, variant, a, o, s), protocol)) for a, o, s in agent_runs(spec, variant)]
+        files += [str(budget_path(deeprm_agent_dir(root, agent["variant"], r, s), protocol))
+                  for r, s in deeprm_agent_runs(spec) if np.isclose(r, box)]
+    return files
+
+
+def _load_checkpoint(path: Path, algo: str):
+    from schedrl.agents.registry import algo_class
+
+    if algo == DEEPRM_AGENT:
+        import torch
+
+        from schedrl.agents.reinforce import ReinforcePolicy
+
+        return ReinforcePolicy.from_state(torch.load(path, map_location="cpu", weights_only=False)["model"])
+    return algo_class(algo).load(path, device="cpu")
+
+
+def evaluate_budgets(spec: dict, run: str | Path, protocol: str, rate: float) -> pd.DataFrame:
+    """Per-episode table of ``run``'s checkpoints at 1/8, 1/4 and 1/2 of its training
+    (``RunFolder.budget_checkpoints``) played under ``protocol`` at ``rate``, with columns
+    ``fraction`` and ``budget`` (env steps, or iterations for DeepRM's agent). Each checkpoint is
+    played as the final model is (same job sets, sampling seed, overrides); the report protocol's
+    choice of the best in-sample checkpoint applies to the final model only."""
+    import torch
+
+    from schedrl.agents.runs import RunFolder
+    from schedrl.envs.rollout import sb3_policy
+    from schedrl.io import read_json
+
+    run = Path(run)
+    config = read_json(run / "config.json")
+    algo = config["algo"]
+    pg = algo == DEEPRM_AGENT
+    folder = RunFolder(run, prefix="iter_", suffix=".pt") if pg else RunFolder(run)
+    target = int(read_json(run / "timing.json")["iterations" if pg else "steps"])
+    setup = protocol_setup(spec, protocol)
+    kwargs = {**config["env_kwargs"], **setup["overrides"]}
+    frames = []
+    for fraction, n, path in folder.budget_checkpoints(target):
+        model = _load_checkpoint(path, algo)
+
+        def make_policy(env, model=model):
+            torch.manual_seed(setup["jobset_seed"])
+            return sb3_policy(model, deterministic=setup["deterministic"])
+
+        _, episodes = evaluate_over_rates(make_policy, kwargs, [rate], setup["episodes"], setup["jobset_seed"],
+                                          protocol=protocol)
+        frames.append(episodes.assign(fraction=fraction, budget=n, model=path.name))
+    if not frames:
+        return pd.DataFrame(columns=["rate", "load", "episode", "fraction", "budget", "model"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _budget_part(path: Path, fraction: float) -> pd.DataFrame:
+    frame = read_csv(path)
+    return frame[np.isclose(frame["fraction"], fraction)] if "fraction" in frame.columns else frame.iloc[:0]
+
+
+def budget_episodes(spec: dict, root: str | Path, variant: str, protocol: str, fraction: float) -> pd.DataFrame:
+    """The variant's agents' episodes at ``fraction`` of their training (``evaluate_budgets``
+    files), with the columns of ``episodes_table``."""
+    frames = [_budget_part(budget_path(run_dir(root, variant, a, o, s), protocol), fraction)
+              .assign(policy=label(a, o), algo=a, objective=o, seed=s) for a, o, s in agent_runs(spec, variant)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def deeprm_agent_budget_episodes(spec: dict, root: str | Path, protocol: str, fraction: float) -> pd.DataFrame | None:
+    """DeepRM's agent at the box rate at ``fraction`` of its training (None if not configured there)."""
+    agent, box = spec.get("deeprm_agent"), float(spec["eval"]["box_rate"])
+    runs = [(r, s) for r, s in deeprm_agent_runs(spec) if np.isclose(r, box)]
+    if not agent or not runs:
+        return None
+    frames = [_budget_part(budget_path(deeprm_agent_dir(root, agent["variant"], r, s), protocol), fraction)
+              .assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=s) for r, s in runs]
+    return pd.concat(frames, ignore_index=True)

@@ -67,7 +67,7 @@ FIGURES: dict[str, FigureSpec] = {
 
 
 # Figures of ours beside the report's (drawn by their own function, not by a FigureSpec kind).
-EXTRA_FIGURES = ("never_placed", "deeprm_agent_curve")
+EXTRA_FIGURES = ("never_placed", "deeprm_agent_curve", "budget")
 
 
 def figure_spec(name: str) -> FigureSpec:
@@ -639,6 +639,15 @@ def _claims_of(name: str) -> tuple[str, ...]:
     return (short,)
 
 
+def budget(spec: dict, root, out) -> None:
+    """Each RL claim's value against the training of the agents behind it (``claims_budget.csv``)."""
+    from schedrl.plots.budget import budget_figure
+    from schedrl.report.convergence import read_budget_table
+
+    budget_figure(read_budget_table(Path(root) / "claims_budget.csv"), out,
+                  title="DeepRM report: RL claims against training budget")
+
+
 TARGETS: list[Target] = [
     *(Target("deeprm", name, globals()[name], "deeprm_figure", spec.caption, claims=_claims_of(name))
       for name, spec in FIGURES.items()),
@@ -647,6 +656,9 @@ TARGETS: list[Target] = [
            claims=("finding-",)),
     Target("deeprm", "deeprm_agent_curve", deeprm_agent_curve, "deeprm_agent_curve",
            "Learning curve of DeepRM's own agent beside the report authors' training log"),
+    Target("deeprm", "budget", budget, "deeprm_budget_figure",
+           "Each RL claim's value at 1/8, 1/4, 1/2 and all of the training of the agents behind it "
+           "(log x), the report's value as a line, its tolerance as a band", claims=("",)),
     Target("deeprm", "table_load130", table_load130, "deeprm_tables",
            "Every policy at the report's 130% load beside its numbers", kind="markdown", claims=("d1-", "d2-")),
     Target("deeprm", "training_speed", training_speed, "deeprm_tables",
