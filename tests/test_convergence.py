@@ -4,11 +4,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from schedrl.papers.values import PaperValues
 from schedrl.errors import InputFileError
+from schedrl.papers.values import PaperValues
 from schedrl.report.claims import CLAIM_COLUMNS, make_claims
-from schedrl.report.convergence import (NOT_CONVERGED, bootstrap_ci, bootstrap_diff, budget_fields, guard_win,
-                                        trend)
+from schedrl.report.convergence import (
+    NOT_CONVERGED,
+    bootstrap_ci,
+    bootstrap_diff,
+    budget_fields,
+    guard_win,
+    trend,
+)
 
 
 def test_bootstrap_ci_covers_the_mean_and_narrows_with_more_episodes():

@@ -60,7 +60,7 @@ def results(tmp_path):
         # the same noise for every MDP of a scenario and seed: differences are the levels
         noise = 7 * run.scenario + run.seed + run.horizon
         write_csv(mx.eval_path(folder), _trials(level, 200, noise))
-        write_csv(mx.budget_path(folder), _budgets(lambda off: _trials(level + off, 200, noise), 200, noise))
+        write_csv(mx.budget_path(folder), _budgets(lambda off: _trials(level + off, 200, noise), 200, noise))  # noqa: B023 (called at once)
         write_csv(folder / "learning_curve.csv", _curve(2000 if run.variant.startswith("compact") else 6000, k))
         speed = (400 if run.variant.startswith("compact") else 3e8 / mx.mlp_params(mx.obs_size(run.variant, run.scenario, run.horizon)))
         write_json(folder / "timing.json", {"steps": 22000, "wall_time_total_s": 22000 / speed})
@@ -71,7 +71,7 @@ def results(tmp_path):
             for sid in spec["scenarios"]:
                 level = 2.5 if sid != t["scenario"] else LEVEL[(name, sid)]
                 frames.append(_trials(level, 200, 100 + seed + sid).assign(scenario=sid))
-                budget.append(_budgets(lambda off: _trials(level + off, 200, 100 + seed + sid).assign(scenario=sid),
+                budget.append(_budgets(lambda off: _trials(level + off, 200, 100 + seed + sid).assign(scenario=sid),  # noqa: B023
                                        200, 0))
             folder = mx.transfer_dir(tmp_path, spec["horizon"], name, t["scenario"], seed)
             write_csv(mx.eval_path(folder), pd.concat(frames))

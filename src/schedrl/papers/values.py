@@ -49,6 +49,18 @@ def values_path(paper: str) -> Path:
     return Path(__file__).parent / paper / "paper_values.yaml"
 
 
+def _check_keys(path: Path, where: str, entry, required: tuple, optional: tuple) -> None:
+    """One line naming ``where`` when ``entry`` is no mapping or lacks or adds keys."""
+    if not isinstance(entry, dict):
+        raise InputFileError(path, f"{where}: expected a mapping with {', '.join(required)}")
+    missing = [f for f in required if f not in entry]
+    unknown = sorted(set(entry) - set(required) - set(optional), key=str)
+    if missing or unknown:
+        raise InputFileError(path, f"{where}: " + "; ".join(
+            ([f"missing {', '.join(missing)}"] if missing else [])
+            + ([f"unknown key(s) {', '.join(map(str, unknown))}"] if unknown else [])))
+
+
 class PaperValues(Mapping):
     """Read-only mapping key -> value of one paper's ``paper_values.yaml`` (checked on load)."""
 
@@ -72,14 +84,7 @@ class PaperValues(Mapping):
             raise InputFileError(path, "expected keys 'paper' (name) and 'values' (mapping)")
         for key, entry in data["values"].items():
             where = f"values.{key}"
-            if not isinstance(entry, dict):
-                raise InputFileError(path, f"{where}: expected a mapping with {', '.join(FIELDS)}")
-            missing = [f for f in FIELDS if f not in entry]
-            unknown = sorted(set(entry) - set(FIELDS) - set(OPTIONAL))
-            if missing or unknown:
-                raise InputFileError(path, f"{where}: " + "; ".join(
-                    ([f"missing {', '.join(missing)}"] if missing else [])
-                    + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])))
+            _check_keys(path, where, entry, FIELDS, OPTIONAL)
             tol = entry["tolerance"]
             if not isinstance(tol, dict) or set(tol) - set(TOLERANCE_KEYS) or \
                     not all(isinstance(v, int | float) and v >= 0 for v in tol.values()):
@@ -89,15 +94,7 @@ class PaperValues(Mapping):
         if not isinstance(deviations, list):
             raise InputFileError(path, "deviations: expected a list of mappings")
         for i, dev in enumerate(deviations):
-            where = f"deviations[{i}]"
-            if not isinstance(dev, dict):
-                raise InputFileError(path, f"{where}: expected a mapping with {', '.join(DEVIATION_FIELDS)}")
-            missing = [f for f in DEVIATION_FIELDS if f not in dev]
-            unknown = sorted(set(dev) - set(DEVIATION_FIELDS) - set(DEVIATION_OPTIONAL))
-            if missing or unknown:
-                raise InputFileError(path, f"{where}: " + "; ".join(
-                    ([f"missing {', '.join(missing)}"] if missing else [])
-                    + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])))
+            _check_keys(path, f"deviations[{i}]", dev, DEVIATION_FIELDS, DEVIATION_OPTIONAL)
         unknown_top = sorted(set(data) - {"paper", "values", "deviations"})
         if unknown_top:
             raise InputFileError(path, f"unknown top-level key(s) {', '.join(unknown_top)}")

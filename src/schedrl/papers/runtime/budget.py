@@ -52,7 +52,6 @@ def evaluate_checkpoints(run: str | Path, spec: dict, out: str | Path, threads: 
     """Play the run's 1/8, 1/4 and 1/2 checkpoints like ``experiments.evaluate`` plays the final
     model (own half and every "b" half, oracle estimates); one row per episode, with ``fraction``
     and ``budget`` (the checkpoint's steps)."""
-    from schedrl.agents.registry import algo_class
     from schedrl.io import atomic_path
 
     steps = int(spec["agents"]["steps"])

@@ -278,7 +278,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
                          "than the baseline (the paper: it generalises worse)",
                          f"baseline {p[0][0]}/{p[0][1]}, proposal {p[1][0]}/{p[1][1]}",
                          f"baseline {o[0][0]}/{o[0][1]}, proposal {o[1][0]}/{o[1][1]}", split_verdict(o, p),
-                         f"the text: 1 vs 9 of 10 (verdict on the direction)"
+                         "the text: 1 vs 9 of 10 (verdict on the direction)"
                          + (f"; per Lublin draw: {', '.join(per_draw['below_heuristics_split'])}"
                             if per_draw and "below_heuristics_split" in per_draw else "") + f"; {note}")
             if "below_heuristics_split" in cis:
