@@ -53,13 +53,15 @@ def parse_dryrun(text: str) -> list[dict]:
                         job[k] = int(float(v))
                     except ValueError:
                         pass
-    return [j for j in jobs if j["rule"] not in ("all", *PAPERS, "workloads", "report")]
+    return [j for j in jobs if j["rule"] not in ("all", *PAPERS, "workloads", "score", "report")]
 
 
 def paper_of(rule: str) -> str:
     for p in PAPERS:
         if rule.startswith(p + "_"):
             return p
+    if rule.startswith("score_"):
+        return "score"
     return "report" if rule.startswith("reproduction") else "workloads"
 
 
@@ -136,7 +138,7 @@ def plan(jobs: list[dict], cores: int, costs: dict | None = None) -> str:
              "longest job requested (h) | makespan alone on "
              f"{cores} cores, requested / expected (h) |", "|---|---:|---:|---:|---:|---:|---:|"]
     expected_jobs = []
-    for paper in (*PAPERS, "workloads", "report"):
+    for paper in (*PAPERS, "workloads", "score", "report"):
         js = by_paper.get(paper)
         if not js:
             continue
