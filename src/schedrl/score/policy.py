@@ -400,16 +400,11 @@ def _priority_decider(key_fn, env, fam: str, n: int):
 
 
 def _model_decider(model, deterministic: bool):
-    masked = "action_masks" in inspect.signature(model.predict).parameters
+    """``schedrl.envs.rollout.sb3_policy`` (masks passed when supported), its action as one int."""
+    from schedrl.envs.rollout import sb3_policy
 
-    def decide(obs, info):
-        if masked:
-            action, _ = model.predict(obs, deterministic=deterministic, action_masks=info.get("action_mask"))
-        else:
-            action, _ = model.predict(obs, deterministic=deterministic)
-        return int(np.asarray(action).reshape(-1)[0])
-
-    return decide
+    policy = sb3_policy(model, deterministic)
+    return lambda obs, info: int(np.asarray(policy(obs, info)).reshape(-1)[0])
 
 
 def load_policy(spec: str, name: str | None = None) -> Policy:
