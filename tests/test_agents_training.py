@@ -40,6 +40,25 @@ def test_every_algo_has_a_yaml_that_resolves():
         assert not isinstance(kwargs["policy_kwargs"]["activation_fn"], str)
 
 
+@pytest.mark.parametrize("algo,eps", [("ppo", 1e-5), ("trpo", 1e-5), ("dqn", 1e-8)])
+def test_default_adam_is_the_fused_kernel_with_sb3s_eps(algo, eps):
+    """Where SB3 builds its default Adam we ask for torch's fused kernel, keeping SB3's eps."""
+    import torch
+
+    policy, _, kwargs = resolve_hyperparams(algo, load_hyperparams(algo))
+    opt = algo_class(algo)(policy, gym.make("CartPole-v1"), **kwargs).policy.optimizer
+    assert isinstance(opt, torch.optim.Adam)
+    assert opt.defaults["fused"] is True and opt.defaults["eps"] == pytest.approx(eps)
+
+
+def test_a2c_keeps_rmsprop_and_a_named_optimizer_is_left_alone():
+    _, _, kwargs = resolve_hyperparams("a2c", load_hyperparams("a2c"))
+    assert "optimizer_class" not in kwargs["policy_kwargs"]  # A2C then builds its RMSprop
+    _, _, kwargs = resolve_hyperparams("ppo", load_hyperparams("ppo", overrides={
+        "policy_kwargs": {"optimizer_class": "sgd"}}))
+    assert "optimizer_kwargs" not in kwargs["policy_kwargs"]
+
+
 def test_acktr_and_unknown_algorithms_are_user_errors():
     with pytest.raises(ConfigError, match="no stable-baselines3"):
         algo_class("ACKTR")
