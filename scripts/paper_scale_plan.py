@@ -3,7 +3,7 @@ makespan on a 64-core allocation, from the DAG Snakemake builds for ``config/pap
 
 Every job's ``threads`` and ``resources`` (``mem_mb``, ``runtime`` in minutes) are what the rule
 declares, i.e. what the SLURM profile asks for; rules derive ``runtime`` from the measured rates in
-the config comments and the papers' cost models (``schedrl mdp|runtime|mrsch cost``), with margins,
+the config comments and the papers' cost models (``schedrl deeprm|mdp|runtime|mrsch cost``), with margins,
 so the numbers are upper bounds of what a paper-scale run takes on today's CPU cores. The makespan
 is a list schedule of the DAG (a job starts once its inputs exist and its threads are free,
 longest remaining path first) on ``--cores`` cores; a job needing more than a day of wall time is
@@ -119,7 +119,7 @@ def makespan(jobs: list[dict], cores: int) -> float:
 def cost_models(config: str) -> dict[str, tuple[float, str]]:
     """The papers' own cost models (``schedrl PAPER cost``): core-hours and the line printed."""
     out = {}
-    for paper in ("mdp", "mrsch", "runtime"):
+    for paper in ("deeprm", "mdp", "mrsch", "runtime"):
         proc = subprocess.run([sys.executable, "-m", "schedrl.cli", paper, "cost", "--spec", config],
                               cwd=REPO, capture_output=True, text=True)
         text = (proc.stdout or proc.stderr).strip().splitlines()
@@ -184,7 +184,7 @@ def plan(jobs: list[dict], cores: int, costs: dict | None = None) -> str:
         "`snakemake all -n --configfile config/paper.yaml`: each job's `threads`, `mem_mb` and `runtime` "
         "as its rule declares them (what `workflow/profiles/slurm` asks SLURM for). The rules derive "
         "`runtime` from the measured rates in the config comments and the cost models "
-        "(`schedrl mdp|runtime|mrsch cost --spec config/paper.yaml`) with margins, so these are upper "
+        "(`schedrl deeprm|mdp|runtime|mrsch cost --spec config/paper.yaml`) with margins, so these are upper "
         "bounds; `schedrl budget` after a run gives what was actually used. Makespan: a list schedule "
         f"of the DAG on one {cores}-core allocation (a job starts once its inputs exist and its "
         "threads are free, longest remaining path first).",

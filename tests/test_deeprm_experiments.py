@@ -82,6 +82,27 @@ def test_spec_cross_checks():
         dx.check_spec(bad)
 
 
+def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
+    spec = copy.deepcopy(SPEC)
+    spec["seeds"] = [0, 1]
+    spec["seeds_by"] = {"completion_time": [0], "ppo": [1]}
+    runs = dx.agent_runs(spec, "multibinary-image")
+    assert runs == [("a2c", "slowdown", 0), ("a2c", "slowdown", 1), ("a2c", "completion_time", 0),
+                    ("ppo", "slowdown", 1)]  # ppo on completion time: {0} & {1} leaves no seed ...
+    with pytest.raises(ConfigError, match="leaves ppo trained for completion_time with no seed"):
+        dx.check_spec(spec)  # ... which the config check refuses
+    spec["seeds_by"]["ppo"] = [0, 1]
+    assert dx.check_spec(spec) is spec
+    box = [str(p) for p in df.figure_inputs(spec, "r", "fig5_15")]
+    assert "r/multibinary-image/a2c/completion_time/seed0/eval_heldout_episodes.csv" in box
+    assert "r/multibinary-image/a2c/completion_time/seed1/eval_heldout_episodes.csv" not in box
+    for key, seeds, match in (("dqn", [0], "not an algorithm"), ("slowdown", [5], "shares no seed")):
+        bad = copy.deepcopy(spec)
+        bad["seeds_by"] = {key: seeds}
+        with pytest.raises(ConfigError, match=match):
+            dx.check_spec(bad)
+
+
 def test_every_report_figure_is_listed_with_inputs():
     assert list(df.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
     spec = copy.deepcopy(SPEC)
@@ -366,3 +387,19 @@ def test_claims_at_training_budgets_with_intervals(tmp_path):
     assert [r["fraction"] for r in gaps] == [0.125, 0.25, 0.5, 1.0]
     assert gaps[0]["value"] == pytest.approx(6.0 / 4.9 - 1)
     assert not any("_budget" in r for r in rows.values())
+
+
+def test_cost_model_counts_every_run_and_limits_follow_the_rates(capsys):
+    spec = copy.deepcopy(SPEC)
+    spec["seeds"], spec["seeds_by"] = [0, 1], {"completion_time": [0]}
+    cost = dx.estimate_core_hours(spec)
+    assert cost["runs"] == len(dx.agent_runs(spec, "discrete-image")) + len(dx.agent_runs(spec, "multibinary-image")) == 9
+    one = copy.deepcopy(spec)
+    one["train"]["steps"] *= 2
+    assert dx.estimate_core_hours(one)["sb3"] == pytest.approx(2 * cost["sb3"])
+    # a slower algorithm gets a longer cluster time limit
+    assert dx.train_minutes(spec, "dqn", "discrete-image") >= dx.train_minutes(spec, "ppo", "discrete-image")
+    from schedrl.cli import main
+
+    assert main(["deeprm", "cost", "--spec", "config/config.yaml"]) == 0
+    assert "core-hours" in capsys.readouterr().out

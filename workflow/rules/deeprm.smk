@@ -20,15 +20,9 @@ DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
 DEEPRM_RUN = str(DX.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
 DEEPRM_BASE = str(DX.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
 DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
-# Runtime estimates (minutes) for cluster schedulers: ~100 env steps/s worst case per core.
-DEEPRM_TRAIN_MIN = max(10, int(DEEPRM["train"]["steps"] / 100 / 60) + 5)
+# Cluster time limits (minutes): the cost model's measured rates at half speed (DX.train_minutes).
 # DeepRM's own REINFORCE agent, one run per training rate (deeprm.deeprm_agent).
 DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
-_PG = DEEPRM.get("deeprm_agent") or {}
-# ~1,000 env steps/s per core and ~200 steps per episode, worst case
-_PG_ITERATIONS = max([_PG.get("iterations", 0), (_PG.get("converge") or {}).get("iterations", 0)])
-DEEPRM_PG_MIN = max(10, int(_PG_ITERATIONS * _PG.get("jobsets", 0) * _PG.get("trajectories", 0)
-                            * 200 / 1000 / 60) + 5)
 
 
 wildcard_constraints:
@@ -62,7 +56,7 @@ rule deeprm_train:
     threads: 1
     resources:
         mem_mb=2500,
-        runtime=DEEPRM_TRAIN_MIN,
+        runtime=lambda wildcards: DX.train_minutes(DEEPRM, wildcards.algo, wildcards.variant),
     conda:
         CONDA_ENV
     shell:
@@ -115,7 +109,7 @@ rule deeprm_train_pg:
     resources:
         # 200 env copies and one iteration's observations (~0.6 GB at rate 0.7): 1.7 GB peak measured
         mem_mb=3000,
-        runtime=DEEPRM_PG_MIN,
+        runtime=lambda wildcards: DX.agent_minutes(DEEPRM, wildcards.rate),
     conda:
         CONDA_ENV
     shell:

@@ -95,6 +95,12 @@ def register(subparsers) -> None:
                    "budget (claims_budget.csv; needs the runs' eval_<protocol>_budget.csv)")
     c.set_defaults(func=run_claims)
 
+    k = sub.add_parser("cost", help="estimate the core-hours of a config's deeprm section",
+                       description="SB3 runs, DeepRM-agent runs and the estimated core-hours of training, "
+                       "evaluation and rule start-up (rates in schedrl.papers.deeprm.experiments).")
+    _spec_arg(k)
+    k.set_defaults(func=run_cost)
+
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
                        description="Write the 130%-load table (every policy beside the report's numbers) "
                        "or, with --timing, the training-throughput table.")
@@ -177,6 +183,18 @@ def run_claims(args) -> int:
     write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root, budget=budget))
     if args.budget_out:
         write_budget_table(args.budget_out, budget)
+    return 0
+
+
+def run_cost(args) -> int:
+    from schedrl.papers.deeprm import experiments as dx
+
+    spec = _spec(args.spec)
+    c = dx.estimate_core_hours(spec)
+    total = c["sb3"] + c["deeprm_agent"] + c["evaluate"] + c["startup"]
+    print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs x {int(spec['train']['steps']):,} steps {c['sb3']:.2f}, "
+          f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
+          f"rule start-up {c['startup']:.2f}")
     return 0
 
 

@@ -114,7 +114,7 @@ class _Results:
         try:
             return pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(self.root, variant, algo, "slowdown", s),
                                                         self.protocol)["jobs"])
-                              for s in self.spec["seeds"]], ignore_index=True)
+                              for s in dx.run_seeds(self.spec, algo, "slowdown")], ignore_index=True)
         except InputFileError:
             return None
 

@@ -116,6 +116,16 @@ def check_spec(spec: dict) -> dict:
         for algo in block["algos"]:
             if space not in ALGOS[algo][2]:
                 raise ConfigError(f"deeprm.variants.{variant}.algos: {algo} cannot act in {space} action spaces")
+    algos = {a for block in spec["variants"].values() for a in block["algos"]}
+    for key, seeds in (spec.get("seeds_by") or {}).items():
+        if key not in algos and key not in spec["objectives"]:
+            raise ConfigError(f"deeprm.seeds_by.{key}: not an algorithm of deeprm.variants nor one of deeprm.objectives")
+        if not set(seeds) & set(spec["seeds"]):
+            raise ConfigError(f"deeprm.seeds_by.{key}: {seeds} shares no seed with deeprm.seeds {spec['seeds']}")
+    for algo in sorted(algos):
+        for objective in spec["objectives"]:
+            if not run_seeds(spec, algo, objective):
+                raise ConfigError(f"deeprm.seeds_by leaves {algo} trained for {objective} with no seed")
     ev = spec["eval"]
     agent = spec.get("deeprm_agent")
     if agent is not None:
@@ -457,7 +467,18 @@ def agent_runs(spec: dict, variant: str, objectives: Iterable[str] | None = None
     block = variant_spec(spec, variant)
     algos = list(algos if algos is not None else block["algos"])
     objectives = list(objectives if objectives is not None else spec["objectives"])
-    return [(a, o, s) for a in algos for o in objectives for s in spec["seeds"]]
+    return [(a, o, s) for a in algos for o in objectives for s in run_seeds(spec, a, o)]
+
+
+def run_seeds(spec: dict, algo: str, objective: str) -> list[int]:
+    """Training seeds of one (algo, objective): ``seeds``, cut to every ``seeds_by`` entry that
+    names the algorithm or the objective (so ``{completion_time: [0], dqn: [0]}`` trains those
+    runs on seed 0 only and everything else on every seed)."""
+    seeds = list(spec["seeds"])
+    for key in (algo, objective):
+        if key in (spec.get("seeds_by") or {}):
+            seeds = [s for s in seeds if s in spec["seeds_by"][key]]
+    return seeds
 
 
 def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=None, algos=None,
@@ -658,3 +679,74 @@ def deeprm_agent_budget_episodes(spec: dict, root: str | Path, protocol: str, fr
     frames = [_budget_part(budget_path(deeprm_agent_dir(root, agent["variant"], r, s), protocol), fraction)
               .assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=s) for r, s in runs]
     return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cost model (``schedrl deeprm cost``): rates measured on the 2-vCPU development machine.
+
+#: SB3 training, steady-state env steps per CPU-second by (algo, variant) (2026-11-25, two other
+#: processes busy, torch's fused Adam): a run of N steps costs N / rate. Unlisted variants take the
+#: algorithm's slowest rate.
+TRAIN_STEPS_PER_S = {
+    "a2c": {"discrete-image": 400.0, "multibinary-image": 560.0, "discrete-stacked": 620.0,
+            "multibinary-stacked": 620.0},
+    "ppo": {"discrete-image": 830.0, "multibinary-image": 1150.0, "discrete-stacked": 800.0},
+    "dqn": {"discrete-image": 270.0, "discrete-stacked": 250.0},
+    "trpo": {"discrete-image": 1000.0, "multibinary-image": 1090.0, "discrete-stacked": 1050.0},
+}
+#: DeepRM's REINFORCE trainer (batched job sets): env steps per CPU-second, and env steps per
+#: trajectory at the training rate 0.7 (an iteration at 0.7 with 10 x 20 trajectories was 32.8 k
+#: steps); lighter loads end sooner, so other rates are counted at 0.7's length (an upper bound).
+PG_STEPS_PER_S = 12800.0
+PG_STEPS_PER_TRAJECTORY = 164.0
+#: Evaluation: policy steps per CPU-second (bench_agents.py "eval steps/s") and mean steps of an
+#: episode run to the end; each rule also pays its Python start-up (torch, SB3, numba imports).
+EVAL_STEPS_PER_S = 2800.0
+EVAL_STEPS_PER_EPISODE = 250.0
+STARTUP_S = 6.0
+
+
+def train_rate(algo: str, variant: str) -> float:
+    rates = TRAIN_STEPS_PER_S.get(algo, {"": 250.0})
+    return rates.get(variant, min(rates.values()))
+
+
+#: Cluster time limits: the cost model's rates halved (a loaded or slower node) plus 10 minutes.
+SAFETY = 2.0
+
+
+def train_minutes(spec: dict, algo: str, variant: str) -> int:
+    """Time limit of one SB3 training rule."""
+    return int(SAFETY * int(spec["train"]["steps"]) / train_rate(algo, variant) / 60) + 10
+
+
+def agent_minutes(spec: dict, rate: float | str) -> int:
+    """Time limit of one DeepRM-agent training rule."""
+    agent = spec.get("deeprm_agent") or {}
+    steps = deeprm_agent_iterations(spec, float(rate)) * int(agent.get("jobsets", 0)) \
+        * int(agent.get("trajectories", 0)) * PG_STEPS_PER_TRAJECTORY
+    return int(SAFETY * steps / PG_STEPS_PER_S / 60) + 10
+
+
+def estimate_core_hours(spec: dict) -> dict:
+    """Core-hours of a deeprm section by the rates above: SB3 training, the DeepRM agent, evaluations
+    (both protocols, every rate; budget checkpoints at three shares, one rate) and rule start-up."""
+    steps = int(spec["train"]["steps"])
+    ev = spec["eval"]
+    sb3, runs = 0.0, 0
+    for variant in spec["variants"]:
+        for algo, _, _ in agent_runs(spec, variant):
+            sb3 += steps / train_rate(algo, variant)
+            runs += 1
+    rates = len(ev["rates"])
+    episodes = rates * int(ev["episodes"]) + rates * int((ev.get("report") or {}).get("episodes", 1))
+    budget_episodes = 3 * (int(ev["episodes"]) + int((ev.get("report") or {}).get("episodes", 1)))
+    pg_runs = deeprm_agent_runs(spec) if spec.get("deeprm_agent") else []
+    agent = spec.get("deeprm_agent") or {}
+    pg = sum(deeprm_agent_iterations(spec, r) for r, _ in pg_runs) * int(agent.get("jobsets", 0)) \
+        * int(agent.get("trajectories", 0)) * PG_STEPS_PER_TRAJECTORY / PG_STEPS_PER_S
+    played = (runs + len(pg_runs) + len(spec["baselines"]) * len(spec["variants"])) * episodes \
+        + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes
+    rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + 2 * len(pg_runs) + 30
+    return {"runs": runs, "sb3": sb3 / 3600, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
+            "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600}

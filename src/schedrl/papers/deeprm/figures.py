@@ -98,7 +98,7 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
         return _deeprm_agent_curve_inputs(spec, root)
     fig = figure_spec(name)
     runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
-            for o in figure_objectives(spec, name) for s in spec["seeds"]]
+            for o in figure_objectives(spec, name) for s in dx.run_seeds(spec, a, o)]
     if fig.kind in ("load", "box"):
         out = []
         for protocol in dx.PROTOCOLS:
@@ -243,7 +243,7 @@ def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
 
 def _never_placed_inputs(spec: dict, root, variant: str) -> list[Path]:
     runs = [dx.run_dir(root, variant, a, "slowdown", s) for a in dx.variant_spec(spec, variant)["algos"]
-            for s in spec["seeds"]] + [dx.baseline_dir(root, variant, b) for b in spec["baselines"]]
+            for s in dx.run_seeds(spec, a, "slowdown")] + [dx.baseline_dir(root, variant, b) for b in spec["baselines"]]
     return [dx.eval_paths(r, "heldout")["episodes"] for r in runs]
 
 
@@ -326,7 +326,8 @@ def deeprm_agent_curve(spec: dict, root: str | Path, png: str | Path) -> pd.Data
 
 
 def _curve_runs(spec, root, variant, algo, objective) -> list[pd.DataFrame]:
-    return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv") for s in spec["seeds"]]
+    return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv")
+            for s in dx.run_seeds(spec, algo, objective)]
 
 
 def _baseline_level(spec, root, variant, metric: str) -> dict[tuple[str, str], float]:
@@ -414,7 +415,8 @@ def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
     for p, protocol in enumerate(dx.PROTOCOLS):
         for j, algo in enumerate(algos):
             jobs = pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(root, fig_spec.variant, algo, "slowdown", s),
-                                                        protocol)["jobs"]) for s in spec["seeds"]], ignore_index=True)
+                                                        protocol)["jobs"])
+                              for s in dx.run_seeds(spec, algo, "slowdown")], ignore_index=True)
             jobs = dx.at_rate(jobs, rate)
             load = 100 * float(jobs["load"].iloc[0])
             frac = dx.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0],

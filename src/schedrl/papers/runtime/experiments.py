@@ -347,9 +347,9 @@ def estimate_core_hours(spec: dict) -> dict:
 
 
 def train_minutes(spec: dict, method: str) -> int:
-    """Cluster time limit of one training run: steps at a conservative 100 steps/s (NN2 at 2x)."""
-    rate = 50.0 if method == "proposal_nn2" else 100.0
-    return int(spec["agents"]["steps"] / rate / 60) + 10
+    """Cluster time limit of one training run: the measured rate above at a quarter speed (grid
+    points with more epochs per update cost more, see above) plus 10 minutes."""
+    return int(4 * spec["agents"]["steps"] / TRAIN_STEPS_PER_S[method] / 60) + 10
 
 
 def read_evaluations(files) -> pd.DataFrame:
