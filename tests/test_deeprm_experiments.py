@@ -96,7 +96,7 @@ def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
     box = [str(p) for p in df.figure_inputs(spec, "r", "fig5_15")]
     assert "r/multibinary-image/a2c/completion_time/seed0/eval_heldout_episodes.csv" in box
     assert "r/multibinary-image/a2c/completion_time/seed1/eval_heldout_episodes.csv" not in box
-    for key, seeds, match in (("dqn", [0], "not an algorithm"), ("slowdown", [5], "shares no seed")):
+    for key, seeds, match in (("sjf", [0], "not an algorithm"), ("slowdown", [5], "shares no seed")):
         bad = copy.deepcopy(spec)
         bad["seeds_by"] = {key: seeds}
         with pytest.raises(ConfigError, match=match):

@@ -118,8 +118,9 @@ def check_spec(spec: dict) -> dict:
                 raise ConfigError(f"deeprm.variants.{variant}.algos: {algo} cannot act in {space} action spaces")
     algos = {a for block in spec["variants"].values() for a in block["algos"]}
     for key, seeds in (spec.get("seeds_by") or {}).items():
-        if key not in algos and key not in spec["objectives"]:
-            raise ConfigError(f"deeprm.seeds_by.{key}: not an algorithm of deeprm.variants nor one of deeprm.objectives")
+        if key not in ALGOS and key not in OBJECTIVES:  # a merged config may name an unused one
+            raise ConfigError(f"deeprm.seeds_by.{key}: not an algorithm ({', '.join(sorted(ALGOS))}) "
+                              f"nor an objective ({', '.join(OBJECTIVES)})")
         if not set(seeds) & set(spec["seeds"]):
             raise ConfigError(f"deeprm.seeds_by.{key}: {seeds} shares no seed with deeprm.seeds {spec['seeds']}")
     for algo in sorted(algos):
