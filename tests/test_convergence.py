@@ -91,3 +91,16 @@ def test_deviations_are_checked(tmp_path):
     path.write_text("paper: x\nvalues: {}\ndeviations:\n  - what: trace\n    paper: 2018\n")
     with pytest.raises(InputFileError, match=r"deviations\[0\]: missing ours, reason"):
         PaperValues.load(path)
+
+
+def test_budget_figure_draws_no_tolerance_band_of_zero_width(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    from schedrl.plots.budget import budget_figure
+
+    spans = []
+    monkeypatch.setattr(Axes, "axhspan", lambda self, lo, hi, **kw: spans.append((lo, hi)))
+    _, exact = budget_fields("p", "exact", [1, 2, 4, 8], [3.0, 2.5, 2.1, 2.0], 2.0, unit="steps", noise=0.05, band=(2.0, 2.0))
+    _, banded = budget_fields("p", "banded", [1, 2, 4, 8], [3.0, 2.5, 2.1, 2.0], 2.0, unit="steps", noise=0.05, band=(1.7, 2.3))
+    budget_figure(pd.DataFrame(exact + banded), tmp_path / "budget.png", title="t")
+    assert spans == [(1.7, 2.3)]

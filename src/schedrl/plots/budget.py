@@ -35,7 +35,7 @@ def budget_figure(frame: pd.DataFrame, png: str | Path, *, title: str) -> dict[s
         if np.isfinite(paper):
             ax.axhline(paper, color="C3", ls="--", lw=1.2, label="paper")
         lo, hi = rows["band_low"].iloc[0], rows["band_high"].iloc[0]
-        if np.isfinite(lo) and np.isfinite(hi):
+        if np.isfinite(lo) and np.isfinite(hi) and hi > lo:  # a zero-width band (exact claims) is not drawn
             ax.axhspan(lo, hi, color="C3", alpha=0.12, label="tolerance")
         if (x > 0).all():
             ax.set_xscale("log")
