@@ -115,6 +115,21 @@ def _first_fit(policy: Policy, make_env, options: list) -> tuple[object, object,
     return None, None, "; ".join(dict.fromkeys(reasons))
 
 
+def _play_yours(out: SuiteResult, policies: list[Policy], make_env, options_of, play) -> None:
+    """Play every submitted policy (not failed before) on the first of ``options_of(policy)`` it
+    fits, as ``play(policy, option, "yours")``; a misfit or a failure is recorded, not raised."""
+    for policy in [p for p in policies if p.name not in out.failed]:
+        option, env, reason = _first_fit(policy, make_env, options_of(policy))
+        if reason:
+            out.misfit(policy, reason)
+            continue
+        env.close()
+        try:
+            play(policy, option, "yours")
+        except (PolicyError, PolicyRaised) as exc:
+            _fail(out, policy, exc)
+
+
 # =============================================================================================
 # deeprm: the SB3 report's DeepRM, held-out job sets at the box-plot rate
 
@@ -156,17 +171,7 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
         out.entries.append(Entry("deeprm", board(variant), policy.name, role, "mean slowdown",
                                  [per_episode["mean_slowdown"].to_numpy(float)], "episode", "lower"))
 
-    for policy in policies:
-        options = variants if policy.kind in ("sb3", "run") else [main]
-        variant, env, reason = _first_fit(policy, probe, options)
-        if reason:
-            out.misfit(policy, reason)
-            continue
-        env.close()
-        try:
-            play(policy, variant, "yours")
-        except (PolicyError, PolicyRaised) as exc:
-            _fail(out, policy, exc)
+    _play_yours(out, policies, probe, lambda p: variants if p.kind in ("sb3", "run") else [main], play)
     for name in X.BASELINES:
         play(Policy(X.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
     if agents:
@@ -220,19 +225,10 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
 
     for sid in spec["scenarios"]:
         sid = int(sid)
-        for policy in [p for p in policies if p.name not in out.failed]:
-            options = list(M.VARIANTS) if policy.kind in ("sb3", "run") else [default_variant]
-            variant, env, reason = _first_fit(
-                policy, lambda v, sid=sid: make_env(M.ENV_ID, {**M.env_kwargs(v, sid, horizon), "jobset_seed": 0}),
-                options)
-            if reason:
-                out.misfit(policy, reason)
-                continue
-            env.close()
-            try:
-                play(policy, variant, sid, "yours")
-            except (PolicyError, PolicyRaised) as exc:
-                _fail(out, policy, exc)
+        _play_yours(out, policies,
+                    lambda v, sid=sid: make_env(M.ENV_ID, {**M.env_kwargs(v, sid, horizon), "jobset_seed": 0}),
+                    lambda p: list(M.VARIANTS) if p.kind in ("sb3", "run") else [default_variant],
+                    lambda p, v, role, sid=sid: play(p, v, sid, role))
         for name in ("sjf", "packer"):
             play(Policy(name.upper() if name == "sjf" else "Packer", name, "heuristic", POLICIES[name]),
                  default_variant, sid, "baseline", "reference (the paper compares MDPs, not heuristics)")
@@ -416,17 +412,8 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
         out.entries.append(Entry("runtime", board, policy.name, role, "utilisation", values, "episode", "higher", note))
 
     encoders = sorted({enc for enc, _ in P.METHODS.values()})
-    for policy in policies:
-        options = encoders if policy.kind in ("sb3", "run") else ["runtime_baseline"]
-        encoder, env, reason = _first_fit(policy, lambda e: make(e, tests[0]), options)
-        if reason:
-            out.misfit(policy, reason)
-            continue
-        env.close()
-        try:
-            play(policy, encoder, "yours")
-        except (PolicyError, PolicyRaised) as exc:
-            _fail(out, policy, exc)
+    _play_yours(out, policies, lambda e: make(e, tests[0]),
+                lambda p: encoders if p.kind in ("sb3", "run") else ["runtime_baseline"], play)
     for name in ("fcfs", "sjf"):
         play(Policy(f"{name.upper()} (priority pick)", name, "priority", get_policy(name).key_fn), "runtime_baseline",
              "baseline", "starts the first job that fits in the order, else advances (no reservation)")
