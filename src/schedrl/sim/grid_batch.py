@@ -28,7 +28,7 @@ from schedrl.sim.grid import DROPPED, PLACED, WAITING, _advance, _earliest_start
 # wrappers whose effect the batch reproduces (gymnasium's own checkers do nothing to a step)
 _NEUTRAL_WRAPPERS = ("OrderEnforcing", "PassiveEnvChecker")
 _METRICS_WRAPPER = "JobMetricsInfo"
-INFO_KEYWORDS = ("mean_slowdown", "mean_completion_time", "jobs_finished", "time", "dropped")
+
 
 
 def supported(env) -> bool:
@@ -57,7 +57,8 @@ def unwrapped(env):
 
 @numba.njit(cache=True)
 def _enqueue(i, now, arrival, length, demand, n_jobs, nxt, slot_job, slot_len, slot_dem, backlog,
-             b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped):
+             b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped, dirty):
+    """Grid.move_on's arrivals of grid i (backlog_full "drop"); ``dirty[s]`` marks refilled slots."""
     W = slot_job.shape[1]
     R = slot_dem.shape[2]
     while nxt[i] < n_jobs[i] and arrival[i, nxt[i]] <= now[i]:
@@ -70,6 +71,7 @@ def _enqueue(i, now, arrival, length, demand, n_jobs, nxt, slot_job, slot_len, s
                 break
         if slot >= 0:
             slot_job[i, slot] = job
+            dirty[slot] = True
             slot_len[i, slot] = length[i, job]
             for r in range(R):
                 slot_dem[i, slot, r] = demand[i, job, r]
@@ -90,7 +92,7 @@ def _enqueue(i, now, arrival, length, demand, n_jobs, nxt, slot_job, slot_len, s
 @numba.njit(cache=True)
 def _reset_one(i, avail, canvas, res_slot, slot_job, slot_len, slot_dem, b_head, b_len, start, finish,
                state, withheld, color_index, color_used, count_by_len, n_in_system, running, n_running,
-               time_since_new, nxt, now, dropped, arrival, length, demand, n_jobs, backlog, backlog_size):
+               time_since_new, nxt, now, dropped, arrival, length, demand, n_jobs, backlog, backlog_size, dirty):
     avail[i] = res_slot
     canvas[i] = 0.0
     slot_job[i] = -1
@@ -112,56 +114,101 @@ def _reset_one(i, avail, canvas, res_slot, slot_job, slot_len, slot_dem, b_head,
     now[i] = 0
     dropped[i] = 0
     _enqueue(i, now, arrival, length, demand, n_jobs, nxt, slot_job, slot_len, slot_dem, backlog,
-             b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped)
+             b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped, dirty)
 
 
 @numba.njit(cache=True)
-def _draw(i, out, avail, canvas, slot_len, slot_dem, b_len, time_since_new, max_track, backlog_width,
-          slot_width, now_only, fits, mask):
-    """DeepRM's image of grid i into ``out`` (H x width) and its discrete action mask into ``mask``."""
-    R, H, S = canvas.shape[1], canvas.shape[2], canvas.shape[3]
-    W = slot_len.shape[1]
-    M = slot_width
-    per_res = S + M * W
-    for t in range(H):
-        for r in range(R):
-            c0 = r * per_res
+def _draw_machine(img, canvas, per_res):
+    """The machine blocks of one grid's image (``img`` H x width) from its canvas (R x H x S)."""
+    R, H, S = canvas.shape
+    for r in range(R):
+        c0 = r * per_res
+        for t in range(H):
             for c in range(S):
-                out[t, c0 + c] = canvas[i, r, t, c]
-            for s in range(W):
-                on = t < slot_len[i, s]
-                d = slot_dem[i, s, r]
-                base = c0 + S + s * M
-                for c in range(M):
-                    out[t, base + c] = 1.0 if (on and c < d) else 0.0
-        b0 = per_res * R
-        for c in range(backlog_width):
-            out[t, b0 + c] = 1.0 if t * backlog_width + c < b_len[i] else 0.0
-        out[t, b0 + backlog_width] = time_since_new[i] / max_track
-    _fit_mask(avail[i], slot_len[i], slot_dem[i], now_only, H, fits)
+                img[t, c0 + c] = canvas[r, t, c]
+
+
+@numba.njit(cache=True)
+def _draw_slot(img, s, length, demand, S, M, per_res):
+    """Slot s's block: 1 in its job's first ``length`` rows and first ``demand[r]`` columns."""
+    for r in range(demand.shape[0]):
+        base = r * per_res + S + s * M
+        d = demand[r]
+        for t in range(img.shape[0]):
+            on = t < length
+            for c in range(M):
+                img[t, base + c] = 1.0 if (on and c < d) else 0.0
+
+
+@numba.njit(cache=True)
+def _draw_backlog(img, n, b0, width):
+    """The backlog block, one cell per waiting job, row-major, and nothing else."""
+    for t in range(img.shape[0]):
+        for c in range(width):
+            img[t, b0 + c] = 1.0 if t * width + c < n else 0.0
+
+
+@numba.njit(cache=True)
+def _draw_all(img, canvas, slot_len, slot_dem, n_backlog, since_new, max_track, backlog_width, M):
+    """One grid's whole image (``ImageEncoder``'s layout)."""
+    R, H, S = canvas.shape
+    W = slot_len.shape[0]
+    per_res = S + M * W
+    _draw_machine(img, canvas, per_res)
+    for s in range(W):
+        _draw_slot(img, s, slot_len[s], slot_dem[s], S, M, per_res)
+    _draw_backlog(img, n_backlog, per_res * R, backlog_width)
+    for t in range(H):
+        img[t, per_res * R + backlog_width] = since_new / max_track
+
+
+@numba.njit(cache=True)
+def _emit(img, avail, slot_len, slot_dem, now_only, fits, out, mask, out2, mask2):
+    """Copy one grid's image into ``out`` and ``out2`` and write its discrete action mask (slots
+    that hold a job that fits under the placement rule, then the void action) into ``mask`` and
+    ``mask2``."""
+    H, width = img.shape
+    for t in range(H):
+        for c in range(width):
+            v = img[t, c]
+            out[t, c] = v
+            out2[t, c] = v
+    _fit_mask(avail, slot_len, slot_dem, now_only, H, fits)
+    W = slot_len.shape[0]
     for s in range(W):
         mask[s] = fits[s]
+        mask2[s] = fits[s]
     mask[W] = True
+    mask2[W] = True
 
 
 @numba.njit(cache=True)
-def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor,  # per call
+def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor, cur_obs, cur_masks,  # per call
           avail, canvas, res_slot, slot_job, slot_len, slot_dem, backlog, b_head, b_len, backlog_size,
           start, finish, state, withheld, color_index, color_used, colors, machine_colors,
           count_by_len, inv_len, n_in_system, running, n_running, time_since_new, max_track, nxt, now,
           dropped, arrival, length, demand, n_jobs, now_only, horizon, max_length, completion_time,
-          backlog_width, slot_width, fits):
+          backlog_width, slot_width, fits, img, dirty):
     """Step grid ``envs[k]`` with ``actions[k]`` (DeepRMEnv.step, discrete, dense); its reward into
     ``rewards[k]``, 0 running / 1 terminated / 2 truncated into ``ended[k]``; a grid still running
     gets its next image and mask at row ``cursor[group[envs[k]]]`` of ``obs``/``masks`` (then the
-    cursor moves on) and that row in ``rows_out[k]`` (-1 when it ended)."""
+    cursor moves on) and that row in ``rows_out[k]`` (-1 when it ended). Each grid's image is kept
+    in ``img`` and redrawn where the step changed it (machine, refilled slots, backlog, time).
+    The running grids' observations and masks also go, in order, to ``cur_obs``/``cur_masks``
+    (the next step's batch in one array)."""
+    kept = 0
     W = slot_job.shape[1]
     R = slot_dem.shape[2]
+    S = canvas.shape[3]
+    per_res = S + slot_width * W
+    b0 = per_res * R
     cap = colors.shape[0]
     for k in range(envs.shape[0]):
         i = envs[k]
         a = actions[k]
         move = True
+        for s in range(W):
+            dirty[s] = False
         if 0 <= a < W:  # allocate (Grid.allocate)
             job = slot_job[i, a]
             if job >= 0:
@@ -181,12 +228,14 @@ def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor,  #
                         color_index[i, job] = c
                         color = colors[c]
                     _place(avail[i], canvas[i], offset, ln, slot_dem[i, a], color)
+                    _draw_machine(img[i], canvas[i], per_res)
                     st = now[i] + offset
                     start[i, job] = st
                     finish[i, job] = st + ln
                     state[i, job] = PLACED
                     running[i, n_running[i]] = job
                     n_running[i] += 1
+                    dirty[a] = True
                     if b_len[i] > 0:  # the backlog's head takes the freed slot
                         nj = backlog[i, b_head[i]]
                         b_head[i] = (b_head[i] + 1) % backlog_size
@@ -195,6 +244,7 @@ def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor,  #
                         slot_len[i, a] = length[i, nj]
                         for r in range(R):
                             slot_dem[i, a, r] = demand[i, nj, r]
+                        _draw_backlog(img[i], b_len[i], b0, backlog_width)
                     else:
                         slot_job[i, a] = -1
                         slot_len[i, a] = 0
@@ -224,7 +274,15 @@ def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor,  #
                 time_since_new[i] += 1
             if nxt[i] < n_jobs[i] and arrival[i, nxt[i]] <= now[i]:
                 _enqueue(i, now, arrival, length, demand, n_jobs, nxt, slot_job, slot_len, slot_dem, backlog,
-                         b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped)
+                         b_head, b_len, backlog_size, state, count_by_len, n_in_system, time_since_new, dropped, dirty)
+            _draw_machine(img[i], canvas[i], per_res)
+            _draw_backlog(img[i], b_len[i], b0, backlog_width)
+            since = time_since_new[i] / max_track
+            for t in range(horizon):
+                img[i, t, b0 + backlog_width] = since
+        for s in range(W):
+            if dirty[s]:
+                _draw_slot(img[i], s, slot_len[i, s], slot_dem[i, s], S, slot_width, per_res)
         rewards[k] = reward
         terminated = nxt[i] >= n_jobs[i] and n_in_system[i] == 0
         if terminated:
@@ -240,8 +298,9 @@ def _step(envs, actions, rewards, ended, rows_out, obs, masks, group, cursor,  #
             row = cursor[g]
             cursor[g] += 1
             rows_out[k] = row
-            _draw(i, obs[g, row], avail, canvas, slot_len, slot_dem, b_len, time_since_new, max_track,
-                  backlog_width, slot_width, now_only, fits, masks[g, row])
+            _emit(img[i], avail[i], slot_len[i], slot_dem[i], now_only, fits, obs[g, row], masks[g, row],
+                  cur_obs[kept], cur_masks[kept])
+            kept += 1
 
 
 class GridBatch:
@@ -292,6 +351,8 @@ class GridBatch:
         self.n_jobs = np.zeros(n, dtype=i64)
         self.jobset_of = np.full(n, -1, dtype=i64)
         self._fits = np.zeros(W, dtype=np.bool_)
+        self._dirty = np.zeros(W, dtype=np.bool_)
+        self.img = np.zeros((n, *self.image_shape), dtype=np.float32)  # each grid's current image
         self._now_only = p.placement == "now"
         self._completion = env.reward_name == "completion_time"
 
@@ -309,21 +370,24 @@ class GridBatch:
                    self.b_head, self.b_len, self.start, self.finish, self.state, self.withheld,
                    self.color_index, self.color_used, self.count_by_len, self.n_in_system, self.running,
                    self.n_running, self.time_since_new, self.nxt, self.now, self.dropped, self.arrival,
-                   self.length, self.demand, self.n_jobs, self.backlog, p.backlog_size)
+                   self.length, self.demand, self.n_jobs, self.backlog, p.backlog_size, self._dirty)
+        _draw_all(self.img[i], self.canvas[i], self.slot_len[i], self.slot_dem[i], self.b_len[i],
+                  self.time_since_new[i], p.max_track_since_new, p.backlog_width, p.max_job_size)
 
     def observe(self, i: int, out: np.ndarray, mask: np.ndarray) -> None:
         """Grid i's image into ``out`` (any shape of the observation's size) and its mask into ``mask``."""
-        p = self.params
-        _draw(i, out.reshape(self.image_shape), self.avail, self.canvas, self.slot_len, self.slot_dem,
-              self.b_len, self.time_since_new, p.max_track_since_new, p.backlog_width, p.max_job_size,
-              self._now_only, self._fits, mask)
+        out = out.reshape(self.image_shape)
+        _emit(self.img[i], self.avail[i], self.slot_len[i], self.slot_dem[i], self._now_only, self._fits,
+              out, mask, out, mask)
 
     def step(self, envs: np.ndarray, actions: np.ndarray, obs: np.ndarray, masks: np.ndarray,
-             group: np.ndarray, cursor: np.ndarray):
+             group: np.ndarray, cursor: np.ndarray, cur_obs: np.ndarray | None = None,
+             cur_masks: np.ndarray | None = None):
         """One step of grids ``envs`` (int64, each at most once) with ``actions``. ``obs`` is
         ``(groups, rows, *obs_shape)`` float32, ``masks`` ``(groups, rows, n_actions)`` bool;
         grid i's next observation goes to row ``cursor[group[i]]`` of its group (room is the
-        caller's to make). Returns ``(rewards, ended, rows)``: ended 0 running, 1 terminated,
+        caller's to make); with ``cur_obs`` (``(len(envs), *obs_shape)``) and ``cur_masks`` the
+        running grids' observations and masks are also written there, in order. Returns ``(rewards, ended, rows)``: ended 0 running, 1 terminated,
         2 truncated; rows the row written, -1 for an ended grid."""
         m = len(envs)
         rewards = np.empty(m, dtype=np.float64)
@@ -331,14 +395,18 @@ class GridBatch:
         rows = np.empty(m, dtype=np.int64)
         p = self.params
         images = obs.reshape(obs.shape[:2] + self.image_shape)
-        _step(envs, actions, rewards, ended, rows, images, masks, group, cursor,
+        if cur_obs is None:
+            cur_obs, cur_masks = np.empty((m, *self.image_shape), np.float32), np.empty((m, self.n_actions), bool)
+        cur_images = cur_obs.reshape((-1, *self.image_shape))
+        _step(envs, actions, rewards, ended, rows, images, masks, group, cursor, cur_images, cur_masks,
               self.avail, self.canvas, p.res_slot, self.slot_job, self.slot_len, self.slot_dem, self.backlog,
-              self.b_head, self.b_len, max(p.backlog_size, 1), self.start, self.finish, self.state,
+              self.b_head, self.b_len, p.backlog_size, self.start, self.finish, self.state,
               self.withheld, self.color_index, self.color_used, self.colors, p.machine_colors,
               self.count_by_len, self.inv_len, self.n_in_system, self.running, self.n_running,
               self.time_since_new, p.max_track_since_new, self.nxt, self.now, self.dropped, self.arrival,
               self.length, self.demand, self.n_jobs, self._now_only, p.time_horizon,
-              self.env.episode_max_length, self._completion, p.backlog_width, p.max_job_size, self._fits)
+              self.env.episode_max_length, self._completion, p.backlog_width, p.max_job_size, self._fits,
+              self.img, self._dirty)
         return rewards, ended, rows
 
     # -- results (as DeepRMEnv's final info) ---------------------------------------------------
@@ -386,3 +454,15 @@ class GridBatch:
                 "mean_slowdown": float(np.mean(slowdown)) if n else float("nan"),
                 "mean_completion_time": float(np.mean(completion)) if n else float("nan"),
                 "time": float(now), "dropped": float(self.dropped[i])}
+
+
+def final_info_keywords(env) -> tuple[str, ...]:
+    """The numeric final-info keys of ``env``'s episodes that ``GridBatch.final_info`` gives:
+    ``time`` and ``dropped``, and ``JobMetricsInfo``'s metrics where that wrapper is on."""
+    keys = ("time", "dropped")
+    inner = env
+    while hasattr(inner, "env"):
+        if type(inner).__name__ == _METRICS_WRAPPER:
+            return keys + ("mean_slowdown", "mean_completion_time", "jobs_finished")
+        inner = inner.env
+    return keys
