@@ -22,7 +22,11 @@ array kept across iterations; the policy does not change within an update, each 
 its actions from its own random stream keyed by (seed, iteration, job set, trajectory), and each
 job set's loss is taken on its own samples in the order a lockstep rollout of that job set alone
 sees them, so playing job sets one at a time (``batch_examples=False``) or trajectories one at a
-time (``lockstep=False``) gives the same samples and learning. Bitwise equality of the samples
+time (``lockstep=False``) gives the same samples and learning. On DeepRM's env with the options
+its own agent uses (discrete image; ``compiled_env_ok``) the batch is stepped by
+``schedrl.sim.grid_batch.GridBatch``, one numba call per step for all grids, which writes each job
+set's observations into its own contiguous block (its loss reads a slice) and the running ones into
+the step's batch (``CompiledRollouts``); other envs step the Python envs (``play_batch``). Bitwise equality of the samples
 rests on a row's logits not depending on the batch it is computed in; float32 BLAS may round a
 row differently in batches of other sizes (~1e-7), which flips a sample only when its uniform
 draw lands that close to a boundary of the cumulative softmax (the tests see identical runs).
