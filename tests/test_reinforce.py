@@ -4,6 +4,7 @@ seeded determinism, resume == uninterrupted run, and the DeepRM pipeline with th
 from __future__ import annotations
 
 import copy
+import json
 
 import gymnasium as gym
 import numpy as np
@@ -355,6 +356,9 @@ def test_compiled_env_step_learns_exactly_as_the_python_envs(tmp_path, mask_acti
     for name, compiled in (("compiled", True), ("python", False)):
         train_reinforce(make, cfg, 3, 2, tmp_path / name, checkpoint_every=1, info_keywords=keys,
                         compiled_env=compiled)
+    for name, n_envs in (("compiled", 6), ("python", 6)):
+        timing = json.loads((tmp_path / name / "timing.json").read_text())
+        assert (timing["env_step"], timing["n_envs"]) == (name, n_envs)
     curve = _curve(tmp_path / "compiled")
     assert len(curve) == 3 * 5 * 3 and curve["mean_slowdown"].notna().all()
     pd.testing.assert_frame_equal(curve, _curve(tmp_path / "python"))

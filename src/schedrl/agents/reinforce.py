@@ -817,7 +817,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     trained = iterations - first
     folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
                         iterations_trained=int(trained), resumed_from_iteration=int(first),
-                        threads=int(threads), n_envs=len(envs), device=policy.device)
+                        threads=int(threads), n_envs=len(envs) if compiled is None else compiled.batch.n,
+                        env_step="compiled" if compiled is not None else "python", device=policy.device)
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 
