@@ -4,6 +4,7 @@ seeded determinism, resume == uninterrupted run, and the DeepRM pipeline with th
 from __future__ import annotations
 
 import copy
+import json
 
 import gymnasium as gym
 import numpy as np
@@ -330,5 +331,39 @@ def test_batched_job_sets_learn_exactly_as_one_job_set_at_a_time_on_the_deeprm_e
     for k in (2, 3):  # the weights after the last two iterations (the checkpoints kept) agree exactly
         a, b = (torch.load(tmp_path / d / "checkpoints" / f"iter_{k}.pt", weights_only=False)
                 for d in ("batched", "lockstep"))
+        assert all(torch.equal(a["model"]["weights"][n], b["model"]["weights"][n]) for n in a["model"]["weights"])
+        assert a["steps"] == b["steps"]
+
+
+@pytest.mark.parametrize("mask_actions", [False, True])
+def test_compiled_env_step_learns_exactly_as_the_python_envs(tmp_path, mask_actions):
+    """DeepRM's agent's env options run on the compiled batched step (``CompiledRollouts``) by
+    default; the Python envs (``compiled_env=False``, the batched trainer before it) give the same
+    curve (with the wrappers' final-info metrics), steps and weights, bit for bit, also with masked
+    actions and a last update of fewer job sets (5 job sets, 2 per update)."""
+    import torch
+
+    import schedrl.envs  # noqa: F401  (registers the env)
+    from schedrl.agents.reinforce import compiled_env_ok
+    from schedrl.agents.wrappers import JobMetricsInfo
+
+    make = lambda: JobMetricsInfo(gym.make("schedrl/DeepRM-v0", num_jobsets=5, simu_len=30,  # noqa: E731
+                                           jobset_seed=7, new_job_rate=0.8))
+    keys = JobMetricsInfo.INFO_KEYWORDS
+    assert compiled_env_ok(make(), keys) and not compiled_env_ok(make(), keys + ("withheld_jobs",))
+    cfg = ReinforceConfig.from_dict({"hidden": [16], "trajectories": 3, "examples_per_update": 2,
+                                     "mask_actions": mask_actions})
+    for name, compiled in (("compiled", True), ("python", False)):
+        train_reinforce(make, cfg, 3, 2, tmp_path / name, checkpoint_every=1, info_keywords=keys,
+                        compiled_env=compiled)
+    for name, n_envs in (("compiled", 6), ("python", 6)):
+        timing = json.loads((tmp_path / name / "timing.json").read_text())
+        assert (timing["env_step"], timing["n_envs"]) == (name, n_envs)
+    curve = _curve(tmp_path / "compiled")
+    assert len(curve) == 3 * 5 * 3 and curve["mean_slowdown"].notna().all()
+    pd.testing.assert_frame_equal(curve, _curve(tmp_path / "python"))
+    for k in (2, 3):
+        a, b = (torch.load(tmp_path / d / "checkpoints" / f"iter_{k}.pt", weights_only=False)
+                for d in ("compiled", "python"))
         assert all(torch.equal(a["model"]["weights"][n], b["model"]["weights"][n]) for n in a["model"]["weights"])
         assert a["steps"] == b["steps"]

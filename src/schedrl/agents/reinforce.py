@@ -22,7 +22,11 @@ array kept across iterations; the policy does not change within an update, each 
 its actions from its own random stream keyed by (seed, iteration, job set, trajectory), and each
 job set's loss is taken on its own samples in the order a lockstep rollout of that job set alone
 sees them, so playing job sets one at a time (``batch_examples=False``) or trajectories one at a
-time (``lockstep=False``) gives the same samples and learning. Bitwise equality of the samples
+time (``lockstep=False``) gives the same samples and learning. On DeepRM's env with the options
+its own agent uses (discrete image; ``compiled_env_ok``) the batch is stepped by
+``schedrl.sim.grid_batch.GridBatch``, one numba call per step for all grids, which writes each job
+set's observations into its own contiguous block (its loss reads a slice) and the running ones into
+the step's batch (``CompiledRollouts``); other envs step the Python envs (``play_batch``). Bitwise equality of the samples
 rests on a row's logits not depending on the batch it is computed in; float32 BLAS may round a
 row differently in batches of other sizes (~1e-7), which flips a sample only when its uniform
 draw lands that close to a boundary of the cumulative softmax (the tests see identical runs).
@@ -160,6 +164,13 @@ def build_network(n_inputs: int, n_outputs: int, hidden: Sequence[int], activati
     return build(network, n_inputs, n_outputs, hidden, activation)
 
 
+def _categorical_picks(logits: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Row i's action drawn from the softmax of ``logits[i]`` by the uniform ``u[i]`` (inverse CDF)."""
+    z = np.cumsum(np.exp(logits - logits.max(axis=1, keepdims=True)), axis=1)
+    u = u * z[:, -1]
+    return np.minimum((z <= u[:, None]).sum(axis=1), z.shape[1] - 1)
+
+
 class ReinforcePolicy:
     """A network plus its head; ``predict`` mirrors SB3's so evaluation code treats it alike."""
 
@@ -273,10 +284,8 @@ class ReinforcePolicy:
             logits = np.where(np.asarray(masks, dtype=bool).reshape(logits.shape), logits, -np.inf)
         if deterministic:
             return [int(a) for a in np.argmax(logits, axis=1)]
-        z = np.cumsum(np.exp(logits - logits.max(axis=1, keepdims=True)), axis=1)
-        u = np.fromiter((rng.random() for rng in rngs), dtype=np.float64, count=n) * z[:, -1]
-        picks = np.minimum((z <= u[:, None]).sum(axis=1), z.shape[1] - 1)  # inverse CDF
-        return [int(a) for a in picks]
+        u = np.fromiter((rng.random() for rng in rngs), dtype=np.float64, count=n)
+        return [int(a) for a in _categorical_picks(logits, u)]
 
     def predict(self, obs, deterministic: bool = False, action_masks=None, state=None, episode_start=None):
         """SB3-style ``(action, None)``; sampling uses torch's global RNG (seeded by the caller)."""
@@ -441,6 +450,116 @@ def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int
     return play_lockstep([env], policy, [rng], reset_seed, options, info_keywords)
 
 
+class CompiledRollouts:
+    """``play_batch`` on ``schedrl.sim.grid_batch.GridBatch`` (the DeepRM env's options it
+    reproduces exactly; ``compiled_env_ok`` says which): every trajectory of an update stepped by
+    one numba call per step, each job set's observations written straight into its own contiguous
+    block of one array kept across iterations (rows in the order that job set's lockstep rollout
+    sees them, so its loss reads a slice: no gathering) and, for the step's one forward pass, into
+    one array of the running trajectories' current rows (as ``play_batch``'s), and each trajectory's uniforms drawn from its stream in chunks
+    (the same numbers as one ``rng.random()`` per step). Same samples as ``play_batch``."""
+
+    CHUNK = 256  # uniforms drawn per trajectory at a time
+
+    def __init__(self, env, n_envs: int, trajectories: int):
+        from schedrl.sim.grid_batch import GridBatch
+
+        self.batch = GridBatch(env, n_envs)
+        self.T = int(trajectories)
+        groups = -(-n_envs // self.T)
+        self.obs = np.empty((groups, 64 * self.T, *self.batch.obs_shape), dtype=np.float32)
+        self.masks = np.empty((groups, 64 * self.T, self.batch.n_actions), dtype=bool)
+        self.traj = np.empty((groups, 64 * self.T), dtype=np.int64)  # trajectory (within its job set) of a row
+        self.action = np.empty((groups, 64 * self.T), dtype=np.int64)
+        self.reward = np.empty((groups, 64 * self.T), dtype=np.float64)
+        self.draws = np.empty((n_envs, self.CHUNK), dtype=np.float64)
+        # the running trajectories' current observations and masks, in order: one forward pass
+        self.cur_obs = np.empty((n_envs, *self.batch.obs_shape), dtype=np.float32)
+        self.cur_masks = np.empty((n_envs, self.batch.n_actions), dtype=bool)
+
+    def _room(self, rows: int) -> None:
+        """Grow every job set's block (doubling at least) to hold ``rows`` rows."""
+        cap = self.obs.shape[1]
+        if rows <= cap:
+            return
+        cap = max(rows, 2 * cap)  # untouched rows cost address space only
+        for name in ("obs", "masks", "traj", "action", "reward"):
+            old = getattr(self, name)
+            grown = np.empty((old.shape[0], cap, *old.shape[2:]), dtype=old.dtype)
+            grown[:, :old.shape[1]] = old
+            setattr(self, name, grown)
+
+    def play(self, policy: ReinforcePolicy, rngs: Sequence[np.random.Generator], jobsets: Sequence[int],
+             info_keywords: Sequence[str] = ()) -> list[tuple[int, list[dict]]]:
+        """Trajectory i on job set ``jobsets[i]`` with ``rngs[i]``; trajectories ``k*T..(k+1)*T-1``
+        form job set block k. Returns per block its row count and its trajectories (actions,
+        rewards and final info; rows are the block's, ``self.obs[k, :rows]``)."""
+        batch, T, K = self.batch, self.T, self.CHUNK
+        n = len(rngs)
+        G = -(-n // T)
+        group = np.arange(n, dtype=np.int64) // T
+        cursor = np.zeros(G, dtype=np.int64)
+        cur = np.arange(n, dtype=np.int64) % T  # each trajectory's current row in its block
+        self._room(T)
+        for i in range(n):
+            batch.reset(i, int(jobsets[i]))
+            batch.observe(i, self.obs[group[i], cur[i]], self.masks[group[i], cur[i]])
+            self.cur_obs[i] = self.obs[group[i], cur[i]]
+            self.cur_masks[i] = self.masks[group[i], cur[i]]
+        self.traj[group, cur] = cur
+        np.add.at(cursor, group, 1)
+        pos = np.full(n, K, dtype=np.int64)
+        infos: list[dict] = [{} for _ in range(n)]
+        active = np.arange(n, dtype=np.int64)
+        masked = policy.mask_actions
+        while len(active):
+            m = len(active)
+            logits = policy.forward_batch(self.cur_obs[:m])
+            if masked:
+                logits = np.where(self.cur_masks[:m], logits, -np.inf)
+            for i in active[pos[active] >= K]:
+                self.draws[i] = rngs[i].random(K)
+                pos[i] = 0
+            u = self.draws[active, pos[active]]
+            pos[active] += 1
+            actions = _categorical_picks(logits, u).astype(np.int64)
+            g_act = group[active]
+            self.action[g_act, cur[active]] = actions
+            self._room(int((cursor + np.bincount(g_act, minlength=G)).max()))
+            rewards, ended, rows = batch.step(active, actions, self.obs, self.masks, group, cursor,
+                                              self.cur_obs, self.cur_masks)
+            self.reward[g_act, cur[active]] = rewards
+            done = ended != 0
+            for i in active[done]:
+                final = batch.final_info(int(i))
+                infos[i] = {key: float(final.get(key, float("nan"))) for key in info_keywords}
+            keep = ~done
+            active = active[keep]
+            cur[active] = rows[keep]
+            self.traj[group[active], rows[keep]] = active % T
+        out = []
+        for g in range(G):
+            rows = int(cursor[g])
+            traj = self.traj[g, :rows]
+            order = np.argsort(traj, kind="stable")  # trajectory-major, each in time order
+            ends = np.cumsum(np.bincount(traj, minlength=T))
+            trajs = []
+            for j in range(min(T, n - g * T)):
+                idx = order[(ends[j - 1] if j else 0):ends[j]]
+                trajs.append({"rows": idx, "actions": self.action[g, idx], "rewards": self.reward[g, idx],
+                              "info": infos[g * T + j]})
+            out.append((rows, trajs))
+        return out
+
+
+def compiled_env_ok(env, info_keywords: Sequence[str] = ()) -> bool:
+    """Whether ``CompiledRollouts`` reproduces ``env`` and the final-info keywords asked for."""
+    from schedrl.sim.grid_batch import final_info_keywords, supported
+
+    return _space_head(env.action_space)[0] == "categorical" and supported(env) \
+        and set(info_keywords) <= set(final_info_keywords(env))
+
+
 def _concat(rollouts: Sequence[Rollout]) -> Rollout:
     """Rollouts as one: observations concatenated, each trajectory's rows shifted to match."""
     off, trajs = 0, []
@@ -516,7 +635,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     examples: int | None = None, checkpoint_every: int | None = None, threads: int = 1,
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
                     on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu",
-                    tensorboard: str | None = None, batch_examples: bool = True) -> ReinforceResult:
+                    tensorboard: str | None = None, batch_examples: bool = True,
+                    compiled_env: bool = True) -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -533,6 +653,10 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     ``batch_examples`` (with ``lockstep``): the job sets of an update are played together too
     (``examples_per_update x trajectories`` envs); ``False`` plays them one after another. All give
     the same samples, curve and weights (each trajectory has its own random stream).
+    ``compiled_env`` (with ``batch_examples``): where the env is a DeepRM env with the options
+    ``schedrl.sim.grid_batch`` reproduces (``compiled_env_ok``; DeepRM's own agent's), the update's
+    trajectories are stepped by ``CompiledRollouts`` (one numba call per step for all grids), with
+    the same samples, curve and weights; other envs, or ``False``, step the Python envs.
     ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
     dense stack's rollout forward passes run in numpy, elsewhere in torch on the device.
     ``tensorboard``: a folder for TensorBoard scalars per iteration (``schedrl.agents.tensorboard``).
@@ -558,9 +682,15 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     batched = lockstep and batch_examples
     n_examples = int(examples or jobset_count(env) or 1)
     n_envs = (min(cfg.examples_per_update, n_examples) if batched else 1) * cfg.trajectories if lockstep else 1
-    envs = [env] + [make_env_fn() for _ in range(n_envs - 1)]
-    buffer = ObsBuffer(env.observation_space.shape, 64 * n_envs)  # the update's observations
-    scratch = ObsBuffer(env.observation_space.shape, 64 * cfg.trajectories)  # one job set's, gathered
+    compiled = None
+    if batched and compiled_env and compiled_env_ok(env, info_keywords):
+        compiled = CompiledRollouts(env, n_envs, cfg.trajectories)
+        envs = [env]  # the grids live in the batch
+    else:
+        envs = [env] + [make_env_fn() for _ in range(n_envs - 1)]
+    python_rows = compiled is None  # the Python envs' arrays (the compiled batch keeps its own)
+    buffer = ObsBuffer(env.observation_space.shape, 64 * n_envs if python_rows else 1)  # the update's observations
+    scratch = ObsBuffer(env.observation_space.shape, 64 * cfg.trajectories if python_rows else 1)  # one job set's
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     policy = make_policy(env, cfg)
@@ -607,15 +737,23 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             # the job sets whose gradients make one update share the weights their rollouts sample with
             for g in range(0, n_examples, cfg.examples_per_update):
                 group = order[g:g + cfg.examples_per_update]
-                played = []  # (job set, its trajectories, their observations' array)
-                if batched:  # every trajectory of every job set of the update, stepped together
+                played = []  # (job set, its trajectories, their observations' array, its masks or None)
+                if compiled is not None:  # rows already contiguous per job set, in lockstep order
+                    rngs, sets = [], []
+                    for ex in group:
+                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories)
+                        sets += [ex] * cfg.trajectories
+                    blocks = compiled.play(policy, rngs, sets, info_keywords)
+                    played = [(ex, trajs, compiled.obs[k, :n_rows], compiled.masks[k, :n_rows])
+                              for k, (ex, (n_rows, trajs)) in enumerate(zip(group, blocks))]
+                elif batched:  # every trajectory of every job set of the update, stepped together
                     rngs, resets = [], []
                     for ex in group:
                         rngs += trajectory_rngs(seed, it, ex, cfg.trajectories)
                         resets += [_reset_args(ex)] * cfg.trajectories
                     rollout = play_batch(envs[:len(rngs)], policy, rngs, resets, info_keywords, buffer)
                     T = cfg.trajectories
-                    played = [(ex, rollout.trajs[k * T:(k + 1) * T], rollout.obs) for k, ex in enumerate(group)]
+                    played = [(ex, rollout.trajs[k * T:(k + 1) * T], rollout.obs, None) for k, ex in enumerate(group)]
                 for ex in group if not batched else ():
                     rngs = trajectory_rngs(seed, it, ex, cfg.trajectories)
                     if lockstep:
@@ -624,19 +762,27 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     else:
                         rollout = _concat([play_batch([env], policy, [r], [_reset_args(ex)], info_keywords)
                                            for r in rngs])
-                    played.append((ex, rollout.trajs, rollout.obs))
-                for ex, trajs, all_obs in played:
-                    obs, where = _example_rows(all_obs, trajs, scratch)
+                    played.append((ex, rollout.trajs, rollout.obs, None))
+                for ex, trajs, all_obs, block_masks in played:
                     rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
                     advs = advantages(rets, cfg.baseline)
-                    acts = np.empty((len(obs), policy.n_actions) if policy.head == "bernoulli" else len(obs), dtype=np.int64)
-                    acts[where] = np.asarray([a for t in trajs for a in t["actions"]])
+                    masks = None
+                    if compiled is not None:  # the job set's own block: rows in order, actions per row
+                        obs, where = all_obs, np.concatenate([t["rows"] for t in trajs])
+                        acts = np.empty(len(obs), dtype=np.int64)
+                        acts[where] = np.concatenate([t["actions"] for t in trajs])
+                        if policy.mask_actions:
+                            masks = block_masks
+                    else:
+                        obs, where = _example_rows(all_obs, trajs, scratch)
+                        acts = np.empty((len(obs), policy.n_actions) if policy.head == "bernoulli" else len(obs),
+                                        dtype=np.int64)
+                        acts[where] = np.asarray([a for t in trajs for a in t["actions"]])
+                        if policy.mask_actions:
+                            masks = np.empty((len(obs), policy.n_actions), dtype=bool)
+                            masks[where] = np.stack([m for t in trajs for m in t["masks"]])
                     adv_rows = np.empty(len(obs))
                     adv_rows[where] = np.concatenate(advs)
-                    masks = None
-                    if policy.mask_actions:
-                        masks = np.empty((len(obs), policy.n_actions), dtype=bool)
-                        masks[where] = np.stack([m for t in trajs for m in t["masks"]])
                     adv = torch.as_tensor(adv_rows, dtype=torch.float32, device=policy.device)
                     loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
                     loss.backward()
@@ -671,7 +817,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     trained = iterations - first
     folder.write_timing(wall, steps - steps_before, iterations=int(iterations), steps=int(steps),
                         iterations_trained=int(trained), resumed_from_iteration=int(first),
-                        threads=int(threads), n_envs=len(envs), device=policy.device)
+                        threads=int(threads), n_envs=len(envs) if compiled is None else compiled.batch.n,
+                        env_step="compiled" if compiled is not None else "python", device=policy.device)
     return ReinforceResult(run_dir, iterations, steps, trained, wall, steps_trained=steps - steps_before)
 
 

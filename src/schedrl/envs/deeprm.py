@@ -191,6 +191,12 @@ class DeepRMEnv(gym.Env):
     "try_all"), ``move_on_cap`` 4 (see Action space) and ``backlog_full`` ("drop", "retry"; see
     Description).
 
+    ## Batched twin
+    ``schedrl.sim.grid_batch.GridBatch`` steps N copies of this env (image observations, discrete
+    actions, dense transitions, the slowdown or completion-time reward, seeded job sets) in one
+    compiled call and reproduces it exactly (``tests/test_grid_batch.py``); DeepRM's REINFORCE
+    trainer uses it where ``grid_batch.supported(env)``. This class stays the reference.
+
     ## Version history
     * v0: first version.
     """
