@@ -695,10 +695,11 @@ TRAIN_STEPS_PER_S = {
     "dqn": {"discrete-image": 270.0, "discrete-stacked": 250.0},
     "trpo": {"discrete-image": 1000.0, "multibinary-image": 1090.0, "discrete-stacked": 1050.0},
 }
-#: DeepRM's REINFORCE trainer (batched job sets): env steps per CPU-second, and env steps per
-#: trajectory at the training rate 0.7 (an iteration at 0.7 with 10 x 20 trajectories was 32.8 k
+#: DeepRM's REINFORCE trainer (compiled batched env step): env steps per CPU-second of a real rule
+#: (rate 0.5, 60 iterations, 1.81 M steps in 40 CPU-s, start-up included, load ~7.5), and env steps
+#: per trajectory at the training rate 0.7 (an iteration at 0.7 with 10 x 20 trajectories was 32.8 k
 #: steps); lighter loads end sooner, so other rates are counted at 0.7's length (an upper bound).
-PG_STEPS_PER_S = 12800.0
+PG_STEPS_PER_S = 44000.0
 PG_STEPS_PER_TRAJECTORY = 164.0
 #: Evaluation: policy steps per CPU-second (bench_agents.py "eval steps/s") and mean steps of an
 #: episode run to the end; each rule also pays its Python start-up (torch, SB3, numba imports).
