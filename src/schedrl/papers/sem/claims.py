@@ -166,7 +166,7 @@ def reward_reading(agents: dict, trace: str) -> str:
         return "reward: runs mix readings of the wait term (wait_floor " + \
             ", ".join(f"{f / HOUR:g} h" for f in sorted(floors)) + "): not one experiment"
     floor = floors.pop()
-    other = "paper_values.yaml deviations, 'Theta reward's wait term', gives the other reading's numbers"
+    other = "the other reading's result: paper_values.yaml, deviation 'Theta reward's wait term'"
     if floor == 0:
         return f"reward: the paper's t_i / t_max (wait_floor 0), not DRAS's code's t_i / max(t_max, 6 h); {other}"
     return (f"reward: DRAS's code's t_i / max(t_max, {floor / HOUR:g} h), not the paper's t_i / t_max; {other}")
