@@ -212,6 +212,9 @@ def test_sem_observation_never_builds_per_node_arrays(tmp_path):
     (["--split-dir", "/no/such/split"], "train.swf"),
     (["--hyperparams", "{bad"], "--hyperparams"),
     (["--hyperparams", '{"lr": 1}'], "unknown hyperparameter 'lr'"),
+    (["--reward-kwargs", "{bad"], "--reward-kwargs"),
+    (["--reward-kwargs", "[0]"], "--reward-kwargs: expected a JSON mapping"),
+    (["--reward-kwargs", '{"floor": 0}'], "takes no parameter(s) floor"),
 ])
 def test_train_command_bad_input_one_line(tmp_path, capsys, extra, needle):
     from schedrl.cli import main

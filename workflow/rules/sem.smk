@@ -113,8 +113,10 @@ def _sem_split(trace):
 
 def _sem_agent_args(trace, encoder, seed=None):
     net = SEM_NETWORKS[trace]
+    # reward_kwargs only when set, so runs with the reward's defaults keep their command (no retraining)
+    kwargs = f"--reward-kwargs '{_json.dumps(net['reward_kwargs'], sort_keys=True)}' " if net.get("reward_kwargs") else ""
     return (f"--split-dir results/workloads/sem/{trace} --trace {trace} --encoder {encoder} "
-            f"--nodes {net['nodes']} --k {net['k']} --reward {net['reward']} "
+            f"--nodes {net['nodes']} --k {net['k']} --reward {net['reward']} {kwargs}"
             f"--hidden {' '.join(str(h) for h in net['hidden'][encoder])} "
             f"--priority-queues {' '.join(str(q) for q in net.get('priority_queues', []))} "
             f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0) if seed is None else seed}")

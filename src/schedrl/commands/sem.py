@@ -73,6 +73,9 @@ def register(subparsers) -> None:
         a.add_argument("--nodes", type=int, required=True, help="machine size")
         a.add_argument("--k", type=int, required=True, help="SEM's K (largest running jobs encoded)")
         a.add_argument("--reward", required=True, help="reward name (dras_theta, neg_slowdown, neg_inv_runtime)")
+        a.add_argument("--reward-kwargs", default="{}", metavar="JSON",
+                       help="the reward's parameters as a JSON mapping, e.g. '{\"wait_floor\": 0}' for "
+                       "dras_theta's t_i / t_max (default {}: DRAS's code, t_i / max(t_max, 6 h))")
         a.add_argument("--hidden", type=int, nargs="+", required=True, help="dense layer widths (Table 4)")
         a.add_argument("--hyperparams", default="{}", metavar="JSON",
                        help="REINFORCE hyperparameters as a JSON mapping (discount, learning_rate, ...)")
@@ -172,10 +175,13 @@ def _spec(args):
     hp = _json_arg(args.hyperparams, "--hyperparams")
     if not isinstance(hp, dict):
         raise ConfigError("--hyperparams: expected a JSON mapping")
+    rk = _json_arg(args.reward_kwargs, "--reward-kwargs")
+    if not isinstance(rk, dict):
+        raise ConfigError("--reward-kwargs: expected a JSON mapping")
     if args.threads < 1 or any(h < 1 for h in args.hidden):
         raise ConfigError("--threads and --hidden widths must be positive")
     return AgentSpec(trace=args.trace, encoder=args.encoder, nodes=args.nodes, k=args.k, hidden=list(args.hidden),
-                     reward=args.reward, hyperparams=hp, seed=args.seed, threads=args.threads,
+                     reward=args.reward, reward_kwargs=rk, hyperparams=hp, seed=args.seed, threads=args.threads,
                      priority_queues=tuple(sorted(set(args.priority_queues))))
 
 

@@ -10,9 +10,11 @@ its reward here: write the function and add it to ``REWARDS``; extra parameters 
 env's ``reward_kwargs``.
 
 * ``dras_theta`` (DRAS on Theta; SEM section 4.3): at each decision on job i,
-  ``w1 * N_used / N + w2 * t_i / max(t_max, 6 h) + w3 * n_i / N`` with ``N_used`` the busy nodes
-  after the action, ``t_i`` / ``n_i`` the chosen job's wait and nodes and ``t_max`` the longest
-  wait in the queue at the decision; weights 1/3 each.
+  ``w1 * N_used / N + w2 * t_i / max(t_max, wait_floor) + w3 * n_i / N`` with ``N_used`` the busy
+  nodes after the action, ``t_i`` / ``n_i`` the chosen job's wait and nodes and ``t_max`` the
+  longest wait in the queue at the decision; weights 1/3 each. ``wait_floor`` 6 h (default) is
+  DRAS's public code; ``wait_floor=0`` is the paper's text, ``t_i / t_max``, whose wait term is 0
+  when ``t_max`` is 0 (every waiting job arrived this instant).
 * ``neg_inv_runtime`` (DRAS/SEM on DataStar, after DeepRM): ``-sum(1 / t_j)`` over the jobs in the
   system (waiting and running) at the decision, ``t_j`` the job's runtime (at least 1 s). Charged
   per decision, as the paper writes it, not per unit of time.
@@ -67,7 +69,9 @@ def dras_theta(ctx: RewardContext, weights=(1 / 3, 1 / 3, 1 / 3), wait_floor: fl
     used = n - float(sim.free[0])
     size = float(sim.jobs.req_procs[ctx.job])
     w1, w2, w3 = weights
-    return float(w1 * used / n + w2 * ctx.wait / max(ctx.max_wait, wait_floor) + w3 * size / n)
+    scale = max(float(ctx.max_wait), float(wait_floor))
+    wait_term = float(ctx.wait) / scale if scale > 0 else 0.0  # t_i <= t_max, so 0 / 0 means no wait
+    return float(w1 * used / n + w2 * wait_term + w3 * size / n)
 
 
 def neg_inv_runtime(ctx: RewardContext) -> float:

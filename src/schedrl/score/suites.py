@@ -281,7 +281,8 @@ def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | P
 
         def make(encoder, trace=trace, net=net, test=test, scale=scale):
             return _label(PickReserveEnv(jobs=test, cluster=int(net["nodes"]), encoder=encoder, reward=net["reward"],
-                                         window=50, k=int(net["k"]), time_scale=scale), f"sem {trace} test")
+                                         reward_kwargs=dict(net.get("reward_kwargs") or {}), window=50,
+                                         k=int(net["k"]), time_scale=scale), f"sem {trace} test")
 
         for policy in [p for p in policies if p.name not in out.failed]:
             options = list(ENCODERS) if policy.kind in ("sb3", "run") else ["sem"]

@@ -62,12 +62,19 @@ class AgentSpec:
     threads: int = 1
     #: SWF queue numbers whose jobs carry the priority flag 1 (DRAS/SEM's third job feature)
     priority_queues: tuple = ()
+    #: the reward's parameters (``schedrl.envs.rewards``), e.g. ``{"wait_floor": 0}`` for
+    #: ``dras_theta``'s paper reading t_i / t_max (default: DRAS's code, t_i / max(t_max, 6 h))
+    reward_kwargs: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.encoder not in ENCODERS:
             raise ConfigError(f"sem agents: encoder must be one of {', '.join(ENCODERS)}, got '{self.encoder}'")
         if self.nodes < 1 or self.k < 1 or self.window < 1:
             raise ConfigError("sem agents: nodes, k and window must be positive")
+        from schedrl.envs.rewards import get_reward
+
+        self.reward_kwargs = dict(self.reward_kwargs or {})
+        get_reward(self.reward, **self.reward_kwargs)  # unknown reward or parameter: one ConfigError line
 
     def reinforce_config(self):
         from schedrl.agents.reinforce import ReinforceConfig
@@ -107,7 +114,8 @@ def _make_env(table: pd.DataFrame, spec: AgentSpec, time_scale: float, clock: Cl
     from schedrl.envs.pick_reserve import PickReserveEnv
 
     env = PickReserveEnv(jobs=table, cluster=int(spec.nodes), encoder=spec.encoder, reward=spec.reward,
-                         window=spec.window, k=spec.k, episode_jobs=episode_jobs, episode_sampling="sequential",
+                         reward_kwargs=dict(spec.reward_kwargs), window=spec.window, k=spec.k,
+                         episode_jobs=episode_jobs, episode_sampling="sequential",
                          time_scale=time_scale, priority_queues=tuple(spec.priority_queues))
     if clock is not None:
         env.encoder = TimedEncoder(env.encoder)
@@ -238,6 +246,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     cursor = {"episode": 0}
     record = {"algo": "deeprm_pg", "paper": "sem", "trace": spec.trace, "encoder": spec.encoder,
               "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
+              **({"reward_kwargs": dict(spec.reward_kwargs)} if spec.reward_kwargs else {}),
               "time_scale": scale, "split": manifest.get("rows"),
               "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
     rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().__dict__,
@@ -292,6 +301,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     budget_rows += [_budget_row(f, e, episode_jobs, test_metrics) for f, e in budget_eps.items() if e == n_episodes]
     write_csv(out_dir / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["fraction"]))
     write_json(out_dir / "test.json", {**test_metrics, "trace": spec.trace, "encoder": spec.encoder,
+                                       "reward": spec.reward, "reward_kwargs": dict(spec.reward_kwargs),
                                        "jobs": len(test), "stand_in": bool(is_stand_in(test)),
                                        "source": _source(test), "layer_widths": layer_widths(policy.net),
                                        "parameters": parameter_count(policy.net)})

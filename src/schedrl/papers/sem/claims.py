@@ -146,12 +146,40 @@ def _stand_in(agents: dict, trace: str) -> bool:
     return any(r["test"].get("stand_in") for r in agents.get(trace, {}).get("runs", {}).values())
 
 
+def reward_reading(agents: dict, trace: str) -> str:
+    """Which reading of Theta's reward the trace's runs were trained with (issue 25): DRAS's code
+    t_i / max(t_max, 6 h) or the paper's t_i / t_max (``wait_floor`` 0); "" for other rewards. A run's
+    own record (test.json) wins over the configured ``reward_kwargs``."""
+    from schedrl.envs.rewards import HOUR
+
+    item = agents.get(trace, {})
+    floors, reward = set(), item.get("reward")
+    for run in item.get("runs", {}).values():
+        for r in [run] + list(run.get("seeds", [])):
+            test = r.get("test", {})
+            reward = test.get("reward", reward)
+            kwargs = test.get("reward_kwargs", item.get("reward_kwargs") or {})
+            floors.add(float(kwargs.get("wait_floor", 6 * HOUR)))
+    if reward != "dras_theta" or not floors:
+        return ""
+    if len(floors) > 1:
+        return "reward: runs mix readings of the wait term (wait_floor " + \
+            ", ".join(f"{f / HOUR:g} h" for f in sorted(floors)) + "): not one experiment"
+    floor = floors.pop()
+    other = "the other reading's result: paper_values.yaml, deviation 'Theta reward's wait term'"
+    if floor == 0:
+        return f"reward: the paper's t_i / t_max (wait_floor 0), not DRAS's code's t_i / max(t_max, 6 h); {other}"
+    return (f"reward: DRAS's code's t_i / max(t_max, {floor / HOUR:g} h), not the paper's t_i / t_max; {other}")
+
+
 def _agent_note(agents: dict, trace: str, episodes: int | None = None) -> str:
     parts = []
     if _stand_in(agents, trace):
         parts.append("synthetic stand-in trace (the log was not found): not comparable")
     if trace == "theta":
         parts.append("Theta 2022 log (paper: 2018-2019)")
+    if reward_reading(agents, trace):
+        parts.append(reward_reading(agents, trace))
     if episodes is not None and episodes < 100:
         parts.append(f"{episodes} training episodes (paper 100): reduced scale")
     return "; ".join(parts)

@@ -572,6 +572,9 @@ def agent_figures(agents_dir, traces: list[str], networks: dict, scaling_folders
 
     conv = {"tolerance": 0.05, "window": 10, "saturation": 0.99, **(convergence or {})}
     agents = load_agents(agents_dir, traces)
+    for trace, item in agents.items():  # the configured reward (runs from before 2026-11-25 do not record it)
+        item["reward"] = networks.get(trace, {}).get("reward")
+        item["reward_kwargs"] = dict(networks.get(trace, {}).get("reward_kwargs") or {})
     scaling = load_scaling(scaling_folders)
     figures_dir = Path(figures_dir)
     table4_networks(networks, figures_dir / "table4_networks.png")
