@@ -249,6 +249,11 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     assert {"fig6-mean_wait_h", "fig7-best", "fig9-largest", "insample-fig7-best"} <= set(table["claim_id"])
     assert (table.groupby("claim_id")["fraction"].nunique() == 4).all()
     assert rows["decision-two"]["verdict"] == "reproduced" and rows["state-size"]["verdict"] == "reproduced"
+    # every DFP-backed claim names the exploration reading its verdict rests on (issue 25)
+    per = spec["dfp"]["epsilon_per"]
+    for cid in ("fig4-ordering", "fig5-best", "fig6-mean_wait_h", "fig6-best-all", "fig7-best", "fig10-best",
+                "fig10-util", "fig10-mean_slowdown"):
+        assert f"(epsilon_per {per};" in rows[cid]["note"], cid
     # in-sample waits all equal: no reduction; the utilisations still give MRSch the largest Kiviat area
     assert rows["insample-fig7-mean_wait_h"]["ours"] == "0.0%"
     assert rows["insample-fig7-mean_wait_h"]["verdict"] == "not reproduced"

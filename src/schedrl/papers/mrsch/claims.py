@@ -309,6 +309,17 @@ class Budgets:
 
 
 # -- the claims
+def epsilon_reading(spec: dict) -> str:
+    """The exploration schedule behind the DFP claims, for their notes (issue 25: the paper's
+    "decays at a rate of 0.995" does not say per what; status.md compares the readings)."""
+    per = spec["dfp"].get("epsilon_per", "episode")
+    what = {"run": "lowered linearly from 1 to 0 over the run's job sets",
+            "episode": "decayed x0.995 per job set", "update": "decayed x0.995 per gradient update",
+            "step": "decayed x0.995 per agent decision"}.get(per, f"decayed per {per}")
+    return (f"epsilon {what} (epsilon_per {per}; paper: 1.0 decaying at 0.995, unit not stated; "
+            "the per-update, per-job-set and whole-run readings are compared in status.md)")
+
+
 def claims_rows(spec: dict, root) -> list[dict]:
     rows = []
     budgets = Budgets(spec)
@@ -317,9 +328,9 @@ def claims_rows(spec: dict, root) -> list[dict]:
                      VALUES["state.theta_inputs"], ours, VALUES.verdict("state.theta_inputs", ours),
                      VALUES.describe("state.theta_inputs")))
     two, three = [w for w in mx.GROUPS["two"] if w in spec["workloads"]], [w for w in mx.GROUPS["three"] if w in spec["workloads"]]
+    eps = epsilon_reading(spec)
     scale = (f"data: {mx.data_source()}; {spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
-             f"(paper {VALUES['scale.jobs']:,} jobs), epsilon decayed per {spec['dfp'].get('epsilon_per', 'episode')} "
-             "(paper: unit not stated); evaluation on the test splits"
+             f"(paper {VALUES['scale.jobs']:,} jobs), {eps}; evaluation on the test splits"
              + (f" (first {spec['eval']['max_jobs']} jobs)" if spec["eval"]["max_jobs"] else ""))
     fr = cv.BUDGET_FRACTIONS
     if two:
@@ -358,7 +369,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
                          VALUES["fig4.best_ordering"], best,
                          "reproduced" if best == VALUES["fig4.best_ordering"] else "not reproduced",
                          f"lowest mean loss over the last tenth of updates among {len(spec['orderings'])} orderings; "
-                         f"final losses {lo:.4g}-{hi:.4g} ({hi / lo - 1:.1%} apart)"))
+                         f"final losses {lo:.4g}-{hi:.4g} ({hi / lo - 1:.1%} apart); {eps}"))
 
         def fig5_count(frame):
             main = frame[frame["method"].isin(MAIN_METHODS)]
@@ -373,7 +384,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
                    "reproduced" if len(top) == n5 else ("partly reproduced" if top else "not reproduced"),
                    "MRSch highest on both: " + (", ".join(top) or "none")
                    + f"; the methods' utilisations lie within {100 * util_spread(main, ['node_util', 'bb_util']):.1f} points"
-                   " (work over the test span: the same jobs run, only the last end moves)")
+                   f" (work over the test span: the same jobs run, only the last end moves); {eps}")
         rows.append(budgets.fields(row, [len(fig5_count(f)) for f in frames], VALUES["fig5.best_workloads"],
                                    key="fig5.best_workloads"))
 
@@ -412,7 +423,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         for metric, key, text in (("mean_wait_h", "fig6.wait_reduction_max", "mean wait"),
                                   ("mean_slowdown", "fig6.slowdown_reduction_max", "mean slowdown")):
             rows.append(budgets.fields(gain_row(f"fig6-{metric}", f"MRSch reduces the {text} by up to {VALUES[key]:.0%} (S1-S5)",
-                                                key, m2, jobs2, metric, "S1-S5", text, ev),
+                                                key, m2, jobs2, metric, "S1-S5", text, f"{ev}; {eps}"),
                                        [max_gain(f, metric) for f in frames], VALUES[key], key=key))
         wins_cases = best_everywhere(m2)
         n_cases = 2 * main["workload"].nunique()
@@ -427,7 +438,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         row = _row("fig6-best-all", "MRSch has the lowest mean wait and slowdown for all cases S1-S5",
                    f"{n_cases} of {n_cases}", f"{len(wins_cases)} of {n_cases}", verdict,
                    "MRSch lowest on: " + (", ".join(f"{w} {m.split('_')[1]}" for w, m, _ in wins_cases) or "none")
-                   + f"; of these, the 95% interval of the gain over the runner-up excludes 0 on: {', '.join(sig) or 'none'}; {ev}")
+                   + f"; of these, the 95% interval of the gain over the runner-up excludes 0 on: {', '.join(sig) or 'none'}; {ev}; {eps}")
         rows.append(budgets.fields(row, [len(best_everywhere(f)) for f in frames], float(n_cases), noise=0.0,
                                    label="cases where MRSch has the lowest wait/slowdown"))
         k, kn = rising_with_bb(m2)
@@ -510,13 +521,13 @@ def claims_rows(spec: dict, root) -> list[dict]:
         row = _row("fig10-util", "With power, utilisation up to +18%", "18%", f"{u:.1%}",
                    _at_least("fig10.util_gain_max", u), "largest over resources, S6-S10 and baselines; the methods' "
                    f"utilisations lie within {100 * util_spread(m3, list(res3)):.1f} points (work over "
-                   "the test span: the same jobs run, only the last end moves)")
+                   f"the test span: the same jobs run, only the last end moves); {eps}")
         rows.append(budgets.fields(row, [max(max_gain(f, m) for m in res3) for f in frames], VALUES["fig10.util_gain_max"],
                                    key="fig10.util_gain_max"))
         for metric, key, text in (("mean_wait_h", "fig10.wait_reduction_max", "mean wait"),
                                   ("mean_slowdown", "fig10.slowdown_reduction_max", "mean slowdown")):
             row = gain_row(f"fig10-{metric}", f"With power, the {text} is reduced by up to {VALUES[key]:.0%}",
-                           key, m3, jobs3, metric, "S6-S10", text, ev + undertrained)
+                           key, m3, jobs3, metric, "S6-S10", text, f"{ev}; {eps}{undertrained}")
             rows.append(budgets.fields(row, [max_gain(f, metric) for f in frames], VALUES[key], key=key))
         t3 = float(m3.loc[m3["method"] == "mrsch", "instance_ms_max"].max()) / 1e3
         rows.append(_row("decision-three", "A decision takes under 3 s with three resources", "< 3 s",
