@@ -377,3 +377,20 @@ def test_selection_off_uses_the_final_model_and_bad_value_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "schedrl.cli", "mrsch", "select", "--spec", json.dumps(bad),
                         "--root", str(tmp_path), "--group", "two"], capture_output=True, text=True)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "select_on_validation" in r.stderr
+
+
+def test_budget_curve_keeps_the_final_model_when_the_evaluation_uses_the_selected_one():
+    """With selection on, the main evaluation's MRSch rows are the selected model's; the budget
+    evaluation's rows at fraction 1 (the final model) replace them at the curve's last point."""
+    final = pd.DataFrame({"workload": ["S1", "S1"], "method": ["fcfs", "mrsch"], "mean_wait_h": [5.0, 3.0]})
+    budgets = pd.DataFrame({"workload": ["S1", "S1"], "method": ["mrsch", "mrsch"], "mean_wait_h": [4.0, 2.0],
+                            "fraction": [0.5, 1.0], "budget_jobs": [10, 20], "split": ["test", "test"]})
+    at1 = claims.at_fraction(final, budgets, 1.0, "test").set_index("method")["mean_wait_h"]
+    assert at1.to_dict() == {"fcfs": 5.0, "mrsch": 2.0}
+    off = claims.at_fraction(final, budgets[budgets["fraction"] < 1], 1.0, "test")  # option off: the main evaluation's
+    assert off.set_index("method")["mean_wait_h"].to_dict() == {"fcfs": 5.0, "mrsch": 3.0}
+    assert claims.at_fraction(final, budgets, 0.5, "test").set_index("method")["mean_wait_h"]["mrsch"] == 4.0
+    spec = mx.check_spec(_spec())
+    assert mx.estimate_core_hours(spec)["select"] > 0
+    off_spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
+    assert mx.estimate_core_hours(off_spec)["select"] == 0
