@@ -298,3 +298,99 @@ def test_block_bootstrap_gain_by_hand():
     assert len(claims.job_blocks(pd.concat([jobs] * 3).assign(job=lambda f: np.arange(len(f))), "fcfs", "wait_h")) == 12
     g, lo, hi = claims.gain_ci(jobs, "S1", "wait_h", "fcfs")
     assert g == pytest.approx(0.5) and lo == pytest.approx(0.5) and hi == pytest.approx(0.5)
+
+
+def test_validation_score_by_hand():
+    """Score = mean over workloads of (wait / FCFS wait + slowdown / FCFS slowdown) / 2; lowest wins,
+    a tie goes to the longer-trained checkpoint."""
+    t = pd.DataFrame({"fraction": [0.5, 0.5, 1.0, 1.0], "workload": ["S1", "S2", "S1", "S2"],
+                      "mean_wait_h": [2.0, 1.0, 1.0, 4.0], "fcfs_wait_h": [2.0, 2.0, 2.0, 2.0],
+                      "mean_slowdown": [3.0, 3.0, 1.5, 6.0], "fcfs_slowdown": [3.0, 3.0, 3.0, 3.0]})
+    s = mx.validation_score(t)
+    # 0.5: S1 (1 + 1)/2 = 1, S2 (0.5 + 1)/2 = 0.75 -> 0.875; 1.0: S1 0.5, S2 2 -> 1.25
+    assert s.groupby("fraction")["score"].first().to_dict() == pytest.approx({0.5: 0.875, 1.0: 1.25})
+    assert mx.best_fraction(s) == 0.5
+    tie = pd.DataFrame({"fraction": [0.25, 1.0], "score": [0.9, 0.9]})
+    assert mx.best_fraction(tie) == 1.0
+    # a zero FCFS wait is floored at one minute, not divided by
+    z = mx.validation_score(t.assign(fcfs_wait_h=0.0))
+    assert np.isfinite(z["score"]).all()
+
+
+def _val_tree(tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    base = _tree(tmp_path, n=40)
+    for k in range(1, 6):
+        (base / f"S{k}" / "test.swf").rename(base / f"S{k}" / "val.swf")
+    return base
+
+
+def test_selection_picks_the_checkpoint_that_scores_best(tmp_path):
+    """A hand-made player: the checkpoint after 1/4 of training plays FCFS, the others start every
+    job later by 1, 2 or 3 hours, so 1/4 scores as FCFS and the rest worse; it is selected,
+    copied to selected.zip and recorded."""
+    from schedrl.sim import simulate
+
+    base, root = _val_tree(tmp_path / "wl"), tmp_path / "res"
+    spec = mx.check_spec(_spec(workloads=["S1", "S2", "S3", "S4", "S5"], eval={"max_jobs": 30}))
+    run = mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING)
+    run.mkdir(parents=True)
+    delay = {0.125: 3.0, 0.25: 0.0, 0.5: 1.0, 1.0: 2.0}
+    for f in delay:
+        (run / mx.budget_name(f)).write_text(f"model {f}")
+
+    def player(path, frames):
+        f = next(k for k in delay if mx.budget_name(k) == path.name)
+        out = []
+        for frame in frames:
+            s = simulate(frame, mx.cluster_of(frame), policy="fcfs", backfill="easy").copy()
+            s["start_time"] += 3600 * delay[f]
+            s["end_time"] += 3600 * delay[f]
+            out.append(s)
+        return out
+
+    scored, best = mx.select_model(spec, "two", "mlp", root=root, base=base, player=player)
+    assert best == 0.25
+    per = scored.groupby("fraction")["score"].first()
+    # this light load leaves FCFS no wait: 0 / the one-minute floor and slowdown 1 / 1 give 0.5
+    assert per[0.25] == pytest.approx(0.5) and (per.drop(0.25) > 1.0).all()
+    assert list(per.sort_values().index) == [0.25, 0.5, 1.0, 0.125]
+    assert (run / mx.SELECTED_NAME).read_text() == "model 0.25"
+    table = pd.read_csv(run / mx.VALIDATION_NAME)
+    assert len(table) == 4 * 5 and set(table["workload"]) == {"S1", "S2", "S3", "S4", "S5"}
+    assert table.loc[table["selected"], "checkpoint"].unique().tolist() == ["budget_0.25.zip"]
+    assert json.loads((run / mx.SELECTION_NAME).read_text())["fraction"] == 0.25
+    assert mx.eval_model(spec, root, "two", "mlp") == run / mx.SELECTED_NAME
+    assert claims.model_reading(spec, root).startswith(
+        "model selected on the validation split at 0.25 of training (S1-S5), ? of training (S1-S5 CNN)")
+
+
+def test_selection_off_uses_the_final_model_and_bad_value_is_one_line(tmp_path):
+    spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
+    assert not mx.select_on_validation(spec)
+    assert mx.eval_model(spec, "r", "two", "mlp").name == "model.zip"
+    assert claims.model_reading(spec, "r") == "final model"
+    assert mx.select_on_validation(mx.check_spec(_spec()))  # smoke turns it on
+    bad = _spec(dfp={**_spec()["dfp"], "select_on_validation": "yes"})
+    with pytest.raises(ConfigError, match="mrsch.dfp.select_on_validation must be true or false"):
+        mx.check_spec(bad)
+    r = subprocess.run([sys.executable, "-m", "schedrl.cli", "mrsch", "select", "--spec", json.dumps(bad),
+                        "--root", str(tmp_path), "--group", "two"], capture_output=True, text=True)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "select_on_validation" in r.stderr
+
+
+def test_budget_curve_keeps_the_final_model_when_the_evaluation_uses_the_selected_one():
+    """With selection on, the main evaluation's MRSch rows are the selected model's; the budget
+    evaluation's rows at fraction 1 (the final model) replace them at the curve's last point."""
+    final = pd.DataFrame({"workload": ["S1", "S1"], "method": ["fcfs", "mrsch"], "mean_wait_h": [5.0, 3.0]})
+    budgets = pd.DataFrame({"workload": ["S1", "S1"], "method": ["mrsch", "mrsch"], "mean_wait_h": [4.0, 2.0],
+                            "fraction": [0.5, 1.0], "budget_jobs": [10, 20], "split": ["test", "test"]})
+    at1 = claims.at_fraction(final, budgets, 1.0, "test").set_index("method")["mean_wait_h"]
+    assert at1.to_dict() == {"fcfs": 5.0, "mrsch": 2.0}
+    off = claims.at_fraction(final, budgets[budgets["fraction"] < 1], 1.0, "test")  # option off: the main evaluation's
+    assert off.set_index("method")["mean_wait_h"].to_dict() == {"fcfs": 5.0, "mrsch": 3.0}
+    assert claims.at_fraction(final, budgets, 0.5, "test").set_index("method")["mean_wait_h"]["mrsch"] == 4.0
+    spec = mx.check_spec(_spec())
+    assert mx.estimate_core_hours(spec)["select"] > 0
+    off_spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
+    assert mx.estimate_core_hours(off_spec)["select"] == 0

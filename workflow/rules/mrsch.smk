@@ -3,7 +3,8 @@
 # evaluate FCFS, the GA, the exhaustive check, scalar RL and MRSch on every workload's test split,
 # draw Figures 3-10 and write the claims. Code: schedrl.papers.mrsch (experiments, figures, claims)
 # and schedrl.agents.dfp.
-#   results/mrsch/dfp/{group}/{state}/{ordering}/   DFP run folder
+#   results/mrsch/dfp/{group}/{state}/{ordering}/   DFP run folder (+ validation.csv, selection.json,
+#                                                   selected.zip of rule mrsch_select)
 #   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
 #   results/mrsch/eval/{workload}/{metrics,goals}.csv
 #   results/mrsch/eval_insample/{workload}/metrics.csv   the same on the agents' real training sets
@@ -94,10 +95,40 @@ rule mrsch_train_scalar:
         "--threads {threads} > {log:q} 2>&1"
 
 
+# Issue 25: each main DFP agent's kept checkpoints (1/8, 1/4, 1/2, all of training) played on its
+# group's validation splits; the best by the validation score is copied to selected.zip, which the
+# test and in-sample evaluations then use (dfp.select_on_validation; off: the final model.zip).
+rule mrsch_select:
+    input:
+        val=lambda wildcards: [str(MRX.workload_file(w, "val")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
+        models=lambda wildcards: [str(MRX.budget_model(MRSCH_ROOT, wildcards.mrsch_group, wildcards.mrsch_state, f))
+                                  for f in MRX.BUDGET_FRACTIONS],
+    output:
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.SELECTED_NAME}",
+        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.VALIDATION_NAME}",
+        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.SELECTION_NAME}",
+    params:
+        spec=MRSCH_SPEC,
+        root=MRSCH_ROOT,
+    log:
+        "logs/mrsch/select/{mrsch_group}/{mrsch_state}.log",
+    benchmark:
+        "benchmarks/results/mrsch/select/{mrsch_group}/{mrsch_state}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch select --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
+        "--state {wildcards.mrsch_state} --threads {threads} > {log:q} 2>&1"
+
+
 def mrsch_models(workload):
     group = MRX.group_of(workload)
     states = ["mlp", "cnn"] if group == "two" else ["mlp"]
-    return [f"{MRSCH_ROOT}/dfp/{group}/{s}/{MRX.PAPER_ORDERING}/model.zip" for s in states] + [
+    return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, s)) for s in states] + [
         f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"]
 
 
@@ -160,7 +191,9 @@ rule mrsch_evaluate_insample:
 # in-sample sets as the final evaluation (one job per group, every episode of a model in lockstep).
 def mrsch_budget_models(group):
     states = ["mlp", "cnn"] if group == "two" else ["mlp"]
-    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f)) for s in states for f in MRX.BUDGET_SNAPSHOTS]
+    # with selection on, the final models are played here too (the main evaluation plays the selected ones)
+    fractions = MRX.BUDGET_FRACTIONS if MRX.select_on_validation(MRSCH) else MRX.BUDGET_SNAPSHOTS
+    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f)) for s in states for f in fractions]
 
 
 rule mrsch_evaluate_budgets:
@@ -355,6 +388,8 @@ rule mrsch_claims:
         insample=mrsch_eval(MRSCH_INSAMPLE, split="train"),
         jobs=mrsch_eval(MRSCH_TWO + MRSCH_THREE, "jobs.csv") + mrsch_eval(MRSCH_INSAMPLE, "jobs.csv", split="train"),
         budgets=[f"{MRSCH_ROOT}/eval_budget/{g}/metrics.csv" for g in MRSCH_GROUPS],
+        selection=[str(MRX.dfp_dir(MRSCH_ROOT, g, st, o) / MRX.SELECTION_NAME) for g, st, o in MRSCH_RUNS
+                   if o == MRX.PAPER_ORDERING] if MRX.select_on_validation(MRSCH) else [],
         values=MRSCH_VALUES,
     output:
         claims=f"{MRSCH_ROOT}/claims.csv",

@@ -72,6 +72,17 @@ def register(subparsers) -> None:
     add_threads_option(b)
     b.set_defaults(func=run_evaluate_budgets)
 
+    v = sub.add_parser("select", help="pick a DFP agent's checkpoint on its group's validation splits",
+                       description="Play the agent's kept models (1/8, 1/4, 1/2, all of training; paper ordering) "
+                       "greedily on every validation split of its group, score each by the mean over workloads of "
+                       "(wait / FCFS wait + slowdown / FCFS slowdown) / 2, and write validation.csv, selection.json "
+                       "and selected.zip (a copy of the best) into the run folder.")
+    add_spec_options(v, "mrsch", root=True)
+    v.add_argument("--group", required=True, choices=GROUPS, help="resource group")
+    v.add_argument("--state", default="mlp", choices=("mlp", "cnn"), help="state module (default: %(default)s)")
+    add_threads_option(v)
+    v.set_defaults(func=run_select)
+
     add_figure_step(sub, "mrsch", FIGURES, partial(draw_paper_figure, "mrsch"), help="draw one figure (fig3 ... fig10)",
                     description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
 
@@ -143,12 +154,26 @@ def run_evaluate_budgets(args) -> int:
     return 0
 
 
+def run_select(args) -> int:
+    from schedrl.papers.mrsch import experiments as mx
+
+    spec = _spec(args.spec)
+    if args.group not in mx.groups(spec):
+        from schedrl.errors import ConfigError
+
+        raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
+    scored, best = mx.select_model(spec, args.group, args.state, root=args.root, threads=args.threads)
+    print(scored.groupby("fraction")["score"].first().to_string())
+    print(f"selected: {mx.budget_name(best)} ({best:g} of training)")
+    return 0
+
+
 def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
     c = mx.estimate_core_hours(_spec(args.spec))
-    total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"]
+    total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"] + c["select"]
     print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
-          f"({c['budgets'] / total:.0%})")
+          f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}")
     return 0

@@ -274,8 +274,10 @@ def read_budgets(spec: dict, root, group: str) -> tuple[pd.DataFrame, pd.DataFra
 
 
 def at_fraction(final: pd.DataFrame, budgets: pd.DataFrame, fraction: float, split: str) -> pd.DataFrame:
-    """The final metrics with the DFP agents' rows replaced by theirs after ``fraction`` of training."""
-    if fraction >= 1:
+    """The final metrics with the DFP agents' rows replaced by theirs after ``fraction`` of training
+    (at the whole of training: the main evaluation's, unless the budget evaluation played the final
+    model too, as it does when the main evaluation used a model selected on the validation split)."""
+    if fraction >= 1 and not np.isclose(budgets["fraction"], 1.0).any():
         return final
     b = budgets[(budgets["split"] == split) & np.isclose(budgets["fraction"], fraction)]
     keep = final[~final["method"].isin(set(b["method"]))]
@@ -320,6 +322,20 @@ def epsilon_reading(spec: dict) -> str:
             "the per-update, per-job-set and whole-run readings are compared in status.md)")
 
 
+def model_reading(spec: dict, root) -> str:
+    """Which DFP model the claims evaluate (issue 25): the final one, or the checkpoint each agent
+    selected on its group's validation splits (rule mrsch_select)."""
+    if not mx.select_on_validation(spec):
+        return "final model"
+    label = {("two", "mlp"): "S1-S5", ("two", "cnn"): "S1-S5 CNN", ("three", "mlp"): "S6-S10"}
+    parts = []
+    for g, st, o in mx.dfp_runs(spec):
+        if o == mx.PAPER_ORDERING:
+            f = mx.selected_fraction(root, g, st)
+            parts.append(f"{'?' if f is None else f'{f:g}'} of training ({label[(g, st)]})")
+    return "model selected on the validation split at " + ", ".join(parts)
+
+
 def claims_rows(spec: dict, root) -> list[dict]:
     rows = []
     budgets = Budgets(spec)
@@ -328,7 +344,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
                      VALUES["state.theta_inputs"], ours, VALUES.verdict("state.theta_inputs", ours),
                      VALUES.describe("state.theta_inputs")))
     two, three = [w for w in mx.GROUPS["two"] if w in spec["workloads"]], [w for w in mx.GROUPS["three"] if w in spec["workloads"]]
-    eps = epsilon_reading(spec)
+    eps = epsilon_reading(spec) + "; " + model_reading(spec, root)
     scale = (f"data: {mx.data_source()}; {spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
              f"(paper {VALUES['scale.jobs']:,} jobs), {eps}; evaluation on the test splits"
              + (f" (first {spec['eval']['max_jobs']} jobs)" if spec["eval"]["max_jobs"] else ""))
@@ -339,7 +355,9 @@ def claims_rows(spec: dict, root) -> list[dict]:
         jobs2 = read_jobs(spec, root, two)
         b2 = read_budgets(spec, root, "two")
         frames = [at_fraction(m2, b2[0], f, "test") for f in fr] if b2 else []
-        goal_frames = ([b2[1][np.isclose(b2[1]["fraction"], f)] for f in fr[:-1]] + [goals2]) if b2 else []
+        goal_frames = ([b2[1][np.isclose(b2[1]["fraction"], f)] for f in fr[:-1]]
+                       + [b2[1][np.isclose(b2[1]["fraction"], 1.0)] if np.isclose(b2[1]["fraction"], 1.0).any()
+                          else goals2]) if b2 else []
         ev = cv.evidence(1, n_blocks(jobs2, two[0]) if jobs2 is not None else 0, "blocks of consecutive test jobs per workload")
 
         adv = mlp_advantage(m2)

@@ -24,6 +24,8 @@ pick (three resources: 1/3 each), trained on blocks of the group's training spli
 
 Layout under ``root`` (results/mrsch):
   dfp/<group>/<state>/<ordering>/    DFP run folder (model.zip, learning_curve.csv, losses.csv, timing.json)
+                                     + budget_<f>.zip; with dfp.select_on_validation (paper ordering):
+                                     validation.csv, selection.json, selected.zip (the evaluated model)
   scalar_rl/<group>/                 REINFORCE run folder
   eval/<workload>/metrics.csv        one row per method on the test split
   eval/<workload>/goals.csv          MRSch's goal vector at every decision (clock, r per resource)
@@ -90,7 +92,16 @@ def check_spec(spec: dict) -> dict:
         raise ConfigError("mrsch.fig8.workload must be one of mrsch.workloads")
     for state in STATES:
         dfp_config(spec, state)  # unknown or bad DFP hyperparameters fail here, with their name
+    sel = spec["dfp"].get("select_on_validation", False)
+    if not isinstance(sel, bool):
+        raise ConfigError(f"mrsch.dfp.select_on_validation must be true or false, not {sel!r}")
     return spec
+
+
+def select_on_validation(spec: dict) -> bool:
+    """Whether the DFP agents' evaluated model is the kept checkpoint that scores best on the
+    group's validation splits (``dfp.select_on_validation``; off: the final model)."""
+    return bool(spec["dfp"].get("select_on_validation", False))
 
 
 def groups(spec: dict) -> list[str]:
@@ -216,7 +227,7 @@ def jobsets(spec: dict, group: str, base=WORKLOAD_DIR) -> dict[str, list[pd.Data
 def dfp_config(spec: dict, state: str):
     from schedrl.agents.dfp import DFPConfig
 
-    params = dict(spec["dfp"])
+    params = {k: v for k, v in spec["dfp"].items() if k != "select_on_validation"}
     if state == "cnn":
         params.update(spec["cnn"])
     params["state_module"] = state
@@ -241,6 +252,10 @@ SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 16.0 / 1931
 # models, 4,740 job plays) and three (MLP, 2,370). Loading dominates at smoke scale, so these
 # overestimate the default's rate (the whole evaluation of every method costs 8.3 ms per job).
 BUDGET_S_PER_JOB = {"two": 0.0032, "three": 0.0064}
+# Model selection (rule mrsch_select): lockstep greedy play at ~4.1 ms per job (issue 25's epsilon
+# study: 40 CPU-s per model for the 9,655 S1-S5 test jobs) of four kept models per main agent on its
+# group's validation splits (1,033 jobs each on the Theta 2022 splits).
+SELECT_S_PER_JOB, VAL_JOBS = 0.0041, 1033
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -255,9 +270,16 @@ def estimate_core_hours(spec: dict) -> dict:
             "evaluate": (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
                          * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
             # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
-            "budgets": sum((2 if g == "two" else 1) * len(BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
+            # (and the final ones when the main evaluation plays the selected ones)
+            "budgets": sum((2 if g == "two" else 1) * len(BUDGET_FRACTIONS if select_on_validation(spec) else BUDGET_SNAPSHOTS)
+                           * BUDGET_S_PER_JOB[g]
                            * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
-                           for g in groups(spec)) / 3600}
+                           for g in groups(spec)) / 3600,
+            # each main agent's four kept models on its group's validation splits (rule mrsch_select)
+            "select": (sum(len(BUDGET_FRACTIONS) * len(group_workloads(spec, g))
+                           * (int(spec["eval"]["max_jobs"]) or VAL_JOBS) * SELECT_S_PER_JOB
+                           for g, _, o in dfp_runs(spec) if o == PAPER_ORDERING) / 3600
+                       if select_on_validation(spec) else 0.0)}
 
 
 def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
@@ -489,7 +511,7 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
     goals = None
     agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
     for method, state in agents:
-        agent = DFPAgent.load(dfp_dir(root, group, state, PAPER_ORDERING) / "model.zip")
+        agent = DFPAgent.load(eval_model(spec, root, group, state))
         sched, trace, times = play_dfp(agent, make_env(frame, w), frame)
         # a scheduling instance = the picks made at one clock time (the paper's "scheduling decision")
         instance = pd.Series(times).groupby(trace[0].to_numpy()).sum()
@@ -589,7 +611,8 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
     every workload of ``group``: the held-out test splits (``split`` "test") and the in-sample real
     training sets (``split`` "train", pooled per workload as ``pool_metrics``), all episodes of one
     model played in lockstep. Returns (metrics with ``fraction`` and ``budget_jobs``, goal traces
-    of the MLP agent on the test splits). The whole-training values are the main evaluation's."""
+    of the MLP agent on the test splits). The whole-training values are the main evaluation's,
+    unless ``dfp.select_on_validation`` is on (then the final model is played here too)."""
     import torch
 
     from schedrl.agents.dfp import DFPAgent
@@ -602,7 +625,9 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
         cases += [("train", wl, f.reset_index(drop=True)) for f in trained_real_sets(spec, wl, base)]
     states = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
     metrics, goals = [], []
-    for fraction in BUDGET_SNAPSHOTS:
+    # with selection on, the main evaluation plays the selected model: the final one is played
+    # here too, so that the budget curve's last point stays the whole of training
+    for fraction in BUDGET_SNAPSHOTS + ((1.0,) if select_on_validation(spec) else ()):
         extra = {"fraction": fraction, "budget_jobs": budget_sets(spec, fraction) * int(spec["jobs_per_set"])}
         for method, state in states:
             agent = DFPAgent.load(budget_model(root, group, state, fraction))
@@ -621,3 +646,110 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
                 metrics.append(pooled.assign(split="train"))
     return pd.concat(metrics, ignore_index=True), pd.concat(goals, ignore_index=True)
 
+
+
+# ---------------------------------------------------------------------------------------------
+# model selection on the validation split (issue 25): the paper keeps two weeks after the training
+# months "for model validation"; it does not say with what score
+
+#: File names in a DFP run folder written by ``select_model`` (rule mrsch_select).
+SELECTED_NAME, VALIDATION_NAME, SELECTION_NAME = "selected.zip", "validation.csv", "selection.json"
+#: FCFS waits below this (hours) count as this in the normalisation (a near-empty validation split
+#: would otherwise divide by ~0).
+WAIT_FLOOR_H = 1.0 / 60.0
+
+
+def eval_model(spec: dict, root, group: str, state: str) -> Path:
+    """The DFP model the test evaluation and the claims use: the checkpoint selected on the
+    validation split when ``dfp.select_on_validation`` is on, else the final model."""
+    return dfp_dir(root, group, state, PAPER_ORDERING) / (SELECTED_NAME if select_on_validation(spec) else "model.zip")
+
+
+def val_jobs(spec: dict, workload: str, base=WORKLOAD_DIR) -> pd.DataFrame:
+    """``workload``'s validation split (the two weeks after the training months), capped at
+    ``eval.max_jobs`` as the test split is."""
+    frame = read_part(workload, "val", base)
+    m = int(spec["eval"]["max_jobs"])
+    return frame.iloc[:m] if m > 0 else frame
+
+
+def validation_score(table: pd.DataFrame) -> pd.DataFrame:
+    """Per checkpoint (``fraction``), the score: the mean over the group's workloads of the mean of
+    the wait and the slowdown each divided by FCFS's on the same split (lower is better; 1 = FCFS).
+    ``table`` has one row per fraction and workload with ``mean_wait_h``, ``mean_slowdown``,
+    ``fcfs_wait_h`` and ``fcfs_slowdown``; returns it with ``wait_norm``, ``slowdown_norm`` and the
+    per-fraction ``score`` added."""
+    t = table.copy()
+    t["wait_norm"] = t["mean_wait_h"] / np.maximum(t["fcfs_wait_h"], WAIT_FLOOR_H)
+    t["slowdown_norm"] = t["mean_slowdown"] / np.maximum(t["fcfs_slowdown"], 1.0)
+    per = (0.5 * (t["wait_norm"] + t["slowdown_norm"])).groupby(t["fraction"]).mean()
+    t["score"] = t["fraction"].map(per)
+    return t
+
+
+def best_fraction(scored: pd.DataFrame) -> float:
+    """The checkpoint with the lowest score; a tie goes to the one trained longer."""
+    per = scored.groupby("fraction")["score"].first().sort_index()
+    best = per.min()
+    return float(per.index[np.isclose(per.to_numpy(), best, rtol=1e-12, atol=0.0)].max())
+
+
+def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
+                 player=None) -> tuple[pd.DataFrame, float]:
+    """Play each kept checkpoint of the (group, state) agent on the paper's ordering greedily on the
+    group's validation splits (all splits of one model in lockstep, as ``evaluate_budgets``), score
+    it (``validation_score``), copy the best to ``selected.zip`` and write ``validation.csv`` and
+    ``selection.json`` into the run folder. ``player(agent_path, frames) -> schedules`` replaces the
+    play (tests). Returns (the scored table, the selected fraction)."""
+    import json
+    import shutil
+
+    import torch
+
+    from schedrl.sim import simulate
+
+    torch.set_num_threads(max(1, threads))
+    w = int(spec["window"])
+    names = group_workloads(spec, group)
+    frames = [val_jobs(spec, wl, base).reset_index(drop=True) for wl in names]
+    if player is None:
+        from schedrl.agents.dfp import DFPAgent
+
+        def player(path, fs):
+            return play_dfp_batch(DFPAgent.load(path), [make_env(f, w) for f in fs], fs)[0]
+
+    fcfs = [metrics_row(simulate(f, cluster_of(f), policy="fcfs", backfill="easy"), cluster_of(f), "fcfs", wl)
+            for f, wl in zip(frames, names)]
+    rows = []
+    for fraction in BUDGET_FRACTIONS:
+        path = budget_model(root, group, state, fraction)
+        for f, wl, base_row, sched in zip(frames, names, fcfs, player(path, frames)):
+            row = metrics_row(sched, cluster_of(f), "mrsch" if state == "mlp" else "mrsch_cnn", wl)
+            row.update(checkpoint=budget_name(fraction), fraction=fraction,
+                       budget_jobs=budget_sets(spec, fraction) * int(spec["jobs_per_set"]),
+                       fcfs_wait_h=base_row["mean_wait_h"], fcfs_slowdown=base_row["mean_slowdown"])
+            rows.append(row)
+    scored = validation_score(pd.DataFrame(rows))
+    best = best_fraction(scored)
+    scored["selected"] = np.isclose(scored["fraction"], best)
+    run = dfp_dir(root, group, state, PAPER_ORDERING)
+    from schedrl.io import write_csv
+
+    cols = ["checkpoint", "fraction", "budget_jobs", "workload", "method", "jobs", "node_util", "bb_util", "power_util",
+            "mean_wait_h", "mean_slowdown", "fcfs_wait_h", "fcfs_slowdown", "wait_norm", "slowdown_norm", "score",
+            "selected"]
+    write_csv(run / VALIDATION_NAME, scored[cols], float_format="%.6g")
+    shutil.copyfile(budget_model(root, group, state, best), run / SELECTED_NAME)
+    (run / SELECTION_NAME).write_text(json.dumps(
+        {"fraction": best, "checkpoint": budget_name(best), "score": float(scored.loc[scored["selected"], "score"].iloc[0]),
+         "score_rule": "mean over the group's validation splits of (wait / FCFS wait + slowdown / FCFS slowdown) / 2",
+         "workloads": names}, indent=2) + "\n")
+    return scored, best
+
+
+def selected_fraction(root, group: str, state: str) -> float | None:
+    """The share of training of the model ``select_model`` chose for (group, state), or None."""
+    import json
+
+    path = dfp_dir(root, group, state, PAPER_ORDERING) / SELECTION_NAME
+    return float(json.loads(path.read_text())["fraction"]) if path.is_file() else None
