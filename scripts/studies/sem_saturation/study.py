@@ -171,7 +171,7 @@ def step_analysis(split: Path, out: Path, encoder: str, lrs, config: str) -> lis
     for lr in lrs:
         f = lr / BASE_LR
 
-        def logits_with(prefixes):
+        def logits_with(prefixes, f=f):
             net.load_state_dict({k: (w0[k].double() + f * step[k] * (k.rsplit(".", 1)[0] in prefixes)).float()
                                  for k in w0})
             out_ = _logits(net, x)
