@@ -247,6 +247,9 @@ def main() -> None:
     shown = [e for e in (1, 2, 3, 5, 10, 20, 30, 50, 60, 80, 100) if e in set(c["episode"])]
     print("Median top action probability on validation (contested decisions) after episode:")
     print(c.pivot_table(index=["encoder", "lr"], columns="episode", values="top_prob_median")[shown].round(3).to_string())
+    from schedrl.papers.sem.claims import convergence_status
+
+    conv = yaml.safe_load(Path(args.config).read_text())["sem"]["agents"]["convergence"]  # Fig. 8's rule
     summary = []
     for (encoder, lr), g in c.groupby(["encoder", "lr"]):
         g = g.sort_values("episode")
@@ -260,8 +263,11 @@ def main() -> None:
                         "first_p>=0.99": sat, "last_p": round(float(top[-1]), 3),
                         "head_share_last": float(g["head_share"].iloc[-1]),
                         "last_schedule_change": moved[-1] if moved else None,
-                        "mean_wait_last": float(waits[-1])})
-    print("\nPer run (p: median top probability; schedule change: validation mean wait differs from the episode before):")
+                        "mean_wait_last": float(waits[-1]),
+                        "fig8_rule": "{episode} {state}".format(**convergence_status(
+                            g, tolerance=conv["tolerance"], window=conv["window"], saturation=conv["saturation"]))})
+    print("\nPer run (p: median top probability; schedule change: validation mean wait differs from the episode "
+          "before; fig8_rule: Fig. 8's convergence episode and state over the run's episodes):")
     print(pd.DataFrame(summary).to_string(index=False))
     s = pd.DataFrame(steps)
     print("\nFirst update (one Adam step after episode 1), on the initial policy's contested validation states:")
