@@ -36,12 +36,12 @@ import yaml
 BASE_LR = 0.01  # the lr whose first step is recorded; other lrs' first steps are it scaled
 
 
-def theta_spec(encoder: str, lr: float, config: str):
+def theta_spec(encoder: str, lr: float, config: str, update_every: int = 0):
     from schedrl.papers.sem.agents import AgentSpec
 
     cfg = yaml.safe_load(Path(config).read_text())["sem"]["agents"]
     net = cfg["networks"]["theta"]
-    hp = {**cfg["hyperparams"], "learning_rate": float(lr)}
+    hp = {**cfg["hyperparams"], "learning_rate": float(lr), **({"update_every": update_every} if update_every else {})}
     return AgentSpec(trace="theta", encoder=encoder, nodes=int(net["nodes"]), k=int(net["k"]),
                      hidden=list(net["hidden"][encoder]), reward=net["reward"],
                      reward_kwargs=dict(net.get("reward_kwargs") or {}), hyperparams=hp,
@@ -61,20 +61,21 @@ def study_split(split: Path, out: Path, test_jobs: int) -> Path:
     return dest
 
 
-def lr_tag(lr: float) -> str:
-    return f"lr{lr:g}"
+def lr_tag(lr: float, update_every: int = 0) -> str:
+    return f"lr{lr:g}" + (f"_every{update_every}" if update_every else "")
 
 
-def run_curves(split: Path, out: Path, encoder: str, lr: float, episodes: int, config: str, cpu: dict) -> None:
+def run_curves(split: Path, out: Path, encoder: str, lr: float, episodes: int, config: str, cpu: dict,
+               update_every: int = 0) -> None:
     """Train ``episodes`` episodes (resuming); after episode 1 the lr-0.01 run's weights are kept
     as ``first_step.pt`` for the step analysis (later checkpoints prune it)."""
     from schedrl.papers.sem.agents import train_agent
 
-    spec = theta_spec(encoder, lr, config)
-    folder = out / encoder / lr_tag(lr)
-    key = f"{encoder}/{lr_tag(lr)}"
+    spec = theta_spec(encoder, lr, config, update_every)
+    folder = out / encoder / lr_tag(lr, update_every)
+    key = f"{encoder}/{lr_tag(lr, update_every)}"
     c0 = time.process_time()
-    if lr == BASE_LR and not (folder / "first_step.pt").exists():
+    if lr == BASE_LR and not update_every and not (folder / "first_step.pt").exists():
         shutil.rmtree(folder, ignore_errors=True)  # episode 1 must be trained by this call
         train_agent(split, spec, folder, episodes=1)
         shutil.copyfile(folder / "run" / "checkpoints" / "iter_1.pt", folder / "first_step.pt")
@@ -216,6 +217,9 @@ def main() -> None:
     ap.add_argument("--dras-episodes", type=int, default=3)
     ap.add_argument("--dras-lrs", type=float, nargs="+", default=None, help="default: --lrs")
     ap.add_argument("--test-jobs", type=int, default=20)
+    ap.add_argument("--update-every", type=int, default=0,
+                    help="REINFORCE update_every (an update every N decisions, DRAS's batch training); "
+                         "runs in their own folders; the first-step table is of the per-episode runs")
     args = ap.parse_args()
     import torch
 
@@ -229,22 +233,27 @@ def main() -> None:
         lrs = args.lrs if encoder == "sem" or args.dras_lrs is None else args.dras_lrs
         episodes = args.episodes if encoder == "sem" else args.dras_episodes
         for lr in sorted(lrs, reverse=True):
-            run_curves(split, out, encoder, lr, episodes, args.config, cpu)
+            run_curves(split, out, encoder, lr, episodes, args.config, cpu, args.update_every)
             cpu_file.write_text(json.dumps(cpu, indent=1, sort_keys=True))
-            v = pd.read_csv(out / encoder / lr_tag(lr) / "validation.csv")
+            v = pd.read_csv(out / encoder / lr_tag(lr, args.update_every) / "validation.csv")
             for r in v.to_dict("records"):
-                curves.append({"encoder": encoder, "lr": lr, **{k: r[k] for k in ("episode", "top_prob_median",
+                curves.append({"encoder": encoder, "lr": lr, "update_every": args.update_every,
+                               **{k: r[k] for k in ("episode", "top_prob_median",
                                                                                  "head_share", "mean_wait", "return")}})
-    c0 = time.process_time()
-    steps = [row for encoder in args.encoders for row in step_analysis(split, out, encoder, args.lrs
-                                                                        if encoder == "sem" or args.dras_lrs is None
-                                                                        else args.dras_lrs, args.config)]
-    cpu["step_analysis_last_call"] = time.process_time() - c0
-    cpu_file.write_text(json.dumps(cpu, indent=1, sort_keys=True))
+    steps = []
+    if not args.update_every:
+        c0 = time.process_time()
+        steps = [row for encoder in args.encoders for row in step_analysis(split, out, encoder, args.lrs
+                                                                            if encoder == "sem" or args.dras_lrs is None
+                                                                            else args.dras_lrs, args.config)]
+        cpu["step_analysis_last_call"] = time.process_time() - c0
+        cpu_file.write_text(json.dumps(cpu, indent=1, sort_keys=True))
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 40)
     c = pd.DataFrame(curves)
     shown = [e for e in (1, 2, 3, 5, 10, 20, 30, 50, 60, 80, 100) if e in set(c["episode"])]
+    if args.update_every:
+        print(f"Runs with an update every {args.update_every} decisions (update_every):")
     print("Median top action probability on validation (contested decisions) after episode:")
     print(c.pivot_table(index=["encoder", "lr"], columns="episode", values="top_prob_median")[shown].round(3).to_string())
     from schedrl.papers.sem.claims import convergence_status
@@ -269,13 +278,15 @@ def main() -> None:
     print("\nPer run (p: median top probability; schedule change: validation mean wait differs from the episode "
           "before; fig8_rule: Fig. 8's convergence episode and state over the run's episodes):")
     print(pd.DataFrame(summary).to_string(index=False))
-    s = pd.DataFrame(steps)
-    print("\nFirst update (one Adam step after episode 1), on the initial policy's contested validation states:")
-    print(s.T.to_string(header=False))
+    suffix = f"_every{args.update_every}" if args.update_every else ""
     write = out / "tables"
     write.mkdir(exist_ok=True)
-    c.to_csv(write / "curves.csv", index=False)
-    s.to_csv(write / "first_step.csv", index=False)
+    c.to_csv(write / f"curves{suffix}.csv", index=False)
+    if steps:
+        s = pd.DataFrame(steps)
+        print("\nFirst update (one Adam step after episode 1), on the initial policy's contested validation states:")
+        print(s.T.to_string(header=False))
+        s.to_csv(write / "first_step.csv", index=False)
     print(f"\nCPU seconds (process time per training run; step analysis of this call): {json.dumps(cpu)}")
 
 
