@@ -14,6 +14,9 @@ sum over its job sets).
 
 The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``baseline: normalise``
 (returns of the batch standardised to mean 0 / std 1), discount 0.6, Adam lr 0.01 and a larger net.
+DRAS's code updates on every few scheduling passes within an episode; ``update_every`` N does that
+for one-trajectory runs (``play_in_segments``: an update on every N decisions, returns and
+advantages within them); 0, the default, keeps one update per ``examples_per_update`` job sets.
 
 Rollouts: every trajectory of every job set of one update (``examples_per_update`` x
 ``trajectories``, DeepRM's 10 x 20 = 200 env copies) is played in one batch (``play_batch``), one
