@@ -17,8 +17,10 @@ from schedrl.agents.reinforce import (
     advantages,
     discounted_returns,
     make_policy,
+    segment_advantages,
     time_baseline,
     train_reinforce,
+    trajectory_rngs,
 )
 from schedrl.errors import ConfigError
 
@@ -61,7 +63,83 @@ def test_returns_baseline_and_advantages_by_hand():
         ReinforceConfig.from_dict({"lr": 0.1})
 
 
+def test_segment_advantages_by_hand():
+    # DRAS's batch training: returns stop at the segment's end, advantages per segment
+    rewards = [1, 2, 3, 4, 5]
+    none = segment_advantages(rewards, 2, 0.5, "none")
+    assert [a.tolist() for a in none] == [[1 + 0.5 * 2, 2], [3 + 0.5 * 4, 4], [5]]
+    norm = segment_advantages(rewards, 2, 0.5, "normalise")
+    # [2, 2]: std 0, so only centred; [5, 4]: mean 4.5, std 0.5; [5]: centred
+    assert [a.tolist() for a in norm] == [[0.0, 0.0], [1.0, -1.0], [0.0]]
+    whole = segment_advantages(rewards, 5, 0.5, "normalise")
+    assert len(whole) == 1 and np.allclose(whole[0], advantages([discounted_returns(rewards, 0.5)], "normalise")[0])
+
+
 CFG = dict(hidden=[8], trajectories=4, examples_per_update=1, learning_rate=0.05, optimizer="adam")
+ONE = dict(hidden=[8], trajectories=1, examples_per_update=1, learning_rate=0.05, optimizer="adam")
+
+
+def test_update_every_checks_and_records():
+    with pytest.raises(ConfigError, match="update_every > 0 needs trajectories 1"):
+        ReinforceConfig.from_dict({**CFG, "update_every": 2})
+    with pytest.raises(ConfigError, match="update_every must be an integer"):
+        ReinforceConfig.from_dict({**ONE, "update_every": -1})
+    # unset, the record is the one from before the option (runs keep their config, no retraining)
+    assert "update_every" not in ReinforceConfig.from_dict(ONE).record()
+    assert ReinforceConfig.from_dict({**ONE, "update_every": 3}).record()["update_every"] == 3
+
+
+def test_update_every_steps_within_the_episode(tmp_path):
+    import torch
+
+    # 3 iterations of one 5-step episode, an update every 2 decisions: 3 updates per episode
+    cfg = ReinforceConfig.from_dict({**ONE, "update_every": 2})
+    train_reinforce(Bandit, cfg, 3, 0, tmp_path / "two", examples=1)
+    state = torch.load(tmp_path / "two" / "checkpoints" / "iter_3.pt", weights_only=False)
+    assert {int(v["step"]) for v in state["optimizer"]["state"].values()} == {9}
+    assert json.loads((tmp_path / "two" / "config.json").read_text())["hyperparams"]["update_every"] == 2
+    # an update every 5 or more decisions is the usual one update per episode: the same run
+    train_reinforce(Bandit, ReinforceConfig.from_dict(ONE), 3, 0, tmp_path / "zero", examples=1)
+    train_reinforce(Bandit, ReinforceConfig.from_dict({**ONE, "update_every": 7}), 3, 0, tmp_path / "seven",
+                    examples=1)
+    assert (tmp_path / "zero" / "learning_curve.csv").read_bytes() == (tmp_path / "seven" / "learning_curve.csv").read_bytes()
+    a = torch.load(tmp_path / "zero" / "model.zip", weights_only=False)["weights"]
+    b = torch.load(tmp_path / "seven" / "model.zip", weights_only=False)["weights"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_update_every_by_hand(tmp_path):
+    """One iteration, SGD, discount 1, no baseline, an update every 2 decisions of the 5-step
+    bandit, replayed by hand: segment [r1, r2] has advantages [r1 + r2, r2], loss
+    -(log p(a1) (r1 + r2) + log p(a2) r2) / 2; then [r3, r4]; then [r5] alone."""
+    import torch
+
+    cfg = ReinforceConfig.from_dict({**ONE, "update_every": 2, "optimizer": "sgd", "learning_rate": 0.5,
+                                     "discount": 1.0, "baseline": "none"})
+    train_reinforce(Bandit, cfg, 1, 0, tmp_path / "run", examples=1)
+    torch.manual_seed(0)
+    env = Bandit()
+    policy = make_policy(env, cfg)
+    initial = {k: v.clone() for k, v in policy.net.state_dict().items()}
+    opt = torch.optim.SGD(policy.net.parameters(), lr=0.5)
+    rng = trajectory_rngs(0, 0, 0, 1)[0]
+    obs = np.ones((2, 2), dtype=np.float32)
+    rewards = []
+    for segment in ([0, 1], [2, 3], [4]):
+        acts = [policy.sample_batch(obs[None], [rng])[0] for _ in segment]  # one policy per segment
+        r = [float(a == 1) for a in acts]
+        rewards += r
+        adv = [r[0] + r[1], r[1]] if len(r) == 2 else [r[0]]
+        logp = policy.log_prob(np.stack([obs] * len(acts)), np.asarray(acts))
+        opt.zero_grad()
+        (-(logp * torch.tensor(adv)).sum() / len(acts)).backward()
+        opt.step()
+        policy.invalidate()
+    curve = _curve(tmp_path / "run")
+    assert curve["reward"].tolist() == [sum(rewards)]
+    trained = torch.load(tmp_path / "run" / "model.zip", weights_only=False)["weights"]
+    assert all(torch.allclose(trained[k], v) for k, v in policy.net.state_dict().items())
+    assert not all(torch.equal(trained[k], initial[k]) for k in initial)  # it learned
 
 
 def _curve(run_dir):

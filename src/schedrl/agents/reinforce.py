@@ -14,6 +14,9 @@ sum over its job sets).
 
 The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``baseline: normalise``
 (returns of the batch standardised to mean 0 / std 1), discount 0.6, Adam lr 0.01 and a larger net.
+DRAS's code updates on every few scheduling passes within an episode; ``update_every`` N does that
+for one-trajectory runs (``play_in_segments``: an update on every N decisions, returns and
+advantages within them); 0, the default, keeps one update per ``examples_per_update`` job sets.
 
 Rollouts: every trajectory of every job set of one update (``examples_per_update`` x
 ``trajectories``, DeepRM's 10 x 20 = 200 env copies) is played in one batch (``play_batch``), one
@@ -84,6 +87,11 @@ class ReinforceConfig:
     trajectories: int = 20
     examples_per_update: int = 10
     mask_actions: bool = False
+    #: 0: one update per ``examples_per_update`` job sets (DeepRM's). N > 0 (needs ``trajectories``
+    #: and ``examples_per_update`` 1): an update on every N consecutive decisions of the trajectory,
+    #: returns discounted and advantages taken within those N (DRAS's "batch training", CQSim PG's
+    #: training_size, which counts scheduling passes rather than decisions)
+    update_every: int = 0
 
     @classmethod
     def from_dict(cls, params: dict[str, Any]) -> ReinforceConfig:
@@ -103,11 +111,24 @@ class ReinforceConfig:
         if not 0 <= cfg.discount <= 1 or cfg.learning_rate <= 0 or cfg.trajectories < 1 or cfg.examples_per_update < 1:
             raise ConfigError("deeprm_pg: need 0 <= discount <= 1, learning_rate > 0, trajectories >= 1, "
                               "examples_per_update >= 1")
+        if not isinstance(cfg.update_every, int) or cfg.update_every < 0:
+            raise ConfigError(f"deeprm_pg: update_every must be an integer >= 0, got {cfg.update_every!r}")
+        if cfg.update_every and (cfg.trajectories != 1 or cfg.examples_per_update != 1):
+            raise ConfigError("deeprm_pg: update_every > 0 needs trajectories 1 and examples_per_update 1 "
+                              f"(got {cfg.trajectories} and {cfg.examples_per_update})")
         if cfg.network not in NETWORKS:
             raise ConfigError(f"deeprm_pg: network must be one of {', '.join(NETWORKS)}, got '{cfg.network}'")
         if not all(isinstance(w, int) and w > 0 for w in cfg.hidden):
             raise ConfigError(f"deeprm_pg: hidden must be a list of positive widths, got {cfg.hidden!r}")
         return cfg
+
+    def record(self) -> dict:
+        """The hyperparameters as recorded in run folders: ``update_every`` only when set, so runs
+        from before the option keep their recorded config (and are not retrained)."""
+        out = asdict(self)
+        if not out["update_every"]:
+            out.pop("update_every")
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,6 +164,15 @@ def advantages(returns: Sequence[np.ndarray], kind: str) -> list[np.ndarray]:
     if kind == "none":
         return [np.asarray(r, dtype=float) for r in returns]
     raise ConfigError(f"unknown baseline '{kind}'")
+
+
+def segment_advantages(rewards: Sequence[float], every: int, discount: float, kind: str) -> list[np.ndarray]:
+    """``update_every``'s advantages: the rewards cut into consecutive segments of ``every``
+    decisions (the last may be shorter), each segment's returns discounted within it (a return
+    stops at the segment's end, as DRAS's batch training computes them) and ``advantages``
+    taken over that segment alone."""
+    return [advantages([discounted_returns(rewards[i:i + every], discount)], kind)[0]
+            for i in range(0, len(rewards), every)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,6 +615,46 @@ def _example_rows(obs: np.ndarray, trajs: Sequence[dict], scratch: ObsBuffer | N
     return out, np.searchsorted(ordered, rows)
 
 
+def play_in_segments(env, policy: ReinforcePolicy, optimizer, cfg: ReinforceConfig, rng: np.random.Generator,
+                     reset: tuple[int | None, dict | None], info_keywords: Sequence[str] = ()) -> dict:
+    """One trajectory with an update after every ``cfg.update_every`` decisions and at its end
+    (``segment_advantages``; the loss is the segment's mean, as an update's in ``train_reinforce``),
+    the next decisions sampled by the updated policy. Actions are drawn as ``play_batch`` draws
+    them, so with ``update_every`` at least the trajectory's length this is ``train_reinforce``'s
+    one-trajectory update. Returns the trajectory's rewards, final info keywords and updates."""
+    ob, info = env.reset(seed=reset[0], options=reset[1])
+    seg_obs, seg_actions, seg_masks, seg_rewards, rewards, updates = [], [], [], [], [], 0
+    while True:
+        mask = _mask(env, info) if policy.mask_actions else None
+        action = policy.sample_batch(np.asarray(ob, dtype=np.float32)[None], [rng],
+                                     None if mask is None else mask[None])[0]
+        seg_obs.append(np.array(ob, dtype=np.float32))
+        seg_actions.append(action)
+        if mask is not None:
+            seg_masks.append(mask)
+        ob, reward, terminated, truncated, info = env.step(action)
+        seg_rewards.append(float(reward))
+        done = terminated or truncated
+        if done or len(seg_rewards) == cfg.update_every:
+            import torch
+
+            adv = segment_advantages(seg_rewards, len(seg_rewards), cfg.discount, cfg.baseline)[0]
+            adv = torch.as_tensor(adv, dtype=torch.float32, device=policy.device)
+            optimizer.zero_grad()
+            loss = -(policy.log_prob(np.stack(seg_obs), np.asarray(seg_actions),
+                                     np.stack(seg_masks) if seg_masks else None) * adv).mean()
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            policy.invalidate()
+            updates += 1
+            rewards += seg_rewards
+            seg_obs, seg_actions, seg_masks, seg_rewards = [], [], [], []
+        if done:
+            final = {key: float("nan") if info.get(key) is None else float(info[key]) for key in info_keywords}
+            return {"rewards": rewards, "info": final, "updates": updates}
+
+
 def trajectory_rngs(seed: int, iteration: int, example: int, n: int) -> list[np.random.Generator]:
     """Independent streams, one per trajectory, keyed by (seed, iteration, example, trajectory):
     lockstep and one-at-a-time play draw the same actions, and a resumed run the same as a whole one."""
@@ -668,7 +738,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
     run_dir = Path(run_dir)
     folder = _folder(run_dir)
-    record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": asdict(cfg),
+    record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": cfg.record(),
               "seed": int(seed)}
     start = folder.start({k: v for k, v in record.items() if k != "versions"}, iterations,
                          on_mismatch=on_mismatch, key="iterations", upto=iterations)
@@ -683,7 +753,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     n_examples = int(examples or jobset_count(env) or 1)
     n_envs = (min(cfg.examples_per_update, n_examples) if batched else 1) * cfg.trajectories if lockstep else 1
     compiled = None
-    if batched and compiled_env and compiled_env_ok(env, info_keywords):
+    if batched and compiled_env and not cfg.update_every and compiled_env_ok(env, info_keywords):
         compiled = CompiledRollouts(env, n_envs, cfg.trajectories)
         envs = [env]  # the grids live in the batch
     else:
@@ -705,7 +775,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         first, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
         _set_rng_states(rng, state["rng"])
     steps_before = steps
-    folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, asdict(cfg))
+    folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, cfg.record())
 
     jobsets = jobset_count(env) is not None
 
@@ -737,6 +807,14 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             # the job sets whose gradients make one update share the weights their rollouts sample with
             for g in range(0, n_examples, cfg.examples_per_update):
                 group = order[g:g + cfg.examples_per_update]
+                if cfg.update_every:  # one job set, one trajectory, updated as it is played
+                    ex = group[0]
+                    t = play_in_segments(envs[0], policy, optimizer, cfg, trajectory_rngs(seed, it, ex, 1)[0],
+                                         _reset_args(ex), info_keywords)
+                    steps += len(t["rewards"])
+                    rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
+                                 "length": len(t["rewards"]), **t["info"]})
+                    continue
                 played = []  # (job set, its trajectories, their observations' array, its masks or None)
                 if compiled is not None:  # rows already contiguous per job set, in lockstep order
                     rngs, sets = [], []

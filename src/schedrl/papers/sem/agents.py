@@ -249,7 +249,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
               **({"reward_kwargs": dict(spec.reward_kwargs)} if spec.reward_kwargs else {}),
               "time_scale": scale, "split": manifest.get("rows"),
               "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
-    rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().__dict__,
+    rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().record(),
                                                "seed": spec.seed, "priority_queues": list(spec.priority_queues)})
     done = {int(r["episode"]) for r in rows}
     budget_eps = budget_episodes(n_episodes)
