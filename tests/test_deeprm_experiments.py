@@ -103,6 +103,35 @@ def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
             dx.check_spec(bad)
 
 
+def test_steps_by_trains_an_algorithm_longer_and_keeps_checkpoint_shares():
+    spec = copy.deepcopy(SPEC)
+    spec["train"]["steps"], spec["train"]["checkpoint_every"] = 800, 100
+    spec["steps_by"] = {"a2c": 3200, "completion_time": 800}
+    assert dx.check_spec(spec) is spec
+    # the smallest entry naming the run wins: A2C for slowdown 3,200 steps, for completion time 800
+    assert dx.run_steps(spec, "a2c", "slowdown") == 3200
+    assert dx.run_steps(spec, "a2c", "completion_time") == 800
+    assert dx.run_steps(spec, "ppo", "slowdown") == 800  # named by nothing: train.steps
+    # checkpoints at the same share (1/8) of each run: the claims' 1/8, 1/4, 1/2 budgets exist
+    assert dx.run_checkpoint_every(spec, "a2c", "slowdown") == 400
+    assert dx.run_checkpoint_every(spec, "ppo", "slowdown") == 100
+    base = copy.deepcopy(spec)
+    base.pop("steps_by")
+    extra = dx.estimate_core_hours(spec)["sb3"] - dx.estimate_core_hours(base)["sb3"]
+    a2c_slowdown = [r for r in dx.agent_runs(spec, "discrete-image") if r[:2] == ("a2c", "slowdown")]
+    assert extra * 3600 == pytest.approx(len(a2c_slowdown) * 2400 / dx.train_rate("a2c", "discrete-image")
+                                         + 2400 / dx.train_rate("a2c", "multibinary-image")
+                                         * len([r for r in dx.agent_runs(spec, "multibinary-image")
+                                                if r[:2] == ("a2c", "slowdown")]))
+    long = {**spec, "train": {**spec["train"], "steps": 800_000}, "steps_by": {"a2c": 3_200_000}}
+    assert dx.train_minutes(long, "a2c", "discrete-image", "slowdown") > dx.train_minutes(
+        long, "ppo", "discrete-image", "slowdown") > 10  # the cluster limit follows the run's steps
+    bad = copy.deepcopy(spec)
+    bad["steps_by"] = {"sjf": 10}
+    with pytest.raises(ConfigError, match="deeprm.steps_by.sjf: not an algorithm"):
+        dx.check_spec(bad)
+
+
 def test_every_report_figure_is_listed_with_inputs():
     assert list(df.FIGURES) == [f"fig5_{i}" for i in range(1, 19)]
     spec = copy.deepcopy(SPEC)
@@ -398,7 +427,7 @@ def test_cost_model_counts_every_run_and_limits_follow_the_rates(capsys):
     one["train"]["steps"] *= 2
     assert dx.estimate_core_hours(one)["sb3"] == pytest.approx(2 * cost["sb3"])
     # a slower algorithm gets a longer cluster time limit
-    assert dx.train_minutes(spec, "dqn", "discrete-image") >= dx.train_minutes(spec, "ppo", "discrete-image")
+    assert dx.train_minutes(spec, "dqn", "discrete-image", "slowdown") >= dx.train_minutes(spec, "ppo", "discrete-image", "slowdown")
     from schedrl.cli import main
 
     assert main(["deeprm", "cost", "--spec", "config/config.yaml"]) == 0

@@ -46,8 +46,8 @@ rule deeprm_train:
         env_args=lambda wildcards: DX.train_env_args(DEEPRM, wildcards.variant, wildcards.objective),
         env_id=DX.ENV_ID,
         wrapper=DX.WRAPPERS[0],
-        steps=DEEPRM["train"]["steps"],
-        checkpoint_every=DEEPRM["train"]["checkpoint_every"],
+        steps=lambda wildcards: DX.run_steps(DEEPRM, wildcards.algo, wildcards.objective),
+        checkpoint_every=lambda wildcards: DX.run_checkpoint_every(DEEPRM, wildcards.algo, wildcards.objective),
         run_dir=DEEPRM_RUN,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",
@@ -56,7 +56,7 @@ rule deeprm_train:
     threads: 1
     resources:
         mem_mb=2500,
-        runtime=lambda wildcards: DX.train_minutes(DEEPRM, wildcards.algo, wildcards.variant),
+        runtime=lambda wildcards: DX.train_minutes(DEEPRM, wildcards.algo, wildcards.variant, wildcards.objective),
     conda:
         CONDA_ENV
     shell:

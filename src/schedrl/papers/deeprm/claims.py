@@ -121,17 +121,26 @@ class _Results:
 
 def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, note: str = "", *,
          value: float | None = None, paper: float | None = None, band=None, label: str = "",
-         ci95: str = "", noise: float | None = None) -> dict:
+         ci95: str = "", noise: float | None = None, steps: int | None = None) -> dict:
     """A claims row; ``value`` (with the paper's number ``paper`` and its tolerance ``band``) is the
-    claim's number that the budget evaluation follows over training (dropped before writing)."""
+    claim's number that the budget evaluation follows over training (dropped before writing);
+    ``steps``: the training steps of the claim's longest-trained agent (the budget axis)."""
     row = {"paper": PAPER, "claim_id": claim_id, "claim": claim, "paper_value": paper_value, "ours": ours,
            "verdict": verdict_, "note": note}
     if ci95:
         row["ci95"] = ci95
     if value is not None:
         row["_budget"] = {"value": float(value), "paper": paper, "band": band, "label": label or claim_id,
-                          "noise": noise}
+                          "noise": noise, "steps": steps}
     return row
+
+
+def _steps(spec: dict, algos, objective: str | None) -> int:
+    """Training steps of the longest-trained SB3 run among ``algos`` (``train.steps`` and
+    ``steps_by``; heuristics and the DeepRM agent add none), for a claim's budget axis."""
+    runs = [dx.run_steps(spec, a, objective or "slowdown") for a in algos if a not in dx.BASELINES
+            and a != dx.DEEPRM_AGENT]
+    return max(runs, default=int(spec["train"]["steps"]))
 
 
 def _seeds_episodes(groups: list[np.ndarray]) -> str:
@@ -173,7 +182,8 @@ def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, object
     return _row(claim_id, claim, f"{paper:g}", _fmt(ours), VALUES.verdict(key, ours),
                 f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
                 f"{VALUES.describe(key)}{res.load(variant, rate)}",
-                value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise)
+                value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise,
+                steps=_steps(res.spec, [algo], objective))
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -200,7 +210,8 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
             f"{res.load(variant, rate)}").lstrip("; ")
     worst = max(have, key=have.get)
     return _row(claim_id, claim, paper_value, ours, result, note, ci95=ci, value=have[worst] / ref - 1,
-                noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}")
+                noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}",
+                steps=_steps(res.spec, have, objective))
 
 
 def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant, baseline, metric, rate, objective):
@@ -222,7 +233,7 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
                 f"is at most partly reproduced" + res.load(variant, rate),
                 ci95=f"{dx.label(best)} vs {dx.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
                 value=vals[best] / ref - 1, noise=(hi - lo) / 2,
-                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}")
+                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, vals, objective))
 
 
 def _high_load(res: _Results, claim_id, variant) -> dict:
@@ -328,7 +339,7 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
     ref = float(frame.loc[np.isclose(frame["rate"], box), "mean_slowdown"].mean())
     return _row(claim_id, claim, paper_value, "; ".join(parts), result, note + res.load(variant, box), ci95=ci,
                 value=max(abs(v / ref - 1) for v in have.values()), paper=0.0, band=(0.0, REL_TOL),
-                label=f"{claim_id}: largest |gap| to the DeepRM agent")
+                label=f"{claim_id}: largest |gap| to the DeepRM agent", steps=_steps(res.spec, have, "slowdown"))
 
 
 def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict]:
@@ -356,7 +367,7 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
 
 def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[dict]) -> list[dict]:
     """``final``'s RL rows with their values at every budget share (and the long rows into ``out``).
-    The x axis is the SB3 agents' env steps at each share (``train.steps`` x share; DeepRM's own
+    The x axis is the claim's SB3 agents' env steps at each share (their run steps x share; DeepRM's own
     agent is at the same share of its iterations)."""
     earlier = {}
     for fraction in BUDGET_FRACTIONS[:-1]:
@@ -365,7 +376,6 @@ def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[
         except InputFileError:
             continue  # budget evaluations missing: the claims stay without budgets
         earlier[fraction] = {r["claim_id"]: r.get("_budget", {}).get("value") for r in part}
-    steps = float(spec["train"]["steps"])
     rows = []
     for row in final:
         info = row.get("_budget")
@@ -384,6 +394,7 @@ def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[
         noise = info["noise"]
         if noise is None or not np.isfinite(noise):
             noise = flat_noise(paper, abs_tol=0.5 * (band[1] - band[0])) if band else 0.05 * abs(values[-1])
+        steps = float(info["steps"] or spec["train"]["steps"])
         fields, long_rows = budget_fields(PAPER, f"{row['claim_id']}@{protocol}", [f * steps for f in fractions],
                                           values, paper, unit="env steps", noise=noise,
                                           label=f"{info['label']} [{protocol}]", band=band, fractions=fractions)

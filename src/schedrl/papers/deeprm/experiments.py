@@ -127,6 +127,10 @@ def check_spec(spec: dict) -> dict:
         for objective in spec["objectives"]:
             if not run_seeds(spec, algo, objective):
                 raise ConfigError(f"deeprm.seeds_by leaves {algo} trained for {objective} with no seed")
+    for key in spec.get("steps_by") or {}:
+        if key not in ALGOS and key not in OBJECTIVES:
+            raise ConfigError(f"deeprm.steps_by.{key}: not an algorithm ({', '.join(sorted(ALGOS))}) "
+                              f"nor an objective ({', '.join(OBJECTIVES)})")
     ev = spec["eval"]
     agent = spec.get("deeprm_agent")
     if agent is not None:
@@ -482,6 +486,22 @@ def run_seeds(spec: dict, algo: str, objective: str) -> list[int]:
     return seeds
 
 
+def run_steps(spec: dict, algo: str, objective: str) -> int:
+    """Env steps of one SB3 run: ``train.steps``, or the smallest ``steps_by`` entry naming the
+    algorithm or the objective (so ``{a2c: 1000000, completion_time: 300000}`` trains A2C for
+    slowdown 1 M steps and for completion time 300 k)."""
+    by = spec.get("steps_by") or {}
+    named = [int(by[key]) for key in (algo, objective) if key in by]
+    return min(named) if named else int(spec["train"]["steps"])
+
+
+def run_checkpoint_every(spec: dict, algo: str, objective: str) -> int:
+    """``train.checkpoint_every`` at the same share of the run's steps (a run of 4x the steps
+    checkpoints 4x less often), so the claims' budget checkpoints fall at 1/8, 1/4, 1/2 of each run."""
+    share = int(spec["train"]["checkpoint_every"]) / int(spec["train"]["steps"])
+    return max(1, round(share * run_steps(spec, algo, objective)))
+
+
 def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=None, algos=None,
                    baselines: bool = True, protocol: str = "heldout") -> pd.DataFrame:
     """Every evaluation episode of a variant under ``protocol``: columns policy, algo, objective,
@@ -717,9 +737,9 @@ def train_rate(algo: str, variant: str) -> float:
 SAFETY = 2.0
 
 
-def train_minutes(spec: dict, algo: str, variant: str) -> int:
+def train_minutes(spec: dict, algo: str, variant: str, objective: str) -> int:
     """Time limit of one SB3 training rule."""
-    return int(SAFETY * int(spec["train"]["steps"]) / train_rate(algo, variant) / 60) + 10
+    return int(SAFETY * run_steps(spec, algo, objective) / train_rate(algo, variant) / 60) + 10
 
 
 def agent_minutes(spec: dict, rate: float | str) -> int:
@@ -733,12 +753,12 @@ def agent_minutes(spec: dict, rate: float | str) -> int:
 def estimate_core_hours(spec: dict) -> dict:
     """Core-hours of a deeprm section by the rates above: SB3 training, the DeepRM agent, evaluations
     (both protocols, every rate; budget checkpoints at three shares, one rate) and rule start-up."""
-    steps = int(spec["train"]["steps"])
     ev = spec["eval"]
-    sb3, runs = 0.0, 0
+    sb3, runs, steps = 0.0, 0, 0
     for variant in spec["variants"]:
-        for algo, _, _ in agent_runs(spec, variant):
-            sb3 += steps / train_rate(algo, variant)
+        for algo, objective, _ in agent_runs(spec, variant):
+            sb3 += run_steps(spec, algo, objective) / train_rate(algo, variant)
+            steps += run_steps(spec, algo, objective)
             runs += 1
     rates = len(ev["rates"])
     episodes = rates * int(ev["episodes"]) + rates * int((ev.get("report") or {}).get("episodes", 1))
@@ -750,5 +770,5 @@ def estimate_core_hours(spec: dict) -> dict:
     played = (runs + len(pg_runs) + len(spec["baselines"]) * len(spec["variants"])) * episodes \
         + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes
     rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + 2 * len(pg_runs) + 30
-    return {"runs": runs, "sb3": sb3 / 3600, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
+    return {"runs": runs, "sb3": sb3 / 3600, "steps": steps, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
             "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600}
