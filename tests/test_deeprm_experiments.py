@@ -103,32 +103,32 @@ def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
             dx.check_spec(bad)
 
 
-def test_steps_by_trains_an_algorithm_longer_and_keeps_checkpoint_shares():
+def test_steps_by_trains_some_runs_longer_and_keeps_checkpoint_shares():
     spec = copy.deepcopy(SPEC)
     spec["train"]["steps"], spec["train"]["checkpoint_every"] = 800, 100
-    spec["steps_by"] = {"a2c": 3200, "completion_time": 800}
+    spec["steps_by"] = {"a2c": 3200, "discrete-image": 6400, "completion_time": 800}
     assert dx.check_spec(spec) is spec
-    # the smallest entry naming the run wins: A2C for slowdown 3,200 steps, for completion time 800
-    assert dx.run_steps(spec, "a2c", "slowdown") == 3200
-    assert dx.run_steps(spec, "a2c", "completion_time") == 800
-    assert dx.run_steps(spec, "ppo", "slowdown") == 800  # named by nothing: train.steps
+    # the smallest entry naming the run's variant, algorithm or objective wins
+    assert dx.run_steps(spec, "discrete-image", "a2c", "slowdown") == 3200
+    assert dx.run_steps(spec, "multibinary-image", "a2c", "slowdown") == 3200
+    assert dx.run_steps(spec, "discrete-image", "ppo", "slowdown") == 6400
+    assert dx.run_steps(spec, "discrete-image", "a2c", "completion_time") == 800
+    assert dx.run_steps(spec, "multibinary-image", "ppo", "slowdown") == 800  # named by nothing: train.steps
     # checkpoints at the same share (1/8) of each run: the claims' 1/8, 1/4, 1/2 budgets exist
-    assert dx.run_checkpoint_every(spec, "a2c", "slowdown") == 400
-    assert dx.run_checkpoint_every(spec, "ppo", "slowdown") == 100
+    assert dx.run_checkpoint_every(spec, "multibinary-image", "a2c", "slowdown") == 400
+    assert dx.run_checkpoint_every(spec, "multibinary-image", "ppo", "slowdown") == 100
     base = copy.deepcopy(spec)
     base.pop("steps_by")
     extra = dx.estimate_core_hours(spec)["sb3"] - dx.estimate_core_hours(base)["sb3"]
-    a2c_slowdown = [r for r in dx.agent_runs(spec, "discrete-image") if r[:2] == ("a2c", "slowdown")]
-    assert extra * 3600 == pytest.approx(len(a2c_slowdown) * 2400 / dx.train_rate("a2c", "discrete-image")
-                                         + 2400 / dx.train_rate("a2c", "multibinary-image")
-                                         * len([r for r in dx.agent_runs(spec, "multibinary-image")
-                                                if r[:2] == ("a2c", "slowdown")]))
+    longer = [(v, a) for v in spec["variants"] for a, o, _ in dx.agent_runs(spec, v) if o == "slowdown"]
+    assert extra * 3600 == pytest.approx(sum((dx.run_steps(spec, v, a, "slowdown") - 800) / dx.train_rate(a, v)
+                                             for v, a in longer))
     long = {**spec, "train": {**spec["train"], "steps": 800_000}, "steps_by": {"a2c": 3_200_000}}
     assert dx.train_minutes(long, "a2c", "discrete-image", "slowdown") > dx.train_minutes(
-        long, "ppo", "discrete-image", "slowdown") > 10  # the cluster limit follows the run's steps
+        long, "ppo", "multibinary-image", "slowdown") > 10  # the cluster limit follows the run's steps
     bad = copy.deepcopy(spec)
     bad["steps_by"] = {"sjf": 10}
-    with pytest.raises(ConfigError, match="deeprm.steps_by.sjf: not an algorithm"):
+    with pytest.raises(ConfigError, match="deeprm.steps_by.sjf: not a variant"):
         dx.check_spec(bad)
 
 
@@ -416,6 +416,11 @@ def test_claims_at_training_budgets_with_intervals(tmp_path):
     assert [r["fraction"] for r in gaps] == [0.125, 0.25, 0.5, 1.0]
     assert gaps[0]["value"] == pytest.approx(6.0 / 4.9 - 1)
     assert not any("_budget" in r for r in rows.values())
+    # the budget axis is each claim's own runs' steps: multi-binary trained 4x longer by steps_by
+    longer, budget = {**SPEC, "steps_by": {"multibinary-image": 600}}, []
+    claims_rows(longer, tmp_path, budget=budget)
+    steps = {r["claim_id"]: r["budget"] for r in budget if r["fraction"] == 1.0}
+    assert steps["mb2-rl-beats-sjf@report"] == 600 and steps["d2-a2c-slowdown@heldout"] == 150
 
 
 def test_cost_model_counts_every_run_and_limits_follow_the_rates(capsys):

@@ -46,8 +46,8 @@ rule deeprm_train:
         env_args=lambda wildcards: DX.train_env_args(DEEPRM, wildcards.variant, wildcards.objective),
         env_id=DX.ENV_ID,
         wrapper=DX.WRAPPERS[0],
-        steps=lambda wildcards: DX.run_steps(DEEPRM, wildcards.algo, wildcards.objective),
-        checkpoint_every=lambda wildcards: DX.run_checkpoint_every(DEEPRM, wildcards.algo, wildcards.objective),
+        steps=lambda wildcards: DX.run_steps(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
+        checkpoint_every=lambda wildcards: DX.run_checkpoint_every(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
         run_dir=DEEPRM_RUN,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",

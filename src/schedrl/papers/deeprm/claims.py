@@ -135,11 +135,11 @@ def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, 
     return row
 
 
-def _steps(spec: dict, algos, objective: str | None) -> int:
-    """Training steps of the longest-trained SB3 run among ``algos`` (``train.steps`` and
-    ``steps_by``; heuristics and the DeepRM agent add none), for a claim's budget axis."""
-    runs = [dx.run_steps(spec, a, objective or "slowdown") for a in algos if a not in dx.BASELINES
-            and a != dx.DEEPRM_AGENT]
+def _steps(spec: dict, variant: str, algos, objective: str | None) -> int:
+    """Training steps of the longest-trained SB3 run among ``algos`` in ``variant`` (``train.steps``
+    and ``steps_by``; heuristics and the DeepRM agent add none), for a claim's budget axis."""
+    runs = [dx.run_steps(spec, variant, a, objective or "slowdown") for a in algos
+            if a not in dx.BASELINES and a != dx.DEEPRM_AGENT]
     return max(runs, default=int(spec["train"]["steps"]))
 
 
@@ -183,7 +183,7 @@ def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, object
                 f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
                 f"{VALUES.describe(key)}{res.load(variant, rate)}",
                 value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise,
-                steps=_steps(res.spec, [algo], objective))
+                steps=_steps(res.spec, variant, [algo], objective))
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -211,7 +211,7 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
     worst = max(have, key=have.get)
     return _row(claim_id, claim, paper_value, ours, result, note, ci95=ci, value=have[worst] / ref - 1,
                 noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}",
-                steps=_steps(res.spec, have, objective))
+                steps=_steps(res.spec, variant, have, objective))
 
 
 def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant, baseline, metric, rate, objective):
@@ -233,7 +233,7 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
                 f"is at most partly reproduced" + res.load(variant, rate),
                 ci95=f"{dx.label(best)} vs {dx.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
                 value=vals[best] / ref - 1, noise=(hi - lo) / 2,
-                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, vals, objective))
+                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, variant, vals, objective))
 
 
 def _high_load(res: _Results, claim_id, variant) -> dict:
@@ -339,7 +339,7 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
     ref = float(frame.loc[np.isclose(frame["rate"], box), "mean_slowdown"].mean())
     return _row(claim_id, claim, paper_value, "; ".join(parts), result, note + res.load(variant, box), ci95=ci,
                 value=max(abs(v / ref - 1) for v in have.values()), paper=0.0, band=(0.0, REL_TOL),
-                label=f"{claim_id}: largest |gap| to the DeepRM agent", steps=_steps(res.spec, have, "slowdown"))
+                label=f"{claim_id}: largest |gap| to the DeepRM agent", steps=_steps(res.spec, variant, have, "slowdown"))
 
 
 def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict]:

@@ -128,9 +128,9 @@ def check_spec(spec: dict) -> dict:
             if not run_seeds(spec, algo, objective):
                 raise ConfigError(f"deeprm.seeds_by leaves {algo} trained for {objective} with no seed")
     for key in spec.get("steps_by") or {}:
-        if key not in ALGOS and key not in OBJECTIVES:
-            raise ConfigError(f"deeprm.steps_by.{key}: not an algorithm ({', '.join(sorted(ALGOS))}) "
-                              f"nor an objective ({', '.join(OBJECTIVES)})")
+        if key not in ALGOS and key not in OBJECTIVES and key not in spec["variants"]:
+            raise ConfigError(f"deeprm.steps_by.{key}: not a variant ({', '.join(spec['variants'])}), an algorithm "
+                              f"({', '.join(sorted(ALGOS))}) nor an objective ({', '.join(OBJECTIVES)})")
     ev = spec["eval"]
     agent = spec.get("deeprm_agent")
     if agent is not None:
@@ -486,20 +486,20 @@ def run_seeds(spec: dict, algo: str, objective: str) -> list[int]:
     return seeds
 
 
-def run_steps(spec: dict, algo: str, objective: str) -> int:
-    """Env steps of one SB3 run: ``train.steps``, or the smallest ``steps_by`` entry naming the
-    algorithm or the objective (so ``{a2c: 1000000, completion_time: 300000}`` trains A2C for
-    slowdown 1 M steps and for completion time 300 k)."""
+def run_steps(spec: dict, variant: str, algo: str, objective: str) -> int:
+    """Env steps of one SB3 run: ``train.steps``, or the smallest ``steps_by`` entry naming its
+    variant, algorithm or objective (so ``{discrete-image: 1000000, completion_time: 300000}``
+    trains discrete-image's agents 1 M steps for slowdown and 300 k for completion time)."""
     by = spec.get("steps_by") or {}
-    named = [int(by[key]) for key in (algo, objective) if key in by]
+    named = [int(by[key]) for key in (variant, algo, objective) if key in by]
     return min(named) if named else int(spec["train"]["steps"])
 
 
-def run_checkpoint_every(spec: dict, algo: str, objective: str) -> int:
+def run_checkpoint_every(spec: dict, variant: str, algo: str, objective: str) -> int:
     """``train.checkpoint_every`` at the same share of the run's steps (a run of 4x the steps
     checkpoints 4x less often), so the claims' budget checkpoints fall at 1/8, 1/4, 1/2 of each run."""
     share = int(spec["train"]["checkpoint_every"]) / int(spec["train"]["steps"])
-    return max(1, round(share * run_steps(spec, algo, objective)))
+    return max(1, round(share * run_steps(spec, variant, algo, objective)))
 
 
 def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=None, algos=None,
@@ -739,7 +739,7 @@ SAFETY = 2.0
 
 def train_minutes(spec: dict, algo: str, variant: str, objective: str) -> int:
     """Time limit of one SB3 training rule."""
-    return int(SAFETY * run_steps(spec, algo, objective) / train_rate(algo, variant) / 60) + 10
+    return int(SAFETY * run_steps(spec, variant, algo, objective) / train_rate(algo, variant) / 60) + 10
 
 
 def agent_minutes(spec: dict, rate: float | str) -> int:
@@ -757,8 +757,8 @@ def estimate_core_hours(spec: dict) -> dict:
     sb3, runs, steps = 0.0, 0, 0
     for variant in spec["variants"]:
         for algo, objective, _ in agent_runs(spec, variant):
-            sb3 += run_steps(spec, algo, objective) / train_rate(algo, variant)
-            steps += run_steps(spec, algo, objective)
+            sb3 += run_steps(spec, variant, algo, objective) / train_rate(algo, variant)
+            steps += run_steps(spec, variant, algo, objective)
             runs += 1
     rates = len(ev["rates"])
     episodes = rates * int(ev["episodes"]) + rates * int((ev.get("report") or {}).get("episodes", 1))
