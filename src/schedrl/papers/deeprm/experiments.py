@@ -705,22 +705,27 @@ def deeprm_agent_budget_episodes(spec: dict, root: str | Path, protocol: str, fr
 # ---------------------------------------------------------------------------------------------
 # Cost model (``schedrl deeprm cost``): rates measured on the 2-vCPU development machine.
 
-#: SB3 training, steady-state env steps per CPU-second by (algo, variant) (2026-11-25, two other
-#: processes busy, torch's fused Adam): a run of N steps costs N / rate. Unlisted variants take the
-#: algorithm's slowest rate.
+#: SB3 training, env steps per CPU-second of a whole rule (start-up included) by (algo, variant):
+#: the slowest run of each in the default run of 2026-11-25 (`snakemake deeprm --cores 2` with the
+#: machine otherwise idle; torch's fused Adam). TRPO's multi-binary and phase-1 rates were not in
+#: that run: its discrete-image ratio to the earlier rates (x1.96) applied. Rates measured the same
+#: day with other sessions' processes busy were 2-4x lower (the process CPU time of a loaded
+#: 2-vCPU machine grows with the load), so a loaded machine can take up to that much longer.
+#: A run of N steps costs N / rate. Unlisted variants take the algorithm's slowest rate.
 TRAIN_STEPS_PER_S = {
-    "a2c": {"discrete-image": 400.0, "multibinary-image": 560.0, "discrete-stacked": 620.0,
-            "multibinary-stacked": 620.0},
-    "ppo": {"discrete-image": 830.0, "multibinary-image": 1150.0, "discrete-stacked": 800.0},
-    "dqn": {"discrete-image": 270.0, "discrete-stacked": 250.0},
-    "trpo": {"discrete-image": 1000.0, "multibinary-image": 1090.0, "discrete-stacked": 1050.0},
+    "a2c": {"discrete-image": 1030.0, "multibinary-image": 1600.0, "discrete-stacked": 2130.0,
+            "multibinary-stacked": 2830.0},
+    "ppo": {"discrete-image": 1650.0, "multibinary-image": 2300.0, "discrete-stacked": 2770.0},
+    "dqn": {"discrete-image": 516.0, "discrete-stacked": 1210.0},
+    "trpo": {"discrete-image": 1956.0, "multibinary-image": 2130.0, "discrete-stacked": 2060.0},
 }
 #: DeepRM's REINFORCE trainer (compiled batched env step): env steps per CPU-second of a real rule
-#: (rate 0.5, 60 iterations, 1.81 M steps in 40 CPU-s, start-up included, load ~7.5), and env steps
-#: per trajectory at the training rate 0.7 (an iteration at 0.7 with 10 x 20 trajectories was 32.8 k
-#: steps); lighter loads end sooner, so other rates are counted at 0.7's length (an upper bound).
-PG_STEPS_PER_S = 44000.0
-PG_STEPS_PER_TRAJECTORY = 164.0
+#: and env steps per trajectory at the training rate 0.7, from the default run of 2026-11-25 (idle
+#: machine): 1,000 iterations at 0.7 (10 x 20 trajectories) = 37.7 M env steps in 522 CPU-s,
+#: start-up included (44 k/CPU-s with the machine loaded the same day); lighter loads end sooner,
+#: so other rates are counted at 0.7's length (an upper bound).
+PG_STEPS_PER_S = 72000.0
+PG_STEPS_PER_TRAJECTORY = 189.0
 #: Evaluation: policy steps per CPU-second (bench_agents.py "eval steps/s") and mean steps of an
 #: episode run to the end; each rule also pays its Python start-up (torch, SB3, numba imports).
 EVAL_STEPS_PER_S = 2800.0
@@ -733,8 +738,9 @@ def train_rate(algo: str, variant: str) -> float:
     return rates.get(variant, min(rates.values()))
 
 
-#: Cluster time limits: the cost model's rates halved (a loaded or slower node) plus 10 minutes.
-SAFETY = 2.0
+#: Cluster time limits: the cost model's rates (an idle machine's) at a quarter speed (a loaded or
+#: slower node: loaded rates here were 2-4x lower) plus 10 minutes.
+SAFETY = 4.0
 
 
 def train_minutes(spec: dict, algo: str, variant: str, objective: str) -> int:
