@@ -302,13 +302,15 @@ def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 # Cost: measured training speed, for Snakemake's runtime resources and the config's budget.
 
 # Training CPU seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
-# function of the policy's parameter count: a + b * params, fitted to the process CPU time of
-# 1,000-2,000-step runs of this code on the 2-core development machine under load (2026-11-25).
-# With torch's distribution checks (before): compact (24,332 parameters) 616 steps per CPU-second,
-# image 301,068: 440, 1,821,708: 148, 3,234,828: 91. Without them (``schedrl train`` now):
-# compact 742, image 1,821,708: 170; this fit. (The previous (2.0e-3, 7.0e-9) came from wall
-# time and said 7.9 core-hours for a default run measured at 2.79.)
-SECONDS_PER_STEP = (1.29e-3, 2.53e-9)
+# function of the policy's parameter count: a + b * params, fitted (R^2 0.985) to the process CPU
+# time, less PROCESS_SECONDS of start-up, of the 62 100k-step training rules of the default run of
+# 2026-11-25 (`snakemake mdp --cores 2`, 2-vCPU machine otherwise idle for most of it): compact
+# (24,332 parameters) ~3,000 steps per CPU-second, image 1,821,708: ~480. Rates measured the same
+# day on the loaded machine were ~3x lower (the previous fit, (1.29e-3, 2.53e-9), said 4.73
+# core-hours for this run, measured at 1.55), so limits allow for that (``SAFETY``).
+SECONDS_PER_STEP = (3.34e-4, 9.5e-10)
+#: Cluster time limits: the cost model at a quarter of its speed (a loaded or slower node) + 10 min.
+SAFETY = 4.0
 
 
 def obs_size(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
@@ -332,15 +334,15 @@ def train_seconds(run: Run, steps: int) -> float:
 
 
 def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
-    """Snakemake ``runtime`` of one training run: three times the cost model, plus 10 minutes."""
+    """Snakemake ``runtime`` of one training run: ``SAFETY`` times the cost model, plus 10 minutes."""
     run = Run(int(horizon), variant_name, int(scenario_id), 0)
-    return int(3 * train_seconds(run, int(steps)) / 60) + 10
+    return int(SAFETY * train_seconds(run, int(steps)) / 60) + 10
 
 
-# Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass
-# (measured: 1,000 trials take 8.4 CPU s for a compact agent, 17.7 for image-like with 64
-# processors, start-up included; three budget checkpoints 17 and 42).
-EVAL_SECONDS_PER_STEP = (50e-6, 0.4e-10)
+# Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass,
+# fitted to the 62 evaluation rules of the same run (1,000 trials each; start-up excluded): most of
+# an evaluation rule is its start-up (5-11 CPU s in all, 17-42 before the batched trials).
+EVAL_SECONDS_PER_STEP = (5e-6, 2.4e-11)
 EVAL_STEPS_PER_TRIAL = 120  # agent steps of a 100-step episode (allocations add steps, sparse ones skip)
 PROCESS_SECONDS = 5  # start-up of one 'schedrl' job (imports, model set-up; measured 3-5 CPU s)
 
