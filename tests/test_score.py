@@ -276,3 +276,28 @@ def test_score_config_section_is_checked():
     cfg["score"]["polices"] = {}
     with pytest.raises(ConfigError, match="polices"):
         validate_config(cfg)
+
+
+def test_sem_agent_entries_use_every_seed_per_job(tmp_path):
+    """A trained SEM agent counts per test job over its seeds (an interval), and a seed without
+    per-job values counts by its mean and says so."""
+    from schedrl.score.suites import _sem_agent_entries
+
+    folder = tmp_path / "sem"
+    for d, waits in ((folder, [0, 3600, 7200]), (folder / "seeds" / "1", [3600, 3600, 3600])):
+        d.mkdir(parents=True)
+        (d / "test.json").write_text(json.dumps({"mean_wait": float(np.mean(waits)), "mean_slowdown": 2.0,
+                                                 "utilization": 0.5 + len(d.parts) % 2 * 0.1}))
+        pd.DataFrame({"job_id": [0, 1, 2], "wait": waits, "slowdown": [1.0, 2.0, 3.0]}).to_csv(d / "test_jobs.csv",
+                                                                                            index=False)
+    wait, slow, util = _sem_agent_entries("b", "sem", folder)
+    assert [v.tolist() for v in wait.values] == [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]]
+    assert wait.unit == "job" and "2 seed(s)" in wait.note and "without" not in wait.note
+    assert len(util.values[0]) == 2
+    row = board.leaderboard([wait]).iloc[0]
+    assert row["mean"] == pytest.approx(1.0) and row["lo"] < 1.0 < row["hi"] and row["n"] == 6
+    (folder / "seeds" / "1" / "test_jobs.csv").unlink()
+    wait, *_ = _sem_agent_entries("b", "sem", folder)
+    assert [v.tolist() for v in wait.values] == [[0.0, 1.0, 2.0], [1.0]]
+    assert "1 seed(s) without test_jobs.csv" in wait.note
+    assert _sem_agent_entries("b", "dras", tmp_path / "none") == []

@@ -258,9 +258,39 @@ def _schedule_entries(paper, board, name, role, schedule, cluster, note="") -> l
                   "schedule", "higher", note)]
 
 
+def _sem_agent_entries(board: str, encoder: str, folder: Path) -> list[Entry]:
+    """A trained SEM/DRAS agent's greedy test pass per seed (the run folder and ``seeds/*``): wait and
+    slowdown per test job from ``test_jobs.csv``, utilisation per seed from ``test.json``; a seed
+    without per-job values counts with its mean alone."""
+    from schedrl.io import read_json
+
+    runs = [folder] + sorted((d for d in (folder / "seeds").glob("*") if d.name.isdigit()), key=lambda d: int(d.name))
+    runs = [d for d in runs if (d / "test.json").is_file()]
+    if not runs:
+        return []
+    waits, slows, utils, means_only = [], [], [], 0
+    for d in runs:
+        m = read_json(d / "test.json")
+        jobs = pd.read_csv(d / "test_jobs.csv") if (d / "test_jobs.csv").is_file() else None
+        if jobs is None or jobs.empty:
+            means_only += 1
+            waits.append(np.asarray([m["mean_wait"] / 3600.0]))
+            slows.append(np.asarray([m["mean_slowdown"]]))
+        else:
+            waits.append(jobs["wait"].to_numpy(float) / 3600.0)
+            slows.append(jobs["slowdown"].to_numpy(float))
+        utils.append(float(m["utilization"]))
+    note = f"greedy test pass of {len(runs)} seed(s), per test job"
+    if means_only:
+        note += f"; {means_only} seed(s) without test_jobs.csv count by their mean"
+    name = f"{encoder.upper()} agent"
+    return [Entry("sem", board, name, "agent", "wait (h)", waits, "job", "lower", note),
+            Entry("sem", board, name, "agent", "slowdown", slows, "job", "lower", note),
+            Entry("sem", board, name, "agent", "utilisation", [np.asarray(utils)], "seed", "higher", note)]
+
+
 def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | Path = "results/workloads/sem") -> SuiteResult:
     from schedrl.envs.pick_reserve import PickReserveEnv
-    from schedrl.io import read_json
     from schedrl.papers.sem.agents import ENCODERS, HEURISTICS, time_scale_of
     from schedrl.sim import ClusterSpec, simulate
     from schedrl.workloads.swf import read_swf
@@ -301,15 +331,7 @@ def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | P
             out.entries += _schedule_entries("sem", board, f"{name.upper()}+EASY", "baseline", schedule, cluster)
         if agents:
             for encoder in ENCODERS:
-                path = Path("results/sem/agents") / trace / encoder / "test.json"
-                if path.is_file():
-                    m = read_json(path)
-                    note = "one greedy test pass: no per-job values kept, no interval"
-                    name = f"{encoder.upper()} agent"
-                    out.entries += [
-                        Entry("sem", board, name, "agent", "wait (h)", [np.asarray([m["mean_wait"] / 3600.0])], "run", "lower", note),
-                        Entry("sem", board, name, "agent", "slowdown", [np.asarray([m["mean_slowdown"]])], "run", "lower", note),
-                        Entry("sem", board, name, "agent", "utilisation", [np.asarray([m["utilization"]])], "run", "higher", note)]
+                out.entries += _sem_agent_entries(board, encoder, Path("results/sem/agents") / trace / encoder)
     return out
 
 
