@@ -301,3 +301,152 @@ def test_sem_agent_entries_use_every_seed_per_job(tmp_path):
     assert [v.tolist() for v in wait.values] == [[0.0, 1.0, 2.0], [1.0]]
     assert "1 seed(s) without test_jobs.csv" in wait.note
     assert _sem_agent_entries("b", "dras", tmp_path / "none") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# runtime: Table 4's algorithms in the core's time-stepped simulator on each scored episode's jobs
+
+def _three_jobs():
+    """4 nodes, all submitted at 0 with exact requests: j0 3 nodes 600 s, j1 4 nodes 600 s,
+    j2 1 node 300 s (FCFS's head j1 waits for j0; j2 fits beside j0 and ends before it)."""
+    jobs = generate("lublin256", n_jobs=3, seed=0, max_nodes=4)
+    for col, values in (("submit_time", [0, 0, 0]), ("run_time", [600, 600, 300]), ("req_procs", [3, 4, 1]),
+                        ("alloc_procs", [3, 4, 1]), ("req_time", [600, 600, 300])):
+        jobs[col] = values
+    return jobs
+
+
+def _time_stepped(jobs, nodes, window, **kw):
+    from schedrl.envs.time_stepped import TimeSteppedPickEnv
+
+    # as the runtime suite's envs: evaluation plays without idle-step doubling
+    return TimeSteppedPickEnv(jobs=jobs, cluster=nodes, encoder="runtime_baseline", reward="runtime_final",
+                              window=window, double_idle=False, time_scale=86_400.0, **kw)
+
+
+def _strict(key):
+    """Table 4's order without backfilling as an env policy: the lowest-key job of the window
+    (ties: arrival) starts if it fits, else X: the head holds the queue."""
+    from schedrl.score.policy import Policy
+
+    def act(obs, info):
+        view = info["queue"]
+        i = int(np.argmin(getattr(view, key)))
+        return i if view.fits[i] else info["env"].window
+
+    return Policy(f"strict {key}", "x", "policy", act)
+
+
+def test_runtime_table4_by_hand():
+    """FCFS at t=0: j0 starts, j1 (4 nodes) does not fit beside it.
+    no BF: j1 holds the queue until j0 ends; j1 600-1200, j2 1200-1500: 3x600 + 4x600 + 1x300 =
+    4,500 node-s of 4 x 1,500 = 0.75. Steps: j0, X at 0; X on each idle tick 60..540 (9); j1 at 600,
+    X; j2 at 1200 (j1 released on the tick holding its end): 14.
+    EASY: j1 reserved at 600 (j0's end), j2 ends at 300 <= 600 and backfills at 0: 4,500 of
+    4 x 1,200 = 0.9375. Steps: j0, j2, X at 0; X at 300 (j2's end) and 360..540 (4); j1 at 600: 9.
+    The env's priority pick starts the first job that fits, twice at 0 (j0, j2): the core's
+    first-fit ('greedy') mode, not Table 4's no-BF, here the same schedule and steps as EASY."""
+    from schedrl.metrics import runtime_utilization
+    from schedrl.score.suites import core_schedule
+
+    jobs, cluster = _three_jobs(), ClusterSpec(nodes=4)
+    got = {a: core_schedule(jobs, cluster, a, sim_step=60, overrun="kill")
+           for a in ("fcfs:none", "fcfs:easy", "fcfs:greedy")}
+    assert got["fcfs:none"][0]["start_time"].tolist() == [0, 600, 1200] and got["fcfs:none"][1] == 14
+    assert got["fcfs:easy"][0]["start_time"].tolist() == [0, 600, 0] and got["fcfs:easy"][1] == 9
+    assert runtime_utilization(got["fcfs:none"][0], 4) == pytest.approx(0.75)
+    assert runtime_utilization(got["fcfs:easy"][0], 4) == pytest.approx(0.9375)
+
+    env = _time_stepped(jobs, 4, 10)
+    pick = _play(env, load_policy("fcfs").bind(env), seed=0)
+    assert pick["start_time"].tolist() == [0, 600, 0] and env.unwrapped.steps == got["fcfs:greedy"][1] == 9
+    strict = _play(env, _strict("submit").bind(env), seed=0)
+    assert strict["start_time"].tolist() == [0, 600, 1200] and env.unwrapped.steps == 14
+
+    # a limit of 2 steps: j0 and j2 start, j1 never does, in the env and in the core alike; the
+    # span ends at the last started job's end (600): (1,800 + 300) / (4 x 600)
+    env = _time_stepped(jobs, 4, 10, max_steps=2)
+    cut = _play(env, load_policy("fcfs").bind(env), seed=0)
+    for a in ("fcfs:greedy", "fcfs:easy"):
+        sched, steps = core_schedule(jobs, cluster, a, sim_step=60, overrun="kill", max_steps=2)
+        np.testing.assert_array_equal(sched["start_time"].to_numpy(), cut["start_time"].to_numpy())
+        assert steps == 2 and runtime_utilization(sched, 4) == pytest.approx(2100 / 2400)
+
+
+@pytest.mark.parametrize("name, key", [("fcfs", "submit"), ("sjf", "req_time")])
+def test_runtime_core_matches_env_play(name, key):
+    """On one episode (a window wider than the queue ever gets), the core's time-stepped run equals
+    the env's play: no-BF = the strict pick, greedy = the priority pick (which is therefore not
+    Table 4's no-BF: here they differ), under a step limit too; and without a limit the counted
+    run is exactly ``simulate_algorithm``'s schedule (the Table 4 pipeline's)."""
+    from schedrl.experiments.heuristics import simulate_algorithm
+    from schedrl.metrics import runtime_utilization
+    from schedrl.score.suites import core_schedule
+
+    jobs, cluster = _lublin(80), ClusterSpec(nodes=32)
+    env = _time_stepped(jobs, 32, 100)
+    pairs = {"none": _strict(key), "greedy": load_policy(name)}
+    starts = {}
+    for backfill, policy in pairs.items():
+        played = _play(env, policy.bind(env), seed=0)
+        core, steps = core_schedule(jobs, cluster, f"{name}:{backfill}", sim_step=60, overrun="kill")
+        np.testing.assert_allclose(core["start_time"].to_numpy(), played["start_time"].to_numpy())
+        assert runtime_utilization(core, 32) == runtime_utilization(played, 32)
+        assert steps == env.unwrapped.steps
+        starts[backfill] = core["start_time"].to_numpy()
+    assert not np.allclose(starts["none"], starts["greedy"])  # first fit skips the head; Table 4's FCFS does not
+    for a in (f"{name}:none", f"{name}:easy"):
+        np.testing.assert_array_equal(core_schedule(jobs, cluster, a, sim_step=60, overrun="kill")[0]["start_time"],
+                                      simulate_algorithm(jobs, cluster, *a.split(":"), sim_step=60)["start_time"])
+    limited = _time_stepped(jobs, 32, 100, max_steps=60)
+    played = _play(limited, load_policy(name).bind(limited), seed=0)
+    core, steps = core_schedule(jobs, cluster, f"{name}:greedy", sim_step=60, overrun="kill", max_steps=60)
+    assert steps == 60 and played["start_time"].isna().any()
+    np.testing.assert_allclose(core["start_time"].to_numpy(), played["start_time"].to_numpy())  # NaN where unstarted
+
+
+def test_runtime_baselines_run_on_the_episode_jobs():
+    """With a sampled block per episode, the baseline's schedule holds the episode's jobs."""
+    from schedrl.score.suites import core_schedule, runtime_episode_jobs
+
+    jobs = _lublin(80)
+    env = _time_stepped(jobs, 32, 100, episode_jobs=30)
+    starts = set()
+    for seed in (5, 6, 7):
+        start, block = runtime_episode_jobs(env, seed)
+        played = _play(env, load_policy("fcfs").bind(env), seed=seed)
+        assert env.unwrapped.episode_start == start
+        core, _ = core_schedule(block, ClusterSpec(nodes=32), "fcfs:easy", sim_step=60, overrun="kill")
+        assert core["job_id"].tolist() == played["job_id"].tolist() == jobs["job_id"].iloc[start:start + 30].tolist()
+        starts.add(start)
+    assert len(starts) > 1  # the seeds draw different blocks
+
+
+def test_runtime_suite_table4_baselines(monkeypatch, tmp_path):
+    from schedrl.papers.runtime import experiments as P
+    from schedrl.score.suites import runtime
+    from schedrl.workloads.swf import write_swf
+
+    config = _small_config(monkeypatch)
+    write_swf(_three_jobs(), tmp_path / "wl1_100b.swf")
+    monkeypatch.setattr(P, "workload_file", lambda w, draw=0: str(tmp_path / f"{w}.swf"))
+    config["runtime"]["nodes"] = 4
+    config["runtime"]["evaluate"].update(episodes=2, max_steps=100)
+    out = runtime(config, [], agents=False)
+    values = {e.policy: e.values for e in out.entries}
+    # by hand (test_runtime_table4_by_hand); SJF starts j2 then j0 at 0, j1 at 600: 0.9375 with or without BF
+    expect = {"FCFS (no BF)": 0.75, "FCFS w/ BF (EASY)": 0.9375, "SJF (no BF)": 0.9375, "SJF w/ BF (EASY)": 0.9375,
+              "FCFS (priority pick)": 0.9375, "SJF (priority pick)": 0.9375}
+    assert set(values) == set(expect)
+    for name, u in expect.items():
+        assert len(values[name]) == 1 and values[name][0].tolist() == pytest.approx([u, u]), name
+    table4 = [e for e in out.entries if "BF" in e.policy]
+    assert {e.role for e in table4} == {"baseline"} and all("Sim_Step 60 s" in e.note for e in table4)
+    assert not any("step limit cut" in e.note for e in table4)
+    assert any("wl1_050b" in n for n in out.notes)  # the other halves are missing
+
+    config["runtime"]["evaluate"]["max_steps"] = 2
+    out = runtime(config, [], agents=False)
+    easy = next(e for e in out.entries if e.policy == "FCFS w/ BF (EASY)")
+    assert easy.values[0].tolist() == pytest.approx([2100 / 2400] * 2)
+    assert "the step limit cut 2 of 2 episodes (67% of the jobs started)" in easy.note

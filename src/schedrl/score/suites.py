@@ -11,7 +11,7 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 | mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference) |
 | sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY |
 | mrsch | pick-and-reserve | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY (GA, scalar RL, MRSch from results) |
-| runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | FCFS, SJF as priority picks |
+| runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | Table 4's SJF, SJF w/ BF (EASY), FCFS, FCFS w/ BF (EASY) in the core's time-stepped simulator on each episode's jobs and step limit; FCFS, SJF as priority picks |
 """
 
 from __future__ import annotations
@@ -395,6 +395,92 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
     return out
 
 
+# =============================================================================================
+# runtime: the time-stepped env; Table 4's algorithms replayed on each scored episode's jobs
+
+class _OutOfSteps(Exception):
+    """The episode's step limit is spent (raised inside ``HPCSimulator.run_policy``)."""
+
+
+def runtime_episode_jobs(env, seed: int) -> tuple[int, pd.DataFrame]:
+    """The jobs of ``env``'s episode under ``reset(seed=seed)``: its first row and its rows, by the
+    env's own block sampling (``HPCEnv._episode_table``), so the scored episode's jobs."""
+    base = env.unwrapped
+    if base.table is None:
+        raise SchedrlError(f"{getattr(base, 'score_label', type(base).__name__)}: the Table 4 baselines "
+                           "need the env's job table (a job factory has none)")
+    env.reset(seed=int(seed))
+    start = int(base.episode_start)
+    return start, base.table.iloc[start: start + (base.episode_jobs or len(base.table))]
+
+
+def core_schedule(jobs: pd.DataFrame, cluster, algorithm: str, *, sim_step: float, overrun: str,
+                  max_steps: int | None = None) -> tuple[pd.DataFrame, int]:
+    """``algorithm`` (``policy:backfill``, e.g. ``fcfs:easy``) on ``jobs`` in the core's
+    ``HPCSimulator.run_policy``, built as ``simulate_algorithm`` builds it (ticks of ``sim_step``
+    seconds without idle doubling; 0: event-driven), and cut like a ``TimeSteppedPickEnv`` episode
+    after ``max_steps`` of the env's steps. A step is one job started or one advance of the clock
+    while jobs wait (the env's X; decision points with an empty queue cost nothing, as the env skips
+    them), so the env's priority pick and the core's ``greedy`` mode spend the same steps. Returns
+    the schedule (a job never started has a NaN start, as in a truncated episode's) and the steps."""
+    import math
+
+    from schedrl.experiments.heuristics import parse_algorithm
+    from schedrl.sim import HPCSimulator
+
+    policy, backfill = parse_algorithm(algorithm)
+    limit = math.inf if max_steps is None else int(max_steps)
+
+    class Counted(HPCSimulator):
+        # run_policy's decisions unchanged; only its starts and its advances past waiting jobs are counted
+        steps = 0
+
+        def _spend(self):
+            if self.steps >= limit:
+                raise _OutOfSteps
+            self.steps += 1
+
+        def _launch(self, i):
+            self._spend()
+            super()._launch(i)
+
+        def _advance(self):
+            if self.queue:
+                self._spend()
+            super()._advance()
+
+    sim = Counted(cluster, overrun=overrun, sim_step=float(sim_step) or None, double_idle=False)
+    sim.reset(jobs)
+    try:
+        sched = sim.run_policy(policy, backfill)
+    except _OutOfSteps:
+        sched = sim.schedule()
+    return sched, sim.steps
+
+
+def runtime_table4(env, seeds, algorithms, *, sim_step: float, overrun: str) -> tuple[dict, dict]:
+    """Per algorithm, the utilisation (``runtime_utilization``: [first submit, last end] of the
+    episode's jobs, as the env's episodes are scored) of the core's run on the jobs and under the
+    step limit of ``env``'s episode for each seed, and the share of those jobs it started. The
+    algorithms are deterministic: one run per distinct block serves every seed that draws it."""
+    from schedrl.metrics import runtime_utilization
+
+    base = env.unwrapped
+    util, started, runs = {a: [] for a in algorithms}, {a: [] for a in algorithms}, {}
+    for seed in seeds:
+        start, jobs = runtime_episode_jobs(env, seed)
+        for a in algorithms:
+            if (start, len(jobs), a) not in runs:
+                sched, _ = core_schedule(jobs, base.cluster, a, sim_step=sim_step, overrun=overrun,
+                                         max_steps=base.max_episode_steps)
+                runs[start, len(jobs), a] = (runtime_utilization(sched, base.cluster.nodes),
+                                             float(sched["start_time"].notna().mean()))
+            u, share = runs[start, len(jobs), a]
+            util[a].append(u)
+            started[a].append(share)
+    return {a: np.asarray(v) for a, v in util.items()}, {a: np.asarray(v) for a, v in started.items()}
+
+
 def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
     from schedrl.experiments.envs import make_env
     from schedrl.metrics import runtime_utilization
@@ -439,7 +525,10 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
                 lambda p: encoders if p.kind in ("sb3", "run") else ["runtime_baseline"], play)
     for name in ("fcfs", "sjf"):
         play(Policy(f"{name.upper()} (priority pick)", name, "priority", get_policy(name).key_fn), "runtime_baseline",
-             "baseline", "starts the first job that fits in the order, else advances (no reservation)")
+             "baseline", "starts the first job that fits in the order among the env's window, else advances (no "
+             "reservation): the core's first-fit ('greedy') mode, not Table 4's FCFS/SJF")
+    _runtime_table4_entries(out, config, spec, tests, board, [seed0 + k for k in range(episodes)],
+                            lambda w: make("runtime_baseline", w))
     if agents:
         files = [f for f in P.evaluation_files(spec) if Path(f).is_file()]
         if files:
@@ -451,6 +540,50 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
                                          "utilisation", values, "episode", "higher",
                                          f"trained on {', '.join(sorted(part['train'].unique()))}; every grid point and seed"))
     return out
+
+
+def _runtime_table4_entries(out: SuiteResult, config: dict, spec: dict, tests: list[str], board: str,
+                            seeds: list[int], make) -> None:
+    """Table 4's four algorithms as baselines, each on the jobs and step limit of every scored
+    episode, with the Sim_Step and overrun of rule runtime_heuristics (``table4.sim_step``,
+    ``sim.overrun``)."""
+    from schedrl.experiments.heuristics import algorithm_label, parse_algorithm
+    from schedrl.papers.runtime import experiments as P
+
+    sim_step = float(spec.get("table4", {}).get("sim_step", 60))
+    overrun = str(config.get("sim", {}).get("overrun", "kill"))
+    util, started = {a: [] for a in P.ALGORITHMS}, {a: [] for a in P.ALGORITHMS}
+    for workload in tests:
+        env = make(workload)
+        try:
+            sim = env.unwrapped.sim
+            mismatch = float(sim.sim_step or 0) != sim_step or sim.overrun != overrun
+            if mismatch and workload == tests[0]:
+                out.notes.append(f"runtime: Table 4's algorithms tick every {sim_step:g} s with overrun "
+                                 f"'{overrun}', the env every {float(sim.sim_step or 0):g} s with "
+                                 f"'{sim.overrun}': their utilisations do not compare like for like")
+            u, s = runtime_table4(env, seeds, P.ALGORITHMS, sim_step=sim_step, overrun=overrun)
+        finally:
+            env.close()
+        for a in P.ALGORITHMS:
+            util[a].append(u[a])
+            started[a].append(s[a])
+    clock = f"time-stepped (Sim_Step {sim_step:g} s, no idle doubling" if sim_step else "event-driven ("
+    how = (f"the core's simulator, {clock}, overrun {overrun}) on "
+           "each episode's jobs, the whole queue in the policy's order, stopped after evaluate.max_steps "
+           "env steps (a start or an advance while jobs wait); utilisation over the episode's span")
+    for a in P.ALGORITHMS:
+        backfill = parse_algorithm(a)[1]
+        label = algorithm_label(a) + (" (EASY)" if backfill == "easy" else " (no BF)")
+        rule = ("EASY: the head is reserved, later jobs backfill around it" if backfill == "easy"
+                else "strict order: a head that does not fit holds the queue")
+        shares = np.concatenate(started[a]) if started[a] else np.zeros(0)
+        cut = int((shares < 1).sum())
+        note = f"{rule}; {how}"
+        if cut:
+            note += f"; the step limit cut {cut} of {len(shares)} episodes ({shares.mean():.0%} of the jobs started)"
+        out.entries.append(Entry("runtime", board, label, "baseline", "utilisation", util[a], "episode",
+                                 "higher", note))
 
 
 SUITES = {"deeprm": deeprm, "mdp": mdp, "sem": sem, "mrsch": mrsch, "runtime": runtime}
