@@ -481,6 +481,50 @@ def runtime_table4(env, seeds, algorithms, *, sim_step: float, overrun: str) -> 
     return {a: np.asarray(v) for a, v in util.items()}, {a: np.asarray(v) for a, v in started.items()}
 
 
+def _runtime_table4_entries(out: SuiteResult, config: dict, spec: dict, tests: list[str], board: str,
+                            seeds: list[int], make) -> None:
+    """Table 4's four algorithms as baselines, each on the jobs and step limit of every scored
+    episode, with the Sim_Step and overrun of rule runtime_heuristics (``table4.sim_step``,
+    ``sim.overrun``)."""
+    from schedrl.experiments.heuristics import algorithm_label, parse_algorithm
+    from schedrl.papers.runtime import experiments as P
+
+    sim_step = float(spec.get("table4", {}).get("sim_step", 60))
+    overrun = str(config.get("sim", {}).get("overrun", "kill"))
+    util, started = {a: [] for a in P.ALGORITHMS}, {a: [] for a in P.ALGORITHMS}
+    for workload in tests:
+        env = make(workload)
+        try:
+            sim = env.unwrapped.sim
+            mismatch = float(sim.sim_step or 0) != sim_step or sim.overrun != overrun
+            if mismatch and workload == tests[0]:
+                out.notes.append(f"runtime: Table 4's algorithms tick every {sim_step:g} s with overrun "
+                                 f"'{overrun}', the env every {float(sim.sim_step or 0):g} s with "
+                                 f"'{sim.overrun}': their utilisations do not compare like for like")
+            u, s = runtime_table4(env, seeds, P.ALGORITHMS, sim_step=sim_step, overrun=overrun)
+        finally:
+            env.close()
+        for a in P.ALGORITHMS:
+            util[a].append(u[a])
+            started[a].append(s[a])
+    clock = f"time-stepped (Sim_Step {sim_step:g} s, no idle doubling" if sim_step else "event-driven ("
+    how = (f"the core's simulator, {clock}, overrun {overrun}) on "
+           "each episode's jobs, the whole queue in the policy's order, stopped after evaluate.max_steps "
+           "env steps (a start or an advance while jobs wait); utilisation over the episode's span")
+    for a in P.ALGORITHMS:
+        backfill = parse_algorithm(a)[1]
+        label = algorithm_label(a) + (" (EASY)" if backfill == "easy" else " (no BF)")
+        rule = ("EASY: the head is reserved, later jobs backfill around it" if backfill == "easy"
+                else "strict order: a head that does not fit holds the queue")
+        shares = np.concatenate(started[a]) if started[a] else np.zeros(0)
+        cut = int((shares < 1).sum())
+        note = f"{rule}; {how}"
+        if cut:
+            note += f"; the step limit cut {cut} of {len(shares)} episodes ({shares.mean():.0%} of the jobs started)"
+        out.entries.append(Entry("runtime", board, label, "baseline", "utilisation", util[a], "episode",
+                                 "higher", note))
+
+
 def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
     from schedrl.experiments.envs import make_env
     from schedrl.metrics import runtime_utilization
@@ -540,50 +584,6 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
                                          "utilisation", values, "episode", "higher",
                                          f"trained on {', '.join(sorted(part['train'].unique()))}; every grid point and seed"))
     return out
-
-
-def _runtime_table4_entries(out: SuiteResult, config: dict, spec: dict, tests: list[str], board: str,
-                            seeds: list[int], make) -> None:
-    """Table 4's four algorithms as baselines, each on the jobs and step limit of every scored
-    episode, with the Sim_Step and overrun of rule runtime_heuristics (``table4.sim_step``,
-    ``sim.overrun``)."""
-    from schedrl.experiments.heuristics import algorithm_label, parse_algorithm
-    from schedrl.papers.runtime import experiments as P
-
-    sim_step = float(spec.get("table4", {}).get("sim_step", 60))
-    overrun = str(config.get("sim", {}).get("overrun", "kill"))
-    util, started = {a: [] for a in P.ALGORITHMS}, {a: [] for a in P.ALGORITHMS}
-    for workload in tests:
-        env = make(workload)
-        try:
-            sim = env.unwrapped.sim
-            mismatch = float(sim.sim_step or 0) != sim_step or sim.overrun != overrun
-            if mismatch and workload == tests[0]:
-                out.notes.append(f"runtime: Table 4's algorithms tick every {sim_step:g} s with overrun "
-                                 f"'{overrun}', the env every {float(sim.sim_step or 0):g} s with "
-                                 f"'{sim.overrun}': their utilisations do not compare like for like")
-            u, s = runtime_table4(env, seeds, P.ALGORITHMS, sim_step=sim_step, overrun=overrun)
-        finally:
-            env.close()
-        for a in P.ALGORITHMS:
-            util[a].append(u[a])
-            started[a].append(s[a])
-    clock = f"time-stepped (Sim_Step {sim_step:g} s, no idle doubling" if sim_step else "event-driven ("
-    how = (f"the core's simulator, {clock}, overrun {overrun}) on "
-           "each episode's jobs, the whole queue in the policy's order, stopped after evaluate.max_steps "
-           "env steps (a start or an advance while jobs wait); utilisation over the episode's span")
-    for a in P.ALGORITHMS:
-        backfill = parse_algorithm(a)[1]
-        label = algorithm_label(a) + (" (EASY)" if backfill == "easy" else " (no BF)")
-        rule = ("EASY: the head is reserved, later jobs backfill around it" if backfill == "easy"
-                else "strict order: a head that does not fit holds the queue")
-        shares = np.concatenate(started[a]) if started[a] else np.zeros(0)
-        cut = int((shares < 1).sum())
-        note = f"{rule}; {how}"
-        if cut:
-            note += f"; the step limit cut {cut} of {len(shares)} episodes ({shares.mean():.0%} of the jobs started)"
-        out.entries.append(Entry("runtime", board, label, "baseline", "utilisation", util[a], "episode",
-                                 "higher", note))
 
 
 SUITES = {"deeprm": deeprm, "mdp": mdp, "sem": sem, "mrsch": mrsch, "runtime": runtime}
