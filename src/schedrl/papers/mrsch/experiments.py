@@ -234,28 +234,28 @@ def dfp_config(spec: dict, state: str):
     return DFPConfig.from_dict(params)
 
 
-# Measured on one core (the default run's training rules, 2026-11-25, and benchmarks/bench_dfp.py):
-# agent decisions per training job (15.9 k per 20,000 jobs with two resources, 10.3 k with three:
-# power blocks more picks), a greedy pick with its env step ~0.016 s, a fused-Adam update of the
-# paper's MLP network 0.15 s + 1.3 ms per sample (0.19 s at batch 32, 0.23 s at 64); the CNN
-# variant's update is ~0.065 s at batch 64 (its state module has 0.3 M weights, not 50 M).
+# Measured on one core: the default run of 2026-11-26 (`snakemake mrsch --cores 2` from a clean
+# clone, 800 jobs per set; its rules' process CPU time) and benchmarks/bench_dfp.py. Agent decisions
+# per training job (15.9 k per 20,000 jobs with two resources, 10.3 k with three: power blocks more
+# picks); per decision with batch 64 updated every 4 decisions, 0.085 CPU-s (two resources) and
+# 0.087 (three) for the paper's MLP network, 0.041 for the CNN variant (its state module has 0.3 M
+# weights, not 50 M). A greedy pick with its env step and a fused-Adam update of the MLP (0.15 s +
+# 1.3 ms per sample in bench_dfp.py) are scaled by 1.15 to those rule totals (pick, update and
+# rule start-up are not told apart by a rule's CPU time).
 DECISIONS_PER_JOB = {"two": 0.8, "three": 0.52}
-PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.016, 0.15, 0.0013, 0.065
+PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.0184, 0.172, 0.0015, 0.090
 
 
-# REINFORCE (hidden 256) steps per second and CPU-seconds per whole test-split evaluation (every
-# method, CNN included), from the default run's benchmark files (S1-S5 15-19 s, S6-S9 6-8 s).
-SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 1600.0, 16.0 / 1931
-# CPU-seconds per job and model of the budget evaluation (lockstep play of one model on every test
-# split and in-sample set of its group, model loading included), from the smoke run's benchmark
-# files (2026-11-25, 15.1 and 15.3 CPU-s; shared machine under load): two resources (MLP and CNN
-# models, 4,740 job plays) and three (MLP, 2,370). Loading dominates at smoke scale, so these
-# overestimate the default's rate (the whole evaluation of every method costs 8.3 ms per job).
-BUDGET_S_PER_JOB = {"two": 0.0032, "three": 0.0064}
-# Model selection (rule mrsch_select): lockstep greedy play at ~4.1 ms per job (issue 25's epsilon
-# study: 40 CPU-s per model for the 9,655 S1-S5 test jobs) of four kept models per main agent on its
-# group's validation splits (1,033 jobs each on the Theta 2022 splits).
-SELECT_S_PER_JOB, VAL_JOBS = 0.0041, 1033
+# From the same run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
+# both groups' runs), CPU-seconds per job of a whole test-split evaluation (every method, CNN
+# included: S1-S5 15 s, S6-S10 8-11 s per 1,931-job split, start-up included), of the budget
+# evaluation (lockstep play of one model on every test split and in-sample set of its group, model
+# loading included: 164 CPU-s for two resources' MLP and CNN models at four budgets, 141 k job plays;
+# 70 for three's MLP, 71 k) and of model selection (rule mrsch_select: four kept models per main
+# agent on its group's validation splits of 1,033 jobs, 52 CPU-s for 62 k job plays).
+SCALAR_STEPS_PER_S, EVAL_S_PER_JOB = 3300.0, 14.1 / 1931
+BUDGET_S_PER_JOB = {"two": 0.00116, "three": 0.0010}
+SELECT_S_PER_JOB, VAL_JOBS = 0.00084, 1033
 
 
 def estimate_core_hours(spec: dict) -> dict:
