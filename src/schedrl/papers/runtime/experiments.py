@@ -321,12 +321,14 @@ def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
 
 
 #: Steps per CPU second of a training rule: PPO with 8 DummyVecEnv copies at T 512 / M 512 / K 4 per
-#: method, from the default run's benchmark files (360k steps each, 2026-11-24: 190-260 CPU-s per
-#: baseline run, 250-260 NN1, 430-470 NN2; the short runs of benchmarks/bench_runtime_env.py give
-#: lower rates: they include start-up and one rollout). More epochs per update cost more, so grid
+#: method, the slowest rule of each in the default run started 2026-11-26 (13 of its 54 training
+#: rules, 320k steps each, otherwise idle machine: 127-171 CPU-s per baseline run, 158-204 NN1,
+#: 298-332 NN2; the run of 2026-11-24 at 360k steps, under load, took 190-260, 250-260 and 430-470;
+#: the short runs of benchmarks/bench_runtime_env.py give lower rates: they include start-up and
+#: one rollout). More epochs per update cost more, so grid
 #: points with K 8 or 10 are underestimated. Evaluation plays all of an agent's episodes in one
 #: lockstep batch: 4.4 M steps of 750 episodes in 314 CPU-s over the 18 agents.
-TRAIN_STEPS_PER_S = {"baseline": 1800.0, "proposal_nn1": 1400.0, "proposal_nn2": 800.0}
+TRAIN_STEPS_PER_S = {"baseline": 1870.0, "proposal_nn1": 1570.0, "proposal_nn2": 960.0}
 EVAL_STEPS_PER_S = 14000.0
 #: Mean steps of an evaluation episode on a 1000-job half (measured 5,900 over the default run).
 EVAL_STEPS_PER_EPISODE = 5900
