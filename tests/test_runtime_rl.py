@@ -248,9 +248,9 @@ def test_cost_model(capsys):
     total = sum(cost["config"][k] for k in ("train", "evaluate", "budget"))
     assert 1.0 < total <= 5.0                                                     # the default's 5 core-hours
     assert cost["config"]["budget"] <= 0.15 * total                               # checkpoints: <= 15%
-    # 54 runs x the steps at 1,800 / 1,400 / 800 steps/s by hand
+    # 54 runs: 18 per method, each its steps at the method's measured rate
     steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
-    assert cost["config"]["train"] == pytest.approx(18 * steps * (1 / 1800 + 1 / 1400 + 1 / 800) / 3600)
+    assert cost["config"]["train"] == pytest.approx(18 * steps * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600)
     assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0
     assert "54 PPO runs" in capsys.readouterr().out
 
