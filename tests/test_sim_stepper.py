@@ -166,3 +166,48 @@ def test_next_decision_point_matches_advance():
             assert a.decision_points == b.decision_points
         assert b.done
         np.testing.assert_array_equal(a.start_time, b.start_time)
+
+
+def test_run_policy_step_limit_by_hand():
+    """4 nodes, event-driven FCFS + EASY: j0 (3 nodes, 0-100), j1 (4 nodes) reserved at 100, j2
+    (1 node, 50 s) backfills at 0. Steps: start j0, start j2, advance at 0 (j1 waits); advance at 50
+    (j2 ends, j1 still waits); start j1 at 100; its end needs no step (queue empty): 5 in all.
+    A limit of 2 stops after j2's start: j1 never starts."""
+    jobs = _jobs([0, 0, 0], [100, 100, 50], [3, 4, 1])
+    sim = HPCSimulator(ClusterSpec(nodes=4))
+    sim.reset(jobs)
+    full = sim.run_policy("fcfs", "easy")
+    assert full["start_time"].tolist() == [0, 100, 0] and sim.policy_steps == 5
+    for limit, starts in ((5, [0, 100, 0]), (4, [0, math.nan, 0]), (2, [0, math.nan, 0]),
+                          (1, [0, math.nan, math.nan]), (0, [math.nan] * 3)):
+        sim.reset(jobs)
+        cut = sim.run_policy("fcfs", "easy", max_steps=limit)
+        np.testing.assert_array_equal(cut["start_time"].to_numpy(), np.array(starts, dtype=float))
+        assert sim.policy_steps == min(limit, 5)
+    sim.reset(jobs)
+    sim.start(0)  # steps are counted inside run_policy only
+    assert sim.policy_steps == 0
+    with pytest.raises(SchedrlError, match="max_steps"):
+        sim.run_policy("fcfs", "easy", max_steps=-1)
+
+
+@pytest.mark.parametrize("backfill", ["none", "easy", "greedy"])
+def test_run_policy_step_limit_is_a_prefix(backfill):
+    """On random jobs, a limit at or above the steps a run spends changes nothing, and a shorter
+    limit starts a subset of the full run's jobs at the same times (the run is cut, not changed)."""
+    rng = np.random.default_rng(7)
+    n = 60
+    jobs = _jobs(np.sort(rng.integers(0, 2000, n)), rng.integers(10, 500, n), rng.integers(1, 9, n))
+    sim = HPCSimulator(ClusterSpec(nodes=8), sim_step=60, double_idle=False)
+    sim.reset(jobs)
+    full = sim.run_policy("sjf", backfill)["start_time"].to_numpy()
+    steps = sim.policy_steps
+    assert steps >= n
+    sim.reset(jobs)
+    np.testing.assert_array_equal(sim.run_policy("sjf", backfill, max_steps=steps)["start_time"], full)
+    for limit in (steps // 3, steps - 1):
+        sim.reset(jobs)
+        cut = sim.run_policy("sjf", backfill, max_steps=limit)["start_time"].to_numpy()
+        started = ~np.isnan(cut)
+        assert sim.policy_steps == limit and started.sum() < n
+        np.testing.assert_array_equal(cut[started], full[started])

@@ -398,10 +398,6 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
 # =============================================================================================
 # runtime: the time-stepped env; Table 4's algorithms replayed on each scored episode's jobs
 
-class _OutOfSteps(Exception):
-    """The episode's step limit is spent (raised inside ``HPCSimulator.run_policy``)."""
-
-
 def runtime_episode_jobs(env, seed: int) -> tuple[int, pd.DataFrame]:
     """The jobs of ``env``'s episode under ``reset(seed=seed)``: its first row and its rows, by the
     env's own block sampling (``HPCEnv._episode_table``), so the scored episode's jobs."""
@@ -418,44 +414,17 @@ def core_schedule(jobs: pd.DataFrame, cluster, algorithm: str, *, sim_step: floa
                   max_steps: int | None = None) -> tuple[pd.DataFrame, int]:
     """``algorithm`` (``policy:backfill``, e.g. ``fcfs:easy``) on ``jobs`` in the core's
     ``HPCSimulator.run_policy``, built as ``simulate_algorithm`` builds it (ticks of ``sim_step``
-    seconds without idle doubling; 0: event-driven), and cut like a ``TimeSteppedPickEnv`` episode
-    after ``max_steps`` of the env's steps. A step is one job started or one advance of the clock
-    while jobs wait (the env's X; decision points with an empty queue cost nothing, as the env skips
-    them), so the env's priority pick and the core's ``greedy`` mode spend the same steps. Returns
-    the schedule (a job never started has a NaN start, as in a truncated episode's) and the steps."""
-    import math
-
+    seconds without idle doubling; 0: event-driven), cut like a ``TimeSteppedPickEnv`` episode after
+    ``max_steps`` of the env's steps (see ``run_policy``). Returns the schedule (a job never started
+    has a NaN start, as in a truncated episode's) and the steps spent."""
     from schedrl.experiments.heuristics import parse_algorithm
     from schedrl.sim import HPCSimulator
 
     policy, backfill = parse_algorithm(algorithm)
-    limit = math.inf if max_steps is None else int(max_steps)
-
-    class Counted(HPCSimulator):
-        # run_policy's decisions unchanged; only its starts and its advances past waiting jobs are counted
-        steps = 0
-
-        def _spend(self):
-            if self.steps >= limit:
-                raise _OutOfSteps
-            self.steps += 1
-
-        def _launch(self, i):
-            self._spend()
-            super()._launch(i)
-
-        def _advance(self):
-            if self.queue:
-                self._spend()
-            super()._advance()
-
-    sim = Counted(cluster, overrun=overrun, sim_step=float(sim_step) or None, double_idle=False)
+    sim = HPCSimulator(cluster, overrun=overrun, sim_step=float(sim_step) or None, double_idle=False)
     sim.reset(jobs)
-    try:
-        sched = sim.run_policy(policy, backfill)
-    except _OutOfSteps:
-        sched = sim.schedule()
-    return sched, sim.steps
+    sched = sim.run_policy(policy, backfill, max_steps=max_steps)
+    return sched, sim.policy_steps
 
 
 def runtime_table4(env, seeds, algorithms, *, sim_step: float, overrun: str) -> tuple[dict, dict]:

@@ -77,6 +77,10 @@ class SimState:
         return feats, mask
 
 
+class _OutOfSteps(Exception):
+    """``run_policy``'s ``max_steps`` are spent."""
+
+
 class HPCSimulator:
     """Event-driven (or time-stepped) cluster simulator driven one action at a time."""
 
@@ -118,6 +122,8 @@ class HPCSimulator:
         self._step = self.sim_step
         self._idle_streak = False
         self.decision_points = 0
+        self.policy_steps = 0  # run_policy's steps: starts + advances while jobs wait
+        self._step_limit: float | None = None  # set (inf: no limit) while run_policy counts
         if self.sim_step is None:
             self._apply_events(self.clock)
         else:
@@ -264,17 +270,33 @@ class HPCSimulator:
         return self.start(self.queue.index(self.reserved))
 
     # ------------------------------------------------------------------ whole runs
-    def run_policy(self, policy, backfill: str = "easy") -> pd.DataFrame:
+    def run_policy(self, policy, backfill: str = "easy", max_steps: int | None = None) -> pd.DataFrame:
         """Drive the simulator with a queue policy and ``none``/``easy``/``greedy`` backfilling.
 
         Same decisions as ``schedrl.sim.simulate`` (used to cross-check the compiled loop).
+        ``max_steps`` cuts the run like a ``TimeSteppedPickEnv`` episode of that many steps: a step
+        is one job started or one advance of the clock while jobs wait (the env skips decision
+        points with an empty queue), so a priority pick in the env and ``greedy`` here spend the
+        same steps. Jobs never started keep a NaN start; ``policy_steps`` holds the steps spent.
         """
         from schedrl.schedulers import get_policy  # registry is one layer up (see simulate.py)
 
         if backfill not in ("none", "easy", "greedy"):
             raise SchedrlError(f"the step API drives backfill 'none', 'easy' or 'greedy', not '{backfill}'")
+        if max_steps is not None and int(max_steps) < 0:
+            raise SchedrlError(f"max_steps must be >= 0, not {max_steps}")
         pol = get_policy(policy) if isinstance(policy, str) else policy
         key = pol.key(self.jobs)
+        self._step_limit = math.inf if max_steps is None else int(max_steps)
+        try:
+            self._run_policy(key, backfill)
+        except _OutOfSteps:
+            pass
+        finally:
+            self._step_limit = None
+        return self.schedule()
+
+    def _run_policy(self, key, backfill: str) -> None:
         while not self.done:
             self.release()
             self.queue.sort(key=lambda j: (key[j], j))
@@ -288,8 +310,14 @@ class HPCSimulator:
                 while i < len(self.queue) and self.free[0] > 0:
                     if not self.start(i):
                         i += 1
+            if self.queue:
+                self._spend_step()
             self._advance()
-        return self.schedule()
+
+    def _spend_step(self) -> None:
+        if self.policy_steps >= self._step_limit:
+            raise _OutOfSteps
+        self.policy_steps += 1
 
     def schedule(self) -> pd.DataFrame:
         """The per-job schedule so far, in the format of ``simulate`` (input row order)."""
@@ -304,6 +332,8 @@ class HPCSimulator:
 
     # ------------------------------------------------------------------ internals
     def _launch(self, i: int) -> None:
+        if self._step_limit is not None:  # only run_policy counts steps
+            self._spend_step()
         j = self.queue.pop(i)
         if j == self.reserved:
             self.release()
