@@ -182,9 +182,13 @@ def run_select(args) -> int:
 def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
-    c = mx.estimate_core_hours(_spec(args.spec))
+    spec = _spec(args.spec)
+    c = mx.estimate_core_hours(spec)
     total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"] + c["select"]
-    print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
+    extra = len(mx.seed_runs(spec))
+    print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs"
+          + (f" ({extra} on extra seeds {mx.extra_seeds(spec)})" if extra else "")
+          + f" {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
           f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}")
     return 0
