@@ -311,7 +311,7 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # largest wait gain climbs to ~9% only at the end: four values, not flat, a CI from the jobs
     r = rows["fig6-mean_wait_h"]
     assert r["at_budgets"].count(":") == 4 and r["converged"] == "not converged at this scale"
-    assert r["ci95"].startswith("+") and "2 seeds x 300 test jobs per workload (10 blocks of ~100)" in r["note"]
+    assert r["ci95"].startswith("+") and "2 seeds x 300 test jobs per workload (10 blocks of ~30)" in r["note"]
     assert "MRSch = mean of 2 training seeds (0, 1;" in r["note"] and "seed 0's agent" in rows["fig9-largest"]["note"]
     table = pd.read_csv(tmp_path / "claims_budget.csv")
     assert {"fig6-mean_wait_h", "fig7-best", "fig9-largest", "insample-fig7-best"} <= set(table["claim_id"])

@@ -267,13 +267,15 @@ def n_blocks(jobs: pd.DataFrame, workload: str) -> int:
 
 
 def evidence(spec: dict, jobs: pd.DataFrame | None, workload: str, what: str = "test jobs") -> str:
-    """What an interval rests on: 'N seeds x M test jobs per workload (B blocks of ~100)'."""
+    """What an interval rests on: 'N seeds x M test jobs per workload (B blocks of ~M/B)'."""
     if jobs is None:
         return cv.evidence(len(mx.seeds(spec)), 0, f"{what} per workload")
     part = jobs[jobs["workload"] == workload]
-    n_jobs = int((part["method"] == part["method"].iloc[0]).sum()) if len(part) else 0
+    first = part[(part["method"] == part["method"].iloc[0])] if len(part) else part
+    n_jobs = int((first["seed"] == first["seed"].iloc[0]).sum()) if "seed" in first and len(first) else len(first)
+    nb = n_blocks(jobs, workload)
     return (cv.evidence(len(mx.seeds(spec)), n_jobs, f"{what} per workload")
-            + f" ({n_blocks(jobs, workload)} blocks of ~{BLOCK_JOBS})")
+            + (f" ({nb} blocks of ~{n_jobs / nb:.0f})" if nb else ""))
 
 
 def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
