@@ -27,7 +27,8 @@ main agents (MLP, paper ordering, each group) again with other seeds on the same
 init, exploration and replay sampling differ), evaluated as the base seed's (selection, test and
 in-sample splits, budgets) but beside no baseline; the claims take MRSch's mean over seeds and
 resample seeds in their intervals. The CNN variant and the other orderings (Figs. 3-4) stay on
-``seed``: their claims are ablations, and two more runs would cost another core-hour at default scale.
+``seed``: their claims are ablations, and seeding them too would add ~1.5 core-hours at default
+scale (by ``dfp_seconds``), past mrsch's share of 4.
 
 Layout under ``root`` (results/mrsch):
   dfp/<group>/<state>/<ordering>/    DFP run folder (model.zip, learning_curve.csv, losses.csv, timing.json)
@@ -380,7 +381,6 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
     from schedrl.agents.dfp import train_dfp
 
     extra = check_seed_run(spec, state, ordering, seed)
-
     sets = jobsets(spec, group, base)
     episodes, labels = [], []
     for kind in kinds_of(ordering):
