@@ -4,8 +4,10 @@ gains by hand, claims helpers, and the env's decision structure (window, measure
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -37,6 +39,57 @@ def test_spec_checks():
     runs = mx.dfp_runs(_spec())
     assert ("two", "mlp", mx.PAPER_ORDERING) in runs and ("three", "mlp", mx.PAPER_ORDERING) in runs
     assert ("two", "cnn", mx.PAPER_ORDERING) in runs and ("two", "mlp", "real-sampled-synthetic") in runs
+
+
+def test_extra_seeds_checked_in_one_line():
+    """extra_seeds: distinct integers >= 0 besides mrsch.seed, each error one line naming the key."""
+    assert mx.seeds(mx.check_spec(_spec(extra_seeds=[2, 1]))) == [0, 2, 1]
+    assert mx.extra_seeds(mx.check_spec({k: v for k, v in _spec().items() if k != "extra_seeds"})) == []
+    for bad in ([0], [1, 1], [-1], "1", [1.5], [True]):
+        with pytest.raises(ConfigError, match=r"mrsch\.extra_seeds") as exc:
+            mx.check_spec(_spec(extra_seeds=bad))
+        assert "\n" not in str(exc.value)
+    spec = json.dumps(_spec(extra_seeds=[0]))
+    r = subprocess.run([sys.executable, "-m", "schedrl.cli", "mrsch", "cost", "--spec", spec], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "mrsch.extra_seeds" in r.stderr
+
+
+def test_seed_runs_are_the_main_agents_in_their_own_folders(tmp_path):
+    spec = mx.check_spec(_spec(extra_seeds=[1, 2]))
+    assert mx.seed_runs(spec) == [("two", "mlp", mx.PAPER_ORDERING, 1), ("three", "mlp", mx.PAPER_ORDERING, 1),
+                                  ("two", "mlp", mx.PAPER_ORDERING, 2), ("three", "mlp", mx.PAPER_ORDERING, 2)]
+    # the base seed keeps its folders; an extra seed's sit beside the base run's files
+    base = mx.dfp_dir(tmp_path, "two", "mlp", mx.PAPER_ORDERING)
+    assert base == tmp_path / "dfp" / "two" / "mlp" / mx.PAPER_ORDERING
+    assert mx.dfp_dir(tmp_path, "two", "mlp", mx.PAPER_ORDERING, 2) == base / "seed2"
+    assert mx.eval_model(spec, tmp_path, "two", "mlp", 0) == base / mx.SELECTED_NAME
+    assert mx.eval_model(spec, tmp_path, "two", "mlp", 1) == base / "seed1" / mx.SELECTED_NAME
+    assert mx.eval_dir(tmp_path, "S3", "train", 1) == tmp_path / "eval_insample" / "S3" / "seed1"
+    assert mx.budget_model(tmp_path, "three", "mlp", 0.25, seed=2) == (
+        tmp_path / "dfp" / "three" / "mlp" / mx.PAPER_ORDERING / "seed2" / "budget_0.25.zip")
+    with pytest.raises(ConfigError, match="MLP agents"):  # the ablations stay on the base seed
+        mx.train_dfp_run(spec, "two", "cnn", mx.PAPER_ORDERING, root=tmp_path, seed=1)
+    with pytest.raises(ConfigError, match="neither"):
+        mx.eval_model(spec, tmp_path, "two", "mlp", 3)
+    # cost: each extra seed adds one MLP run per group (and its evaluations)
+    one, three = mx.estimate_core_hours(_spec(extra_seeds=[])), mx.estimate_core_hours(spec)
+    assert three["dfp_runs"] == one["dfp_runs"] + 4
+    assert three["dfp"] - one["dfp"] == pytest.approx(2 * (mx.dfp_seconds(spec, "two") + mx.dfp_seconds(spec, "three")) / 3600)
+    assert three["evaluate"] == pytest.approx(3 * one["evaluate"]) and three["select"] > one["select"]
+
+
+def test_smoke_dag_trains_and_evaluates_the_seed_runs():
+    import shutil
+
+    exe = shutil.which("snakemake") or str(Path(sys.executable).parent / "snakemake")
+    r = subprocess.run([exe, "mrsch", "-n", "-F", "--quiet", "rules", "--configfile", "config/smoke.yaml"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    counts = dict(re.findall(r"^(mrsch_\w+)\s+(\d+)$", r.stdout + r.stderr, re.M))
+    # one extra seed, two groups: two trainings and selections, ten test and two in-sample evaluations
+    assert counts["mrsch_train_dfp_seed"] == "2" and counts["mrsch_select_seed"] == "2"
+    assert counts["mrsch_evaluate_seed"] == "10" and counts["mrsch_evaluate_insample_seed"] == "2"
+    assert counts["mrsch_evaluate_budgets_seed"] == "2" and counts["mrsch_train_dfp"] == "4"
 
 
 def test_bad_spec_is_one_line_and_nonzero(tmp_path):
@@ -209,6 +262,20 @@ def _results_tree(root, spec):
         d.mkdir(parents=True)
         pd.DataFrame(rows).to_csv(d / "metrics.csv", index=False)
         pd.concat(goals).to_csv(d / "goals.csv", index=False)
+    # extra seeds: MRSch (MLP) alone, the base seed's numbers (so the means equal them)
+    for seed in mx.extra_seeds(spec):
+        for w in spec["workloads"]:
+            for split in ("test", "train"):
+                d, out = mx.eval_dir(root, w, split), mx.eval_dir(root, w, split, seed)
+                out.mkdir(parents=True)
+                for name in ("metrics.csv", "jobs.csv", "goals.csv")[: 3 if split == "test" else 2]:
+                    f = pd.read_csv(d / name)
+                    (f[f["method"] == "mrsch"] if "method" in f else f).to_csv(out / name, index=False)
+        for group in ("two", "three"):
+            out = mx.budget_dir(root, group, seed)
+            out.mkdir(parents=True)
+            f = pd.read_csv(mx.budget_dir(root, group) / "metrics.csv")
+            f[f["method"] == "mrsch"].to_csv(out / "metrics.csv", index=False)
     for i, o in enumerate(spec["orderings"]):
         d = mx.dfp_dir(root, "two", "mlp", o)
         d.mkdir(parents=True)
@@ -244,7 +311,8 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     # largest wait gain climbs to ~9% only at the end: four values, not flat, a CI from the jobs
     r = rows["fig6-mean_wait_h"]
     assert r["at_budgets"].count(":") == 4 and r["converged"] == "not converged at this scale"
-    assert r["ci95"].startswith("+") and "1 seed x 10 blocks of consecutive test jobs" in r["note"]
+    assert r["ci95"].startswith("+") and "2 seeds x 300 test jobs per workload (10 blocks of ~30)" in r["note"]
+    assert "MRSch = mean of 2 training seeds (0, 1;" in r["note"] and "seed 0's agent" in rows["fig9-largest"]["note"]
     table = pd.read_csv(tmp_path / "claims_budget.csv")
     assert {"fig6-mean_wait_h", "fig7-best", "fig9-largest", "insample-fig7-best"} <= set(table["claim_id"])
     assert (table.groupby("claim_id")["fraction"].nunique() == 4).all()
@@ -264,7 +332,8 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
 def test_cost_model():
     smoke = mx.estimate_core_hours(mx.check_spec(_spec()))
     default = mx.estimate_core_hours(mx.check_spec(load_yaml("config/config.yaml")["mrsch"]))
-    assert smoke["dfp_runs"] == 4 and default["dfp_runs"] == 5
+    # four base runs (smoke: two orderings) or five, plus one MLP run per group on the extra seed
+    assert smoke["dfp_runs"] == 4 + 2 and default["dfp_runs"] == 5 + 2
     assert sum(v for k, v in smoke.items() if k != "dfp_runs") < 0.5  # minutes, not hours
     assert 1.0 < sum(v for k, v in default.items() if k != "dfp_runs") < 4.0  # the paper's share of the budget
 
@@ -300,6 +369,34 @@ def test_block_bootstrap_gain_by_hand():
     assert g == pytest.approx(0.5) and lo == pytest.approx(0.5) and hi == pytest.approx(0.5)
 
 
+def test_two_seeds_mean_and_interval_by_hand():
+    """MRSch's gain is the mean over seeds; its interval resamples seeds, then blocks: two seeds
+    that agree (both wait half of FCFS) give 50% [50%, 50%]; seeds at 0.5x and 0.9x of FCFS give 30%
+    with the interval reaching the two seeds' own gains, 10% and 50% (both draws of one seed, 1/4
+    of the bootstrap each)."""
+    fcfs = np.linspace(1, 9, 400)
+
+    def jobs(ratios):
+        rows = [pd.DataFrame({"workload": "S1", "method": "fcfs", "job": np.arange(400), "wait_h": fcfs, "seed": 0})]
+        rows += [pd.DataFrame({"workload": "S1", "method": "mrsch", "job": np.arange(400), "wait_h": r * fcfs, "seed": s})
+                 for s, r in enumerate(ratios)]
+        return pd.concat(rows, ignore_index=True)
+
+    assert [len(b) for b in claims.seed_blocks(jobs([0.5, 0.9]), "mrsch", "wait_h")] == [10, 10]
+    g, lo, hi = claims.gain_ci(jobs([0.5, 0.5]), "S1", "wait_h", "fcfs")
+    assert (g, lo, hi) == pytest.approx((0.5, 0.5, 0.5))
+    g, lo, hi = claims.gain_ci(jobs([0.5, 0.9]), "S1", "wait_h", "fcfs")
+    assert g == pytest.approx(0.3) and lo == pytest.approx(0.1) and hi == pytest.approx(0.5)
+    # the metrics: MRSch's row is the mean over its seeds, the slowest decision the maximum
+    base = pd.DataFrame({"workload": "S1", "method": ["fcfs", "mrsch"], "mean_wait_h": [4.0, 2.0],
+                         "instance_ms_max": [np.nan, 30.0], "seed": 0})
+    seed1 = pd.DataFrame({"workload": "S1", "method": ["mrsch"], "mean_wait_h": [3.0], "instance_ms_max": [50.0], "seed": 1})
+    m = mx.mean_over_seeds(pd.concat([base, seed1], ignore_index=True), ["workload", "method"]).set_index("method")
+    assert m.loc["mrsch", "mean_wait_h"] == 2.5 and m.loc["mrsch", "instance_ms_max"] == 50.0
+    assert m.loc["mrsch", "seeds"] == 2 and m.loc["fcfs", "seeds"] == 1 and "seed" not in m
+    assert mx.improvement(m.reset_index(), "mean_wait_h", baselines=("fcfs",))["gain"].iloc[0] == pytest.approx(0.375)
+
+
 def test_validation_score_by_hand():
     """Score = mean over workloads of (wait / FCFS wait + slowdown / FCFS slowdown) / 2; lowest wins,
     a tie goes to the longer-trained checkpoint."""
@@ -333,19 +430,22 @@ def test_selection_picks_the_checkpoint_that_scores_best(tmp_path):
 
     base, root = _val_tree(tmp_path / "wl"), tmp_path / "res"
     spec = mx.check_spec(_spec(workloads=["S1", "S2", "S3", "S4", "S5"], eval={"max_jobs": 30}))
-    run = mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING)
-    run.mkdir(parents=True)
+    run, run1 = mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING), mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING, 1)
+    run1.mkdir(parents=True)
     delay = {0.125: 3.0, 0.25: 0.0, 0.5: 1.0, 1.0: 2.0}
+    delay1 = {0.125: 3.0, 0.25: 1.0, 0.5: 0.0, 1.0: 2.0}  # the extra seed's best is 1/2 of training
     for f in delay:
         (run / mx.budget_name(f)).write_text(f"model {f}")
+        (run1 / mx.budget_name(f)).write_text(f"seed 1 model {f}")
 
     def player(path, frames):
         f = next(k for k in delay if mx.budget_name(k) == path.name)
+        d = delay1 if path.parent == run1 else delay
         out = []
         for frame in frames:
             s = simulate(frame, mx.cluster_of(frame), policy="fcfs", backfill="easy").copy()
-            s["start_time"] += 3600 * delay[f]
-            s["end_time"] += 3600 * delay[f]
+            s["start_time"] += 3600 * d[f]
+            s["end_time"] += 3600 * d[f]
             out.append(s)
         return out
 
@@ -361,15 +461,20 @@ def test_selection_picks_the_checkpoint_that_scores_best(tmp_path):
     assert table.loc[table["selected"], "checkpoint"].unique().tolist() == ["budget_0.25.zip"]
     assert json.loads((run / mx.SELECTION_NAME).read_text())["fraction"] == 0.25
     assert mx.eval_model(spec, root, "two", "mlp") == run / mx.SELECTED_NAME
-    assert claims.model_reading(spec, root).startswith(
-        "model selected on the validation split at 0.25 of training (S1-S5), ? of training (S1-S5 CNN)")
+    assert mx.select_model(spec, "two", "mlp", root=root, base=base, player=player, seed=1)[1] == 0.5
+    assert (run1 / mx.SELECTED_NAME).read_text() == "seed 1 model 0.5" and mx.selected_fraction(root, "two", "mlp") == 0.25
+    assert mx.eval_model(spec, root, "two", "mlp", 1) == run1 / mx.SELECTED_NAME
+    assert claims.model_reading(spec, root).endswith(
+        "model selected on the validation split at 0.25 of training (S1-S5, seed 0), ? of training (S1-S5 CNN, seed 0), "
+        "0.5 of training (S1-S5, seed 1)")
 
 
 def test_selection_off_uses_the_final_model_and_bad_value_is_one_line(tmp_path):
     spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
     assert not mx.select_on_validation(spec)
     assert mx.eval_model(spec, "r", "two", "mlp").name == "model.zip"
-    assert claims.model_reading(spec, "r") == "final model"
+    assert claims.model_reading(spec, "r").endswith("; final model")
+    assert claims.model_reading(_spec(extra_seeds=[], dfp=spec["dfp"]), "r") == "final model"
     assert mx.select_on_validation(mx.check_spec(_spec()))  # smoke turns it on
     bad = _spec(dfp={**_spec()["dfp"], "select_on_validation": "yes"})
     with pytest.raises(ConfigError, match="mrsch.dfp.select_on_validation must be true or false"):

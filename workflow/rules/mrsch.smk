@@ -8,6 +8,8 @@
 #   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
 #   results/mrsch/eval/{workload}/{metrics,goals}.csv
 #   results/mrsch/eval_insample/{workload}/metrics.csv   the same on the agents' real training sets
+#   .../seed{N}/ beside them: the main (MLP, paper ordering) agents again with extra seed N
+#                (mrsch.extra_seeds; each *_seed rule is its base rule with these paths)
 #   figures/mrsch/fig{3..10}.{png,pdf,csv}, results/mrsch/claims.csv
 import json
 
@@ -27,14 +29,26 @@ MRSCH_RUNS = MRX.dfp_runs(MRSCH)
 MRSCH_GROUPS = MRX.groups(MRSCH)
 MRSCH_TWO = MRX.group_workloads(MRSCH, "two") if "two" in MRSCH_GROUPS else []
 MRSCH_THREE = MRX.group_workloads(MRSCH, "three") if "three" in MRSCH_GROUPS else []
+# the main agents' seeds: None is mrsch.seed (folders without a seed part), then mrsch.extra_seeds
+MRSCH_SEEDS = [None, *MRX.extra_seeds(MRSCH)]
 
 
 def mrsch_train_splits(group):
     return [str(MRX.workload_file(w, "train")) for w in MRX.group_workloads(MRSCH, group)]
 
 
-def mrsch_eval(workloads, name="metrics.csv", split="test"):
-    return [str(MRX.eval_dir(MRSCH_ROOT, w, split) / name) for w in workloads]
+def mrsch_eval(workloads, name="metrics.csv", split="test", seeds=MRSCH_SEEDS):
+    return [str(MRX.eval_dir(MRSCH_ROOT, w, split, s) / name) for s in seeds for w in workloads]
+
+
+def mrsch_seed(wildcards):
+    """The extra seed of a *_seed rule's job, None in the base rules."""
+    s = wildcards.get("mrsch_seed")
+    return None if s is None else int(s)
+
+
+def mrsch_seed_arg(wildcards):
+    return wildcards.get("mrsch_seed", MRSCH["seed"])
 
 
 wildcard_constraints:
@@ -42,6 +56,7 @@ wildcard_constraints:
     mrsch_state="mlp|cnn",
     mrsch_ordering=r"[a-z]+-[a-z]+-[a-z]+",
     mrsch_workload=r"S\d+",
+    mrsch_seed=r"\d+",
 
 
 rule mrsch_train_dfp:
@@ -56,6 +71,7 @@ rule mrsch_train_dfp:
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
+        seed=mrsch_seed_arg,
     log:
         "logs/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}.log",
     benchmark:
@@ -68,7 +84,23 @@ rule mrsch_train_dfp:
         CONDA_ENV
     shell:
         "schedrl mrsch train-dfp --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
-        "--state {wildcards.mrsch_state} --ordering {wildcards.mrsch_ordering} --threads {threads} > {log:q} 2>&1"
+        "--state {wildcards.mrsch_state} --ordering {wildcards.mrsch_ordering} --seed {params.seed} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+# Extra seeds (issue 24): the DAG asks only for the main agents' (mlp, paper ordering); the command
+# refuses any other.
+use rule mrsch_train_dfp as mrsch_train_dfp_seed with:
+    output:
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/model.zip",
+        losses=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/losses.csv",
+        timing=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/timing.json",
+        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/{MRX.budget_name(f)}"
+                 for f in MRX.BUDGET_SNAPSHOTS],
+    log:
+        "logs/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}/seed{mrsch_seed}.log",
+    benchmark:
+        "benchmarks/results/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}/seed{mrsch_seed}.tsv"
 
 
 rule mrsch_train_scalar:
@@ -101,8 +133,8 @@ rule mrsch_train_scalar:
 rule mrsch_select:
     input:
         val=lambda wildcards: [str(MRX.workload_file(w, "val")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
-        models=lambda wildcards: [str(MRX.budget_model(MRSCH_ROOT, wildcards.mrsch_group, wildcards.mrsch_state, f))
-                                  for f in MRX.BUDGET_FRACTIONS],
+        models=lambda wildcards: [str(MRX.budget_model(MRSCH_ROOT, wildcards.mrsch_group, wildcards.mrsch_state, f,
+                                                       seed=mrsch_seed(wildcards))) for f in MRX.BUDGET_FRACTIONS],
     output:
         model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.SELECTED_NAME}",
         table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.VALIDATION_NAME}",
@@ -110,6 +142,7 @@ rule mrsch_select:
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
+        seed=mrsch_seed_arg,
     log:
         "logs/mrsch/select/{mrsch_group}/{mrsch_state}.log",
     benchmark:
@@ -122,11 +155,25 @@ rule mrsch_select:
         CONDA_ENV
     shell:
         "schedrl mrsch select --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
-        "--state {wildcards.mrsch_state} --threads {threads} > {log:q} 2>&1"
+        "--state {wildcards.mrsch_state} --seed {params.seed} --threads {threads} > {log:q} 2>&1"
 
 
-def mrsch_models(workload):
+use rule mrsch_select as mrsch_select_seed with:
+    output:
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.SELECTED_NAME}",
+        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.VALIDATION_NAME}",
+        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.SELECTION_NAME}",
+    log:
+        "logs/mrsch/select/{mrsch_group}/{mrsch_state}/seed{mrsch_seed}.log",
+    benchmark:
+        "benchmarks/results/mrsch/select/{mrsch_group}/{mrsch_state}/seed{mrsch_seed}.tsv"
+
+
+def mrsch_models(workload, seed=None):
+    """The models a workload's evaluation plays: every agent's, or an extra seed's MLP agent alone."""
     group = MRX.group_of(workload)
+    if seed is not None:
+        return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, "mlp", seed))]
     states = ["mlp", "cnn"] if group == "two" else ["mlp"]
     return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, s)) for s in states] + [
         f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"]
@@ -135,7 +182,7 @@ def mrsch_models(workload):
 rule mrsch_evaluate:
     input:
         test=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "test")),
-        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload),
+        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload, mrsch_seed(wildcards)),
     output:
         metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/goals.csv",
@@ -144,6 +191,7 @@ rule mrsch_evaluate:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
+        seed=mrsch_seed_arg,
     log:
         "logs/mrsch/eval/{mrsch_workload}.log",
     benchmark:
@@ -156,7 +204,18 @@ rule mrsch_evaluate:
         CONDA_ENV
     shell:
         "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
-        "--out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+        "--out-dir {params.out_dir} --seed {params.seed} --threads {threads} > {log:q} 2>&1"
+
+
+use rule mrsch_evaluate as mrsch_evaluate_seed with:
+    output:
+        metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/metrics.csv",
+        goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/goals.csv",
+        jobs=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/jobs.csv",
+    log:
+        "logs/mrsch/eval/{mrsch_workload}/seed{mrsch_seed}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval/{mrsch_workload}/seed{mrsch_seed}.tsv"
 
 
 # The public MRSch code trains and tests on one trace: the same evaluation on the real job sets the
@@ -164,7 +223,7 @@ rule mrsch_evaluate:
 rule mrsch_evaluate_insample:
     input:
         train=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "train")),
-        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload),
+        models=lambda wildcards: mrsch_models(wildcards.mrsch_workload, mrsch_seed(wildcards)),
     output:
         metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/metrics.csv",
         jobs=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/jobs.csv",
@@ -172,6 +231,7 @@ rule mrsch_evaluate_insample:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
+        seed=mrsch_seed_arg,
     log:
         "logs/mrsch/eval_insample/{mrsch_workload}.log",
     benchmark:
@@ -184,23 +244,33 @@ rule mrsch_evaluate_insample:
         CONDA_ENV
     shell:
         "schedrl mrsch evaluate --spec {params.spec:q} --root {params.root} --workload {wildcards.mrsch_workload} "
-        "--split train --out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+        "--split train --out-dir {params.out_dir} --seed {params.seed} --threads {threads} > {log:q} 2>&1"
+
+
+use rule mrsch_evaluate_insample as mrsch_evaluate_insample_seed with:
+    output:
+        metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/metrics.csv",
+        jobs=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/jobs.csv",
+    log:
+        "logs/mrsch/eval_insample/{mrsch_workload}/seed{mrsch_seed}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval_insample/{mrsch_workload}/seed{mrsch_seed}.tsv"
 
 
 # Issue 24: the DFP agents after 1/8, 1/4 and 1/2 of their training, on the same test splits and
 # in-sample sets as the final evaluation (one job per group, every episode of a model in lockstep).
-def mrsch_budget_models(group):
-    states = ["mlp", "cnn"] if group == "two" else ["mlp"]
+def mrsch_budget_models(group, seed=None):
+    states = ["mlp", "cnn"] if group == "two" and seed is None else ["mlp"]
     # with selection on, the final models are played here too (the main evaluation plays the selected ones)
     fractions = MRX.BUDGET_FRACTIONS if MRX.select_on_validation(MRSCH) else MRX.BUDGET_SNAPSHOTS
-    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f)) for s in states for f in fractions]
+    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f, seed=seed)) for s in states for f in fractions]
 
 
 rule mrsch_evaluate_budgets:
     input:
         test=lambda wildcards: [str(MRX.workload_file(w, "test")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
         train=lambda wildcards: mrsch_train_splits(wildcards.mrsch_group),
-        models=lambda wildcards: mrsch_budget_models(wildcards.mrsch_group),
+        models=lambda wildcards: mrsch_budget_models(wildcards.mrsch_group, mrsch_seed(wildcards)),
     output:
         metrics=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/goals.csv",
@@ -208,6 +278,7 @@ rule mrsch_evaluate_budgets:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
+        seed=mrsch_seed_arg,
     log:
         "logs/mrsch/eval_budget/{mrsch_group}.log",
     benchmark:
@@ -220,17 +291,28 @@ rule mrsch_evaluate_budgets:
         CONDA_ENV
     shell:
         "schedrl mrsch evaluate-budgets --spec {params.spec:q} --root {params.root} --group {wildcards.mrsch_group} "
-        "--out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+        "--out-dir {params.out_dir} --seed {params.seed} --threads {threads} > {log:q} 2>&1"
 
 
+use rule mrsch_evaluate_budgets as mrsch_evaluate_budgets_seed with:
+    output:
+        metrics=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/seed{{mrsch_seed}}/metrics.csv",
+        goals=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/seed{{mrsch_seed}}/goals.csv",
+    log:
+        "logs/mrsch/eval_budget/{mrsch_group}/seed{mrsch_seed}.log",
+    benchmark:
+        "benchmarks/results/mrsch/eval_budget/{mrsch_group}/seed{mrsch_seed}.tsv"
+
+
+# Figures 3, 5-7 and 10 draw MRSch's mean over seeds; 8-9 the base seed's goal trace.
 MRSCH_FIG_INPUTS = {
     "fig3": mrsch_eval(MRSCH_TWO),
     "fig4": [f"{MRSCH_ROOT}/dfp/two/mlp/{o}/losses.csv" for o in MRSCH["orderings"]] if MRSCH_TWO else [],
     "fig5": mrsch_eval(MRSCH_TWO),
     "fig6": mrsch_eval(MRSCH_TWO),
     "fig7": mrsch_eval(MRSCH_TWO),
-    "fig8": mrsch_eval([MRSCH["fig8"]["workload"]], "goals.csv"),
-    "fig9": mrsch_eval(MRSCH_TWO, "goals.csv"),
+    "fig8": mrsch_eval([MRSCH["fig8"]["workload"]], "goals.csv", seeds=[None]),
+    "fig9": mrsch_eval(MRSCH_TWO, "goals.csv", seeds=[None]),
     "fig10": mrsch_eval(MRSCH_THREE),
 }
 
@@ -387,8 +469,9 @@ rule mrsch_claims:
         data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
         insample=mrsch_eval(MRSCH_INSAMPLE, split="train"),
         jobs=mrsch_eval(MRSCH_TWO + MRSCH_THREE, "jobs.csv") + mrsch_eval(MRSCH_INSAMPLE, "jobs.csv", split="train"),
-        budgets=[f"{MRSCH_ROOT}/eval_budget/{g}/metrics.csv" for g in MRSCH_GROUPS],
-        selection=[str(MRX.dfp_dir(MRSCH_ROOT, g, st, o) / MRX.SELECTION_NAME) for g, st, o in MRSCH_RUNS
+        budgets=[str(MRX.budget_dir(MRSCH_ROOT, g, s) / "metrics.csv") for s in MRSCH_SEEDS for g in MRSCH_GROUPS],
+        selection=[str(MRX.dfp_dir(MRSCH_ROOT, g, st, o, s) / MRX.SELECTION_NAME)
+                   for g, st, o, s in [(*r, None) for r in MRSCH_RUNS] + MRX.seed_runs(MRSCH)
                    if o == MRX.PAPER_ORDERING] if MRX.select_on_validation(MRSCH) else [],
         values=MRSCH_VALUES,
     output:

@@ -23,6 +23,12 @@ def _spec(text: str) -> dict:
     return load_spec("mrsch", text)
 
 
+def _seed_option(p) -> None:
+    p.add_argument("--seed", type=int, default=None,
+                   help="one of mrsch.extra_seeds: that seed's main (MLP) agent, in its seed<N>/ folders "
+                   "(default: mrsch.seed, every agent)")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "mrsch", help="MRSch paper: DFP and scalar-RL training, evaluation, Figures 3-10, claims",
@@ -39,6 +45,7 @@ def register(subparsers) -> None:
     t.add_argument("--group", required=True, choices=GROUPS, help="resource group")
     t.add_argument("--state", default="mlp", choices=("mlp", "cnn"), help="state module (default: %(default)s)")
     t.add_argument("--ordering", default="sampled-real-synthetic", help="job-set ordering (default: %(default)s)")
+    _seed_option(t)
     add_threads_option(t)
     t.set_defaults(func=run_train_dfp)
 
@@ -59,6 +66,7 @@ def register(subparsers) -> None:
     e.add_argument("--split", default="test", choices=("test", "train"),
                    help="test: the held-out test split (the paper's protocol); train: the real job sets the "
                    "agents trained on, in-sample as the public MRSch code evaluates (default: %(default)s)")
+    _seed_option(e)
     add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
@@ -69,6 +77,7 @@ def register(subparsers) -> None:
     add_spec_options(b, "mrsch", root=True)
     b.add_argument("--group", required=True, choices=GROUPS, help="resource group")
     b.add_argument("--out-dir", required=True, metavar="DIR", help="folder for metrics.csv and goals.csv")
+    _seed_option(b)
     add_threads_option(b)
     b.set_defaults(func=run_evaluate_budgets)
 
@@ -80,6 +89,7 @@ def register(subparsers) -> None:
     add_spec_options(v, "mrsch", root=True)
     v.add_argument("--group", required=True, choices=GROUPS, help="resource group")
     v.add_argument("--state", default="mlp", choices=("mlp", "cnn"), help="state module (default: %(default)s)")
+    _seed_option(v)
     add_threads_option(v)
     v.set_defaults(func=run_select)
 
@@ -99,7 +109,8 @@ def run_train_dfp(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
     mx.kinds_of(args.ordering)
-    r = mx.train_dfp_run(_spec(args.spec), args.group, args.state, args.ordering, root=args.root, threads=args.threads)
+    r = mx.train_dfp_run(_spec(args.spec), args.group, args.state, args.ordering, root=args.root, threads=args.threads,
+                         seed=args.seed)
     print(f"{r.run_dir}: {r.episodes} job sets, {r.steps:,} agent steps" + (" (already trained)" if r.skipped else
                                                                             f" in {r.wall_time_s:.0f} s"))
     return 0
@@ -125,7 +136,7 @@ def run_evaluate(args) -> int:
 
         raise ConfigError(f"workload '{args.workload}' is not in mrsch.workloads ({', '.join(spec['workloads'])})")
     metrics, goals, jobs = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
-                                                split=args.split)
+                                                split=args.split, seed=args.seed)
     out = Path(args.out_dir)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "jobs.csv", jobs, float_format="%.6g")
@@ -146,7 +157,7 @@ def run_evaluate_budgets(args) -> int:
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
-    metrics, goals = mx.evaluate_budgets(spec, args.group, root=args.root, threads=args.threads)
+    metrics, goals = mx.evaluate_budgets(spec, args.group, root=args.root, threads=args.threads, seed=args.seed)
     out = Path(args.out_dir)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "goals.csv", goals, float_format="%.6g")
@@ -162,7 +173,7 @@ def run_select(args) -> int:
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
-    scored, best = mx.select_model(spec, args.group, args.state, root=args.root, threads=args.threads)
+    scored, best = mx.select_model(spec, args.group, args.state, root=args.root, threads=args.threads, seed=args.seed)
     print(scored.groupby("fraction")["score"].first().to_string())
     print(f"selected: {mx.budget_name(best)} ({best:g} of training)")
     return 0
@@ -171,9 +182,13 @@ def run_select(args) -> int:
 def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
 
-    c = mx.estimate_core_hours(_spec(args.spec))
+    spec = _spec(args.spec)
+    c = mx.estimate_core_hours(spec)
     total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"] + c["select"]
-    print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
+    extra = len(mx.seed_runs(spec))
+    print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs"
+          + (f" ({extra} on extra seeds {mx.extra_seeds(spec)})" if extra else "")
+          + f" {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
           f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}")
     return 0

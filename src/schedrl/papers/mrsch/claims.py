@@ -15,9 +15,12 @@ Convergence (issue 24): every claim that rests on the DFP agents is recomputed w
 (MLP and CNN) taken from its models after 1/8, 1/4 and 1/2 of training
 (``experiments.evaluate_budgets``, same protocol as the final evaluation), giving the row's
 ``at_budgets``/``trend``/``converged`` and ``results/mrsch/claims_budget.csv``. Comparisons of mean
-wait or slowdown carry a 95% interval (``ci95``): a paired bootstrap over consecutive blocks of
-``BLOCK_JOBS`` jobs of the test split (one seed, one test split per workload; in-sample, blocks of
-each job set), and a win whose interval spans zero is at most "partly reproduced".
+wait or slowdown carry a 95% interval (``ci95``): a paired two-level bootstrap, over the main
+agents' training seeds (``seed`` and ``extra_seeds``), then over consecutive blocks of
+``BLOCK_JOBS`` jobs of the test split within each seed (in-sample, blocks of each job set), and a
+win whose interval spans zero is at most "partly reproduced". MRSch's value in every claim (and at
+every budget) is its mean over those seeds (``experiments.all_metrics``); the CNN variant, the
+other orderings (Figs. 3-4) and the goal traces of Figs. 8-9 are the base seed's.
 """
 
 from __future__ import annotations
@@ -221,6 +224,14 @@ def rising_with_bb(frame: pd.DataFrame) -> tuple[int, int]:
 
 
 # -- per-job intervals
+def seed_blocks(jobs: pd.DataFrame, method: str, metric: str) -> list[np.ndarray]:
+    """``job_blocks`` of ``method`` per training seed (rows without a ``seed`` column: one seed)."""
+    part = jobs[jobs["method"] == method]
+    if "seed" not in part:
+        return [job_blocks(part, method, metric)]
+    return [job_blocks(g, method, metric) for _, g in part.groupby("seed", sort=True)]
+
+
 def job_blocks(jobs: pd.DataFrame, method: str, metric: str, block: int = BLOCK_JOBS) -> np.ndarray:
     """Means of ``metric`` over consecutive blocks of ``block`` jobs, at least ``MIN_BLOCKS`` blocks
     per table (within each job set when the rows have a ``jobset`` column): the resampling units of
@@ -235,19 +246,36 @@ def job_blocks(jobs: pd.DataFrame, method: str, metric: str, block: int = BLOCK_
 
 
 def gain_ci(jobs: pd.DataFrame, workload: str, metric: str, baseline: str, method: str = "mrsch"):
-    """MRSch's relative reduction of ``metric`` vs ``baseline`` on ``workload`` with its 95% interval
-    (paired block bootstrap); (nan, nan, nan) without per-job rows."""
+    """MRSch's relative reduction of ``metric`` vs ``baseline`` on ``workload`` with its 95% interval:
+    a paired bootstrap resampling seeds, then blocks of jobs within each (``cv.bootstrap_diff``; the
+    point is the mean over seeds); (nan, nan, nan) without per-job rows."""
     part = jobs[jobs["workload"] == workload] if jobs is not None else None
     if part is None or part.empty or baseline not in set(part["method"]) or method not in set(part["method"]):
         return float("nan"), float("nan"), float("nan")
-    d, lo, hi = cv.bootstrap_diff(job_blocks(part, method, metric), job_blocks(part, baseline, metric),
-                                  relative=True, paired=True)
+    a, b = seed_blocks(part, method, metric), seed_blocks(part, baseline, metric)
+    # a method of one seed (a baseline, the CNN variant) played the same jobs under every seed of the
+    # other: repeated per seed, each draw pairs the same blocks, and only the agent's seeds vary
+    if len(a) != len(b) and 1 in (len(a), len(b)):
+        a, b = (a * len(b), b) if len(a) == 1 else (a, b * len(a))
+    d, lo, hi = cv.bootstrap_diff(a, b, relative=True, paired=True)
     return -d, -hi, -lo  # a reduction is minus the relative difference
 
 
 def n_blocks(jobs: pd.DataFrame, workload: str) -> int:
     part = jobs[jobs["workload"] == workload]
-    return len(job_blocks(part, str(part["method"].iloc[0]), "wait_h")) if len(part) else 0
+    return len(seed_blocks(part, str(part["method"].iloc[0]), "wait_h")[0]) if len(part) else 0
+
+
+def evidence(spec: dict, jobs: pd.DataFrame | None, workload: str, what: str = "test jobs") -> str:
+    """What an interval rests on: 'N seeds x M test jobs per workload (B blocks of ~M/B)'."""
+    if jobs is None:
+        return cv.evidence(len(mx.seeds(spec)), 0, f"{what} per workload")
+    part = jobs[jobs["workload"] == workload]
+    first = part[(part["method"] == part["method"].iloc[0])] if len(part) else part
+    n_jobs = int((first["seed"] == first["seed"].iloc[0]).sum()) if "seed" in first and len(first) else len(first)
+    nb = n_blocks(jobs, workload)
+    return (cv.evidence(len(mx.seeds(spec)), n_jobs, f"{what} per workload")
+            + (f" ({nb} blocks of ~{n_jobs / nb:.0f})" if nb else ""))
 
 
 def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
@@ -259,18 +287,23 @@ def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
 
 
 def read_jobs(spec: dict, root, workloads, split: str = "test") -> pd.DataFrame | None:
-    paths = [mx.eval_dir(root, w, split) / "jobs.csv" for w in workloads]
-    if not all(p.is_file() for p in paths):
+    """Per-job rows of every method (base seed) and of MRSch under each extra seed, with ``seed``."""
+    paths = [(s, mx.eval_dir(root, w, split, None if s == int(spec["seed"]) else s) / "jobs.csv")
+             for s in mx.seeds(spec) for w in workloads]
+    if not all(p.is_file() for _, p in paths):
         return None
-    return pd.concat([mx.read_csv(p) for p in paths], ignore_index=True)
+    return pd.concat([mx.read_csv(p).assign(seed=s) for s, p in paths], ignore_index=True)
 
 
 # -- budgets
 def read_budgets(spec: dict, root, group: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    folder = Path(root) / "eval_budget" / group
-    if not (folder / "metrics.csv").is_file():
+    """The budget evaluation's metrics, MRSch's the mean over seeds, and the base seed's goal traces."""
+    folders = [(s, mx.budget_dir(root, group, None if s == int(spec["seed"]) else s)) for s in mx.seeds(spec)]
+    if not all((f / "metrics.csv").is_file() for _, f in folders):
         return None
-    return mx.read_csv(folder / "metrics.csv"), mx.read_csv(folder / "goals.csv")
+    metrics = pd.concat([mx.read_csv(f / "metrics.csv").assign(seed=s) for s, f in folders], ignore_index=True)
+    return (mx.mean_over_seeds(metrics, ["fraction", "split", "workload", "method"]),
+            mx.read_csv(folders[0][1] / "goals.csv"))
 
 
 def at_fraction(final: pd.DataFrame, budgets: pd.DataFrame, fraction: float, split: str) -> pd.DataFrame:
@@ -325,15 +358,19 @@ def epsilon_reading(spec: dict) -> str:
 def model_reading(spec: dict, root) -> str:
     """Which DFP model the claims evaluate (issue 25): the final one, or the checkpoint each agent
     selected on its group's validation splits (rule mrsch_select)."""
+    seeds = mx.seeds(spec)
+    text = (f"MRSch = mean of {len(seeds)} training seeds ({', '.join(map(str, seeds))}; the CNN variant and "
+            f"other orderings seed {seeds[0]} only); " if len(seeds) > 1 else "")
     if not mx.select_on_validation(spec):
-        return "final model"
+        return text + "final model"
     label = {("two", "mlp"): "S1-S5", ("two", "cnn"): "S1-S5 CNN", ("three", "mlp"): "S6-S10"}
     parts = []
-    for g, st, o in mx.dfp_runs(spec):
+    for g, st, o, s in [(*r, None) for r in mx.dfp_runs(spec)] + mx.seed_runs(spec):
         if o == mx.PAPER_ORDERING:
-            f = mx.selected_fraction(root, g, st)
-            parts.append(f"{'?' if f is None else f'{f:g}'} of training ({label[(g, st)]})")
-    return "model selected on the validation split at " + ", ".join(parts)
+            f = mx.selected_fraction(root, g, st, s)
+            parts.append(f"{'?' if f is None else f'{f:g}'} of training ({label[(g, st)]}"
+                         + (f", seed {seeds[0] if s is None else s}" if len(seeds) > 1 else "") + ")")
+    return text + "model selected on the validation split at " + ", ".join(parts)
 
 
 def claims_rows(spec: dict, root) -> list[dict]:
@@ -358,7 +395,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         goal_frames = ([b2[1][np.isclose(b2[1]["fraction"], f)] for f in fr[:-1]]
                        + [b2[1][np.isclose(b2[1]["fraction"], 1.0)] if np.isclose(b2[1]["fraction"], 1.0).any()
                           else goals2]) if b2 else []
-        ev = cv.evidence(1, n_blocks(jobs2, two[0]) if jobs2 is not None else 0, "blocks of consecutive test jobs per workload")
+        ev = evidence(spec, jobs2, two[0])
 
         adv = mlp_advantage(m2)
         a = float(adv["advantage"].max())
@@ -485,13 +522,16 @@ def claims_rows(spec: dict, root) -> list[dict]:
             rows.append(budgets.fields(row, [s5_margin(f) for f in frames], None, noise=0.01,
                                        label="S5 margin minus best other (Kiviat area)"))
 
+        # a goal trace is one agent's decisions: seeds are not averaged
+        base_trace = f"; the goal trace of seed {spec['seed']}'s agent" if mx.extra_seeds(spec) else ""
         window = rbb_trace_window(spec, goals2)
         lo, hi = float(window["r_bb"].min()), float(window["r_bb"].max())
         ok = abs(lo - VALUES["fig8.rbb_low"]) <= VALUES.tolerance("fig8.rbb_low", "abs") and \
             abs(hi - VALUES["fig8.rbb_high"]) <= VALUES.tolerance("fig8.rbb_high", "abs")
         row = _row("fig8-range", f"r_BB moves within 0.6-0.9 over {spec['fig8']['hours']} h on {spec['fig8']['workload']}",
                    "0.6-0.9", f"{lo:.2f}-{hi:.2f}", "reproduced" if ok else "not reproduced",
-                   f"{len(window)} decisions in the window; at budgets: the window's spread (max - min, paper 0.3)")
+                   f"{len(window)} decisions in the window; at budgets: the window's spread (max - min, paper 0.3)"
+                   + base_trace)
 
         def spread(g):
             w = rbb_trace_window(spec, g) if len(g[g["workload"] == spec["fig8"]["workload"]]) else None
@@ -504,7 +544,8 @@ def claims_rows(spec: dict, root) -> list[dict]:
         k9 = stats_largest_on(goals2, target)
         row = _row("fig9-largest", "r_BB's minimum, quartiles, mean and maximum are all largest on S5",
                    f"5 of 5 on {target}", f"{k9} of 5", "reproduced" if k9 == 5 else ("partly reproduced" if k9 else "not reproduced"),
-                   "workload with the largest value of each: " + ", ".join(f"{c} {st[c].idxmax()}" for c in RBB_STATS))
+                   "workload with the largest value of each: " + ", ".join(f"{c} {st[c].idxmax()}" for c in RBB_STATS)
+                   + base_trace)
         rows.append(budgets.fields(row, [stats_largest_on(g, target) for g in goal_frames], 5.0, noise=0.0,
                                    label="r_BB statistics largest on S5 (of 5)"))
         t2 = float(m2.loc[m2["method"] == "mrsch", "instance_ms_max"].max()) / 1e3
@@ -516,7 +557,7 @@ def claims_rows(spec: dict, root) -> list[dict]:
         jobs3 = read_jobs(spec, root, three)
         b3 = read_budgets(spec, root, "three")
         frames = [at_fraction(m3, b3[0], f, "test") for f in fr] if b3 else []
-        ev = cv.evidence(1, n_blocks(jobs3, three[0]) if jobs3 is not None else 0, "blocks of consecutive test jobs per workload")
+        ev = evidence(spec, jobs3, three[0])
         p3 = m3[m3["method"].isin(["fcfs", "scalar_rl"])].pivot(index="workload", columns="method",
                                                                   values=["mean_wait_h", "mean_slowdown"])
         collapsed = bool(len(p3)) and bool(np.allclose(p3.xs("fcfs", axis=1, level=1), p3.xs("scalar_rl", axis=1, level=1)))
@@ -585,8 +626,7 @@ def insample_rows(spec: dict, root, two: list[str], three: list[str], budgets: B
         frames = [at_fraction(m, b[0], f, "train") for f in cv.BUDGET_FRACTIONS] if b else []
         jobs = read_jobs(spec, root, workloads, split="train")
         note = f"in-sample: the agents' real training job sets ({int(m['jobsets'].max())} per workload)"
-        ev = cv.evidence(1, n_blocks(jobs, workloads[0]) if jobs is not None else 0,
-                         "blocks of consecutive jobs of the training sets per workload")
+        ev = evidence(spec, jobs, workloads[0], "jobs of the real training sets")
         wins, n, names = kiviat_best(m, axes)
         row = _row(f"insample-{fig}-best", f"In-sample, MRSch has the largest Kiviat area on every workload {text}",
                    f"{VALUES[f'{fig}.best_workloads']} of 5", f"{wins} of {n}",

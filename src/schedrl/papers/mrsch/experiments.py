@@ -22,13 +22,23 @@ window) with the exact exhaustive Pareto search kept as a check (``exhaustive``)
 REINFORCE (``schedrl.agents.reinforce``) with reward ``0.5 node util + 0.5 BB util`` after each
 pick (three resources: 1/3 each), trained on blocks of the group's training splits.
 
+Seeds (issue 24). ``seed`` fixes the job sets, the GA and every agent; ``extra_seeds`` train the
+main agents (MLP, paper ordering, each group) again with other seeds on the same job sets (network
+init, exploration and replay sampling differ), evaluated as the base seed's (selection, test and
+in-sample splits, budgets) but beside no baseline; the claims take MRSch's mean over seeds and
+resample seeds in their intervals. The CNN variant and the other orderings (Figs. 3-4) stay on
+``seed``: their claims are ablations, and seeding them too would add ~1.5 core-hours at default
+scale (by ``dfp_seconds``), past mrsch's share of 4.
+
 Layout under ``root`` (results/mrsch):
   dfp/<group>/<state>/<ordering>/    DFP run folder (model.zip, learning_curve.csv, losses.csv, timing.json)
                                      + budget_<f>.zip; with dfp.select_on_validation (paper ordering):
                                      validation.csv, selection.json, selected.zip (the evaluated model)
+  dfp/<group>/mlp/<ordering>/seed<s>/  the same for extra seed s (paper ordering)
   scalar_rl/<group>/                 REINFORCE run folder
   eval/<workload>/metrics.csv        one row per method on the test split
   eval/<workload>/goals.csv          MRSch's goal vector at every decision (clock, r per resource)
+  eval/<workload>/seed<s>/           MRSch of extra seed s alone (so eval_insample/, eval_budget/<group>/)
 """
 
 from __future__ import annotations
@@ -95,7 +105,31 @@ def check_spec(spec: dict) -> dict:
     sel = spec["dfp"].get("select_on_validation", False)
     if not isinstance(sel, bool):
         raise ConfigError(f"mrsch.dfp.select_on_validation must be true or false, not {sel!r}")
+    extra = spec.get("extra_seeds", [])
+    if (not isinstance(extra, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in extra)
+            or len(set(extra)) != len(extra) or int(spec["seed"]) in extra):
+        raise ConfigError(f"mrsch.extra_seeds must be a list of distinct integers >= 0 other than mrsch.seed "
+                          f"({spec['seed']}), not {extra!r}")
     return spec
+
+
+def extra_seeds(spec: dict) -> list[int]:
+    """Seeds the main agents train with besides ``seed`` (``extra_seeds``)."""
+    return [int(s) for s in spec.get("extra_seeds", [])]
+
+
+def seeds(spec: dict) -> list[int]:
+    """Every seed of the main agents, the base one first."""
+    return [int(spec["seed"]), *extra_seeds(spec)]
+
+
+def _extra(spec: dict, seed: int | None) -> int | None:
+    """``seed`` when it is an extra seed, None for the base one (whose folders carry no seed)."""
+    if seed is None or int(seed) == int(spec["seed"]):
+        return None
+    if int(seed) not in extra_seeds(spec):
+        raise ConfigError(f"seed {seed} is neither mrsch.seed nor in mrsch.extra_seeds {extra_seeds(spec)}")
+    return int(seed)
 
 
 def select_on_validation(spec: dict) -> bool:
@@ -115,25 +149,40 @@ def group_workloads(spec: dict, group: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # layout
 
-def dfp_dir(root, group: str, state: str, ordering: str) -> Path:
-    return Path(root) / "dfp" / group / state / ordering
+def _seed_part(path: Path, seed: int | None) -> Path:
+    # the base seed (None) keeps the folders it had before extra seeds existed
+    return path if seed is None else path / f"seed{int(seed)}"
+
+
+def dfp_dir(root, group: str, state: str, ordering: str, seed: int | None = None) -> Path:
+    """A DFP run folder; ``seed``: an extra seed's (None: the base seed's)."""
+    return _seed_part(Path(root) / "dfp" / group / state / ordering, seed)
 
 
 def scalar_dir(root, group: str) -> Path:
     return Path(root) / "scalar_rl" / group
 
 
-def eval_dir(root, workload: str, split: str = "test") -> Path:
-    return Path(root) / ("eval" if split == "test" else "eval_insample") / workload
+def eval_dir(root, workload: str, split: str = "test", seed: int | None = None) -> Path:
+    return _seed_part(Path(root) / ("eval" if split == "test" else "eval_insample") / workload, seed)
+
+
+def budget_dir(root, group: str, seed: int | None = None) -> Path:
+    return _seed_part(Path(root) / "eval_budget" / group, seed)
 
 
 def dfp_runs(spec: dict) -> list[tuple[str, str, str]]:
-    """(group, state, ordering) of every DFP run the spec trains."""
+    """(group, state, ordering) of every DFP run the spec trains on the base seed."""
     runs = [(g, "mlp", PAPER_ORDERING) for g in groups(spec)]
     if "two" in groups(spec):
         runs += [("two", "cnn", PAPER_ORDERING)]
         runs += [("two", "mlp", o) for o in spec["orderings"][1:]]
     return runs
+
+
+def seed_runs(spec: dict) -> list[tuple[str, str, str, int]]:
+    """(group, state, ordering, seed) of the extra seeds' runs: the main agents only."""
+    return [(g, "mlp", PAPER_ORDERING, s) for s in extra_seeds(spec) for g in groups(spec)]
 
 
 def data_source(base=WORKLOAD_DIR) -> str:
@@ -263,22 +312,25 @@ def estimate_core_hours(spec: dict) -> dict:
     s = spec["scalar_rl"]
     scalar_steps = int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
     test_jobs = int(spec["eval"]["max_jobs"]) or 1931  # the Theta 2022 test splits hold 1,931 jobs
-    runs = dfp_runs(spec)
-    return {"dfp_runs": len(runs), "dfp": sum(dfp_seconds(spec, g, st) for g, st, _ in runs) / 3600,
+    runs = [(g, st) for g, st, _ in dfp_runs(spec)] + [(g, st) for g, st, _, _ in seed_runs(spec)]
+    n_seeds = len(seeds(spec))
+    return {"dfp_runs": len(runs), "dfp": sum(dfp_seconds(spec, g, st) for g, st in runs) / 3600,
             "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
-            # held-out test splits, then the in-sample protocol on each group's real training sets
-            "evaluate": (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
-                         * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
+            # held-out test splits, then the in-sample protocol on each group's real training sets; an
+            # extra seed plays MRSch alone, counted at every method's rate (an upper bound)
+            "evaluate": n_seeds * (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
+                                   * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
             # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
-            # (and the final ones when the main evaluation plays the selected ones)
-            "budgets": sum((2 if g == "two" else 1) * len(BUDGET_FRACTIONS if select_on_validation(spec) else BUDGET_SNAPSHOTS)
-                           * BUDGET_S_PER_JOB[g]
+            # (and the final ones when the main evaluation plays the selected ones); per group the
+            # base seed's MLP (and CNN for two) and each extra seed's MLP
+            "budgets": sum(((2 if g == "two" else 1) + n_seeds - 1)
+                           * len(BUDGET_FRACTIONS if select_on_validation(spec) else BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
                            * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
                            for g in groups(spec)) / 3600,
-            # each main agent's four kept models on its group's validation splits (rule mrsch_select)
+            # each main agent's (and seed's) four kept models on its group's validation splits (rule mrsch_select)
             "select": (sum(len(BUDGET_FRACTIONS) * len(group_workloads(spec, g))
                            * (int(spec["eval"]["max_jobs"]) or VAL_JOBS) * SELECT_S_PER_JOB
-                           for g, _, o in dfp_runs(spec) if o == PAPER_ORDERING) / 3600
+                           for g, _, o, *_ in dfp_runs(spec) + seed_runs(spec) if o == PAPER_ORDERING) / 3600
                        if select_on_validation(spec) else 0.0)}
 
 
@@ -308,14 +360,27 @@ def budget_sets(spec: dict, fraction: float) -> int:
     return max(1, int(round(fraction * n_jobsets(spec))))
 
 
-def budget_model(root, group: str, state: str, fraction: float, ordering: str = PAPER_ORDERING) -> Path:
-    return dfp_dir(root, group, state, ordering) / budget_name(fraction)
+def budget_model(root, group: str, state: str, fraction: float, ordering: str = PAPER_ORDERING,
+                 seed: int | None = None) -> Path:
+    return dfp_dir(root, group, state, ordering, seed) / budget_name(fraction)
+
+
+def check_seed_run(spec: dict, state: str, ordering: str, seed: int | None) -> int | None:
+    """The extra seed of a (state, ordering) run, None for the base seed; extra seeds train the
+    main agents only (MLP on the paper's ordering)."""
+    extra = _extra(spec, seed)
+    if extra is not None and (state != "mlp" or ordering != PAPER_ORDERING):
+        raise ConfigError(f"mrsch.extra_seeds train the MLP agents on '{PAPER_ORDERING}' only, not {state} on {ordering}")
+    return extra
 
 
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
-                  base=WORKLOAD_DIR):
+                  base=WORKLOAD_DIR, seed: int | None = None):
+    """Train one DFP agent; ``seed`` (an extra seed; None: ``spec['seed']``) seeds the agent only
+    (network init, exploration, replay sampling): the job sets stay those of ``spec['seed']``."""
     from schedrl.agents.dfp import train_dfp
 
+    extra = check_seed_run(spec, state, ordering, seed)
     sets = jobsets(spec, group, base)
     episodes, labels = [], []
     for kind in kinds_of(ordering):
@@ -327,7 +392,8 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
         keep.setdefault(budget_sets(spec, f), []).append(budget_name(f))
     first = episodes[0]["jobs"]
     return train_dfp(lambda: make_env(first, int(spec["window"])), dfp_config(spec, state), episodes,
-                     int(spec["seed"]), dfp_dir(root, group, state, ordering), measurement_key="utilization",
+                     int(spec["seed"]) if extra is None else extra, dfp_dir(root, group, state, ordering, extra),
+                     measurement_key="utilization",
                      goal_key="demand_share", config={"paper": "mrsch", "group": group, "state": state,
                                                        "ordering": ordering, "jobs_per_set": int(spec["jobs_per_set"]),
                                                        "window": int(spec["window"]),
@@ -450,17 +516,18 @@ def trained_real_sets(spec: dict, workload: str, base=WORKLOAD_DIR) -> list[pd.D
 
 
 def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
-                      split: str = "test"):
+                      split: str = "test", seed: int | None = None):
     """Every method on ``workload``'s test split, or (``split='train'``, the public MRSch code's
     protocol: it trains and tests on one trace) on the real job sets its agents trained on, each set
     simulated alone and the metrics averaged; returns (metrics, goal trace of MRSch, per-job waits
-    and slowdowns of every method, ``job_rows``; in-sample with a ``jobset`` column)."""
+    and slowdowns of every method, ``job_rows``; in-sample with a ``jobset`` column). With an extra
+    ``seed``, MRSch (MLP) of that seed alone."""
     import torch
 
     torch.set_num_threads(max(1, threads))
     if split == "test":
-        return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root)
-    parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root)
+        return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root, seed)
+    parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root, seed)
              for f in trained_real_sets(spec, workload, base)]
     jobs = pd.concat([j.assign(jobset=k) for k, (_, _, j) in enumerate(parts)], ignore_index=True)
     return pool_metrics([m for m, _, _ in parts]), pd.concat([g for _, g, _ in parts], ignore_index=True), jobs
@@ -482,9 +549,36 @@ def pool_metrics(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pooled
 
 
-def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
-    """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch, per-job rows)."""
+def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, seed: int | None = None):
+    """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch, per-job rows).
+    With an extra ``seed``: MRSch (MLP) of that seed alone (the baselines do not depend on it)."""
     from schedrl.agents.dfp import DFPAgent
+
+    cluster = cluster_of(frame)
+    group = group_of(workload)
+    extra = _extra(spec, seed)
+    w = int(spec["window"])
+    rows, per_job = ([], []) if extra is not None else baseline_rows(spec, frame, workload, root)
+    goals = None
+    agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" and extra is None else [])
+    for method, state in agents:
+        agent = DFPAgent.load(eval_model(spec, root, group, state, extra))
+        sched, trace, times = play_dfp(agent, make_env(frame, w), frame)
+        # a scheduling instance = the picks made at one clock time (the paper's "scheduling decision")
+        instance = pd.Series(times).groupby(trace[0].to_numpy()).sum()
+        rows.append(metrics_row(sched, cluster, method, workload, decisions=len(times), wall_s=times.sum(),
+                                decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max(),
+                                instances=len(instance), instance_ms_max=1e3 * instance.max()))
+        per_job.append(job_rows(sched, method, workload))
+        if method == "mrsch":
+            trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
+            trace.insert(0, "workload", workload)
+            goals = trace
+    return pd.DataFrame(rows), goals, pd.concat(per_job, ignore_index=True)
+
+
+def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT) -> tuple[list[dict], list[pd.DataFrame]]:
+    """FCFS, the GA, the exhaustive check and scalar RL on ``frame``: metrics rows and per-job rows."""
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
@@ -508,22 +602,7 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT):
     rows.append(metrics_row(sched, cluster, "scalar_rl", workload, decisions=len(times), wall_s=times.sum(),
                             decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max()))
     per_job.append(job_rows(sched, "scalar_rl", workload))
-    goals = None
-    agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
-    for method, state in agents:
-        agent = DFPAgent.load(eval_model(spec, root, group, state))
-        sched, trace, times = play_dfp(agent, make_env(frame, w), frame)
-        # a scheduling instance = the picks made at one clock time (the paper's "scheduling decision")
-        instance = pd.Series(times).groupby(trace[0].to_numpy()).sum()
-        rows.append(metrics_row(sched, cluster, method, workload, decisions=len(times), wall_s=times.sum(),
-                                decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max(),
-                                instances=len(instance), instance_ms_max=1e3 * instance.max()))
-        per_job.append(job_rows(sched, method, workload))
-        if method == "mrsch":
-            trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
-            trace.insert(0, "workload", workload)
-            goals = trace
-    return pd.DataFrame(rows), goals, pd.concat(per_job, ignore_index=True)
+    return rows, per_job
 
 
 def job_rows(schedule: pd.DataFrame, method: str, workload: str) -> pd.DataFrame:
@@ -542,9 +621,30 @@ def read_csv(path) -> pd.DataFrame:
     return read_result(path)
 
 
-def all_metrics(spec: dict, root=ROOT, workloads=None, split: str = "test") -> pd.DataFrame:
+def seed_metrics(spec: dict, root=ROOT, workloads=None, split: str = "test") -> pd.DataFrame:
+    """Every method's metrics on the workloads, with a ``seed`` column: the base seed's evaluation
+    (every method) and each extra seed's (MRSch alone)."""
     names = workloads or spec["workloads"]
-    return pd.concat([read_csv(eval_dir(root, w, split) / "metrics.csv") for w in names], ignore_index=True)
+    return pd.concat([read_csv(eval_dir(root, w, split, _extra(spec, s)) / "metrics.csv").assign(seed=s)
+                      for s in seeds(spec) for w in names], ignore_index=True)
+
+
+def mean_over_seeds(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One row per ``keys`` (e.g. workload and method): numeric columns averaged over the seeds'
+    rows, worst-case times (``*_max``) their maximum, the rest the first row's; ``seeds`` counts
+    the rows averaged."""
+    rest = [c for c in frame.columns if c not in keys and c != "seed"]
+    numeric = set(frame[rest].select_dtypes("number").columns)
+    how = {c: ("max" if c.endswith("_max") else "mean") if c in numeric else "first" for c in rest}
+    grouped = frame.groupby(keys, sort=False, dropna=False)
+    out = grouped.agg(how).reset_index()
+    out["seeds"] = grouped.size().to_numpy()
+    return out
+
+
+def all_metrics(spec: dict, root=ROOT, workloads=None, split: str = "test") -> pd.DataFrame:
+    """One row per workload and method; MRSch's is the mean over its seeds (``seed_metrics``)."""
+    return mean_over_seeds(seed_metrics(spec, root, workloads, split), ["workload", "method"])
 
 
 def all_goals(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
@@ -606,13 +706,14 @@ def play_dfp_batch(agent, envs: list, frames: list[pd.DataFrame]) -> tuple[list[
     return [info["schedule"] for info in infos], [pd.DataFrame(g) for g in goals]
 
 
-def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1):
+def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1, seed: int | None = None):
     """MRSch (and, for S1-S5, its CNN variant) at each share of training in ``BUDGET_SNAPSHOTS`` on
     every workload of ``group``: the held-out test splits (``split`` "test") and the in-sample real
     training sets (``split`` "train", pooled per workload as ``pool_metrics``), all episodes of one
     model played in lockstep. Returns (metrics with ``fraction`` and ``budget_jobs``, goal traces
     of the MLP agent on the test splits). The whole-training values are the main evaluation's,
-    unless ``dfp.select_on_validation`` is on (then the final model is played here too)."""
+    unless ``dfp.select_on_validation`` is on (then the final model is played here too). With an
+    extra ``seed``, that seed's MLP agent alone."""
     import torch
 
     from schedrl.agents.dfp import DFPAgent
@@ -623,14 +724,15 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
     cases = [("test", wl, test_jobs(spec, wl, base)) for wl in names]
     for wl in insample_workloads(spec, group):
         cases += [("train", wl, f.reset_index(drop=True)) for f in trained_real_sets(spec, wl, base)]
-    states = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" else [])
+    own = _extra(spec, seed)
+    states = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" and own is None else [])
     metrics, goals = [], []
     # with selection on, the main evaluation plays the selected model: the final one is played
     # here too, so that the budget curve's last point stays the whole of training
     for fraction in BUDGET_SNAPSHOTS + ((1.0,) if select_on_validation(spec) else ()):
         extra = {"fraction": fraction, "budget_jobs": budget_sets(spec, fraction) * int(spec["jobs_per_set"])}
         for method, state in states:
-            agent = DFPAgent.load(budget_model(root, group, state, fraction))
+            agent = DFPAgent.load(budget_model(root, group, state, fraction, seed=own))
             scheds, traces = play_dfp_batch(agent, [make_env(f, w) for *_, f in cases], [f for *_, f in cases])
             rows = {"test": [], "train": []}
             for (split, wl, frame), sched, trace in zip(cases, scheds, traces):
@@ -659,10 +761,12 @@ SELECTED_NAME, VALIDATION_NAME, SELECTION_NAME = "selected.zip", "validation.csv
 WAIT_FLOOR_H = 1.0 / 60.0
 
 
-def eval_model(spec: dict, root, group: str, state: str) -> Path:
+def eval_model(spec: dict, root, group: str, state: str, seed: int | None = None) -> Path:
     """The DFP model the test evaluation and the claims use: the checkpoint selected on the
-    validation split when ``dfp.select_on_validation`` is on, else the final model."""
-    return dfp_dir(root, group, state, PAPER_ORDERING) / (SELECTED_NAME if select_on_validation(spec) else "model.zip")
+    validation split when ``dfp.select_on_validation`` is on, else the final model (of ``seed``:
+    an extra seed, None the base one)."""
+    return (dfp_dir(root, group, state, PAPER_ORDERING, check_seed_run(spec, state, PAPER_ORDERING, seed))
+            / (SELECTED_NAME if select_on_validation(spec) else "model.zip"))
 
 
 def val_jobs(spec: dict, workload: str, base=WORKLOAD_DIR) -> pd.DataFrame:
@@ -695,12 +799,12 @@ def best_fraction(scored: pd.DataFrame) -> float:
 
 
 def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
-                 player=None) -> tuple[pd.DataFrame, float]:
+                 player=None, seed: int | None = None) -> tuple[pd.DataFrame, float]:
     """Play each kept checkpoint of the (group, state) agent on the paper's ordering greedily on the
     group's validation splits (all splits of one model in lockstep, as ``evaluate_budgets``), score
     it (``validation_score``), copy the best to ``selected.zip`` and write ``validation.csv`` and
     ``selection.json`` into the run folder. ``player(agent_path, frames) -> schedules`` replaces the
-    play (tests). Returns (the scored table, the selected fraction)."""
+    play (tests); ``seed``: an extra seed's agent. Returns (the scored table, the selected fraction)."""
     import json
     import shutil
 
@@ -708,6 +812,7 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
 
     from schedrl.sim import simulate
 
+    extra = check_seed_run(spec, state, PAPER_ORDERING, seed)
     torch.set_num_threads(max(1, threads))
     w = int(spec["window"])
     names = group_workloads(spec, group)
@@ -722,7 +827,7 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
             for f, wl in zip(frames, names)]
     rows = []
     for fraction in BUDGET_FRACTIONS:
-        path = budget_model(root, group, state, fraction)
+        path = budget_model(root, group, state, fraction, seed=extra)
         for f, wl, base_row, sched in zip(frames, names, fcfs, player(path, frames)):
             row = metrics_row(sched, cluster_of(f), "mrsch" if state == "mlp" else "mrsch_cnn", wl)
             row.update(checkpoint=budget_name(fraction), fraction=fraction,
@@ -732,14 +837,14 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
     scored = validation_score(pd.DataFrame(rows))
     best = best_fraction(scored)
     scored["selected"] = np.isclose(scored["fraction"], best)
-    run = dfp_dir(root, group, state, PAPER_ORDERING)
+    run = dfp_dir(root, group, state, PAPER_ORDERING, extra)
     from schedrl.io import write_csv
 
     cols = ["checkpoint", "fraction", "budget_jobs", "workload", "method", "jobs", "node_util", "bb_util", "power_util",
             "mean_wait_h", "mean_slowdown", "fcfs_wait_h", "fcfs_slowdown", "wait_norm", "slowdown_norm", "score",
             "selected"]
     write_csv(run / VALIDATION_NAME, scored[cols], float_format="%.6g")
-    shutil.copyfile(budget_model(root, group, state, best), run / SELECTED_NAME)
+    shutil.copyfile(budget_model(root, group, state, best, seed=extra), run / SELECTED_NAME)
     (run / SELECTION_NAME).write_text(json.dumps(
         {"fraction": best, "checkpoint": budget_name(best), "score": float(scored.loc[scored["selected"], "score"].iloc[0]),
          "score_rule": "mean over the group's validation splits of (wait / FCFS wait + slowdown / FCFS slowdown) / 2",
@@ -747,9 +852,10 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
     return scored, best
 
 
-def selected_fraction(root, group: str, state: str) -> float | None:
-    """The share of training of the model ``select_model`` chose for (group, state), or None."""
+def selected_fraction(root, group: str, state: str, seed: int | None = None) -> float | None:
+    """The share of training of the model ``select_model`` chose for (group, state) and ``seed``
+    (an extra seed; None: the base one), or None."""
     import json
 
-    path = dfp_dir(root, group, state, PAPER_ORDERING) / SELECTION_NAME
+    path = dfp_dir(root, group, state, PAPER_ORDERING, seed) / SELECTION_NAME
     return float(json.loads(path.read_text())["fraction"]) if path.is_file() else None

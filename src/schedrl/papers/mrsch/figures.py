@@ -42,6 +42,12 @@ def _bars(ax, frame: pd.DataFrame, metric: str, methods, workloads) -> None:
     ax.set_xlabel("workload (test split)")
 
 
+def _seeds(spec) -> str:
+    """Title suffix: MRSch's bars and polygons are its mean over the main agents' seeds."""
+    n = len(mx.seeds(spec))
+    return f"; MRSch: mean of {n} training seeds" if n > 1 else ""
+
+
 def _two(spec):
     return [w for w in mx.GROUPS["two"] if w in spec["workloads"]]
 
@@ -67,7 +73,8 @@ def fig3(spec: dict, root, png) -> pd.DataFrame:
     axes[4].axhline(0, color="k", lw=0.5)
     axes[4].set_ylabel("MLP advantage over CNN (%), best workload")
     axes[4].legend(fontsize=8)
-    fig.suptitle("MRSch Fig. 3: MLP vs CNN state module (greedy, dynamic goal, test splits)")
+    fig.suptitle("MRSch Fig. 3: MLP vs CNN state module (greedy, dynamic goal, test splits)"
+                 + (_seeds(spec).replace("MRSch", "MLP") + f", CNN: seed {spec['seed']}" if _seeds(spec) else ""))
     save_figure(fig, png, frame.merge(adv, how="cross") if len(adv) else frame)
     return frame
 
@@ -108,7 +115,7 @@ def _pair(spec, root, png, metrics, title, notes) -> pd.DataFrame:
         if note:
             ax.set_title(note, fontsize=9)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"{title}\ndata: {mx.data_source()}", fontsize=10)
+    fig.suptitle(f"{title}\ndata: {mx.data_source()}{_seeds(spec)}", fontsize=10)
     save_figure(fig, png, frame)
     return frame
 
@@ -155,7 +162,7 @@ def _kiviat(spec, root, png, wls, axes_names, title) -> pd.DataFrame:
         best = part.loc[part["area"].idxmax(), "method"]
         ax.set_title(f"{wl} (largest area: {mx.LABELS[best]})", fontsize=8)
     axes.flat[0].legend(fontsize=7, loc="lower left", bbox_to_anchor=(-0.3, -0.35))
-    fig.suptitle(f"{title}\ndata: {mx.data_source()}", fontsize=10)
+    fig.suptitle(f"{title}\ndata: {mx.data_source()}{_seeds(spec)}", fontsize=10)
     save_figure(fig, png, scores)
     return scores
 
@@ -181,7 +188,7 @@ def fig8(spec: dict, root, png) -> pd.DataFrame:
     window = claims.rbb_window(spec, root)
     fig, ax = new_figure(figsize=(7, 3.8))
     hours = (window["clock"] - window["clock"].min()) / 3600.0
-    ax.step(hours, window["r_bb"], where="post", color="tab:red", label="ours (MRSch, greedy)")
+    ax.step(hours, window["r_bb"], where="post", color="tab:red", label=f"ours (MRSch, greedy, seed {spec['seed']})")
     ax.axhspan(VALUES["fig8.rbb_low"], VALUES["fig8.rbb_high"], color="k", alpha=0.1, label="paper's range 0.6-0.9")
     ax.axhline(0.5, ls=":", color="tab:blue", label="scalar RL's fixed 0.5")
     ax.set_xlabel(f"hours into the window (from {window['clock'].min() / 3600:.1f} h of the test split)")
@@ -209,7 +216,8 @@ def fig9(spec: dict, root, png) -> pd.DataFrame:
     ax.set_xlabel("workload (test split)")
     ax.set_ylabel("r_BB at each decision")
     ax.legend(fontsize=8)
-    ax.set_title(f"MRSch Fig. 9: r_BB per workload (paper: largest on {VALUES['fig9.rbb_largest_on']})", fontsize=10)
+    ax.set_title(f"MRSch Fig. 9: r_BB per workload (paper: largest on {VALUES['fig9.rbb_largest_on']}; "
+                 f"seed {spec['seed']}'s agent)", fontsize=10)
     stats = goals.groupby("workload")["r_bb"].describe().reset_index()
     save_figure(fig, png, stats)
     return stats
