@@ -450,3 +450,32 @@ def test_runtime_suite_table4_baselines(monkeypatch, tmp_path):
     easy = next(e for e in out.entries if e.policy == "FCFS w/ BF (EASY)")
     assert easy.values[0].tolist() == pytest.approx([2100 / 2400] * 2)
     assert "the step limit cut 2 of 2 episodes (67% of the jobs started)" in easy.note
+
+
+def test_mrsch_agents_are_the_mean_over_seeds(tmp_path):
+    """MRSch on the board is its claims' value, the mean over the main agents' seeds (the extra
+    seed's evaluation holds MRSch alone); before the extra seed is evaluated, the base seed's alone,
+    with a note."""
+    from schedrl.papers.mrsch import experiments as R
+    from schedrl.score.suites import mrsch_evaluated_rows
+
+    spec = {"seed": 0, "extra_seeds": [1]}
+    base = R.eval_dir(tmp_path, "S1")
+    base.mkdir(parents=True)
+    pd.DataFrame({"workload": "S1", "method": ["fcfs", "ga", "mrsch"], "mean_wait_h": [3.0, 1.0, 2.0],
+                  "instance_ms_max": [0.0, 0.0, 5.0]}).to_csv(base / "metrics.csv", index=False)
+    notes = []
+    rows = {label: row for label, _, row in mrsch_evaluated_rows(spec, tmp_path, "S1", notes)}
+    assert rows[R.LABELS["mrsch"]]["mean_wait_h"] == 2.0 and len(notes) == 1 and "seed 0 only" in notes[0]
+    extra = R.eval_dir(tmp_path, "S1", seed=1)
+    extra.mkdir(parents=True)
+    pd.DataFrame({"workload": ["S1"], "method": ["mrsch"], "mean_wait_h": [4.0],
+                  "instance_ms_max": [9.0]}).to_csv(extra / "metrics.csv", index=False)
+    notes = []
+    got = mrsch_evaluated_rows(spec, tmp_path, "S1", notes)
+    rows = {label: (role, row) for label, role, row in got}
+    assert set(rows) == {R.LABELS["ga"], R.LABELS["mrsch"]} and not notes  # FCFS is the board's own
+    role, row = rows[R.LABELS["mrsch"]]
+    assert role == "agent" and row["mean_wait_h"] == 3.0 and row["seeds"] == 2 and row["instance_ms_max"] == 9.0
+    assert rows[R.LABELS["ga"]][0] == "baseline" and rows[R.LABELS["ga"]][1]["mean_wait_h"] == 1.0
+    assert mrsch_evaluated_rows(spec, tmp_path, "S2", []) == []

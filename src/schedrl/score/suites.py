@@ -339,6 +339,25 @@ MRSCH_METRICS = (("mean_wait_h", "mean wait (h)", "lower"), ("mean_slowdown", "m
                  ("node_util", "node utilisation", "higher"), ("bb_util", "BB utilisation", "higher"))
 
 
+def mrsch_evaluated_rows(spec: dict, root, workload: str, notes: list[str]) -> list[tuple[str, str, dict]]:
+    """(label, role, metrics row) of the GA, scalar RL and the DFP agents as rule mrsch_evaluate
+    wrote them for ``workload`` (none before it ran). MRSch is read as its claims read it, the mean
+    over the main agents' seeds; while an extra seed is not evaluated, the base seed's alone, and
+    ``notes`` says so."""
+    from schedrl.papers.mrsch import experiments as R
+
+    if not (R.eval_dir(root, workload) / "metrics.csv").is_file():
+        return []
+    try:
+        evaluated = R.all_metrics(spec, root, [workload])
+    except SchedrlError:
+        evaluated = R.all_metrics({**spec, "extra_seeds": []}, root, [workload])
+        notes.append(f"mrsch {workload}: MRSch of seed {spec['seed']} only (its extra seeds are not evaluated yet)")
+    return [(R.LABELS.get(row["method"], row["method"]), "baseline" if row["method"] == "ga" else "agent",
+             row.to_dict())
+            for _, row in evaluated.iterrows() if row["method"] in ("ga", "scalar_rl", "mrsch", "mrsch_cnn")]
+
+
 def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
     from schedrl.papers.mrsch import experiments as R
     from schedrl.sim import simulate
@@ -370,12 +389,8 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 _fail(out, policy, exc)
         rows.append((group, "FCFS+EASY", "baseline",
                      R.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
-        path = R.eval_dir(R.ROOT, workload) / "metrics.csv"
-        if agents and path.is_file():
-            for _, row in pd.read_csv(path).iterrows():
-                if row["method"] in ("ga", "scalar_rl", "mrsch", "mrsch_cnn"):
-                    role = "baseline" if row["method"] == "ga" else "agent"
-                    rows.append((group, R.LABELS.get(row["method"], row["method"]), role, row.to_dict()))
+        if agents:
+            rows += [(group, *r) for r in mrsch_evaluated_rows(spec, R.ROOT, workload, out.notes)]
     if missing:
         out.notes.append(f"mrsch: test splits missing for {', '.join(missing)}; build them with "
                          "'snakemake workloads' (rule workload_mrsch)")
@@ -390,7 +405,9 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 if len(values):
                     note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
                     if role != "yours" and method != "FCFS+EASY":
-                        note = "; ".join(x for x in ("from results/mrsch/eval", note) if x)
+                        n_seeds = int(max(row.get("seeds", 1) for row in mine))
+                        src = "from results/mrsch/eval" + (f", mean of {n_seeds} seeds" if n_seeds > 1 else "")
+                        note = "; ".join(x for x in (src, note) if x)
                     out.entries.append(Entry("mrsch", board, method, role, metric, [values], "workload", better, note))
     return out
 
