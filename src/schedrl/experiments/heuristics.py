@@ -37,14 +37,13 @@ def algorithm_label(spec: str) -> str:
 
 
 def simulate_algorithm(jobs: pd.DataFrame, cluster: ClusterSpec, policy: str, backfill: str, *,
-                       overrun: str = "kill", sim_step: float = 0.0, max_steps: int | None = None) -> pd.DataFrame:
-    """One schedule: event-driven ``simulate`` or, with ``sim_step`` > 0 or a ``max_steps`` limit
-    (an env episode's, see ``HPCSimulator.run_policy``), the step API's ``HPCSimulator``
-    (decisions on ticks of ``sim_step`` seconds, no idle-step doubling; 0: event-driven)."""
-    if sim_step or max_steps is not None:
-        sim = HPCSimulator(cluster, overrun=overrun, sim_step=float(sim_step) or None, double_idle=False)
+                       overrun: str = "kill", sim_step: float = 0.0) -> pd.DataFrame:
+    """One schedule: event-driven ``simulate`` or, with ``sim_step`` > 0, the time-stepped
+    ``HPCSimulator`` (decisions on ticks of that many seconds, no idle-step doubling)."""
+    if sim_step:
+        sim = HPCSimulator(cluster, overrun=overrun, sim_step=sim_step, double_idle=False)
         sim.reset(jobs)
-        return sim.run_policy(policy, backfill, max_steps=max_steps)
+        return sim.run_policy(policy, backfill)
     return simulate(jobs, cluster, policy, backfill, overrun)
 
 

@@ -405,7 +405,7 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 if len(values):
                     note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
                     if role != "yours" and method != "FCFS+EASY":
-                        n_seeds = int(max(row.get("seeds", 1) for row in mine))
+                        n_seeds = int(min(row.get("seeds", 1) for row in mine))
                         src = "from results/mrsch/eval" + (f", mean of {n_seeds} seeds" if n_seeds > 1 else "")
                         note = "; ".join(x for x in (src, note) if x)
                     out.entries.append(Entry("mrsch", board, method, role, metric, [values], "workload", better, note))
@@ -614,7 +614,11 @@ def agent_inputs(config: dict, papers) -> list[str]:
 
         files += [f"results/sem/agents/{t}/{e}/test.json" for t in config["sem"]["agents"]["traces"] for e in ENCODERS]
     if "mrsch" in papers:
-        files += [f"results/mrsch/eval/{w}/metrics.csv" for w in config["mrsch"]["workloads"]]
+        from schedrl.papers.mrsch import experiments as R
+
+        spec = config["mrsch"]  # every seed's evaluation: the board reads MRSch's mean over them
+        files += [str(R.eval_dir(R.ROOT, w, "test", s) / "metrics.csv")
+                  for s in [None, *R.extra_seeds(spec)] for w in spec["workloads"]]
     if "runtime" in papers:
         from schedrl.papers.runtime import experiments as P
 

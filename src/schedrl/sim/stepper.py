@@ -277,7 +277,7 @@ class HPCSimulator:
         ``max_steps`` cuts the run like a ``TimeSteppedPickEnv`` episode of that many steps: a step
         is one job started or one advance of the clock while jobs wait (the env skips decision
         points with an empty queue), so a priority pick in the env and ``greedy`` here spend the
-        same steps. Jobs never started keep a NaN start; ``policy_steps`` holds the steps spent.
+        same steps. Jobs never started keep a NaN start; ``policy_steps`` holds this call's steps.
         """
         from schedrl.schedulers import get_policy  # registry is one layer up (see simulate.py)
 
@@ -288,10 +288,11 @@ class HPCSimulator:
         pol = get_policy(policy) if isinstance(policy, str) else policy
         key = pol.key(self.jobs)
         self._step_limit = math.inf if max_steps is None else int(max_steps)
+        self.policy_steps = 0
         try:
             self._run_policy(key, backfill)
-        except _OutOfSteps:
-            pass
+        except _OutOfSteps:  # cut inside start()/backfill(): the reserved job's extra is recomputed when read
+            self._shadow_valid = False
         finally:
             self._step_limit = None
         return self.schedule()

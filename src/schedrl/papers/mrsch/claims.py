@@ -138,7 +138,7 @@ def state_size() -> int:
 
 # -- the claims
 
-BLOCK_JOBS = 100  # jobs per bootstrap block of a test split (one seed, one split per workload) ...
+BLOCK_JOBS = 100  # jobs per bootstrap block of a seed's test split (one split per workload) ...
 MIN_BLOCKS = 10  # ... but at least this many blocks per job table (smaller blocks on short tables)
 AXES_TWO = ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]
 AXES_THREE = ["node_util", "bb_util", "power_util", "mean_wait_h", "mean_slowdown"]
