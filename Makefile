@@ -36,7 +36,7 @@ all: setup
 	snakemake all --cores $(CORES) --configfile $(CONFIG)
 
 smoke: setup
-	snakemake all --cores 2 --configfile config/smoke.yaml
+	snakemake all --cores 2 --configfile config/smoke.yaml --show-failed-logs
 	snakemake --report results/report/snakemake-report.zip --configfile config/smoke.yaml
 
 pytest: setup

@@ -206,6 +206,17 @@ def test_tiny_train_evaluate_tables_and_claims(tmp_path, monkeypatch):
     assert ev["utilization"].between(0, 1).all()
     again = rx.evaluate(rx.run_dir(rx.ROOT, "proposal_nn1", "wl1_100a", "T8-M32-K1", 0), spec, tmp_path / "again.csv")
     pd.testing.assert_frame_equal(again, ev)               # seeded: the same episodes again
+    # budget checkpoints play the first budget_episodes of each case's episodes, on the same seeds
+    two = json.loads(json.dumps(spec))
+    two["evaluate"].update(episodes=2, budget_episodes=1)
+    assert rx.budget_episodes(two) == 1 and rx.budget_episodes(spec) == 1
+    two["evaluate"]["budget_episodes"] = 7
+    assert rx.budget_episodes(two) == 2                     # never more than the final evaluation's
+    run = rx.run_dir(rx.ROOT, "proposal_nn1", "wl1_100a", "T8-M32-K1", 0)
+    full, first = rx.evaluate(run, two, None), rx.evaluate(run, two, None, episodes=1)
+    assert sorted(set(full["episode"])) == [0, 1] and set(first["episode"]) == {0} and len(first) == len(ev)
+    key = ["test", "estimator"]
+    assert first.set_index(key)["seed"].equals(full[full["episode"] == 0].set_index(key)["seed"])
     for w in rx.WORKLOADS:
         assert main(["heuristics", "run", rx.workload_file(w), "--label", w, "--nodes", "256", "--algorithms",
                      *rx.ALGORITHMS, "--sim-step", "60", "--out", rx.heuristics_file(w)]) == 0

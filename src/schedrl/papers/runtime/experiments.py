@@ -263,11 +263,12 @@ def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool) -> l
 
 
 def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int = 1, *,
-             model_file: str | Path | None = None, estimators: bool = True):
+             model_file: str | Path | None = None, estimators: bool = True, episodes: int | None = None):
     """Play a trained run on its own "a" half and every "b" half (oracle estimates), and on the
     same-tendency "b" half under each other estimator; write one row per episode to ``out`` (none:
     only return it). ``model_file``: a checkpoint instead of the final model (``budget.py``);
-    ``estimators``: False plays the oracle cases only."""
+    ``estimators``: False plays the oracle cases only; ``episodes``: the first that many of the
+    spec's episodes per case (same seeds), default all."""
     import pandas as pd
     import torch
 
@@ -291,8 +292,8 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
         cases += [(same_tendency(train), e) for e in ev["estimators"][1:]]
     # every case's episodes in one lockstep batch (seeded once: the batch is fixed by the spec)
     torch.manual_seed(int(ev["seed"]))
-    episodes = range(int(ev["episodes"]))
-    labels = [(test, estimator, k) for test, estimator in cases for k in episodes]
+    played_episodes = range(int(ev["episodes"]) if episodes is None else min(int(episodes), int(ev["episodes"])))
+    labels = [(test, estimator, k) for test, estimator in cases for k in played_episodes]
     envs = [make_env(config["env_id"], env_kwargs(spec, encoder, test, training=False, estimator=estimator, draw=draw))
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
@@ -327,11 +328,22 @@ def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
 #: the short runs of benchmarks/bench_runtime_env.py give lower rates: they include start-up and
 #: one rollout). More epochs per update cost more, so grid
 #: points with K 8 or 10 are underestimated. Evaluation plays all of an agent's episodes in one
-#: lockstep batch: 4.4 M steps of 750 episodes in 314 CPU-s over the 18 agents.
+#: lockstep batch. Evaluation rates, start-up included, from the 54 agents of the default run started
+#: 2026-11-26 (its rules' benchmark files, partly beside CI): final evaluations 12.0 k steps per
+#: CPU-s (2,250 episodes, 0.26 core-hours); budget checkpoints 9.3 k (5,670 episodes, 0.79 core-hours;
+#: three models loaded per rule).
 TRAIN_STEPS_PER_S = {"baseline": 1870.0, "proposal_nn1": 1570.0, "proposal_nn2": 960.0}
-EVAL_STEPS_PER_S = 14000.0
-#: Mean steps of an evaluation episode on a 1000-job half (measured 5,900 over the default run).
-EVAL_STEPS_PER_EPISODE = 5900
+EVAL_STEPS_PER_S = 12000.0
+BUDGET_STEPS_PER_S = 9300.0
+#: Mean steps of an evaluation episode on a 1000-job half (same run: 4,919 final, 4,687 checkpoints).
+EVAL_STEPS_PER_EPISODE = 4900
+
+
+def budget_episodes(spec: dict) -> int:
+    """Episodes per case a budget checkpoint plays: the first ``evaluate.budget_episodes`` of the
+    final evaluation's (same seeds; default all of them)."""
+    ev = spec["evaluate"]
+    return min(int(ev.get("budget_episodes", ev["episodes"])), int(ev["episodes"]))
 
 
 def estimate_core_hours(spec: dict) -> dict:
@@ -343,9 +355,9 @@ def estimate_core_hours(spec: dict) -> dict:
     steps = episodes * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     runs = per_method * len(agents["methods"])
     # budget checkpoints (1/8, 1/4, 1/2): own half + every "b" half, oracle only
-    budget = 3 * (1 + len(TEST_WORKLOADS)) * int(ev["episodes"]) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    budget = 3 * (1 + len(TEST_WORKLOADS)) * budget_episodes(spec) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     return {"runs": runs, "train": train, "evaluate": runs * steps / EVAL_STEPS_PER_S / 3600,
-            "budget": runs * budget / EVAL_STEPS_PER_S / 3600}
+            "budget": runs * budget / BUDGET_STEPS_PER_S / 3600}
 
 
 def train_minutes(spec: dict, method: str) -> int:
