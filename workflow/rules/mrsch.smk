@@ -56,7 +56,8 @@ wildcard_constraints:
     mrsch_state="mlp|cnn",
     mrsch_ordering=r"[a-z]+-[a-z]+-[a-z]+",
     mrsch_workload=r"S\d+",
-    mrsch_seed=r"\d+",
+    # only the configured extra seeds: a request for the base seed's seed<N>/ folder matches no rule
+    mrsch_seed="|".join(str(s) for s in MRX.extra_seeds(MRSCH)) or "(?!)",
 
 
 rule mrsch_train_dfp:
