@@ -38,6 +38,7 @@ all: setup
 smoke: setup
 	snakemake all --cores 2 --configfile config/smoke.yaml --show-failed-logs
 	snakemake --report results/report/snakemake-report.zip --configfile config/smoke.yaml
+	@du -sh results | sed 's/^/smoke outputs on disk: /'
 
 pytest: setup
 	pytest -q
