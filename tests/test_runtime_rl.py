@@ -297,6 +297,14 @@ def test_claims_at_budgets_and_intervals():
     assert {"nn2_beats_nn1", "rl_vs_heuristics", "table5_cells_within_tolerance"} <= set(fields)
     assert fields["rl_vs_heuristics"]["at_budgets"].count(":") == 4
     assert fields["rl_vs_heuristics"]["converged"] in ("yes", "not converged at this scale")
+    assert fields["rl_vs_heuristics"]["note"] == "at budgets: 2 episode(s) per cell at each"
+    # checkpoints on the first of the final's episodes: the note says so, and the claims row carries it
+    short = budget.with_final(final, ckpts[ckpts["episode"] == 0], 1000)
+    note = budget.budget_rows(short, claims.paper_table4())[0]["rl_vs_heuristics"]["note"]
+    assert note.startswith("at budgets: 1 episode(s) per cell at the checkpoints") and note.endswith("2 at all")
+    row = {"note": "x"}
+    claims._add_budget(row, {"trend": "flat", "note": note})
+    assert row == {"note": f"x; {note}", "trend": "flat"}
     frame = pd.DataFrame(rows)
     assert set(frame["fraction"]) == {0.125, 0.25, 0.5, 1.0} and set(frame["budget"]) == {125, 250, 500, 1000}
     # the budgets' counts are those of the final claims at fraction 1

@@ -139,6 +139,12 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
     labels = {**claims.COUNT_CLAIMS, "below_heuristics_split": "proposal minus baseline share below SJF/FCFS",
               "table5_cells_within_tolerance": "share of Table 5 cells within tolerance",
               "table6_cells_within_tolerance": "share of Table 6 cells within tolerance"}
+    per_cell = [int(evals.loc[evals["fraction"] == f, "episode"].nunique()) for f in fractions]
+    if len(set(per_cell)) == 1:
+        note = f"at budgets: {per_cell[0]} episode(s) per cell at each"
+    else:
+        note = (f"at budgets: {per_cell[0]} episode(s) per cell at the checkpoints (the first of the final "
+                f"evaluation's episode seeds), {per_cell[-1]} at all")
     fields, long_rows = {}, []
     for key, (paper_value, noise) in _paper_targets().items():
         if not all(key in per[f] for f in fractions):
@@ -147,7 +153,7 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
         band = (paper_value - 2 * noise, paper_value + 2 * noise)
         f_, rows = cv.budget_fields(rx.PAPER, key, [steps[f] for f in fractions], values, paper_value, unit=UNIT,
                                     noise=noise, label=labels.get(key, key), band=band, fractions=fractions)
-        fields[key] = f_
+        fields[key] = {**f_, "note": note}
         long_rows += rows
     return fields, long_rows
 

@@ -222,6 +222,14 @@ def split_verdict(ours: tuple, paper: tuple) -> str:
     return "reproduced" if ph / pn > bh / bn else "not reproduced"
 
 
+def _add_budget(row: dict, fields: dict | None) -> None:
+    """The convergence columns of ``budget.budget_rows`` into a claims row (its note appended)."""
+    if fields:
+        row.update({k: v for k, v in fields.items() if k != "note"})
+        if fields.get("note"):
+            row["note"] = f"{row['note']}; {fields['note']}" if row.get("note") else fields["note"]
+
+
 def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame | None,
               sens: pd.DataFrame | None = None, note: str = "", *, evals: pd.DataFrame | None = None,
               budgets: dict | None = None, per_draw: dict | None = None) -> list[dict]:
@@ -238,7 +246,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
     for table, key in ((t5, "table5"), (t6, "table6")):
         if table is not None and len(table):
             rows.append(_within(table, key))
-            rows[-1].update((budgets or {}).get(f"{key}_cells_within_tolerance", {}))
+            _add_budget(rows[-1], (budgets or {}).get(f"{key}_cells_within_tolerance"))
     for key, claim in COUNT_CLAIMS.items():
         if key not in ours:
             continue
@@ -269,8 +277,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
             row.update(cis[key]["fields"])
             row["verdict"] = cis[key]["guard"](row["verdict"])
             row["note"] += f"; {cis[key]['note']}"
-        if budgets and key in budgets:
-            row.update(budgets[key])
+        _add_budget(row, (budgets or {}).get(key))
         rows.append(row)
         if key == "below_heuristics_other" and "below_heuristics_split" in ours:
             o, p = ours["below_heuristics_split"], paper["below_heuristics_split"]
@@ -284,8 +291,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
             if "below_heuristics_split" in cis:
                 split.update(cis["below_heuristics_split"]["fields"])
                 split["note"] += f"; {cis['below_heuristics_split']['note']}"
-            if budgets and "below_heuristics_split" in budgets:
-                split.update(budgets["below_heuristics_split"])
+            _add_budget(split, (budgets or {}).get("below_heuristics_split"))
             rows.append(split)
     if sens is not None and len(sens):
         kept = sens[(sens["estimator"] == "running_accuracy") & sens["method"].str.startswith("proposal")]
