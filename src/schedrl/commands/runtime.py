@@ -187,8 +187,8 @@ def run_claims(args) -> int:
             from schedrl.report.convergence import write_budget_table
 
             ckpts = rx.read_evaluations(budget.budget_files(spec, args.root))
-            budgets, long_rows = budget.budget_rows(budget.with_final(evals, ckpts, int(spec["agents"]["steps"])),
-                                                    heur)
+            budgets, long_rows = budget.budget_rows(budget.with_final(evals, ckpts, int(spec["agents"]["steps"]),
+                                                                      rx.budget_episodes(spec)), heur)
             write_budget_table(args.budget_out, long_rows)
         rows = claims.claims_rows(t4, figures.table5_frame(evals, heur), figures.table6_frame(evals),
                                   figures.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),

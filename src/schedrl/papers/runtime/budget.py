@@ -6,8 +6,9 @@
   read: the agent's own "a" half (Table 5) and every "b" half (Table 6), oracle estimates. The
   sensitivity estimators are left out: the only claim on them is beyond the paper. They play the
   first ``evaluate.budget_episodes`` of its episode seeds per case (3 of 5 at default scale: the
-  checkpoints' plays were 20% of the run's CPU time with all 5; the issue's aim is <= 15%); the
-  whole-budget point is the final evaluation itself, all of its episodes.
+  checkpoints' plays were 20% of the run's CPU time with all 5; the issue's aim is <= 15%), and the
+  whole-budget point of the series is the final evaluation's same first episodes (``with_final``),
+  so every budget rests on one protocol; the claim's own value uses all of them.
 * **Claims at each budget.** ``budget_rows`` rebuilds Tables 5 and 6 from each budget's rows and
   recounts every RL claim with the same functions as the final claims (``claims.rl_counts``).
   "Flat" means the last doubling (1/2 -> all) moved the count by at most half the claim's
@@ -71,9 +72,14 @@ def evaluate_checkpoints(run: str | Path, spec: dict, out: str | Path, threads: 
     return table
 
 
-def with_final(final: pd.DataFrame, budget: pd.DataFrame, steps: int) -> pd.DataFrame:
-    """Checkpoint rows plus the final evaluation's oracle rows as fraction 1 (budget = ``steps``)."""
-    last = final[final["estimator"] == "actual"].assign(fraction=1.0, budget=float(steps))
+def with_final(final: pd.DataFrame, budget: pd.DataFrame, steps: int, episodes: int | None = None) -> pd.DataFrame:
+    """Checkpoint rows plus the final evaluation's oracle rows as fraction 1 (budget = ``steps``);
+    ``episodes``: only its first that many per cell, the checkpoints' (``budget_episodes``), so a
+    trend compares like with like (the claim's own value stays on all of them)."""
+    last = final[final["estimator"] == "actual"]
+    if episodes is not None:
+        last = last[last["episode"] < int(episodes)]
+    last = last.assign(fraction=1.0, budget=float(steps))
     return pd.concat([budget, last], ignore_index=True)
 
 
@@ -141,7 +147,7 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
               "table6_cells_within_tolerance": "share of Table 6 cells within tolerance"}
     per_cell = [int(evals.loc[evals["fraction"] == f, "episode"].nunique()) for f in fractions]
     if len(set(per_cell)) == 1:
-        note = f"at budgets: {per_cell[0]} episode(s) per cell at each"
+        note = f"at budgets: {per_cell[0]} episode(s) per cell at each, the first of the final evaluation's episode seeds"
     else:
         note = (f"at budgets: {per_cell[0]} episode(s) per cell at the checkpoints (the first of the final "
                 f"evaluation's episode seeds), {per_cell[-1]} at all")

@@ -351,12 +351,14 @@ def estimate_core_hours(spec: dict) -> dict:
     agents, ev = spec["agents"], spec["evaluate"]
     per_method = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"]) * len(draws(spec))
     train = sum(per_method * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] for m in agents["methods"]) / 3600
-    episodes = (1 + len(TEST_WORKLOADS) + len(ev["estimators"]) - 1) * int(ev["episodes"])
-    steps = episodes * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    # own half + every "b" half; the proposal methods also the other estimators (evaluate())
+    cases = sum(1 + len(TEST_WORKLOADS) + (len(ev["estimators"]) - 1 if METHODS[m][0] == "runtime_proposal" else 0)
+                for m in agents["methods"])
+    steps = cases * int(ev["episodes"]) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     runs = per_method * len(agents["methods"])
     # budget checkpoints (1/8, 1/4, 1/2): own half + every "b" half, oracle only
     budget = 3 * (1 + len(TEST_WORKLOADS)) * budget_episodes(spec) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
-    return {"runs": runs, "train": train, "evaluate": runs * steps / EVAL_STEPS_PER_S / 3600,
+    return {"runs": runs, "train": train, "evaluate": per_method * steps / EVAL_STEPS_PER_S / 3600,
             "budget": runs * budget / BUDGET_STEPS_PER_S / 3600}
 
 
