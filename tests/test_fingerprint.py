@@ -1,0 +1,125 @@
+"""Behaviour fingerprints (schedrl.experiments.fingerprint): hard-coded pickers are recognised as
+themselves, random play agrees at chance, and the score-based measures read real networks."""
+
+import numpy as np
+import pytest
+
+import schedrl.envs  # noqa: F401  (registers the envs)
+from schedrl.envs import make_hpc_env
+from schedrl.envs.deeprm import DeepRMEnv
+from schedrl.experiments.fingerprint import (AgentView, FingerprintRecorder, describe, fingerprint,
+                                             fingerprint_table, heuristic_picks, play_recorded,
+                                             reinforce_view, sb3_view, write_fingerprint)
+from schedrl.workloads.lublin import generate
+
+
+def _hpc(decision="pick_reserve", **kw):
+    jobs = generate("lublin256", n_jobs=300, seed=3, max_nodes=32)
+    jobs["submit_time"] = jobs["submit_time"] // 60  # a busy machine: queues form
+    jobs["req_time"] = np.ceil(jobs["run_time"] * 1.5)
+    return make_hpc_env(decision, jobs=jobs, cluster=32, encoder="sem", reward="neg_slowdown", window=5, k=4, **kw)
+
+
+def _first_valid(k):
+    def policy(obs, env):
+        mask = env.unwrapped.action_masks()
+        return k if mask[k] else int(np.flatnonzero(mask)[0])
+    return policy
+
+
+def test_slot_one_picker_is_found_as_slot_one():
+    env = _hpc()
+    rec = play_recorded(env, _first_valid(1), [{"seed": 0}])
+    fp = fingerprint(rec.decisions)
+    assert fp["contested"] > 20
+    assert fp["agree_slot_1"] == 1.0 and fp["top_slot"] == 1
+    assert fp["plays_as"] == "slot 1"
+    assert describe(fp).startswith("plays as slot 1 (100%")
+    assert fp["agree_fcfs"] == 0.0  # slot 0 is the queue head: never picked
+
+
+def test_queue_head_picker_plays_as_fcfs_and_random_at_chance():
+    env = _hpc()
+    fp = fingerprint(play_recorded(env, _first_valid(0), [{"seed": 0}]).decisions)
+    assert fp["agree_fcfs"] == 1.0 and fp["plays_as"] == "fcfs"
+    rng = np.random.default_rng(0)
+
+    def uniform(obs, env):
+        return int(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
+
+    fp = fingerprint(play_recorded(_hpc(), uniform, [{"seed": s} for s in range(3)]).decisions)
+    assert fp["plays_as"] == ""
+    for name in ("fcfs", "sjf", "largest"):
+        assert abs(fp[f"agree_{name}"] - fp["chance"]) < 0.12, (name, fp)
+
+
+def test_sjf_on_deeprm_and_time_stepped_stop_action():
+    from schedrl.schedulers.grid import sjf
+
+    env = DeepRMEnv(obs_mode="compact", num_nw=5, simu_len=40, placement="now", new_job_rate=0.9)
+    fp = fingerprint(play_recorded(env, lambda obs, e: sjf(e.unwrapped), [{"seed": 0}, {}]).decisions)
+    assert fp["contested"] > 10 and fp["agree_sjf"] == 1.0 and fp["plays_as"] == "sjf"
+    # the runtime env's stop action X is no job: no heuristic picks it
+    mask = np.array([True, True, False, True])
+    jobs = np.array([[5.0, 10, 0.5], [1.0, 20, 0.25], [np.nan] * 3, [np.nan] * 3])
+    assert heuristic_picks(jobs, mask) == {"fcfs": 1, "sjf": 0, "smallest_area": 0, "largest": 0}
+
+
+def test_network_measures_on_an_untrained_policy(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = DeepRMEnv(obs_mode="compact", num_nw=5, simu_len=30)
+    model = MaskablePPO("MlpPolicy", env, seed=0, n_steps=64, batch_size=32)
+    view = sb3_view(model)
+
+    def greedy(obs, e):
+        return model.predict(obs, deterministic=True, action_masks=e.unwrapped.action_masks())[0]
+
+    rec = play_recorded(env, greedy, [{"seed": 0}])
+    fp = fingerprint(rec.decisions, view)
+    assert fp["greedy_matches_played"] == 1.0  # the scores are what the model acts on
+    assert 0.0 <= fp["dead_share"] <= 1.0 and fp["hidden_units"] > 0
+    assert fp["entropy_median"] == pytest.approx(fp["entropy_uniform_median"], abs=0.05)  # near uniform at init
+    assert fp["top_prob_ge_099"] == 0.0
+    assert 0.0 <= fp["zeroed_obs_agree"] <= 1.0
+    path = tmp_path / "run" / "fingerprint.json"
+    write_fingerprint(path, fp, agent="ppo", seed=0)
+    table = fingerprint_table([path])
+    assert table.loc[0, "agent"] == "ppo" and table.loc[0, "contested"] == fp["contested"]
+
+
+def test_state_blind_network_has_no_spread_across_states():
+    """A REINFORCE network whose first layer is zeroed reads nothing: same logits in every state."""
+    import torch
+
+    from schedrl.agents.reinforce import ReinforceConfig, make_policy
+
+    env = _hpc()
+    policy = make_policy(env, ReinforceConfig.from_dict({"hidden": [16], "mask_actions": True}))
+    with torch.no_grad():
+        first = next(m for m in policy.net if isinstance(m, torch.nn.Linear))
+        first.weight.zero_()  # blind: hidden units constant over states
+    policy.invalidate()
+    view = reinforce_view(policy)
+
+    def greedy(obs, e):
+        return int(policy.sample(obs, np.random.default_rng(0), e.unwrapped.action_masks(), deterministic=True))
+
+    fp = fingerprint(play_recorded(env, greedy, [{"seed": 0}]).decisions, view)
+    assert fp["spread_across_states"] == pytest.approx(0.0, abs=1e-9)
+    assert fp["dead_share"] == 1.0
+    assert fp["zeroed_obs_agree"] == 1.0
+    assert fp["top_slot_share"] > fp["chance"]  # a fixed preference order over the slots
+
+
+def test_recorder_wraps_info_style_policies():
+    env = DeepRMEnv(obs_mode="compact", num_nw=3, simu_len=20, new_job_rate=0.9)
+    rec = FingerprintRecorder(env)
+    act = rec.wrap(lambda obs, info: 0)
+    obs, info = env.reset(seed=1)
+    for _ in range(30):
+        obs, _, term, trunc, info = env.step(act(obs, info))
+        if term or trunc:
+            break
+    fp = fingerprint(rec.decisions, AgentView())
+    assert fp["decisions"] >= fp["contested"] > 0
