@@ -7,9 +7,18 @@ import pytest
 import schedrl.envs  # noqa: F401  (registers the envs)
 from schedrl.envs import make_hpc_env
 from schedrl.envs.deeprm import DeepRMEnv
-from schedrl.experiments.fingerprint import (AgentView, FingerprintRecorder, describe, fingerprint,
-                                             fingerprint_table, heuristic_picks, play_recorded,
-                                             reinforce_view, sb3_view, write_fingerprint)
+from schedrl.experiments.fingerprint import (
+    AgentView,
+    FingerprintRecorder,
+    describe,
+    fingerprint,
+    fingerprint_table,
+    heuristic_picks,
+    play_recorded,
+    reinforce_view,
+    sb3_view,
+    write_fingerprint,
+)
 from schedrl.workloads.lublin import generate
 
 
