@@ -13,12 +13,29 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.io import write_csv
 
+#: No-learning references of an RL claim (issue 41): its verdict recomputed with the trained agent
+#: replaced by the uniform-random valid policy and by the untrained network (same seeds, jobs and
+#: protocol), ``uninformative`` ("yes" when either reference also reproduces it, fully or partly,
+#: "no" otherwise) and ``plays_as``, the picker the agent follows (``fingerprint.describe``).
+REFERENCE_COLUMNS = ("random_verdict", "untrained_verdict", "uninformative", "plays_as")
 CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict", "note",
-                 "ci95", "at_budgets", "trend", "converged")
-#: Columns a claim row may leave out (filled with ""): the 95% interval of a compared difference
-#: and the convergence columns of ``schedrl.report.convergence`` (RL claims only).
-OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged")
+                 "ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS
+#: Columns a claim row may leave out (filled with ""): the 95% interval of a compared difference,
+#: the convergence columns of ``schedrl.report.convergence`` and the references (RL claims only).
+OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+
+
+def reference_fields(verdict: str, random_verdict: str, untrained_verdict: str = "", plays_as: str = "") -> dict:
+    """The claim row's ``REFERENCE_COLUMNS`` from its verdict and the references' verdicts."""
+    for v in (verdict, random_verdict, untrained_verdict):
+        if v and v not in VERDICTS:
+            raise ValueError(f"unknown verdict {v!r}; use one of {VERDICTS}")
+    held = ("reproduced", "partly reproduced")
+    refs = [v for v in (random_verdict, untrained_verdict) if v]
+    uninformative = "" if not refs else ("yes" if verdict in held and any(v in held for v in refs) else "no")
+    return {"random_verdict": random_verdict, "untrained_verdict": untrained_verdict,
+            "uninformative": uninformative, "plays_as": plays_as}
 
 
 def make_claims(rows: list[dict]) -> pd.DataFrame:
