@@ -80,11 +80,11 @@ def env_keyword_values(env_id: str, env_kwargs: dict | None = None) -> dict:
     from gymnasium.envs.registration import load_env_creator
 
     module, _, name = env_id.rpartition(":")
-    if module:
-        importlib.import_module(module)
     try:
+        if module:
+            importlib.import_module(module)
         spec = gym.spec(name)
-    except gym.error.Error as exc:
+    except (gym.error.Error, ImportError) as exc:
         raise ConfigError(f"env '{env_id}': {exc}") from None
     creator = load_env_creator(spec.entry_point) if isinstance(spec.entry_point, str) else spec.entry_point
     if not isinstance(creator, type):  # a factory (e.g. schedrl/HPC-v0) hides its env's keywords: build one
