@@ -208,3 +208,30 @@ def test_report_summary_counts_verdicts_per_paper(tmp_path):
     assert summary.split("|")[4:10] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 ", " 0 "]  # ..., not converged
     assert "Smoke scale" not in text
     assert "Smoke scale" in render_report([path], [], "smoke", titles())[0]
+
+
+def test_report_shows_no_learning_references_and_fingerprints(tmp_path):
+    """A claim that random play also reproduces is counted as such; a paper's fingerprints.csv is
+    rendered under it, with the agent that plays as a fixed slot named."""
+    from schedrl.papers import titles
+    from schedrl.report.claims import reference_fields, write_claims
+    from schedrl.report.render import render_report
+
+    rows = [{"paper": "runtime", "claim_id": "c0", "claim": "RL beats SJF", "paper_value": "1", "ours": "1",
+             "verdict": "reproduced", "note": "", "converged": "yes",
+             **reference_fields("reproduced", "reproduced", "not reproduced", "")},
+            {"paper": "runtime", "claim_id": "c1", "claim": "RL beats FCFS", "paper_value": "1", "ours": "1",
+             "verdict": "reproduced", "note": "", "converged": "yes",
+             **reference_fields("reproduced", "not reproduced", "not reproduced", "plays as slot 1 (100% of 9)")}]
+    assert [r["uninformative"] for r in rows] == ["yes", "no"]
+    claims_path = tmp_path / "claims.csv"
+    write_claims(claims_path, rows)
+    fp_dir = tmp_path / "runtime"
+    fp_dir.mkdir()
+    (fp_dir / "fingerprints.csv").write_text("agent,contested,chance,agree_fcfs,top_slot,top_slot_share,plays_as\n"
+                                             "PPO NN1 seed 0,9,0.4,0.0,1,1.0,slot 1\n")
+    text, _ = render_report([claims_path], [], "default", titles(), fingerprint_files=[fp_dir / "fingerprints.csv"])
+    summary = next(line for line in text.splitlines() if line.startswith("| [runtime](#paper-runtime) |"))
+    assert summary.rstrip().endswith("| 1 |")  # random play too
+    assert "What the agents learned" in text and "| PPO NN1 seed 0 | 9 |" in text
+    assert "random play" in text and "plays as slot 1 (100% of 9)" in text

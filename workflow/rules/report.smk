@@ -8,6 +8,7 @@ rule reproduction_report:
         claims=lambda wildcards: CLAIMS,
         sections=lambda wildcards: REPORT_SECTIONS,
         figures=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith(".png")],
+        fingerprints=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith("/fingerprints.csv")],
     output:
         report="results/report/REPRODUCTION.md",
         html="results/report/index.html",
@@ -20,7 +21,7 @@ rule reproduction_report:
         CONDA_ENV
     shell:
         "schedrl report --scale {params.scale} --claims {input.claims:q} --sections {input.sections:q} "
-        "--out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
+        "--fingerprints {input.fingerprints:q} --out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
 
 
 register("report", *rules.reproduction_report.output)

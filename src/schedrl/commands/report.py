@@ -16,6 +16,8 @@ def register(subparsers) -> None:
     p.add_argument("--claims", nargs="*", default=[], metavar="CSV", help="claims.csv files")
     p.add_argument("--sections", nargs="*", default=[], metavar="MD",
                    help="markdown files to include under their paper (path contains /<paper>/)")
+    p.add_argument("--fingerprints", nargs="*", default=[], metavar="CSV",
+                   help="papers' behaviour fingerprints (results/<paper>/fingerprints.csv), shown under their paper")
     p.add_argument("--scale", default="default", help="scale name shown in the report")
     p.add_argument("--benchmarks", default="benchmarks/results", metavar="DIR",
                    help="Snakemake benchmark files, summed per paper (default: %(default)s)")
@@ -58,7 +60,8 @@ def run(args) -> int:
     report_dir = Path(args.out).parent
     budget = (load_yaml(args.budget_config) or {}).get("budget", {}).get("core_hours", {})
     text, claims = render_report(args.claims, args.sections, args.scale, paper_infos(), report_dir=report_dir,
-                                 benchmarks=benchmark_seconds(args.benchmarks, budget), package_versions=versions())
+                                 benchmarks=benchmark_seconds(args.benchmarks, budget), package_versions=versions(),
+                                 fingerprint_files=args.fingerprints)
     if args.claims_out:
         write_csv(args.claims_out, claims)
     if args.html:

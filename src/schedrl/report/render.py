@@ -44,7 +44,40 @@ class PaperInfo:
 
 #: Columns of a paper's headline table, in order (claim columns renamed for readers).
 HEADLINE = {"claim": "claim", "paper_value": "paper", "ours": "ours", "ci95": "95% CI", "at_budgets": "at budgets",
-            "trend": "trend", "converged": "converged", "verdict": "verdict", "note": "reason / evidence"}
+            "trend": "trend", "converged": "converged", "verdict": "verdict", "random_verdict": "random play",
+            "untrained_verdict": "untrained net", "plays_as": "agent plays as", "note": "reason / evidence"}
+#: Columns of a paper's fingerprint table (``results/<paper>/fingerprints.csv``), renamed for readers.
+FINGERPRINT = {"agent": "agent", "contested": "contested decisions", "chance": "chance",
+               "agree_fcfs": "FCFS", "agree_sjf": "SJF", "agree_smallest_area": "smallest area",
+               "agree_largest": "largest", "top_slot": "top slot", "top_slot_share": "top slot share",
+               "entropy_median": "entropy (median)", "entropy_uniform_median": "uniform entropy",
+               "top_prob_ge_099": "p(top) >= 0.99", "spread_across_states": "score spread: states",
+               "spread_across_slots": "score spread: slots", "zeroed_obs_agree": "same on zeroed obs",
+               "dead_share": "dead units", "plays_as": "plays as"}
+
+
+def fingerprint_section(frame: pd.DataFrame) -> list[str]:
+    """Markdown lines: what each trained agent does on its contested decisions (agreement shares
+    with the heuristics and fixed slots; ``schedrl.experiments.fingerprint``)."""
+    cols = [c for c in FINGERPRINT if c in frame.columns]
+    if not cols or frame.empty:
+        return []
+    table = frame[cols].copy()
+    for c in cols:
+        if c not in ("agent", "contested", "top_slot", "plays_as"):
+            table[c] = pd.to_numeric(table[c], errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
+    table = table.fillna("").rename(columns=FINGERPRINT)
+    table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
+    blind = int((frame.get("plays_as", pd.Series(dtype=str)).fillna("").astype(str) != "").sum())
+    return ["### What the agents learned (behaviour fingerprints)", "",
+            "Over each agent's contested decisions (two or more valid actions) in its evaluation episodes: "
+            "the share on which it picks what FCFS (queue head), SJF, smallest area or largest first would, "
+            "its most-picked slot, what uniform random play agrees by chance, the median entropy of its "
+            "policy against uniform over the valid actions, the spread of its scores across states for "
+            "one slot against across slots in one state (near 0 across states: the agent ignores the "
+            "state), how often it acts the same on zeroed observations, and its dead hidden units. "
+            f"{blind} of {len(frame)} agents follow one picker on >= 95% of their contested decisions "
+            "(\"plays as\").", "", _md_table(table), ""]
 MAX_HEADLINES = 8
 
 
@@ -96,12 +129,25 @@ def versions() -> dict[str, str]:
 
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,
                   report_dir: str | Path = "results/report", benchmarks: pd.DataFrame | None = None,
-                  package_versions: dict[str, str] | None = None) -> tuple[str, pd.DataFrame]:
+                  package_versions: dict[str, str] | None = None,
+                  fingerprint_files=()) -> tuple[str, pd.DataFrame]:
     """Return the markdown text and the concatenated claims table.
 
     ``papers`` maps each paper's short name to its ``PaperInfo`` (or just its title), in report
     order. Figure paths are written relative to ``report_dir``, where the report lives.
+    ``fingerprint_files`` are papers' ``fingerprints.csv`` (``results/<paper>/``), shown under
+    their paper.
     """
+    fingerprints = {}
+    for f in fingerprint_files:
+        path = Path(f)
+        if not path.is_file():
+            raise InputFileError(f, "no such file" if not path.exists() else "not a file")
+        paper = path.parent.name
+        try:
+            fingerprints[paper] = pd.read_csv(path)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InputFileError(f, f"not a fingerprints CSV ({str(exc).splitlines()[0]})") from None
     papers = {k: v if isinstance(v, PaperInfo) else PaperInfo(title=v) for k, v in papers.items()}
     frames = [read_claims(p) for p in claims_files]
     for section in section_files:  # check every section up front: none is dropped or half-read
@@ -129,7 +175,9 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         "",
         "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "
         "over the last doubling of training (`schedrl.report.convergence`: beyond the final value's "
-        "95% interval, or half the claim's tolerance), so their verdict may change with more training.",
+        "95% interval, or half the claim's tolerance), so their verdict may change with more training. "
+        "*Random play too* counts RL claims that the uniform-random valid policy or the untrained network "
+        "also reproduces (fully or partly) under the same protocol: their verdict says nothing about learning.",
         "",
     ]
     summary = []
@@ -139,7 +187,8 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         done = sum(Path(f.path).is_file() for f in info.figures)
         summary.append({"paper": f"[{paper}](#{_anchor(paper)})", "title": info.title,
                         "figures": f"{done}/{len(info.figures)}", "claims": len(rows), **counts,
-                        "not converged": int((rows["converged"] == NOT_CONVERGED).sum())})
+                        "not converged": int((rows["converged"] == NOT_CONVERGED).sum()),
+                        "random play too": int((rows["uninformative"] == "yes").sum())})
     out += [_md_table(pd.DataFrame(summary)), ""]
     out += ["## Contents", ""]
     out += [f"{i}. [{info.title}](#{_anchor(paper)})" for i, (paper, info) in enumerate(papers.items(), 1)]
@@ -160,6 +209,8 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             table = heads[list(HEADLINE)].rename(columns=HEADLINE)
             table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
             out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
+        if paper in fingerprints:
+            out += fingerprint_section(fingerprints[paper])
         if info.status.strip():
             out += ["### Status and measured runs", "", info.status.strip(), ""]
         if info.deviations:
