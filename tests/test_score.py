@@ -89,6 +89,10 @@ def test_priority_head_pick_reproduces_fcfs_easy():
                                theirs.sort_values("job_id")["start_time"].to_numpy())
     again = _play(env, first_fit.bind(env))
     np.testing.assert_allclose(again["start_time"].to_numpy(), ours["start_time"].to_numpy())
+    from schedrl.experiments.fingerprint import fingerprint  # the head pick's fingerprint says FCFS
+
+    fp = fingerprint(fcfs.decisions[type(env).__name__])
+    assert fp["contested"] > 0 and fp["agree_fcfs"] == 1.0 and fp["plays_as"] == "fcfs"
 
 
 def test_time_stepped_priority_equals_first_fit_callable():
@@ -227,6 +231,9 @@ def test_score_example_smoke(monkeypatch, tmp_path):
     assert frame.loc[frame["n"] == 1, "lo"].isna().all()  # one episode: no interval claimed
     paths = board.write(frame, notes, failures, tmp_path, scale="smoke", section=tmp_path / "section.md")
     assert "| **wfp3** | yours |" in paths["section"].read_text()
+    fps = pd.read_csv(paths["fingerprints"])  # what each policy does, per paper it played
+    assert set(zip(fps["policy"], fps["paper"])) == {(p, q) for p in ("wfp3", "f1") for q in ("deeprm", "mdp")}
+    assert (fps["contested"] > 0).all() and "What the policies do" in paths["section"].read_text()
 
 
 def test_sb3_image_zip_fits_its_scenario_only_and_agents_are_read(monkeypatch, tmp_path):

@@ -101,7 +101,20 @@ def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, 
         failures += result.failures
         seconds[paper] = (time.perf_counter() - t0, time.process_time() - c0)
     frame = board.leaderboard(entries) if entries else pd.DataFrame(columns=board.COLUMNS)
+    frame.attrs["fingerprints"] = policy_fingerprints(policies)
     return frame, notes, failures, seconds
+
+
+def policy_fingerprints(policies):
+    """One row per (policy, paper) it played: its behaviour fingerprint over the contested
+    decisions (``schedrl.experiments.fingerprint``; actions only, no scores)."""
+    import pandas as pd
+
+    from schedrl.experiments.fingerprint import fingerprint
+
+    rows = [{"policy": p.name, "paper": paper, **fingerprint(decisions)}
+            for p in policies for paper, decisions in p.decisions.items() if decisions.total]
+    return pd.DataFrame(rows)
 
 
 def run(args) -> int:

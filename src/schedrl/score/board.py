@@ -94,6 +94,19 @@ def markdown(frame: pd.DataFrame, notes: list[str], failures: list, *, scale: st
         mine = table["role"] == ROLE_MARK["yours"]
         table.loc[mine, "policy"] = "**" + table.loc[mine, "policy"].astype(str) + "**"
         parts += [f"{h}# {paper}: {board}", "", _md_table(table), ""]
+    fps = frame.attrs.get("fingerprints")
+    if fps is not None and len(fps):
+        cols = [c for c in ("policy", "paper", "contested", "chance", "agree_fcfs", "agree_sjf", "agree_smallest_area",
+                            "agree_largest", "top_slot", "top_slot_share", "plays_as") if c in fps.columns]
+        table = fps[cols].copy()
+        for c in ("chance", "agree_fcfs", "agree_sjf", "agree_smallest_area", "agree_largest", "top_slot_share"):
+            if c in table:
+                table[c] = table[c].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
+        parts += [f"{h}# What the policies do (behaviour fingerprints)", "",
+                  "Share of each policy's contested decisions (two or more valid actions) on which it picks what "
+                  "FCFS (queue head), SJF, smallest area or largest first would, its most-picked slot, and what "
+                  "uniform random play agrees by chance; *plays as* names a picker it follows on >= 95%.", "",
+                  _md_table(table.fillna("").rename(columns=lambda c: c.replace("agree_", ""))), ""]
     if notes:
         parts += [f"{h}# Did not fit or not run", ""] + [f"* {n}" for n in notes] + [""]
     if failures:
@@ -118,9 +131,12 @@ def write(frame: pd.DataFrame, notes: list[str], failures: list, out_dir: str | 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"csv": out / "leaderboard.csv", "md": out / "leaderboard.md", "html": out / "index.html"}
+    paths = {"csv": out / "leaderboard.csv", "md": out / "leaderboard.md", "html": out / "index.html",
+             "fingerprints": out / "fingerprints.csv"}
     with atomic_path(paths["csv"]) as tmp:
         frame.to_csv(tmp, index=False)
+    with atomic_path(paths["fingerprints"]) as tmp:
+        frame.attrs.get("fingerprints", pd.DataFrame(columns=["policy", "paper"])).to_csv(tmp, index=False)
     text = markdown(frame, notes, failures, scale=scale, level=1)
     with atomic_path(paths["md"]) as tmp:
         Path(tmp).write_text(text)

@@ -263,6 +263,8 @@ class Policy:
     kind: str
     obj: Any = None
     config: dict | None = None
+    #: decisions played per paper (the first word of the env's label), for the behaviour fingerprint
+    decisions: dict = field(default_factory=dict)
 
     # -- what fits where ---------------------------------------------------------------------
     @property
@@ -299,6 +301,10 @@ class Policy:
         name = self.name
         state = {"step": 0}
         check_mask = self.kind == "policy"
+        from schedrl.experiments.fingerprint import Decisions, FingerprintRecorder
+
+        recorder = FingerprintRecorder(env, policy_input=lambda obs, env: None)  # actions only: no scores
+        recorder.decisions = self.decisions.setdefault(label.split()[0], Decisions())
 
         if self.kind == "priority":
             decide = _priority_decider(self.obj, env, fam, n)
@@ -336,7 +342,9 @@ class Policy:
             except _UserError as err:
                 exc = err.exc
                 raise PolicyRaised(f"{where} raised {type(exc).__name__}: {exc}", _user_traceback(exc)) from None
-            return _check_action(action, n, info.get("action_mask") if check_mask else None, where)
+            action = _check_action(action, n, info.get("action_mask") if check_mask else None, where)
+            recorder.record(obs, action)
+            return action
 
         policy.__name__ = name
         return policy
