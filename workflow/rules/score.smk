@@ -34,6 +34,7 @@ if SCORE_POLICIES:
             csv="results/score/leaderboard.csv",
             md="results/score/leaderboard.md",
             html="results/score/index.html",
+            fingerprints="results/score/fingerprints.csv",
             section="figures/score/leaderboard.md",
         params:
             specs=[f"{name}={spec}" for name, spec in SCORE_POLICIES.items()],
