@@ -131,6 +131,7 @@ rule sem_train_agent:
         timing="results/sem/agents/{trace}/{encoder}/timing.json",
         budgets="results/sem/agents/{trace}/{encoder}/budgets.csv",
         test_jobs="results/sem/agents/{trace}/{encoder}/test_jobs.csv",
+        fingerprint="results/sem/agents/{trace}/{encoder}/fingerprint.json",
     wildcard_constraints:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
@@ -162,6 +163,7 @@ rule sem_train_agent_seed:
         timing="results/sem/agents/{trace}/{encoder}/seeds/{seed}/timing.json",
         budgets="results/sem/agents/{trace}/{encoder}/seeds/{seed}/budgets.csv",
         test_jobs="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test_jobs.csv",
+        fingerprint="results/sem/agents/{trace}/{encoder}/seeds/{seed}/fingerprint.json",
     wildcard_constraints:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
@@ -182,6 +184,70 @@ rule sem_train_agent_seed:
     shell:
         "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
         "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/seeds/{wildcards.seed} > {log:q} 2>&1"
+
+
+# The no-learning references of every trained agent (issue 41): uniform random valid play and the
+# untrained network (built with the run's seed as training builds it), played greedily on the same
+# test jobs as the agent's test, in ref_<agent>/ beside it; the claims are computed again with them.
+SEM_REFERENCES = ["random", "untrained"]
+
+
+rule sem_reference:
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        test="results/sem/agents/{trace}/{encoder}/ref_{agent}/test.json",
+        test_jobs="results/sem/agents/{trace}/{encoder}/ref_{agent}/test_jobs.csv",
+        fingerprint="results/sem/agents/{trace}/{encoder}/ref_{agent}/fingerprint.json",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+        encoder="sem|dras",
+        agent="random|untrained",
+    params:
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder),
+    log:
+        "logs/sem/reference_{trace}_{encoder}_{agent}.log",
+    benchmark:
+        "benchmarks/results/sem/reference_{trace}_{encoder}_{agent}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 8000 if wildcards.encoder == "dras" else 2000,
+        runtime=lambda wildcards: 30 if wildcards.encoder == "dras" else 10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem reference {params.args} --agent {wildcards.agent} --threads {threads} "
+        "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/ref_{wildcards.agent} > {log:q} 2>&1"
+
+
+rule sem_reference_seed:
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        test="results/sem/agents/{trace}/{encoder}/seeds/{seed}/ref_{agent}/test.json",
+        test_jobs="results/sem/agents/{trace}/{encoder}/seeds/{seed}/ref_{agent}/test_jobs.csv",
+        fingerprint="results/sem/agents/{trace}/{encoder}/seeds/{seed}/ref_{agent}/fingerprint.json",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+        encoder="sem|dras",
+        seed=r"\d+",
+        agent="random|untrained",
+    params:
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)),
+    log:
+        "logs/sem/reference_{trace}_{encoder}_seed{seed}_{agent}.log",
+    benchmark:
+        "benchmarks/results/sem/reference_{trace}_{encoder}_seed{seed}_{agent}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 8000 if wildcards.encoder == "dras" else 2000,
+        runtime=lambda wildcards: 30 if wildcards.encoder == "dras" else 10,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem reference {params.args} --agent {wildcards.agent} --threads {threads} "
+        "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/seeds/{wildcards.seed}/ref_{wildcards.agent} "
+        "> {log:q} 2>&1"
 
 
 rule sem_window:
@@ -268,6 +334,15 @@ rule sem_agent_figures:
         budgets=expand("results/sem/agents/{trace}/{encoder}/budgets.csv", trace=SEM_AGENT_TRACES, encoder=["sem", "dras"]),
         seeds=expand("results/sem/agents/{trace}/{encoder}/seeds/{seed}/test.json", trace=SEM_AGENT_TRACES,
                      encoder=["sem", "dras"], seed=SEM_EXTRA_SEEDS),
+        fingerprints=expand("results/sem/agents/{trace}/{encoder}/fingerprint.json", trace=SEM_AGENT_TRACES,
+                            encoder=["sem", "dras"]),
+        seed_fingerprints=expand("results/sem/agents/{trace}/{encoder}/seeds/{seed}/fingerprint.json",
+                                 trace=SEM_AGENT_TRACES, encoder=["sem", "dras"], seed=SEM_EXTRA_SEEDS),
+        references=expand("results/sem/agents/{trace}/{encoder}/ref_{agent}/test.json", trace=SEM_AGENT_TRACES,
+                          encoder=["sem", "dras"], agent=SEM_REFERENCES),
+        seed_references=expand("results/sem/agents/{trace}/{encoder}/seeds/{seed}/ref_{agent}/test.json",
+                               trace=SEM_AGENT_TRACES, encoder=["sem", "dras"], seed=SEM_EXTRA_SEEDS,
+                               agent=SEM_REFERENCES),
         windows=expand("results/sem/window/dras_w{window}/window.json", window=SEM_WINDOWS.get("windows", [])),
         heuristics=expand("results/sem/agents/{trace}/heuristics.csv", trace=SEM_AGENT_TRACES),
         scaling=[f"results/sem/scaling/{enc}_x{f}/scaling.json" for enc, f in SEM_SCALING_POINTS],
@@ -285,6 +360,7 @@ rule sem_agent_figures:
         budget=figure("sem", "budget"),
         claims_budget="results/sem/claims_budget.csv",
         claims="results/sem/claims.csv",
+        fingerprints="results/sem/fingerprints.csv",
     params:
         caption="SEM sections 4-5: " + "; ".join(f"{t.name}: {t.caption}" for t in SEM_FIGURES.TARGETS if t.rule == "sem_agent_figures" and t.kind != "claims"),
         networks=_json.dumps({t: SEM_NETWORKS[t] for t in SEM_AGENT_TRACES}, sort_keys=True),
@@ -305,7 +381,7 @@ rule sem_agent_figures:
         "schedrl sem agent-figures --agents-dir results/sem/agents --traces {params.traces} "
         "--networks '{params.networks}' --scaling {params.scaling} --windows {params.windows} {params.trace_claims} "
         "--tolerance {params.conv[tolerance]} --window {params.conv[window]} --saturation {params.conv[saturation]} "
-        "--figures-dir figures/sem --claims {output.claims:q} > {log:q} 2>&1"
+        "--figures-dir figures/sem --claims {output.claims:q} --fingerprints {output.fingerprints:q} > {log:q} 2>&1"
 
 
 if SEM_TRACES:

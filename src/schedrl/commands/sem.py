@@ -10,6 +10,8 @@ Steps (the work is in ``schedrl.papers.sem``):
   several ``trace`` folders.
 * ``train`` - train one DRAS- or SEM-encoded agent on a trace's SEM split, validating after each
   episode, and test it (``schedrl.papers.sem.agents.train_agent``).
+* ``reference`` - a no-learning reference (uniform random valid play, or the untrained network of
+  the run's seed) played on the test part as ``train`` tests its agent (issue 41).
 * ``heuristics`` - FCFS + EASY and SJF + EASY on a split's test part (Fig. 9's reference points).
 * ``scaling`` - one point of Fig. 11: train and infer on the same jobs on a machine f times larger.
 * ``agent-figures`` - Table 4, Figs. 8-11 and the claims table (the trace analysis's claims first).
@@ -20,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedrl.errors import ConfigError, SchedrlError
-from schedrl.papers.sem.agents import ENCODERS
+from schedrl.papers.sem.agents import ENCODERS, REFERENCES
 from schedrl.papers.sem.experiments import SCHEDULES
 from schedrl.workloads.analysis import PAPER_THRESHOLDS
 
@@ -92,6 +94,14 @@ def register(subparsers) -> None:
     tr.add_argument("--episodes", type=int, default=0, help="training episodes (0: the split's)")
     tr.set_defaults(func=run_train)
 
+    rf = sub.add_parser("reference", help="play a no-learning reference agent on the test part",
+                        description="Play uniform random valid picks, or the untrained network built with --seed as "
+                        "training builds it, greedily on a split's test part; writes test.json, test_jobs.csv and "
+                        "fingerprint.json like 'train'.")
+    agent_options(rf)
+    rf.add_argument("--agent", required=True, choices=REFERENCES, help="which reference")
+    rf.set_defaults(func=run_reference)
+
     h = sub.add_parser("heuristics", help="FCFS+EASY and SJF+EASY on a split's test part",
                        description="Schedule a SEM split's test part with FCFS and SJF, both with EASY backfilling.")
     h.add_argument("--split-dir", required=True, metavar="DIR")
@@ -133,6 +143,7 @@ def register(subparsers) -> None:
                          "not converged (0.99)")
     af.add_argument("--figures-dir", required=True, metavar="DIR")
     af.add_argument("--claims", required=True, metavar="CSV")
+    af.add_argument("--fingerprints", metavar="CSV", help="also write every agent's fingerprint here (one row each)")
     af.set_defaults(func=run_agent_figures)
 
 
@@ -203,6 +214,13 @@ def run_train(args) -> int:
     return 0
 
 
+def run_reference(args) -> int:
+    from schedrl.papers.sem.agents import reference_agent
+
+    reference_agent(_split_dir(args.split_dir), _spec(args), args.agent, args.out_dir)
+    return 0
+
+
 def run_heuristics(args) -> int:
     from schedrl.papers.sem.agents import heuristics
 
@@ -237,5 +255,5 @@ def run_agent_figures(args) -> int:
     agent_figures(args.agents_dir, args.traces, networks, args.scaling, args.figures_dir, args.claims,
                   args.trace_claims, {"tolerance": args.tolerance, "window": args.window,
                                                           "saturation": args.saturation},
-                  windows=args.windows)
+                  windows=args.windows, fingerprints=args.fingerprints)
     return 0

@@ -158,10 +158,25 @@ def time_scale_of(table: pd.DataFrame) -> float:
 
 
 # --------------------------------------------------------------------------- playing a policy
+class RandomValidPolicy:
+    """The no-learning reference: a uniform choice among the valid window slots, from its own
+    stream keyed by (seed, encoder), so the SEM and DRAS references are two independent players
+    (as two trained agents are), each reproducible from the training seed."""
+
+    def __init__(self, seed: int, encoder: str):
+        self.rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(ENCODERS.index(encoder), 7)))
+
+    def choose(self, mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(mask)))
+
+
 def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float, *,
-                keep_schedule: bool = False) -> dict:
+                keep_schedule: bool = False, record: bool = False) -> dict:
     """Run ``policy`` greedily (highest probability among the valid window slots) over ``table``;
     the schedule's metrics, the return and the time split into encoder, rest of the env and agent.
+    A policy with ``choose(mask)`` (``RandomValidPolicy``) picks by itself instead.
+    ``record``: every decision also goes to a ``FingerprintRecorder`` (``out["recorder"]``); its
+    time is left out of ``wall_s`` (Fig. 10's inference time).
 
     How decided the policy is, over the *contested* decisions (more than one valid slot):
     ``contested``, ``top_prob_median`` (median probability of the action taken; 1.0 = a
@@ -176,18 +191,32 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float,
     t0 = time.perf_counter()
     obs, info = env.reset()
     env_s = time.perf_counter() - t0
-    agent_s, total, steps = 0.0, 0.0, 0
+    agent_s, total, steps, record_s = 0.0, 0.0, 0, 0.0
     top, head = [], 0
+    recorder = None
+    if record:
+        from schedrl.experiments.fingerprint import FingerprintRecorder
+
+        recorder = FingerprintRecorder(env)
+    choose = getattr(policy, "choose", None)
     while True:
         t0 = time.perf_counter()
-        logits = policy.forward_batch(obs[None])[0]
         mask = info["action_mask"]
-        logits = np.where(mask, logits, -np.inf)
-        action = int(np.argmax(logits))
+        if choose is not None:
+            action = choose(mask)
+        else:
+            logits = policy.forward_batch(obs[None])[0]
+            logits = np.where(mask, logits, -np.inf)
+            action = int(np.argmax(logits))
         t1 = time.perf_counter()
         if mask.sum() > 1:
-            top.append(1.0 / float(np.exp(logits[mask] - logits[action]).sum()))
+            top.append(1.0 / float(mask.sum()) if choose is not None
+                       else 1.0 / float(np.exp(logits[mask] - logits[action]).sum()))
             head += action == int(np.argmax(mask))
+        if recorder is not None:  # before the step: the recorder reads the window the action chose from
+            recorder.record(obs, action)
+            record_s += time.perf_counter() - t1
+            t1 = time.perf_counter()
         obs, reward, terminated, truncated, info = env.step(action)
         t2 = time.perf_counter()
         agent_s += t1 - t0
@@ -196,7 +225,7 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float,
         steps += 1
         if terminated or truncated:
             break
-    wall = time.perf_counter() - t_start
+    wall = time.perf_counter() - t_start - record_s
     schedule = info["schedule"]
     out = metrics.summary(schedule, ClusterSpec(nodes=int(spec.nodes)))
     out.update({"return": float(total), "decisions": steps, "wall_s": wall, "agent_s": agent_s,
@@ -205,6 +234,8 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float,
                 "head_share": head / len(top) if top else float("nan")})
     if keep_schedule:
         out["schedule"] = schedule
+    if recorder is not None:
+        out["recorder"] = recorder
     return out
 
 
@@ -295,18 +326,82 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     from schedrl.workloads.traces import is_stand_in
 
     policy = load_policy(run_dir / "model.zip")
-    test_metrics = play_greedy(policy, test, spec, scale, keep_schedule=True)
+    test_metrics = play_greedy(policy, test, spec, scale, keep_schedule=True, record=True)
     _write_test_jobs(out_dir / "test_jobs.csv", test_metrics.pop("schedule"))
+    write_agent_fingerprint(out_dir / "fingerprint.json", test_metrics.pop("recorder"), policy, spec, "trained")
     budget_rows = [r for r in budget_rows if float(r["fraction"]) < 1.0]
     budget_rows += [_budget_row(f, e, episode_jobs, test_metrics) for f, e in budget_eps.items() if e == n_episodes]
     write_csv(out_dir / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["fraction"]))
     write_json(out_dir / "test.json", {**test_metrics, "trace": spec.trace, "encoder": spec.encoder,
+                                       "seed": spec.seed, "agent": "trained",
                                        "reward": spec.reward, "reward_kwargs": dict(spec.reward_kwargs),
                                        "jobs": len(test), "stand_in": bool(is_stand_in(test)),
                                        "source": _source(test), "layer_widths": layer_widths(policy.net),
                                        "parameters": parameter_count(policy.net)})
     out = _timing_record(timing, spec, n_episodes, episode_jobs)
     write_json(out_dir / "timing.json", out)
+    return out
+
+
+# --------------------------------------------------------------------------- fingerprints, references
+#: the no-learning references played beside every trained agent (issue 41)
+REFERENCES = ("random", "untrained")
+
+
+def agent_label(spec: AgentSpec, kind: str = "trained") -> str:
+    """A readable name, e.g. "SEM theta seed 0" or "DRAS datastar random seed 1"."""
+    return " ".join(x for x in (spec.encoder.upper(), spec.trace, "" if kind == "trained" else kind,
+                                f"seed {spec.seed}") if x)
+
+
+def write_agent_fingerprint(path, recorder, policy, spec: AgentSpec, kind: str) -> dict:
+    """``fingerprint.json`` of the test episode's decisions (the logits' measures for networks)."""
+    from schedrl.experiments.fingerprint import fingerprint, reinforce_view, write_fingerprint
+
+    view = None if hasattr(policy, "choose") else reinforce_view(policy)
+    fp = fingerprint(recorder.decisions, view)
+    write_fingerprint(path, fp, agent=agent_label(spec, kind), kind=kind, trace=spec.trace, encoder=spec.encoder,
+                      seed=int(spec.seed), episodes=1, split="test", play="greedy")
+    return fp
+
+
+def untrained_policy(spec: AgentSpec, table: pd.DataFrame, time_scale: float):
+    """The network training starts from: ``train_reinforce`` seeds torch with the run's seed, then
+    builds the policy; the same here, without a training step."""
+    import torch
+
+    from schedrl.agents.reinforce import make_policy
+
+    env = _make_env(table, spec, time_scale, None)
+    torch.manual_seed(int(spec.seed))
+    return make_policy(env, spec.reinforce_config())
+
+
+def reference_agent(split_dir, spec: AgentSpec, kind: str, out_dir) -> dict:
+    """Play a no-learning reference (``random``: uniform among the valid slots; ``untrained``: the
+    initial network of a run with ``spec.seed``) on the test part under the trained agent's
+    protocol (greedy, one pass, same jobs and time scale); writes ``test.json``,
+    ``test_jobs.csv`` and ``fingerprint.json`` into ``out_dir`` as ``train_agent`` does."""
+    import torch
+
+    from schedrl.workloads.swf import read_swf
+    from schedrl.workloads.traces import is_stand_in
+
+    if kind not in REFERENCES:
+        raise ConfigError(f"sem reference: agent must be one of {', '.join(REFERENCES)}, got '{kind}'")
+    torch.set_num_threads(max(1, int(spec.threads)))
+    split_dir, out_dir = Path(split_dir), Path(out_dir)
+    train, test = read_swf(split_dir / "train.swf"), read_swf(split_dir / "test.swf")
+    scale = time_scale_of(train)
+    c0 = time.process_time()
+    policy = RandomValidPolicy(spec.seed, spec.encoder) if kind == "random" else untrained_policy(spec, train, scale)
+    m = play_greedy(policy, test, spec, scale, keep_schedule=True, record=True)
+    _write_test_jobs(out_dir / "test_jobs.csv", m.pop("schedule"))
+    write_agent_fingerprint(out_dir / "fingerprint.json", m.pop("recorder"), policy, spec, kind)
+    out = {**m, "trace": spec.trace, "encoder": spec.encoder, "seed": spec.seed, "agent": kind,
+           "reward": spec.reward, "reward_kwargs": dict(spec.reward_kwargs), "jobs": len(test),
+           "stand_in": bool(is_stand_in(test)), "source": _source(test), "cpu_s": time.process_time() - c0}
+    write_json(out_dir / "test.json", out)
     return out
 
 

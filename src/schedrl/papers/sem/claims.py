@@ -606,3 +606,95 @@ def window_cost_row(windows) -> list[dict]:
              "note": f"largest training time over W vs the smallest W's; reproduced within {bound_s:g} s or "
                      f"{tol:.0%}, partly within {2 * tol:.0%}; arrivals {float(w['density'].iloc[0]):g}x denser "
                      "than logged (the paper densified too, by an unstated factor); one timed run per W, one thread"}]
+
+
+# =========================================================================== what the agents play (issue 41)
+#: claims about the trained agents' test play: computed again with each no-learning reference
+REFERENCE_CLAIMS = ("fig9_metric_gap_", "fig9_winner_")
+#: claims resting on trained agents, whose note names a picker an agent plays as (Fig. 8 rests on
+#: learning curves, which a no-learning reference does not have: it gets no reference verdicts)
+PLAYS_AS_CLAIMS = REFERENCE_CLAIMS + ("fig8_convergence_",)
+
+
+def reference_agents(agents: dict, kind: str) -> dict:
+    """``agents`` with every run's (and extra seed's) test results replaced by those of the
+    reference ``kind`` played with the same seed on the same test jobs; a trace where one is
+    missing is left out (its claims get no reference verdict). Budget checkpoints are dropped:
+    a reference has no training."""
+    out = {}
+    for trace, item in agents.items():
+        runs = {}
+        for enc, run in item["runs"].items():
+            played = []
+            for r in seed_runs(run):
+                ref = (r.get("references") or {}).get(kind)
+                if ref is None:
+                    break
+                played.append({**r, "test": ref["test"], "test_jobs": ref.get("test_jobs"), "budgets": None,
+                               "fingerprint": ref.get("fingerprint")})
+            else:
+                runs[enc] = {**played[0], "seeds": played[1:]}
+                continue
+            break
+        else:
+            out[trace] = {**item, "runs": runs}
+    return out
+
+
+def reference_rows(agents: dict, kind: str, tolerance: float = 0.05, window: int = 10,
+                   saturation: float = 0.99) -> dict[str, dict]:
+    """{claim_id: row} of the ``REFERENCE_CLAIMS`` computed by the paper's own rules with the
+    trained agents replaced by the reference ``kind``."""
+    ref = reference_agents(agents, kind)
+    if not ref:
+        return {}
+    rows = agent_claims_rows(ref, None, tolerance, window, saturation) + comparison_rows(ref, [])[0]
+    return {r["claim_id"]: r for r in rows if r["claim_id"].startswith(REFERENCE_CLAIMS)}
+
+
+def plays_as_text(runs: dict) -> str:
+    """``describe`` of every agent a trace's claims rest on (each encoding, the seeds they use)
+    that follows one picker on >= 95% of its contested test decisions; "" when none does."""
+    from schedrl.experiments.fingerprint import describe
+
+    n = n_seeds(runs) if {"sem", "dras"} <= set(runs) else None
+    parts = []
+    for enc in ("sem", "dras"):
+        for r in seed_runs(runs[enc])[:n] if enc in runs else []:
+            fp = r.get("fingerprint")
+            said = describe(fp) if fp else ""
+            if said:
+                parts.append(f"{fp.get('agent') or enc.upper()} {said}")
+    return "; ".join(parts)
+
+
+def _claim_trace(claim_id: str, traces) -> str | None:
+    for prefix in PLAYS_AS_CLAIMS:
+        if claim_id.startswith(prefix):
+            rest = claim_id[len(prefix):]
+            return next((t for t in sorted(traces, key=len, reverse=True) if rest == t or rest.startswith(t + "_")),
+                        None)
+    return None
+
+
+def add_references(rows: list[dict], agents: dict, tolerance: float = 0.05, window: int = 10,
+                   saturation: float = 0.99) -> list[dict]:
+    """Fill ``REFERENCE_COLUMNS`` of the claims about trained agents (in place): the verdicts of the
+    same claim with random and untrained play, whether it is uninformative, and what the agents
+    play as (also appended to the note, with the references' own values)."""
+    from schedrl.report.claims import reference_fields
+
+    refs = {kind: reference_rows(agents, kind, tolerance, window, saturation) for kind in ("random", "untrained")}
+    for row in rows:
+        trace = _claim_trace(str(row["claim_id"]), agents)
+        if trace is None:
+            continue
+        said = plays_as_text(agents[trace]["runs"])
+        got = {kind: refs[kind].get(row["claim_id"]) for kind in refs} \
+            if str(row["claim_id"]).startswith(REFERENCE_CLAIMS) else {}
+        row.update(reference_fields(row["verdict"], *((got.get(k) or {}).get("verdict", "")
+                                                      for k in ("random", "untrained")), plays_as=said))
+        values = "; ".join(f"{k} play: {r['ours']}" for k, r in got.items() if r)
+        row["note"] = "; ".join(x for x in (row.get("note", ""), said, values and f"no-learning references ({values})")
+                                if x)
+    return rows

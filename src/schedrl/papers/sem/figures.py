@@ -16,6 +16,7 @@ import pandas as pd
 
 from schedrl.io import read_json, write_text
 from schedrl.papers.sem import claims
+from schedrl.papers.sem.agents import REFERENCES
 from schedrl.papers.sem.claims import PAPER_COVERAGE, PAPER_LOSS_PCT, PAPER_TRACES, label_of
 from schedrl.papers.targets import Target
 from schedrl.plots import new_figure, save_figure
@@ -247,19 +248,58 @@ def load_agents(agents_dir: str | Path, traces: list[str]) -> dict:
         for enc in ENC_LABEL:
             folder = base / enc
             if (folder / "test.json").exists():
-                runs[enc] = {"validation": pd.read_csv(folder / "validation.csv"),
-                             "test": read_json(folder / "test.json"), "timing": read_json(folder / "timing.json"),
-                             "budgets": _csv_or_none(folder / "budgets.csv"),
-                             "test_jobs": _csv_or_none(folder / "test_jobs.csv")}
+                runs[enc] = _load_run(folder)
                 seeds = sorted((d for d in (folder / "seeds").glob("*") if (d / "test.json").exists()),
                                key=lambda d: int(d.name) if d.name.isdigit() else -1)
-                runs[enc]["seeds"] = [{"validation": pd.read_csv(d / "validation.csv"), "test": read_json(d / "test.json"),
-                                       "timing": read_json(d / "timing.json"),
-                                       "budgets": _csv_or_none(d / "budgets.csv"),
-                                       "test_jobs": _csv_or_none(d / "test_jobs.csv")} for d in seeds]
+                runs[enc]["seeds"] = [_load_run(d) for d in seeds]
         heur = pd.read_csv(base / "heuristics.csv") if (base / "heuristics.csv").exists() else pd.DataFrame()
         out[trace] = {"runs": runs, "heuristics": heur}
     return out
+
+
+def _load_run(folder: Path) -> dict:
+    """One trained agent's outputs, its fingerprint and its no-learning references
+    (``ref_<kind>/``: the same files, played on the same test jobs) where they exist."""
+    run = {"validation": pd.read_csv(folder / "validation.csv"), "test": read_json(folder / "test.json"),
+           "timing": read_json(folder / "timing.json"), "budgets": _csv_or_none(folder / "budgets.csv"),
+           "test_jobs": _csv_or_none(folder / "test_jobs.csv"), "fingerprint": _json_or_none(folder / "fingerprint.json"),
+           "references": {}}
+    for kind in REFERENCES:
+        ref = folder / f"ref_{kind}"
+        if (ref / "test.json").exists():
+            run["references"][kind] = {"test": read_json(ref / "test.json"), "test_jobs": _csv_or_none(ref / "test_jobs.csv"),
+                                       "fingerprint": _json_or_none(ref / "fingerprint.json")}
+    return run
+
+
+def _json_or_none(path: Path):
+    return read_json(path) if path.exists() else None
+
+
+def fingerprint_paths(agents_dir: str | Path, traces: list[str]) -> list[Path]:
+    """Every agent's ``fingerprint.json`` under the agents folder: trained (first seed, extra
+    seeds) and their references, in a stable order."""
+    out = []
+    for trace in traces:
+        for enc in ENC_LABEL:
+            folder = Path(agents_dir) / trace / enc
+            seeds = sorted((d for d in (folder / "seeds").glob("*") if d.name.isdigit()), key=lambda d: int(d.name))
+            for run in [folder] + seeds:
+                out += [p for p in [run / "fingerprint.json"] + [run / f"ref_{k}" / "fingerprint.json" for k in REFERENCES]
+                        if p.exists()]
+    return out
+
+
+def write_fingerprints(agents_dir: str | Path, traces: list[str], path: str | Path) -> pd.DataFrame:
+    """``results/sem/fingerprints.csv``: one row per evaluated agent (trained and references)."""
+    from schedrl.experiments.fingerprint import fingerprint_table
+    from schedrl.io import write_csv
+
+    frame = fingerprint_table(fingerprint_paths(agents_dir, traces))
+    lead = [c for c in ("agent", "kind", "trace", "encoder", "seed", "plays_as", "contested") if c in frame.columns]
+    frame = frame[lead + [c for c in frame.columns if c not in lead]]
+    write_csv(path, frame)
+    return frame
 
 
 def _csv_or_none(path: Path):
@@ -566,8 +606,10 @@ def budget_plot(frame: pd.DataFrame, png: str | Path) -> dict:
 
 
 def agent_figures(agents_dir, traces: list[str], networks: dict, scaling_folders: list, figures_dir,
-                  claims_path, trace_claims=None, convergence: dict | None = None, windows=()) -> None:
-    """Table 4 (+ .md), Figs. 8-11 and the claims table (the trace analysis's claims first)."""
+                  claims_path, trace_claims=None, convergence: dict | None = None, windows=(),
+                  fingerprints=None) -> None:
+    """Table 4 (+ .md), Figs. 8-11 and the claims table (the trace analysis's claims first), the
+    RL claims with their no-learning references; ``fingerprints``: the agents' table (CSV)."""
     from schedrl.report.claims import write_claims
 
     conv = {"tolerance": 0.05, "window": 10, "saturation": 0.99, **(convergence or {})}
@@ -599,6 +641,9 @@ def agent_figures(agents_dir, traces: list[str], networks: dict, scaling_folders
         if note:
             row["note"] = "; ".join(x for x in (row.get("note", ""), note) if x)
     agent_rows += winners + claims.speedup_order_rows(agents) + claims.dras_growth_row(scaling) + claims.window_cost_row(window_frame)
+    claims.add_references(agent_rows, agents, conv["tolerance"], conv["window"], conv["saturation"])
+    if fingerprints:
+        write_fingerprints(agents_dir, traces, fingerprints)
     budget = write_budget_table(Path(claims_path).with_name("claims_budget.csv"), long_rows)
     budget_plot(budget, figures_dir / "budget.png")
     write_claims(claims_path, rows + agent_rows)
