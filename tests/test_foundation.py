@@ -235,3 +235,33 @@ def test_report_shows_no_learning_references_and_fingerprints(tmp_path):
     assert summary.rstrip().endswith("| 1 |")  # random play too
     assert "What the agents learned" in text and "| PPO NN1 seed 0 | 9 |" in text
     assert "random play" in text and "plays as slot 1 (100% of 9)" in text
+
+
+def test_every_missed_claim_has_one_cause_and_the_report_groups_them(tmp_path):
+    from schedrl.papers import titles
+    from schedrl.report.claims import CAUSES, read_claims, reference_fields, write_claims
+    from schedrl.report.convergence import NOT_CONVERGED
+    from schedrl.report.render import render_report
+
+    base = {"paper": "mdp", "claim": "x", "paper_value": "1", "ours": "2", "note": "short"}
+    rows = [{**base, "claim_id": "ok", "verdict": "reproduced"},
+            {**base, "claim_id": "moving", "verdict": "not reproduced", "converged": NOT_CONVERGED},
+            {**base, "claim_id": "chance", "verdict": "partly reproduced",
+             **reference_fields("partly reproduced", "partly reproduced", "not reproduced")},
+            {**base, "claim_id": "fcfs", "verdict": "not reproduced",
+             **reference_fields("not reproduced", "not reproduced", "", "plays as FCFS (99% of 80)")},
+            {**base, "claim_id": "told", "verdict": "not reproduced", "cause": "process", "converged": NOT_CONVERGED},
+            {**base, "claim_id": "na", "verdict": "not comparable"},
+            {**base, "claim_id": "against", "verdict": "not reproduced", "note": "A first sentence. " + "x " * 200}]
+    path = tmp_path / "claims.csv"
+    write_claims(path, rows)
+    got = dict(zip(read_claims(path)["claim_id"], read_claims(path)["cause"]))
+    assert got == {"ok": "", "moving": "not converged", "chance": "uninformative", "fcfs": "agent = heuristic",
+                   "told": "process", "na": "paper value not comparable", "against": "disagrees"}
+    assert set(got.values()) - {""} <= set(CAUSES)
+    text, _ = render_report([path], [], "default", titles())
+    assert "### Why claims are not reproduced (6 of 7)" in text
+    assert "* **process** (1): told (not reproduced)" in text
+    assert "cause: disagrees" in text and "<details><summary>A first sentence.</summary>" in text
+    with pytest.raises(ValueError, match="unknown cause"):
+        write_claims(tmp_path / "bad.csv", [{**base, "claim_id": "b", "verdict": "not reproduced", "cause": "bad luck"}])

@@ -12,6 +12,7 @@ import pandas as pd
 
 from schedrl.errors import InputFileError
 from schedrl.io import write_csv
+from schedrl.report.convergence import NOT_CONVERGED
 
 #: No-learning references of an RL claim (issue 41): its verdict recomputed with the trained agent
 #: replaced by the uniform-random valid policy and by the untrained network (same seeds, jobs and
@@ -19,11 +20,15 @@ from schedrl.io import write_csv
 #: "no" otherwise) and ``plays_as``, the picker the agent follows (``fingerprint.describe``).
 REFERENCE_COLUMNS = ("random_verdict", "untrained_verdict", "uninformative", "plays_as")
 CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict", "note",
-                 "ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS
+                 "ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS + ("cause",)
 #: Columns a claim row may leave out (filled with ""): the 95% interval of a compared difference,
-#: the convergence columns of ``schedrl.report.convergence`` and the references (RL claims only).
-OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS
+#: the convergence columns of ``schedrl.report.convergence``, the references (RL claims only) and
+#: ``cause`` (one of ``CAUSES`` that only the paper's code knows: ``claim_cause`` derives the rest).
+OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS + ("cause",)
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+#: Why a claim is not (or only partly) reproduced, one per claim (issue 39).
+CAUSES = ("not converged", "in-sample only", "setup", "process", "agent = heuristic", "uninformative",
+          "paper value not comparable", "disagrees")
 
 
 def reference_fields(verdict: str, random_verdict: str, untrained_verdict: str = "", plays_as: str = "") -> dict:
@@ -38,6 +43,32 @@ def reference_fields(verdict: str, random_verdict: str, untrained_verdict: str =
             "uninformative": uninformative, "plays_as": plays_as}
 
 
+def claim_cause(row) -> str:
+    """The cause of a claim that is not (fully) reproduced, "" for a reproduced one.
+
+    A cause the paper's code set (``in-sample only``, ``setup``, ``process``: facts about its
+    protocol only it knows) wins; otherwise it is derived from the row: a paper value that is not
+    comparable; a reference (random play, the untrained network) that gets the verdict too
+    (``uninformative``); an agent that follows one picker (``agent = heuristic``, from its
+    fingerprint); a value still moving with training (``not converged``); else ``disagrees``, our
+    evidence against the paper's.
+    """
+    verdict = row.get("verdict", "")
+    if verdict == "reproduced":
+        return ""
+    if row.get("cause", "") in CAUSES:
+        return row["cause"]
+    if verdict == "not comparable":
+        return "paper value not comparable"
+    if row.get("uninformative", "") == "yes":
+        return "uninformative"
+    if row.get("plays_as", ""):
+        return "agent = heuristic"
+    if row.get("converged", "") == NOT_CONVERGED:
+        return "not converged"
+    return "disagrees"
+
+
 def make_claims(rows: list[dict]) -> pd.DataFrame:
     """Build a claims table, checking columns and verdicts."""
     extra = sorted({k for row in rows for k in row} - set(CLAIM_COLUMNS))
@@ -48,6 +79,10 @@ def make_claims(rows: list[dict]) -> pd.DataFrame:
     bad = sorted(set(frame["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"unknown verdict(s) {bad}; use one of {VERDICTS}")
+    bad = sorted(set(frame["cause"]) - set(CAUSES) - {""})
+    if bad:
+        raise ValueError(f"unknown cause(s) {bad}; use one of {CAUSES}")
+    frame["cause"] = [claim_cause(row) for row in frame.to_dict("records")]
     return frame
 
 
@@ -71,7 +106,9 @@ def read_claims(path: str | Path) -> pd.DataFrame:
     missing = [c for c in CLAIM_COLUMNS if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"claims table lacks column(s) {', '.join(missing)}")
-    return frame[list(CLAIM_COLUMNS)]
+    frame = frame[list(CLAIM_COLUMNS)].copy()
+    frame["cause"] = [claim_cause(row) for row in frame.to_dict("records")]  # tables written before causes
+    return frame
 
 
 def verdict(ours: float, paper: float, *, rel_tol: float = 0.1, abs_tol: float = 0.0) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from schedrl.errors import InputFileError
-from schedrl.report.claims import CLAIM_COLUMNS, OPTIONAL_COLUMNS, VERDICTS, read_claims
+from schedrl.report.claims import CAUSES, CLAIM_COLUMNS, OPTIONAL_COLUMNS, VERDICTS, read_claims
 from schedrl.report.convergence import NOT_CONVERGED
 
 #: Packages whose versions the report lists (what produced the numbers).
@@ -54,6 +54,45 @@ FINGERPRINT = {"agent": "agent", "contested": "contested decisions", "chance": "
                "top_prob_ge_099": "p(top) >= 0.99", "spread_across_states": "score spread: states",
                "spread_across_slots": "score spread: slots", "zeroed_obs_agree": "same on zeroed obs",
                "dead_share": "dead units", "plays_as": "plays as"}
+
+
+CAUSE_TEXT = {
+    "not converged": "the value still moved over the last doubling of training",
+    "in-sample only": "holds under the paper's protocol (in-sample), not held out",
+    "setup": "rests on a named deviation from the paper's setup",
+    "process": "our decision process or reward differs from the paper's",
+    "agent = heuristic": "the trained agent follows one picker on >= 95% of its decisions",
+    "uninformative": "random play or the untrained network gets the same verdict",
+    "paper value not comparable": "the paper's number cannot be set against ours",
+    "disagrees": "none of these: our evidence stands against the paper's",
+}
+FOLD_AT = 160  # characters of a note shown before the rest folds away
+
+
+def fold(note: str) -> str:
+    """A long note as a one-line summary (its first sentence) with the rest under ``<details>``."""
+    note = str(note).replace("\n", " ").strip()
+    if len(note) <= FOLD_AT:
+        return note
+    cut = note.find(". ", 0, FOLD_AT)
+    cut = cut + 1 if cut > 0 else note.rfind(" ", 0, FOLD_AT)
+    cut = cut if cut > 0 else FOLD_AT
+    head, rest = html.escape(note[:cut].strip()), html.escape(note[cut:].strip())
+    return f"<details><summary>{head}</summary>{rest}</details>"
+
+
+def cause_section(rows: pd.DataFrame) -> list[str]:
+    """Markdown lines: the paper's claims that are not (fully) reproduced, grouped by cause."""
+    missed = rows[rows["cause"] != ""]
+    if missed.empty:
+        return []
+    out = [f"### Why claims are not reproduced ({len(missed)} of {len(rows)})", ""]
+    for cause in CAUSES:
+        group = missed[missed["cause"] == cause]
+        if len(group):
+            items = "; ".join(f"{r.claim_id} ({r.verdict})" for r in group.itertuples())
+            out.append(f"* **{cause}** ({len(group)}): {items}")
+    return out + [""]
 
 
 def fingerprint_section(frame: pd.DataFrame) -> list[str]:
@@ -188,8 +227,13 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         summary.append({"paper": f"[{paper}](#{_anchor(paper)})", "title": info.title,
                         "figures": f"{done}/{len(info.figures)}", "claims": len(rows), **counts,
                         "not converged": int((rows["converged"] == NOT_CONVERGED).sum()),
-                        "random play too": int((rows["uninformative"] == "yes").sum())})
-    out += [_md_table(pd.DataFrame(summary)), ""]
+                        "random play too": int((rows["uninformative"] == "yes").sum()),
+                        **{f"cause: {c}": int((rows["cause"] == c).sum()) for c in CAUSES}})
+    summary = pd.DataFrame(summary)
+    summary = summary.loc[:, [c for c in summary.columns if not c.startswith("cause: ") or summary[c].sum()]]
+    out += [_md_table(summary), "",
+            "*cause:* columns count the claims not (fully) reproduced by why (`schedrl.report.claims.claim_cause`): "
+            + "; ".join(f"**{c}**: {CAUSE_TEXT[c]}" for c in CAUSES) + ".", ""]
     out += ["## Contents", ""]
     out += [f"{i}. [{info.title}](#{_anchor(paper)})" for i, (paper, info) in enumerate(papers.items(), 1)]
     groups = {g: t for g, t in GROUPS.items() if any(_belongs(Path(f), g) for f in section_files)}
@@ -205,8 +249,9 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             out += ["Not reproduced yet: the paper's issue has not landed, so nothing is built for it.", ""]
             continue
         if len(rows):
+            out += cause_section(rows)
             heads = headline_claims(rows)
-            table = heads[list(HEADLINE)].rename(columns=HEADLINE)
+            table = heads[list(HEADLINE)].assign(note=heads["note"].map(fold)).rename(columns=HEADLINE)
             table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
             out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
         if paper in fingerprints:
@@ -229,7 +274,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
                 out += [f"![{fig.caption}]({link.as_posix()})", "", f"*{Path(fig.path).stem}: {fig.caption}*", ""]
         out += [f"### All claims ({len(rows)})", ""]
         if len(rows):
-            table = rows.drop(columns=["paper"])
+            table = rows.drop(columns=["paper"]).assign(note=rows["note"].map(fold))
             table = table.loc[:, [c for c in table.columns if c not in OPTIONAL_COLUMNS
                                   or (table[c].astype(str) != "").any()]]
             out += [_md_table(table), ""]
