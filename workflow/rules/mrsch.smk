@@ -8,6 +8,9 @@
 #   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
 #   results/mrsch/eval/{workload}/{metrics,goals}.csv
 #   results/mrsch/eval_insample/{workload}/metrics.csv   the same on the agents' real training sets
+#   .../{workload}/fingerprints/*.json, references/   beside each: the trained agents' behaviour
+#                fingerprints and their seats played by random and untrained policies (issue 41);
+#                results/mrsch/fingerprints.csv collects the fingerprints
 #   .../seed{N}/ beside them: the main (MLP, paper ordering) agents again with extra seed N
 #                (mrsch.extra_seeds; each *_seed rule is its base rule with these paths)
 #   figures/mrsch/fig{3..10}.{png,pdf,csv}, results/mrsch/claims.csv
@@ -188,6 +191,8 @@ rule mrsch_evaluate:
         metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/goals.csv",
         jobs=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/jobs.csv",
+        fingerprints=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/fingerprints"),
+        references=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/references"),
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -213,6 +218,8 @@ use rule mrsch_evaluate as mrsch_evaluate_seed with:
         metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/goals.csv",
         jobs=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/jobs.csv",
+        fingerprints=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/fingerprints"),
+        references=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/seed{{mrsch_seed}}/references"),
     log:
         "logs/mrsch/eval/{mrsch_workload}/seed{mrsch_seed}.log",
     benchmark:
@@ -228,6 +235,8 @@ rule mrsch_evaluate_insample:
     output:
         metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/metrics.csv",
         jobs=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/jobs.csv",
+        fingerprints=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/fingerprints"),
+        references=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/references"),
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -252,6 +261,8 @@ use rule mrsch_evaluate_insample as mrsch_evaluate_insample_seed with:
     output:
         metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/metrics.csv",
         jobs=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/jobs.csv",
+        fingerprints=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/fingerprints"),
+        references=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/seed{{mrsch_seed}}/references"),
     log:
         "logs/mrsch/eval_insample/{mrsch_workload}/seed{mrsch_seed}.log",
     benchmark:
@@ -463,6 +474,25 @@ rule mrsch_fig10:
 
 
 MRSCH_INSAMPLE = [w for g in MRSCH_GROUPS for w in MRX.insample_workloads(MRSCH, g)]
+# Issue 41: every evaluation's fingerprints/ (the trained agents and their no-learning references)
+# and references/ (the references' metrics, per-job rows and goal traces, for the claims)
+MRSCH_FP_DIRS = (mrsch_eval(MRSCH_TWO + MRSCH_THREE, "fingerprints")
+                 + mrsch_eval(MRSCH_INSAMPLE, "fingerprints", split="train"))
+MRSCH_REF_DIRS = (mrsch_eval(MRSCH_TWO + MRSCH_THREE, "references")
+                  + mrsch_eval(MRSCH_INSAMPLE, "references", split="train"))
+
+
+rule mrsch_fingerprints:
+    input:
+        MRSCH_FP_DIRS,
+    output:
+        f"{MRSCH_ROOT}/fingerprints.csv",
+    log:
+        "logs/mrsch/fingerprints.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mrsch fingerprints {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule mrsch_claims:
@@ -474,6 +504,8 @@ rule mrsch_claims:
         selection=[str(MRX.dfp_dir(MRSCH_ROOT, g, st, o, s) / MRX.SELECTION_NAME)
                    for g, st, o, s in [(*r, None) for r in MRSCH_RUNS] + MRX.seed_runs(MRSCH)
                    if o == MRX.PAPER_ORDERING] if MRX.select_on_validation(MRSCH) else [],
+        fingerprints=f"{MRSCH_ROOT}/fingerprints.csv",
+        references=MRSCH_REF_DIRS,
         values=MRSCH_VALUES,
     output:
         claims=f"{MRSCH_ROOT}/claims.csv",

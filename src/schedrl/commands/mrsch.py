@@ -59,7 +59,8 @@ def register(subparsers) -> None:
     e = sub.add_parser("evaluate", help="run every method on a workload's test split (or its training sets)",
                        description="FCFS, GA, exhaustive Pareto, scalar RL and MRSch (MLP; CNN too on S1-S5), all "
                        "with EASY backfilling; writes metrics.csv (and, on the test split, MRSch's goal trace "
-                       "goals.csv) into --out-dir.")
+                       "goals.csv) into --out-dir, each trained agent's behaviour fingerprint into fingerprints/ and "
+                       "its seat played by a random and an untrained policy into references/.")
     add_spec_options(e, "mrsch", root=True)
     e.add_argument("--workload", required=True, help="S1 ... S10")
     e.add_argument("--out-dir", required=True, metavar="DIR", help="folder for metrics.csv and goals.csv")
@@ -92,6 +93,13 @@ def register(subparsers) -> None:
     _seed_option(v)
     add_threads_option(v)
     v.set_defaults(func=run_select)
+
+    f = sub.add_parser("fingerprints", help="collect the evaluations' agent fingerprints into one table",
+                       description="One row per fingerprints/*.json under the given evaluation folders "
+                       "(schedrl.papers.mrsch.fingerprints), written to --out (results/mrsch/fingerprints.csv).")
+    f.add_argument("dirs", nargs="+", metavar="DIR", help="fingerprints/ folders of the evaluations")
+    f.add_argument("--out", required=True, metavar="CSV", help="the table to write")
+    f.set_defaults(func=run_fingerprints)
 
     add_figure_step(sub, "mrsch", FIGURES, partial(draw_paper_figure, "mrsch"), help="draw one figure (fig3 ... fig10)",
                     description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
@@ -135,14 +143,27 @@ def run_evaluate(args) -> int:
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"workload '{args.workload}' is not in mrsch.workloads ({', '.join(spec['workloads'])})")
+    from schedrl.papers.mrsch import fingerprints as fps
+
+    record = fps.Record()
     metrics, goals, jobs = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
-                                                split=args.split, seed=args.seed)
+                                                split=args.split, seed=args.seed, record=record)
     out = Path(args.out_dir)
+    fps.write_record(record, out, args.split)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "jobs.csv", jobs, float_format="%.6g")
     if args.split == "test":
         write_csv(out / "goals.csv", goals, float_format="%.6g")
     print(metrics[["method", "node_util", "bb_util", "mean_wait_h", "mean_slowdown"]].to_string(index=False))
+    return 0
+
+
+def run_fingerprints(args) -> int:
+    from schedrl.papers.mrsch import fingerprints as fps
+
+    frame = fps.fingerprint_csv(args.dirs, args.out)
+    cols = [c for c in ("agent", "decisions", "contested", "asked_per_job", "plays_as") if c in frame]
+    print(frame[cols].to_string(index=False))
     return 0
 
 

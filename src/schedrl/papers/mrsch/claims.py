@@ -11,6 +11,11 @@ on S5, waits rising with burst-buffer demand. "Up to" gains are the largest rela
 MRSch over any of FCFS, the GA and scalar RL on any workload of the set
 (``experiments.improvement``). Tolerances come from ``paper_values.yaml``.
 
+No-learning references (issue 41): each claim about a trained agent is computed again with every
+trained agent's rows (MRSch MLP and CNN, scalar RL) those of a uniform-random valid policy and of
+the untrained network, played in the same evaluations (``fingerprints``), giving the row's
+``random_verdict``, ``untrained_verdict``, ``uninformative`` and ``plays_as``.
+
 Convergence (issue 24): every claim that rests on the DFP agents is recomputed with MRSch's rows
 (MLP and CNN) taken from its models after 1/8, 1/4 and 1/2 of training
 (``experiments.evaluate_budgets``, same protocol as the final evaluation), giving the row's
@@ -373,7 +378,9 @@ def model_reading(spec: dict, root) -> str:
     return text + "model selected on the validation split at " + ", ".join(parts)
 
 
-def claims_rows(spec: dict, root) -> list[dict]:
+def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
+    """Every claim row; with ``references``, each RL claim is computed again with the trained agents
+    replaced by the random and the untrained references (``fingerprints.add_references``)."""
     rows = []
     budgets = Budgets(spec)
     ours = state_size()
@@ -594,6 +601,10 @@ def claims_rows(spec: dict, root) -> list[dict]:
                          "every pick at one scheduling instance, 1 CPU thread"))
     rows += insample_rows(spec, root, two, three, budgets)
     cv.write_budget_table(Path(root) / "claims_budget.csv", budgets.long)
+    if references:
+        from schedrl.papers.mrsch.fingerprints import add_references
+
+        rows = add_references(spec, root, rows, claims_rows)
     return rows
 
 

@@ -468,34 +468,56 @@ def metrics_row(schedule: pd.DataFrame, cluster, method: str, workload: str, **e
     return row
 
 
-def play_dfp(agent, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
-    """Greedy play with the dynamic goal; returns the schedule, the goal trace and the seconds each
-    decision took (the agent's forward pass and the env's step, i.e. choosing and starting a job)."""
+def _dfp_input(obs, info) -> tuple:
+    """What ``dfp_view`` scores a recorded decision with: (observation, measurements, goal)."""
+    return (np.asarray(obs, dtype=np.float32).reshape(-1).copy(), np.asarray(info["utilization"], dtype=np.float32),
+            np.asarray(info["demand_share"], dtype=np.float32))
+
+
+def play_picker(pick, env, frame: pd.DataFrame, recorder=None) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Play ``frame`` with ``pick(obs, info, env) -> action`` at every decision; returns the schedule,
+    the goal trace (clock, goal per resource) and the seconds each decision took (choosing and the
+    env's step). ``recorder`` (a ``FingerprintRecorder``; untimed) records every decision."""
     obs, info = env.reset(options={"jobs": frame})
+    if recorder is not None:
+        recorder.env = env
     goals, times, done = [], [], False
     while not done:
         t0 = time.perf_counter()
-        a = int(agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])[0])
+        a = int(pick(obs, info, env))
+        t1 = time.perf_counter()
+        if recorder is not None:
+            if getattr(recorder, "dfp", False):
+                recorder.policy_input = lambda o, _env, i=info: _dfp_input(o, i)
+            recorder.record(obs, a)
         goals.append([info["clock"], *np.asarray(info["demand_share"], dtype=float)])
+        t2 = time.perf_counter()
         obs, _, term, trunc, info = env.step(a)
-        times.append(time.perf_counter() - t0)
+        times.append(time.perf_counter() - t2 + t1 - t0)
         done = term or trunc
     return info["schedule"], pd.DataFrame(goals), np.asarray(times)
 
 
-def play_policy(policy, env, frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+def play_dfp(agent, env, frame: pd.DataFrame, recorder=None) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Greedy play with the dynamic goal; returns the schedule, the goal trace and the seconds each
+    decision took (the agent's forward pass and the env's step, i.e. choosing and starting a job)."""
+    def pick(obs, info, _env):
+        return agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])[0]
+
+    return play_picker(pick, env, frame, recorder)
+
+
+def play_policy(policy, env, frame: pd.DataFrame, recorder=None) -> tuple[pd.DataFrame, np.ndarray]:
     import torch
 
     torch.manual_seed(0)
-    obs, info = env.reset(options={"jobs": frame})
-    times, done = [], False
-    while not done:
-        t0 = time.perf_counter()
+
+    def pick(obs, info, _env):
         a, _ = policy.predict(obs, deterministic=True, action_masks=info["action_mask"])
-        obs, _, term, trunc, info = env.step(int(np.asarray(a).reshape(-1)[0]))
-        times.append(time.perf_counter() - t0)
-        done = term or trunc
-    return info["schedule"], np.asarray(times)
+        return np.asarray(a).reshape(-1)[0]
+
+    sched, _, times = play_picker(pick, env, frame, recorder)
+    return sched, times
 
 
 def insample_workloads(spec: dict, group: str) -> list[str]:
@@ -516,19 +538,23 @@ def trained_real_sets(spec: dict, workload: str, base=WORKLOAD_DIR) -> list[pd.D
 
 
 def evaluate_workload(spec: dict, workload: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
-                      split: str = "test", seed: int | None = None):
+                      split: str = "test", seed: int | None = None, record=None):
     """Every method on ``workload``'s test split, or (``split='train'``, the public MRSch code's
     protocol: it trains and tests on one trace) on the real job sets its agents trained on, each set
     simulated alone and the metrics averaged; returns (metrics, goal trace of MRSch, per-job waits
     and slowdowns of every method, ``job_rows``; in-sample with a ``jobset`` column). With an extra
-    ``seed``, MRSch (MLP) of that seed alone."""
+    ``seed``, MRSch (MLP) of that seed alone. ``record`` (a ``fingerprints.Record``): fingerprint
+    the agents and play the no-learning references beside them."""
     import torch
 
     torch.set_num_threads(max(1, threads))
     if split == "test":
-        return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root, seed)
-    parts = [evaluate_frame(spec, f.reset_index(drop=True), workload, root, seed)
-             for f in trained_real_sets(spec, workload, base)]
+        return evaluate_frame(spec, test_jobs(spec, workload, base), workload, root, seed, record)
+    parts = []
+    for k, f in enumerate(trained_real_sets(spec, workload, base)):
+        if record is not None:
+            record.part = k
+        parts.append(evaluate_frame(spec, f.reset_index(drop=True), workload, root, seed, record))
     jobs = pd.concat([j.assign(jobset=k) for k, (_, _, j) in enumerate(parts)], ignore_index=True)
     return pool_metrics([m for m, _, _ in parts]), pd.concat([g for _, g, _ in parts], ignore_index=True), jobs
 
@@ -549,36 +575,71 @@ def pool_metrics(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pooled
 
 
-def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, seed: int | None = None):
+def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, seed: int | None = None, record=None):
     """Every method on the jobs of ``frame``; returns (metrics, goal trace of MRSch, per-job rows).
-    With an extra ``seed``: MRSch (MLP) of that seed alone (the baselines do not depend on it)."""
+    With an extra ``seed``: MRSch (MLP) of that seed alone (the baselines do not depend on it).
+    With ``record`` (``fingerprints.Record``), every trained agent's decisions are recorded and its
+    seat is played again by the random and the untrained references (``fingerprints``)."""
     from schedrl.agents.dfp import DFPAgent
+    from schedrl.papers.mrsch import fingerprints as fps
 
-    cluster = cluster_of(frame)
     group = group_of(workload)
     extra = _extra(spec, seed)
+    agent_seed = int(spec["seed"]) if extra is None else extra
     w = int(spec["window"])
-    rows, per_job = ([], []) if extra is not None else baseline_rows(spec, frame, workload, root)
+    rows, per_job = ([], []) if extra is not None else baseline_rows(spec, frame, workload, root, record)
     goals = None
     agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" and extra is None else [])
     for method, state in agents:
         agent = DFPAgent.load(eval_model(spec, root, group, state, extra))
-        sched, trace, times = play_dfp(agent, make_env(frame, w), frame)
-        # a scheduling instance = the picks made at one clock time (the paper's "scheduling decision")
-        instance = pd.Series(times).groupby(trace[0].to_numpy()).sum()
-        rows.append(metrics_row(sched, cluster, method, workload, decisions=len(times), wall_s=times.sum(),
-                                decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max(),
-                                instances=len(instance), instance_ms_max=1e3 * instance.max()))
-        per_job.append(job_rows(sched, method, workload))
-        if method == "mrsch":
+        plays = [("", agent)]
+        if record is not None:
+            plays += [("random", None), ("untrained", fps.untrained_dfp(agent, agent_seed))]
+        for reference, player in plays:
+            rec = None
+            if record is not None:
+                view = None if player is None else (lambda a=player: fps.fpm.dfp_view(a))
+                rec = record.recorder(fps.label_of(method, reference), view, _fp_meta(
+                    method, reference, workload, group, state, agent_seed), dfp=player is not None)
+                record.jobs[fps.label_of(method, reference)] += len(frame)
+            env = make_env(frame, w)
+            if player is None:
+                sched, trace, times = play_picker(fps.random_picker([agent_seed, record.part, fps.AGENTS.index(method)]),
+                                                  env, frame, rec)
+            else:
+                sched, trace, times = play_dfp(player, env, frame, rec)
+            # a scheduling instance = the picks made at one clock time (the paper's "scheduling decision")
+            instance = pd.Series(times).groupby(trace[0].to_numpy()).sum()
+            row = metrics_row(sched, cluster_of(frame), method, workload, decisions=len(times), wall_s=times.sum(),
+                              decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max(),
+                              instances=len(instance), instance_ms_max=1e3 * instance.max())
             trace.columns = ["clock", *(f"r_{r}" for r in RESOURCES[group])]
             trace.insert(0, "workload", workload)
-            goals = trace
+            if reference:
+                record.ref_metrics.append({**row, "reference": reference, "part": record.part})
+                record.ref_jobs.append(job_rows(sched, method, workload).assign(reference=reference, jobset=record.part))
+                if method == "mrsch":
+                    record.ref_goals.append(trace.assign(method=method, reference=reference))
+                continue
+            rows.append(row)
+            per_job.append(job_rows(sched, method, workload))
+            if method == "mrsch":
+                goals = trace
     return pd.DataFrame(rows), goals, pd.concat(per_job, ignore_index=True)
 
 
-def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT) -> tuple[list[dict], list[pd.DataFrame]]:
-    """FCFS, the GA, the exhaustive check and scalar RL on ``frame``: metrics rows and per-job rows."""
+def _fp_meta(method: str, reference: str, workload: str, group: str, state: str, seed: int) -> dict:
+    from schedrl.papers.mrsch.fingerprints import NAMES
+
+    who = NAMES[method] + (f", {reference} reference" if reference else "")
+    return {"agent": f"{who} {workload} seed {seed}", "method": method, "reference": reference, "workload": workload,
+            "group": group, "state": state, "seed": seed}
+
+
+def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
+                  record=None) -> tuple[list[dict], list[pd.DataFrame]]:
+    """FCFS, the GA, the exhaustive check and scalar RL on ``frame``: metrics rows and per-job rows
+    (``record``: scalar RL fingerprinted, with its random and untrained references)."""
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
@@ -598,10 +659,32 @@ def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT) -> 
                                 decisions=sched.attrs["sim"]["optimiser_calls"]))
         per_job.append(job_rows(sched, method, workload))
     policy = ReinforcePolicy.load(scalar_dir(root, group) / "model.zip")
-    sched, times = play_policy(policy, make_env(frame, w), frame)
-    rows.append(metrics_row(sched, cluster, "scalar_rl", workload, decisions=len(times), wall_s=times.sum(),
-                            decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max()))
-    per_job.append(job_rows(sched, "scalar_rl", workload))
+    plays = [("", policy)]
+    if record is not None:
+        from schedrl.papers.mrsch import fingerprints as fps
+
+        plays += [("random", None), ("untrained", fps.untrained_reinforce(policy, seed))]
+    for reference, player in plays:
+        rec = None
+        if record is not None:
+            view = None if player is None else (lambda p=player: fps.fpm.reinforce_view(p))
+            label = fps.label_of("scalar_rl", reference)
+            rec = record.recorder(label, view, _fp_meta("scalar_rl", reference, workload, group, "mlp", seed), dfp=False)
+            record.jobs[label] += len(frame)
+        env = make_env(frame, w)
+        if player is None:
+            sched, _, times = play_picker(fps.random_picker([seed, record.part, fps.AGENTS.index("scalar_rl")]),
+                                          env, frame, rec)
+        else:
+            sched, times = play_policy(player, env, frame, rec)
+        row = metrics_row(sched, cluster, "scalar_rl", workload, decisions=len(times), wall_s=times.sum(),
+                          decision_ms_mean=1e3 * times.mean(), decision_ms_max=1e3 * times.max())
+        if reference:
+            record.ref_metrics.append({**row, "reference": reference, "part": record.part})
+            record.ref_jobs.append(job_rows(sched, "scalar_rl", workload).assign(reference=reference, jobset=record.part))
+            continue
+        rows.append(row)
+        per_job.append(job_rows(sched, "scalar_rl", workload))
     return rows, per_job
 
 
