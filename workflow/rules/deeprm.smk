@@ -23,6 +23,10 @@ DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
 # Cluster time limits (minutes): the cost model's measured rates at half speed (DX.train_minutes).
 # DeepRM's own REINFORCE agent, one run per training rate (deeprm.deeprm_agent).
 DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
+# No-learning references of the RL claims (issue 41): the random valid policy per variant and seed,
+# the untrained network per variant, algorithm (or deeprm_pg) and seed.
+DEEPRM_RANDOM = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "random", "", "{seed}"))
+DEEPRM_UNTRAINED = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "untrained", "{net}", "{seed}"))
 
 
 wildcard_constraints:
@@ -72,6 +76,7 @@ rule deeprm_evaluate_agent:
     output:
         jobs=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["jobs"]),
         episodes=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["episodes"]),
+        fingerprint=str(DX.fingerprint_path(DEEPRM_RUN, "{protocol}")),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -88,7 +93,7 @@ rule deeprm_evaluate_agent:
     shell:
         "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
-        "--threads {threads} > {log:q} 2>&1"
+        "--out-fingerprint {output.fingerprint:q} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_train_pg:
@@ -123,6 +128,7 @@ rule deeprm_evaluate_pg:
     output:
         jobs=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["jobs"]),
         episodes=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["episodes"]),
+        fingerprint=str(DX.fingerprint_path(DEEPRM_PG_RUN, "{protocol}")),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -139,7 +145,69 @@ rule deeprm_evaluate_pg:
     shell:
         "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
         "--run-dir {params.run_dir} --rates {wildcards.rate} --out-jobs {output.jobs:q} "
-        "--out-episodes {output.episodes:q} --threads {threads} > {log:q} 2>&1"
+        "--out-episodes {output.episodes:q} --out-fingerprint {output.fingerprint:q} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_random:
+    output:
+        [str(p) for p in DX.reference_outputs(DEEPRM_RANDOM)],
+    params:
+        spec=DEEPRM_SPEC,
+        out_dir=DEEPRM_RANDOM,
+    log:
+        "logs/deeprm/{variant}/reference/random/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/reference/random/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate-reference --spec {params.spec:q} --variant {wildcards.variant} --reference random "
+        "--seed {wildcards.seed} --out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_untrained:
+    input:
+        hyperparams=lambda wildcards: package_file(hyperparams_file(wildcards.net)),
+    output:
+        [str(p) for p in DX.reference_outputs(DEEPRM_UNTRAINED)],
+    params:
+        spec=DEEPRM_SPEC,
+        out_dir=DEEPRM_UNTRAINED,
+    wildcard_constraints:
+        net=alternatives(sorted({a for v in DEEPRM["variants"].values() for a in v["algos"]} | {DX.DEEPRM_AGENT})),
+    log:
+        "logs/deeprm/{variant}/reference/untrained/{net}/seed{seed}/evaluate.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/reference/untrained/{net}/seed{seed}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate-reference --spec {params.spec:q} --variant {wildcards.variant} --reference untrained "
+        "--algo {wildcards.net} --seed {wildcards.seed} --out-dir {params.out_dir} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_fingerprints:
+    input:
+        DX.fingerprint_files(DEEPRM, DEEPRM_ROOT),
+    output:
+        f"{DEEPRM_ROOT}/fingerprints.csv",
+    params:
+        spec=DEEPRM_SPEC,
+        root=lambda wildcards: DEEPRM_ROOT,
+    log:
+        "logs/deeprm/fingerprints.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm fingerprints --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
 
 
 rule deeprm_budget_agent:
@@ -266,6 +334,8 @@ rule deeprm_claims:
     input:
         evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
         budgets=DX.budget_files(DEEPRM, DEEPRM_ROOT),
+        references=DX.reference_files(DEEPRM, DEEPRM_ROOT),
+        fingerprints=DX.fingerprint_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
         claims=f"{DEEPRM_ROOT}/claims.csv",
@@ -321,4 +391,5 @@ rule deeprm_tables:
 
 
 register_targets("deeprm", DF.TARGETS, rules)
+register("deeprm", *rules.deeprm_fingerprints.output)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)

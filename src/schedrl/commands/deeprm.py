@@ -49,8 +49,26 @@ def register(subparsers) -> None:
     e.add_argument("--rates", type=float, nargs="+", metavar="RATE",
                    help="evaluate at these rates only (default: the protocol's rates: eval.rates; "
                    "heldout_greedy: eval.box_rate)")
+    e.add_argument("--out-fingerprint", metavar="JSON",
+                   help="agents: also write the behaviour fingerprint of the played decisions (issue 41)")
     e.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     e.set_defaults(func=run_evaluate)
+
+    r = sub.add_parser("evaluate-reference", help="play a no-learning reference (random valid policy or untrained "
+                       "network) under every agent protocol",
+                       description="Play the uniform-random valid policy or the untrained network of --algo "
+                       "(built as training builds it, with --seed, no training step) as the trained agents are "
+                       "played under each protocol (heldout, report, heldout_greedy); write the per-job and "
+                       "per-episode CSVs and fingerprints into --out-dir. The claims are recomputed with them "
+                       "(random_verdict, untrained_verdict).")
+    _spec_arg(r)
+    r.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
+    r.add_argument("--reference", required=True, choices=["random", "untrained"], help="which reference")
+    r.add_argument("--algo", default="", help="untrained: the algorithm whose network is built (or deeprm_pg)")
+    r.add_argument("--seed", type=int, required=True, help="the trained agent's seed")
+    r.add_argument("--out-dir", required=True, metavar="DIR", help="folder to write")
+    r.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    r.set_defaults(func=run_evaluate_reference)
 
     b = sub.add_parser("evaluate-budgets", help="evaluate a run's checkpoints at 1/8, 1/4 and 1/2 of its training",
                        description="Play the checkpoints of a trained run folder at 1/8, 1/4 and 1/2 of its "
@@ -95,6 +113,14 @@ def register(subparsers) -> None:
                    "budget (claims_budget.csv; needs the runs' eval_<protocol>_budget.csv)")
     c.set_defaults(func=run_claims)
 
+    g = sub.add_parser("fingerprints", help="one table of every evaluated agent's behaviour fingerprint",
+                       description="Collect the fingerprint.json of every evaluated agent (SB3 runs, DeepRM's agent, "
+                       "the random and untrained references; one row per agent and protocol) into one CSV "
+                       "(results/deeprm/fingerprints.csv).")
+    _spec_and_root(g)
+    g.add_argument("--out", required=True, metavar="CSV", help="table to write")
+    g.set_defaults(func=run_fingerprints)
+
     k = sub.add_parser("cost", help="estimate the core-hours of a config's deeprm section",
                        description="SB3 runs, DeepRM-agent runs and the estimated core-hours of training, "
                        "evaluation and rule start-up (rates in schedrl.papers.deeprm.experiments).")
@@ -130,14 +156,51 @@ def run_evaluate(args) -> int:
         kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
     kwargs = {**kwargs, **setup["overrides"]}
     rates = setup["rates"] if not args.rates else args.rates
-    jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
-                                            protocol=args.protocol)
+    play = dx.evaluate_recorded if args.run_dir else dx.evaluate_over_rates  # agents are fingerprinted
+    jobs, episodes, *decisions = play(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
+                                      protocol=args.protocol)
     if args.run_dir:
         episodes["model"] = make_policy.chosen  # which checkpoint was played (report: best in-sample)
         print(f"played {make_policy.chosen}")
+        if args.out_fingerprint:
+            _write_fingerprint(args, dx, make_policy, decisions[0], rates, len(episodes))
     write_csv(args.out_jobs, jobs, float_format="%.6g")
     write_csv(args.out_episodes, episodes, float_format="%.6g")
     print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
+    return 0
+
+
+def _write_fingerprint(args, dx, make_policy, decisions, rates, n_episodes: int) -> None:
+    from schedrl.io import read_json
+
+    config = read_json(f"{args.run_dir}/config.json")
+    algo, seed = config["algo"], int(config["seed"])
+    objective = config["env_kwargs"].get("reward", "slowdown")
+    rate = float(config["env_kwargs"]["new_job_rate"]) if algo == dx.DEEPRM_AGENT else None
+    fp = dx.write_agent_fingerprint(
+        args.out_fingerprint, decisions, make_policy.model,
+        agent=dx.agent_name(args.variant, algo, objective, seed, rate=rate), kind="trained", variant=args.variant,
+        algo=algo, objective=objective, seed=seed, protocol=args.protocol, rates=";".join(f"{r:g}" for r in rates),
+        episodes=int(n_episodes), model=make_policy.chosen)
+    print(f"{args.out_fingerprint}: {fp['contested']} contested of {fp['decisions']} decisions"
+          + (f", plays as {fp['plays_as']}" if fp.get("plays_as") else ""))
+
+
+def run_evaluate_reference(args) -> int:
+    import time
+
+    import torch
+
+    from schedrl.papers.deeprm import experiments as dx
+
+    torch.set_num_threads(max(1, args.threads))
+    spec = _spec(args.spec)
+    if args.reference == "untrained" and not args.algo:
+        raise ConfigError("--reference untrained needs --algo (the network to build)")
+    start = time.process_time()
+    out = dx.evaluate_reference(spec, args.variant, args.reference, args.algo, args.seed, args.out_dir)
+    print(f"{args.out_dir}: {sum(len(e) for e in out.values())} episodes under {', '.join(out)} "
+          f"in {time.process_time() - start:.1f} CPU-s")
     return 0
 
 
@@ -183,6 +246,17 @@ def run_claims(args) -> int:
     write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root, budget=budget))
     if args.budget_out:
         write_budget_table(args.budget_out, budget)
+    return 0
+
+
+def run_fingerprints(args) -> int:
+    from schedrl.experiments.fingerprint import fingerprint_table
+    from schedrl.io import write_csv
+    from schedrl.papers.deeprm import experiments as dx
+
+    table = fingerprint_table(dx.fingerprint_files(_spec(args.spec), args.root))
+    write_csv(args.out, table, float_format="%.4g")
+    print(f"{args.out}: {len(table)} fingerprints")
     return 0
 
 

@@ -9,16 +9,28 @@ scale gives a "not comparable" row that says so rather than a guess. Two ``findi
 compare the protocols: the in-sample vs held-out gap, and the jobs never placed (starvation);
 two ``finding-greedy-`` rows say whether A2C and DeepRM's agent beat SJF held out with sampled
 and with greedy actions (``dx.GREEDY``).
+
+No-learning references (issue 41): every RL claim (a claim about trained agents) is computed again
+with the agents replaced by the uniform-random valid policy and by their untrained networks
+(``dx.REFERENCES``: same job sets, seeds and protocol), giving ``random_verdict``,
+``untrained_verdict`` and ``uninformative``; ``plays_as`` names a heuristic or slot the claim's
+agents follow on >= 95% of their contested decisions (their fingerprints). In the claims against
+the DeepRM agent only the SB3 agents are replaced: the trained DeepRM agent stays the yardstick.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from schedrl.errors import InputFileError
+from schedrl.experiments.fingerprint import describe
 from schedrl.papers import paper_values
 from schedrl.papers.deeprm import experiments as dx
+from schedrl.report.claims import reference_fields
 from schedrl.report.convergence import (
     BUDGET_FRACTIONS,
     bootstrap_ci,
@@ -56,18 +68,31 @@ def _fmt(x: float) -> str:
 
 class _Results:
     """Evaluation results under ``protocol``; with ``fraction`` < 1 the agents' episodes are those
-    of their checkpoints at that share of training (``dx.budget_path``; baselines unchanged)."""
+    of their checkpoints at that share of training (``dx.budget_path``; baselines unchanged); with
+    ``reference`` (``dx.REFERENCES``) those of their random or untrained stand-ins."""
 
-    def __init__(self, spec: dict, root, protocol: str = "heldout", fraction: float = 1.0):
+    def __init__(self, spec: dict, root, protocol: str = "heldout", fraction: float = 1.0,
+                 reference: str | None = None):
         self.spec, self.root, self.protocol, self.fraction = spec, root, protocol, float(fraction)
+        self.reference = reference
         self._cache: dict[str, pd.DataFrame] = {}
+
+    def fingerprints(self, variant: str, algos, objective: str | None = "slowdown") -> list[Path]:
+        """Fingerprints of the trained agents ``algos`` (the configured ones) of ``variant`` under
+        this protocol: the agents a claim rests on (``plays_as``)."""
+        if variant not in self.spec["variants"]:
+            return []
+        have = set(self.spec["variants"][variant]["algos"])
+        objectives = [objective] if objective else self.spec["objectives"]
+        return [dx.fingerprint_path(dx.run_dir(self.root, variant, a, o, s), self.protocol)
+                for a in algos if a in have for o in objectives for s in dx.run_seeds(self.spec, a, o)]
 
     def episodes(self, variant: str) -> pd.DataFrame | None:
         if variant not in self.spec["variants"]:
             return None
         if variant not in self._cache:
             frame = dx.episodes_table(self.spec, self.root, variant, protocol=self.protocol,
-                                      baselines=self.protocol in dx.PROTOCOLS)
+                                      baselines=self.protocol in dx.PROTOCOLS, reference=self.reference)
             if self.fraction < 1.0:
                 frame = pd.concat([frame[frame["algo"].isin(dx.BASELINES)],
                                    dx.budget_episodes(self.spec, self.root, variant, self.protocol, self.fraction)],
@@ -76,7 +101,8 @@ class _Results:
         return self._cache[variant]
 
     def deeprm_agent(self) -> pd.DataFrame | None:
-        """DeepRM's agent, held out (at this share of its training)."""
+        """DeepRM's agent, held out (at this share of its training); trained under a reference too
+        (it is the yardstick of the claims that read it)."""
         if self.fraction < 1.0:
             return dx.deeprm_agent_budget_episodes(self.spec, self.root, "heldout", self.fraction)
         return dx.deeprm_agent_episodes(self.spec, self.root)
@@ -112,8 +138,8 @@ class _Results:
         if variant not in self.spec["variants"] or algo not in self.spec["variants"][variant]["algos"]:
             return None
         try:
-            return pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(self.root, variant, algo, "slowdown", s),
-                                                        self.protocol)["jobs"])
+            return pd.concat([dx.read_csv(dx.eval_paths(dx.agent_eval_dir(self.root, variant, algo, "slowdown", s,
+                                                                          self.reference), self.protocol)["jobs"])
                               for s in dx.run_seeds(self.spec, algo, "slowdown")], ignore_index=True)
         except InputFileError:
             return None
@@ -121,12 +147,16 @@ class _Results:
 
 def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, note: str = "", *,
          value: float | None = None, paper: float | None = None, band=None, label: str = "",
-         ci95: str = "", noise: float | None = None, steps: int | None = None) -> dict:
+         ci95: str = "", noise: float | None = None, steps: int | None = None, agents=None) -> dict:
     """A claims row; ``value`` (with the paper's number ``paper`` and its tolerance ``band``) is the
     claim's number that the budget evaluation follows over training (dropped before writing);
-    ``steps``: the training steps of the claim's longest-trained agent (the budget axis)."""
+    ``steps``: the training steps of the claim's longest-trained agent (the budget axis);
+    ``agents``: fingerprint files of the trained agents the claim rests on (an RL claim: it gets the
+    no-learning references; dropped before writing)."""
     row = {"paper": PAPER, "claim_id": claim_id, "claim": claim, "paper_value": paper_value, "ours": ours,
            "verdict": verdict_, "note": note}
+    if agents is not None:
+        row["_agents"] = [str(p) for p in agents]
     if ci95:
         row["ci95"] = ci95
     if value is not None:
@@ -183,7 +213,8 @@ def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, object
                 f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
                 f"{VALUES.describe(key)}{res.load(variant, rate)}",
                 value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise,
-                steps=_steps(res.spec, variant, [algo], objective))
+                steps=_steps(res.spec, variant, [algo], objective),
+                agents=res.fingerprints(variant, [algo], objective) if agent else None)
 
 
 def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseline, metric, rate, objective) -> dict:
@@ -211,7 +242,7 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
     worst = max(have, key=have.get)
     return _row(claim_id, claim, paper_value, ours, result, note, ci95=ci, value=have[worst] / ref - 1,
                 noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}",
-                steps=_steps(res.spec, variant, have, objective))
+                steps=_steps(res.spec, variant, have, objective), agents=res.fingerprints(variant, have, objective))
 
 
 def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant, baseline, metric, rate, objective):
@@ -233,7 +264,8 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
                 f"is at most partly reproduced" + res.load(variant, rate),
                 ci95=f"{dx.label(best)} vs {dx.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
                 value=vals[best] / ref - 1, noise=(hi - lo) / 2,
-                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, variant, vals, objective))
+                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, variant, vals, objective),
+                agents=res.fingerprints(variant, vals, objective))
 
 
 def _high_load(res: _Results, claim_id, variant) -> dict:
@@ -260,7 +292,8 @@ def _high_load(res: _Results, claim_id, variant) -> dict:
         parts.append(f"rate {rate:g} (load {load:.0%}): {_fmt(best)} vs {_fmt(ref)}")
     result = "reproduced" if wins == len(high) else "partly reproduced" if wins else "not reproduced"
     return _row(claim_id, claim, paper_value, "; ".join(parts), result,
-                "best slowdown-trained agent vs best of SJF/Packer, mean slowdown")
+                "best slowdown-trained agent vs best of SJF/Packer, mean slowdown",
+                agents=res.fingerprints(variant, sorted(set(agents["algo"])), "slowdown"))
 
 
 def _withheld(res: _Results, claim_id, variant, algo) -> dict:
@@ -273,9 +306,10 @@ def _withheld(res: _Results, claim_id, variant, algo) -> dict:
     held = jobs[jobs["withheld"].astype(bool)]
     long_len = int(VALUES["withheld_long"])
     long_generated = float((jobs["length"] >= long_len).mean()) if len(jobs) else float("nan")
+    prints = res.fingerprints(variant, [algo], "slowdown")
     if held.empty:
         return _row(claim_id, claim, paper_value, "no job withheld", "not reproduced",
-                    "the agent is work-conserving on these job sets")
+                    "the agent is work-conserving on these job sets", agents=prints)
     share = float((held["length"] >= long_len).mean())
     over = share > 1.5 * long_generated
     result = "reproduced" if share > 0.5 else "partly reproduced" if over else "not reproduced"
@@ -285,7 +319,7 @@ def _withheld(res: _Results, claim_id, variant, algo) -> dict:
         note += f"; only {len(held)} withheld jobs: weak evidence"
     return _row(claim_id, claim, paper_value,
                 f"{share:.0%} of {len(held)} withheld jobs are long (long jobs are {long_generated:.0%} of all)",
-                result, note)
+                result, note, agents=prints)
 
 
 def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
@@ -339,7 +373,8 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
     ref = float(frame.loc[np.isclose(frame["rate"], box), "mean_slowdown"].mean())
     return _row(claim_id, claim, paper_value, "; ".join(parts), result, note + res.load(variant, box), ci95=ci,
                 value=max(abs(v / ref - 1) for v in have.values()), paper=0.0, band=(0.0, REL_TOL),
-                label=f"{claim_id}: largest |gap| to the DeepRM agent", steps=_steps(res.spec, variant, have, "slowdown"))
+                label=f"{claim_id}: largest |gap| to the DeepRM agent", steps=_steps(res.spec, variant, have, "slowdown"),
+                agents=res.fingerprints(variant, have, "slowdown"))
 
 
 def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict]:
@@ -353,16 +388,60 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
         final = _protocol_rows(spec, root, protocol)
         if budget is not None:
             final = _with_budgets(spec, root, protocol, final, budget)
-        for row in final:
-            if row["claim_id"] not in ("acktr", "algorithms"):
-                row = {**row, "claim_id": f"{row['claim_id']}@{protocol}",
-                       "claim": f"{row['claim']} [{protocol}]"}
-            elif protocol != dx.PROTOCOLS[0]:
-                continue
-            rows.append(row)
+        rows += _protocol_ids(final, protocol)
+    rows += _findings(spec, root) + _greedy_findings(spec, root)
+    refs = {ref: _reference_verdicts(spec, root, ref) for ref in dx.REFERENCES}
     for row in rows:
         row.pop("_budget", None)
-    return rows + _findings(spec, root) + _greedy_findings(spec, root)
+        agents = row.pop("_agents", None)
+        if agents is None or row["verdict"] == "not comparable":
+            continue  # not a claim about trained agents (or none here): no references
+        plays = _plays_as(agents)
+        row.update(reference_fields(row["verdict"], refs["random"].get(row["claim_id"], ""),
+                                    refs["untrained"].get(row["claim_id"], ""), plays))
+        if plays:
+            row["note"] = f"{row['note']}; {plays}".lstrip("; ")
+    return rows
+
+
+def _protocol_ids(final: list[dict], protocol: str) -> list[dict]:
+    """Rows of one protocol with ids ``<claim>@<protocol>`` (the two protocol-free rows once)."""
+    out = []
+    for row in final:
+        if row["claim_id"] not in ("acktr", "algorithms"):
+            row = {**row, "claim_id": f"{row['claim_id']}@{protocol}", "claim": f"{row['claim']} [{protocol}]"}
+        elif protocol != dx.PROTOCOLS[0]:
+            continue
+        out.append(row)
+    return out
+
+
+def _reference_verdicts(spec: dict, root, reference: str) -> dict[str, str]:
+    """{claim id: verdict} of every claim computed with the agents replaced by ``reference``; {}
+    when its evaluations are missing (the claims then carry no reference)."""
+    try:
+        rows = []
+        for protocol in dx.PROTOCOLS:
+            rows += _protocol_ids(_protocol_rows(spec, root, protocol, _Results(spec, root, protocol,
+                                                                                  reference=reference)), protocol)
+        rows += _findings(spec, root, reference) + _greedy_findings(spec, root, reference)
+    except InputFileError as exc:
+        print(f"deeprm claims: no {reference} reference ({exc})")
+        return {}
+    return {r["claim_id"]: r["verdict"] for r in rows}
+
+
+def _plays_as(paths: list[str]) -> str:
+    """The pickers the claim's agents follow on >= 95% of their contested decisions, from their
+    fingerprints ("" when none does; each agent named when the claim rests on several)."""
+    prints = [json.loads(Path(p).read_text()) for p in paths if Path(p).is_file()]
+    hits = [(fp.get("agent", ""), describe(fp)) for fp in prints]
+    hits = [(who, text) for who, text in hits if text]
+    if not hits:
+        return ""
+    if len(prints) == 1:
+        return hits[0][1]
+    return "; ".join(f"{who} {text}" for who, text in hits)
 
 
 def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[dict]) -> list[dict]:
@@ -403,10 +482,11 @@ def _with_budgets(spec: dict, root, protocol: str, final: list[dict], out: list[
     return rows
 
 
-def _findings(spec: dict, root) -> list[dict]:
+def _findings(spec: dict, root, reference: str | None = None) -> list[dict]:
     """In-sample vs held-out gap and starvation (discrete phase 2, A2C trained for slowdown)."""
     variant, algo, rate = "discrete-image", "a2c", spec["eval"]["box_rate"]
-    held, rep = _Results(spec, root, "heldout"), _Results(spec, root, "report")
+    held = _Results(spec, root, "heldout", reference=reference)
+    rep = _Results(spec, root, "report", reference=reference)
     if variant not in spec["variants"] or algo not in spec["variants"][variant]["algos"]:
         return [_missing("finding-insample-gap", "RL beats SJF in-sample but not held out", "", "A2C"),
                 _missing("finding-starvation", "Agents never place some long jobs", "", "A2C")]
@@ -437,21 +517,22 @@ def _findings(spec: dict, root) -> list[dict]:
              "(report protocol) shrinks or vanishes on held-out job sets", "RL beats SJF (report, in-sample)", gap,
              "reproduced" if out_all > ins else "not reproduced",
              "reproduced = the A2C/SJF ratio is worse held out (all jobs) than in-sample; our finding, not the "
-             "report's claim"),
+             "report's claim", agents=held.fingerprints(variant, [algo]) + rep.fingerprints(variant, [algo])),
         _row("finding-starvation", "Discrete phase 2, rate 0.7: agents withhold long jobs for good, which "
              "placed-only counting hides", "report §5.1.2: agents withhold large jobs", starve,
              "reproduced" if never > 0 and long_share >= 0.5 else "not reproduced",
              "held-out protocol, episodes run until every job finished (cap "
-             f"{spec['eval'].get('episode_max_length', 2000)}); never-placed jobs count with their slowdown so far"),
+             f"{spec['eval'].get('episode_max_length', 2000)}); never-placed jobs count with their slowdown so far",
+             agents=held.fingerprints(variant, [algo])),
     ]
 
 
-def _greedy_findings(spec: dict, root) -> list[dict]:
+def _greedy_findings(spec: dict, root, reference: str | None = None) -> list[dict]:
     """Held-out at the box rate, every job counted: does the agent beat SJF with sampled actions
     and with greedy ones? One row for A2C (discrete phase 2, trained for slowdown) and one for
     DeepRM's own agent (at its own training rate), when configured."""
     variant, rate = "discrete-image", float(spec["eval"]["box_rate"])
-    held, greedy = _Results(spec, root, "heldout"), _Results(spec, root, dx.GREEDY)
+    held, greedy = _Results(spec, root, "heldout", reference=reference), _Results(spec, root, dx.GREEDY, reference=reference)
     sjf = held.episodes(variant) if variant in spec["variants"] else None
     claim = "Held-out job sets at rate {rate:g}, every job counted: {who} beats SJF with sampled and with greedy actions"
     rows = []
@@ -465,9 +546,13 @@ def _greedy_findings(spec: dict, root) -> list[dict]:
             rows.append(_missing(claim_id, text, "", f"{dx.label(algo)} in {variant}"))
             continue
         if algo == dx.DEEPRM_AGENT:
-            frames = {m: dx.deeprm_agent_episodes(spec, root, p) for m, p in (("sampled", "heldout"), ("greedy", dx.GREEDY))}
+            frames = {m: dx.deeprm_agent_episodes(spec, root, p, reference)
+                      for m, p in (("sampled", "heldout"), ("greedy", dx.GREEDY))}
+            prints = [dx.fingerprint_path(dx.deeprm_agent_dir(root, agent["variant"], r, s), p)
+                      for p in ("heldout", dx.GREEDY) for r, s in dx.deeprm_agent_runs(spec) if np.isclose(r, rate)]
         else:
             frames = {"sampled": held.episodes(variant), "greedy": greedy.episodes(variant)}
+            prints = held.fingerprints(variant, [algo]) + greedy.fingerprints(variant, [algo])
         frames["SJF"] = sjf
         vals = {}
         for mode, frame in frames.items():
@@ -484,7 +569,7 @@ def _greedy_findings(spec: dict, root) -> list[dict]:
                          "our finding, not the report's claim: reproduced = beats SJF (mean slowdown over every "
                          f"job, margin {MARGIN:.0%}) both ways, partly = one way only ({', '.join(wins) or 'neither'}); "
                          f"{spec['eval']['episodes']} held-out job sets, episodes run until every job finished "
-                         f"(cap {spec['eval'].get('episode_max_length', 2000)})"))
+                         f"(cap {spec['eval'].get('episode_max_length', 2000)})", agents=prints))
     return rows
 
 

@@ -324,6 +324,7 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
         return sb3_policy(model, deterministic=deterministic)
 
     make_policy.chosen = chosen
+    make_policy.model = model  # the fingerprint reads the played model's scores
     return make_policy, dict(config["env_kwargs"])
 
 
@@ -427,8 +428,10 @@ def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, thre
                     on_mismatch="restart")
 
 
-def deeprm_agent_episodes(spec: dict, root: str | Path, protocol: str = "heldout") -> pd.DataFrame | None:
-    """Evaluation episodes of the DeepRM agent, each run at its own training rate (None if not configured)."""
+def deeprm_agent_episodes(spec: dict, root: str | Path, protocol: str = "heldout",
+                          reference: str | None = None) -> pd.DataFrame | None:
+    """Evaluation episodes of the DeepRM agent, each run at its own training rate (None if not
+    configured); with ``reference`` its random or untrained stand-in's episodes at those rates."""
     agent = spec.get("deeprm_agent")
     if not agent:
         return None
@@ -438,6 +441,8 @@ def deeprm_agent_episodes(spec: dict, root: str | Path, protocol: str = "heldout
     if not runs:
         return None
     for (rate, seed), path in zip(runs, deeprm_agent_paths(spec, root, protocol=protocol)):
+        if reference:
+            path = eval_paths(reference_dir(root, agent["variant"], reference, DEEPRM_AGENT, seed), protocol)["episodes"]
         frame = at_rate(read_csv(path), rate)
         frames.append(frame.assign(policy=DEEPRM_AGENT_LABEL, algo=DEEPRM_AGENT, objective="slowdown", seed=seed))
     return pd.concat(frames, ignore_index=True)
@@ -503,12 +508,14 @@ def run_checkpoint_every(spec: dict, variant: str, algo: str, objective: str) ->
 
 
 def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=None, algos=None,
-                   baselines: bool = True, protocol: str = "heldout") -> pd.DataFrame:
+                   baselines: bool = True, protocol: str = "heldout", reference: str | None = None) -> pd.DataFrame:
     """Every evaluation episode of a variant under ``protocol``: columns policy, algo, objective,
-    seed, rate, load, ..."""
+    seed, rate, load, ... With ``reference`` (``REFERENCES``) each agent's rows are its random or
+    untrained stand-in's, under the agent's labels."""
     frames = []
     for algo, objective, seed in agent_runs(spec, variant, objectives, algos):
-        frame = read_csv(eval_paths(run_dir(root, variant, algo, objective, seed), protocol)["episodes"])
+        folder = agent_eval_dir(root, variant, algo, objective, seed, reference)
+        frame = read_csv(eval_paths(folder, protocol)["episodes"])
         frames.append(frame.assign(policy=label(algo, objective), algo=algo, objective=objective, seed=seed))
     if baselines:
         for name in spec["baselines"]:
@@ -778,3 +785,269 @@ def estimate_core_hours(spec: dict) -> dict:
     rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + 2 * len(pg_runs) + 30
     return {"runs": runs, "sb3": sb3 / 3600, "steps": steps, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
             "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600}
+
+
+# ---------------------------------------------------------------------------------------------
+# What did the agents learn (issue 41): a behaviour fingerprint of every evaluated agent, recorded
+# while its evaluation plays, and the no-learning references every RL claim is recomputed with: the
+# uniform-random valid policy and the untrained network, played through the same evaluation.
+
+REFERENCES = ("random", "untrained")
+KINDS = ("trained",) + REFERENCES
+REFERENCE_LABEL = {"random": "uniform-random valid policy", "untrained": "untrained network"}
+
+
+def fingerprint_path(folder: str | Path, protocol: str) -> Path:
+    """The fingerprint of the agent played in ``folder`` under ``protocol`` (beside its CSVs)."""
+    return Path(folder) / f"eval_{protocol}_fingerprint.json"
+
+
+def reference_dir(root: str | Path, variant: str, reference: str, algo: str, seed: int | str) -> Path:
+    """Folder of a no-learning reference's evaluations. The random policy depends on its seed only
+    (one per variant and seed, whatever the algorithm); the untrained network on its architecture
+    and seed (one per variant, algorithm and seed: the objective changes the reward, not the weights
+    a seed draws)."""
+    if reference == "random":
+        return Path(root) / variant / "reference" / "random" / f"seed{seed}"
+    if reference == "untrained":
+        return Path(root) / variant / "reference" / "untrained" / algo / f"seed{seed}"
+    raise ConfigError(f"unknown reference '{reference}' (choose from: {', '.join(REFERENCES)})")
+
+
+def reference_runs(spec: dict) -> list[tuple[str, str, str, int]]:
+    """(variant, reference, algo, seed) of every reference evaluation the claims need, once each
+    (random: algo ""), the DeepRM agent's untrained network included."""
+    out: list[tuple[str, str, str, int]] = []
+    for variant in spec["variants"]:
+        for algo, _, seed in agent_runs(spec, variant):
+            out += [(variant, "random", "", seed), (variant, "untrained", algo, seed)]
+    agent = spec.get("deeprm_agent")
+    for _, seed in deeprm_agent_runs(spec):
+        out += [(agent["variant"], "random", "", seed), (agent["variant"], "untrained", DEEPRM_AGENT, seed)]
+    return list(dict.fromkeys(out))
+
+
+def reference_outputs(folder: str | Path) -> list[Path]:
+    """Every file a reference evaluation writes: jobs, episodes and fingerprint per agent protocol."""
+    out = []
+    for protocol in AGENT_PROTOCOLS:
+        paths = eval_paths(folder, protocol)
+        out += [paths["jobs"], paths["episodes"], fingerprint_path(folder, protocol)]
+    return out
+
+
+def reference_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(p) for v, ref, algo, seed in reference_runs(spec)
+            for p in reference_outputs(reference_dir(root, v, ref, algo, seed))]
+
+
+def agent_eval_dir(root: str | Path, variant: str, algo: str, objective: str, seed: int,
+                   reference: str | None = None) -> Path:
+    """Where the agent (algo, objective, seed)'s evaluations are, or those of its ``reference``."""
+    if reference:
+        return reference_dir(root, variant, reference, algo, seed)
+    return run_dir(root, variant, algo, objective, seed)
+
+
+def fingerprint_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Every evaluated agent's fingerprint: SB3 runs and DeepRM's agent (each protocol it is played
+    under) and the references; ``fingerprints.csv`` has one row per file."""
+    files = []
+    for protocol in AGENT_PROTOCOLS:
+        for variant in spec["variants"]:
+            files += [str(fingerprint_path(run_dir(root, variant, a, o, s), protocol)) for a, o, s in agent_runs(spec, variant)]
+        files += [str(fingerprint_path(p.parent, protocol)) for p in deeprm_agent_paths(spec, root, protocol=protocol)]
+    return files + [f for f in reference_files(spec, root) if f.endswith("_fingerprint.json")]
+
+
+def valid_mask(env) -> np.ndarray:
+    """Valid actions as one mask over the discrete actions (multi-binary: the slots that fit, then
+    void). The core's ``fingerprint.valid_actions`` takes gymnasium's ``MultiBinary`` for a
+    ``Discrete`` (both have ``n``) and returns the raw (2 x slots) mask there; this reads the space's
+    type instead."""
+    from gymnasium import spaces
+
+    base = env.unwrapped
+    mask = np.asarray(base.action_masks(), dtype=bool)
+    return mask if isinstance(base.action_space, spaces.Discrete) else np.append(mask[1::2], True)
+
+
+def _recorder():
+    """A ``FingerprintRecorder`` whose masks and window rows come from ``valid_mask`` (one row per
+    action, void a NaN row), so multi-binary agents are recorded too."""
+    from schedrl.experiments.fingerprint import (
+        FingerprintRecorder,
+        discrete_action,
+        heuristic_picks,
+        window_jobs,
+    )
+
+    class Recorder(FingerprintRecorder):
+        def record(self, obs, action) -> None:
+            mask = valid_mask(self.env)
+            if mask.sum() < 2:
+                self.decisions.total += 1
+                return
+            jobs = window_jobs(self.env)[: len(mask)]
+            if len(jobs) < len(mask):
+                jobs = np.vstack([jobs, np.full((len(mask) - len(jobs), 3), np.nan)])
+            self.decisions.add(mask, discrete_action(action, mask), heuristic_picks(jobs, mask),
+                               self.policy_input(obs, self.env))
+
+    return Recorder(None)
+
+
+def random_policy_factory(seed: int) -> Callable:
+    """``make_policy(env)`` of the uniform-random valid policy: a seeded choice among the actions
+    ``action_masks()`` allows (multi-binary: a fitting slot or void, as a one-hot vector), reseeded
+    for every rate as the agents' sampler is."""
+    from gymnasium import spaces
+
+    def make_policy(env):
+        rng = np.random.default_rng(int(seed))
+        discrete = isinstance(env.action_space, spaces.Discrete)
+
+        def policy(obs, info=None):
+            mask = valid_mask(env)
+            a = int(rng.choice(np.flatnonzero(mask)))
+            if discrete:
+                return a
+            bits = np.zeros(len(mask) - 1, dtype=np.int8)
+            if a < len(bits):
+                bits[a] = 1
+            return bits
+
+        policy.__name__ = "uniform_random_valid"
+        return policy
+
+    return make_policy
+
+
+def untrained_model(spec: dict, variant: str, algo: str, seed: int):
+    """The network ``algo`` starts its training from in ``variant`` with ``seed``: the same
+    hyperparameter block (``deeprm-<variant>``, as the training rule passes it) and the same
+    constructor call with the same seed, no training step. DeepRM's agent as ``train_reinforce``
+    builds it (torch seeded, then the network)."""
+    import torch
+
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.envs import make_env
+
+    if algo == DEEPRM_AGENT:
+        from schedrl.agents.reinforce import ReinforceConfig, make_policy
+
+        agent = spec["deeprm_agent"]
+        hp = load_hyperparams(DEEPRM_AGENT, hyperparams_variant(agent["variant"]),
+                              overrides={"trajectories": int(agent["trajectories"])})
+        env = make_env(ENV_ID, deeprm_agent_env_kwargs(spec, float(agent["rates"][0])), WRAPPERS)
+        try:
+            torch.manual_seed(int(seed))
+            return make_policy(env, ReinforceConfig.from_dict(hp))
+        finally:
+            env.close()
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.agents.registry import algo_class, is_off_policy
+
+    hp = load_hyperparams(algo, f"deeprm-{variant}")
+    policy, n_envs, kwargs = resolve_hyperparams(algo, hp)
+    if is_off_policy(algo):
+        kwargs["buffer_size"] = 1  # the replay buffer draws nothing from the seeded RNGs; spare its memory
+    kwargs.setdefault("device", "cpu")
+    train_kwargs = env_kwargs(spec, variant, "slowdown")
+    venv = DummyVecEnv([lambda: make_env(ENV_ID, train_kwargs, WRAPPERS) for _ in range(n_envs)])
+    try:
+        return algo_class(algo)(policy, venv, seed=int(seed), verbose=0, **kwargs)
+    finally:
+        venv.close()
+
+
+def model_policy_factory(model, deterministic: bool, seed: int) -> Callable:
+    """``make_policy(env)`` of a model (trained or not), its sampler reseeded for every rate."""
+    import torch
+
+    from schedrl.envs.rollout import sb3_policy
+
+    def make_policy(env):
+        torch.manual_seed(seed)
+        return sb3_policy(model, deterministic=deterministic)
+
+    make_policy.model = model
+    return make_policy
+
+
+def agent_view(model):
+    """The fingerprint's view of a model: REINFORCE's logits or an SB3 model's (none for random)."""
+    from schedrl.experiments.fingerprint import AgentView, reinforce_view, sb3_view
+
+    if model is None:
+        return AgentView()
+    from schedrl.agents.reinforce import ReinforcePolicy
+
+    return reinforce_view(model) if isinstance(model, ReinforcePolicy) else sb3_view(model)
+
+
+def evaluate_recorded(make_policy: Callable, kwargs: dict, rates: Iterable[float], episodes: int,
+                      jobset_seed: int, protocol: str):
+    """``evaluate_over_rates`` with every decision recorded for the fingerprint (the recorder only
+    reads the env, so the episodes are those of an unrecorded evaluation). Returns (jobs, episodes,
+    decisions)."""
+    recorder = _recorder()
+
+    def recorded(env):
+        recorder.env = env  # one env per rate; the decisions of every rate pool
+        return recorder.wrap(make_policy(env))
+
+    jobs, table = evaluate_over_rates(recorded, kwargs, rates, episodes, jobset_seed, protocol=protocol)
+    return jobs, table, recorder.decisions
+
+
+def write_agent_fingerprint(path: str | Path, decisions, played, /, **meta) -> dict:
+    """Fingerprint ``decisions`` with the view of the ``played`` model (None: random play) and
+    write ``path`` with ``meta``; returns the fingerprint."""
+    from schedrl.experiments.fingerprint import fingerprint, write_fingerprint
+
+    fp = fingerprint(decisions, agent_view(played))
+    write_fingerprint(path, fp, **meta)
+    return fp
+
+
+def agent_name(variant: str, algo: str, objective: str, seed: int | str, kind: str = "trained",
+               rate: float | None = None) -> str:
+    """Readable name of an evaluated agent, e.g. "A2C (slowdown) discrete-image seed 0"."""
+    if kind == "random":
+        return f"random valid policy {variant} seed {seed}"
+    who = label(algo, objective or None)
+    if algo == DEEPRM_AGENT and rate is not None:
+        who += f" rate {rate:g}"
+    return f"{who} {variant} seed {seed}" + (" untrained" if kind == "untrained" else "")
+
+
+def evaluate_reference(spec: dict, variant: str, reference: str, algo: str, seed: int, folder: str | Path) -> dict:
+    """Play a no-learning reference under every agent protocol as the trained agents are played
+    (same job sets, rates, sampling seed, overrides; the report protocol's best-in-sample choice has
+    nothing to choose from) and write its CSVs and fingerprints into ``folder``. Returns
+    {protocol: episodes table}."""
+    from schedrl.io import write_csv
+
+    model = untrained_model(spec, variant, algo, seed) if reference == "untrained" else None
+    base = env_kwargs(spec, variant, "slowdown")
+    out = {}
+    for protocol in AGENT_PROTOCOLS:
+        setup = protocol_setup(spec, protocol)
+        make_policy = (random_policy_factory(seed) if model is None
+                       else model_policy_factory(model, setup["deterministic"], setup["jobset_seed"]))
+        jobs, episodes, decisions = evaluate_recorded(make_policy, {**base, **setup["overrides"]}, setup["rates"],
+                                                      setup["episodes"], setup["jobset_seed"], protocol)
+        episodes["model"] = reference
+        paths = eval_paths(folder, protocol)
+        write_csv(paths["jobs"], jobs, float_format="%.6g")
+        write_csv(paths["episodes"], episodes, float_format="%.6g")
+        write_agent_fingerprint(fingerprint_path(folder, protocol), decisions, model,
+                                agent=agent_name(variant, algo, "", seed, reference), kind=reference,
+                                variant=variant, algo=algo or "random", objective="", seed=int(seed),
+                                protocol=protocol, rates=";".join(f"{r:g}" for r in setup["rates"]),
+                                episodes=int(len(episodes)))
+        out[protocol] = episodes
+    return out
