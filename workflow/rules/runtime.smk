@@ -15,13 +15,19 @@
 #                                                        evaluation_budget.csv (checkpoints 1/8, 1/4, 1/2)
 #   results/runtime/claims_budget.csv, figures/runtime/budget.{png,pdf,csv}  RL claims against training budget
 #   figures/runtime/{table5,table6}.{png,pdf,csv,md}, figures/runtime/{curves,sensitivity}.{png,pdf,csv}
-#   results/runtime/claims.csv                           claims of Tables 4-6 (+ sensitivity)
+#   results/runtime/claims.csv                           claims of Tables 4-6 (+ sensitivity), RL claims with
+#                                                        the no-learning references' verdicts (issue 41)
+#   results/runtime/agents/.../fingerprint.json          what each agent plays (schedrl.experiments.fingerprint)
+#   results/runtime/references/{random,untrained}/{method}/{train}/{grid}/{rep}/  the references' evaluation.csv
+#                                                        and fingerprint.json (same protocol, no training)
+#   results/runtime/fingerprints.csv                     one row per evaluated agent, references included
 import json
 
 from schedrl.agents.hyperparams import hyperparams_file
 from schedrl.papers.runtime import budget as RB
 from schedrl.papers.runtime import experiments as RX
 from schedrl.papers.runtime import figures as RUNTIME_FIGURES
+from schedrl.papers.runtime import references as RREF
 
 RUNTIME = cfg("runtime", default={})
 try:
@@ -32,6 +38,10 @@ except ConfigError as _exc:
 RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
 RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace("seed0", "{rt_rep}")
 RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
+RUNTIME_REF = str(RREF.reference_dir(RX.ROOT, "{rt_ref}", "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace(
+    "seed0", "{rt_rep}")
+RUNTIME_REFERENCES = [f for ref in RREF.REFERENCES for f in RREF.reference_files(RUNTIME, ref)] if "agents" in RUNTIME else []
+RUNTIME_FINGERPRINTS = RREF.fingerprint_files(RUNTIME) if "agents" in RUNTIME else []
 
 
 def runtime_draw(wildcards):
@@ -66,6 +76,7 @@ RUNTIME_SIM_STEP = RUNTIME_T4.get("sim_step", 60)
 wildcard_constraints:
     rt_workload=alternatives(RX.WORKLOADS),
     rt_method=alternatives(RX.METHODS),
+    rt_ref=alternatives(RREF.REFERENCES),
     rt_train=alternatives(RX.TRAIN_WORKLOADS),
     rt_grid=r"T\d+-M\d+-K\d+",
     rt_rep=r"(draw[1-9]\d*-)?seed\d+",
@@ -211,7 +222,8 @@ rule runtime_evaluate:
         model=f"{RUNTIME_RUN}/model.zip",
         swf=runtime_draw_swfs,
     output:
-        str(RX.eval_path(RUNTIME_RUN)),
+        evaluation=str(RX.eval_path(RUNTIME_RUN)),
+        fingerprint=f"{RUNTIME_RUN}/fingerprint.json",
     params:
         spec=RUNTIME_SPEC,
         run_dir=RUNTIME_RUN,
@@ -226,8 +238,52 @@ rule runtime_evaluate:
     conda:
         CONDA_ENV
     shell:
-        "schedrl runtime evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "schedrl runtime evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output.evaluation:q} "
         "--threads {threads} > {log:q} 2>&1"
+
+
+# No-learning references (issue 41): per training run, uniform-random valid play and the untrained
+# network (the run's seed and hyperparameters, no training step) under the same evaluation protocol;
+# they need no trained model, so they run beside training.
+rule runtime_evaluate_reference:
+    input:
+        swf=runtime_draw_swfs,
+    output:
+        evaluation=str(RX.eval_path(RUNTIME_REF)),
+        fingerprint=f"{RUNTIME_REF}/fingerprint.json",
+    params:
+        spec=RUNTIME_SPEC,
+        seed=runtime_seed,
+        draw=runtime_draw,
+    log:
+        "logs/runtime/references/{rt_ref}/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.log",
+    benchmark:
+        "benchmarks/results/runtime/references/{rt_ref}/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime evaluate-reference --spec {params.spec:q} --reference {wildcards.rt_ref} "
+        "--method {wildcards.rt_method} --workload {wildcards.rt_train} --grid {wildcards.rt_grid} "
+        "--seed {params.seed} --draw {params.draw} --out {output.evaluation:q} --threads {threads} > {log:q} 2>&1"
+
+
+rule runtime_fingerprints:
+    input:
+        RUNTIME_FINGERPRINTS,
+    output:
+        f"{RX.ROOT}/fingerprints.csv",
+    params:
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/fingerprints.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime fingerprints --spec {params.spec:q} --root {RX.ROOT} --out {output:q} > {log:q} 2>&1"
 
 
 rule runtime_evaluate_budget:
@@ -330,6 +386,8 @@ rule runtime_claims:
         heuristics=RUNTIME_HEURISTICS,
         evaluations=RX.evaluation_files(RUNTIME),
         budget=RB.budget_files(RUNTIME),
+        references=RUNTIME_REFERENCES,
+        fingerprints=[f for f in RUNTIME_FINGERPRINTS if "/agents/" in f],
         values=RUNTIME_VALUES,
     output:
         claims=f"{RX.ROOT}/claims.csv",
@@ -363,4 +421,6 @@ rule runtime_budget:
 
 
 register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)
+if RUNTIME_FINGERPRINTS:
+    register("runtime", rules.runtime_fingerprints.output[0])
 REPORT_SECTIONS.extend([rules.runtime_table4.output.md, rules.runtime_table5.output.md, rules.runtime_table6.output.md])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from schedrl.commands import (
     add_claims_step,
     add_figure_step,
@@ -72,6 +74,31 @@ def register(subparsers) -> None:
     add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
+    r = sub.add_parser("evaluate-reference", help="play a no-learning reference in place of one trained run",
+                       description="Play 'random' (uniform among the valid actions) or 'untrained' (the run's "
+                       "network built with its seed, no training step) under the final evaluation's protocol "
+                       "(same cases and episode seeds) in place of run METHOD x WORKLOAD x GRID x SEED x DRAW; one "
+                       "row per episode, and the player's fingerprint.json beside --out. Needs no trained model.")
+    add_spec_options(r, "runtime")
+    r.add_argument("--reference", required=True, choices=("random", "untrained"), help="which reference")
+    r.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
+    r.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
+    r.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4")
+    r.add_argument("--seed", type=int, required=True, help="the run's seed (the untrained network's)")
+    r.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads")
+    r.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    add_threads_option(r)
+    r.set_defaults(func=run_evaluate_reference)
+
+    f = sub.add_parser("fingerprints", help="gather every evaluated agent's fingerprint.json into one CSV",
+                       description="One row per trained agent and per no-learning reference of --spec "
+                       "(results/runtime/fingerprints.csv): agreement with FCFS/SJF/smallest-area/largest and "
+                       "each window slot over contested decisions, entropy, spreads, dead units.")
+    add_spec_options(f, "runtime")
+    f.add_argument("--root", default="results/runtime", help="results folder of the runs")
+    f.add_argument("--out", required=True, metavar="CSV", help="table to write")
+    f.set_defaults(func=run_fingerprints)
+
     b = sub.add_parser("evaluate-budget", help="play a run's 1/8, 1/4 and 1/2 checkpoints (claims at each budget)",
                        description="Play the checkpoints training kept at 1/8, 1/4 and 1/2 of its steps under the "
                        "final evaluation's protocol (same episode seeds, sampled actions) on the agent's own half "
@@ -128,6 +155,58 @@ def run_evaluate(args) -> int:
     table = rx.evaluate(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
     print(f"{args.out}: {len(table)} episodes")
     return 0
+
+
+def run_evaluate_reference(args) -> int:
+    from schedrl.papers.runtime import references
+
+    table = references.evaluate_reference(args.reference, _spec(args.spec), args.method, args.workload, args.grid,
+                                          args.seed, args.draw, args.out, threads=args.threads)
+    print(f"{args.out}: {len(table)} episodes ({args.reference})")
+    return 0
+
+
+def run_fingerprints(args) -> int:
+    from schedrl.papers.runtime import references
+
+    table = references.write_fingerprints(references.fingerprint_files(_spec(args.spec), args.root), args.out)
+    print(f"{args.out}: {len(table)} agents")
+    return 0
+
+
+def _references(spec: dict, root: str) -> dict:
+    """Reference name -> its evaluation rows; {} (with a warning) when none was played yet."""
+    from pathlib import Path
+
+    from schedrl.errors import InputFileError
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import references
+
+    files = {ref: references.reference_files(spec, ref, root) for ref in references.REFERENCES}
+    present = [f for fs in files.values() for f in fs if Path(f).exists()]
+    if not present:
+        print("schedrl: runtime claims: no reference evaluations ('schedrl runtime evaluate-reference'): "
+              "the reference columns stay empty", file=sys.stderr)
+        return {}
+    missing = [f for fs in files.values() for f in fs if not Path(f).exists()]
+    if missing:
+        raise InputFileError(missing[0], f"missing ({len(missing)} reference evaluations missing)")
+    return {ref: rx.read_evaluations(fs) for ref, fs in files.items()}
+
+
+def _plays(spec: dict, root: str, evals) -> dict:
+    """claim id -> what the tuned trained agents play as (their fingerprint.json files)."""
+    from pathlib import Path
+
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import references
+
+    fps = {}
+    for m, w, g, s, d, run in rx.runs(spec, root):
+        path = Path(run) / "fingerprint.json"
+        if path.exists():
+            fps[(m, w, g, s, d)] = references.read_fingerprint(path)
+    return references.claim_plays_as(fps, rx.best_grid(evals)) if fps else {}
 
 
 def run_evaluate_budget(args) -> int:
@@ -193,6 +272,7 @@ def run_claims(args) -> int:
         rows = claims.claims_rows(t4, figures.table5_frame(evals, heur), figures.table6_frame(evals),
                                   figures.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),
                                   budgets=budgets, per_draw=budget.per_draw_counts(evals, spec, args.root),
-                                  heuristics=heur)
+                                  heuristics=heur, references=_references(spec, args.root),
+                                  plays=_plays(spec, args.root, evals))
     write_paper_claims(args.out, rows)
     return 0

@@ -307,16 +307,54 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
 def claims_rows(table4: pd.DataFrame, table5: pd.DataFrame | None = None, table6: pd.DataFrame | None = None,
                 sensitivity: pd.DataFrame | None = None, seed: int = 0, *, evals: pd.DataFrame | None = None,
                 budgets: dict | None = None, per_draw: dict | None = None,
-                heuristics: pd.DataFrame | None = None) -> list[dict]:
+                heuristics: pd.DataFrame | None = None, references: dict[str, pd.DataFrame] | None = None,
+                plays: dict[str, str] | None = None) -> list[dict]:
     """All claims: Table 4 (``figures.table4``'s long table) and, when given, Tables 5-6 and the
     sensitivity study (``figures.table5_frame`` / ``table6_frame`` / ``sensitivity_frame``);
     ``evals`` (tuned per-episode rows) add 95% intervals, ``budgets`` the convergence columns,
     ``per_draw`` each count per Lublin draw; ``heuristics`` (workload x algorithm, the mean over
-    the draws the agents ran on) is what the RL claims compare with (default: Table 4's draw)."""
+    the draws the agents ran on) is what the RL claims compare with (default: Table 4's draw).
+    ``references``: reference name (``random``, ``untrained``) -> its per-episode evaluation rows
+    (all grid points, as the trained ``evals`` before tuning): every RL claim is counted again on
+    them by the same rules and carries their verdicts (``REFERENCE_COLUMNS``); ``plays``: claim id
+    -> what its agents play as (``references.claim_plays_as``; key "" for the default)."""
     note = f"our Lublin draws (seed {seed}) differ from the paper's"
     rows = heuristic_claims(table4, ALGORITHMS, paper_name=PAPER, tolerance=VALUES.tolerance("table4", "abs"),
                             note=note, claim_prefix="table4")
     t4 = table4.pivot(index="workload", columns="algorithm", values="ours") if table5 is not None else None
     if heuristics is not None and t4 is not None:
         t4 = heuristics
-    return rows + rl_claims(table5, t4, table6, sensitivity, note, evals=evals, budgets=budgets, per_draw=per_draw)
+    rl = rl_claims(table5, t4, table6, sensitivity, note, evals=evals, budgets=budgets, per_draw=per_draw)
+    if references:
+        add_references(rl, {ref: reference_claims(ref_evals, t4, note) for ref, ref_evals in references.items()},
+                       plays or {})
+    return rows + rl
+
+
+def reference_claims(evals: pd.DataFrame, heuristics: pd.DataFrame | None, note: str = "") -> list[dict]:
+    """The RL claims with a reference's evaluation rows in place of the trained agents': the same
+    tuning rule, tables, counts and interval guards."""
+    from schedrl.papers.runtime import figures
+    from schedrl.papers.runtime.experiments import tuned
+
+    return rl_claims(figures.table5_frame(evals, heuristics), heuristics, figures.table6_frame(evals),
+                     figures.sensitivity_frame(evals), note, evals=tuned(evals))
+
+
+def add_references(rows: list[dict], refs: dict[str, list[dict]], plays: dict[str, str]) -> None:
+    """Fill the reference columns of RL claim rows in place, and say in the note what the
+    references count and what the agents play as."""
+    from schedrl.report.claims import reference_fields
+
+    by = {ref: {r["claim_id"]: r for r in ref_rows} for ref, ref_rows in refs.items()}
+    for row in rows:
+        cid = row["claim_id"]
+        got = {ref: by[ref].get(cid) for ref in by}
+        plays_as = plays.get(cid, plays.get("", ""))
+        row.update(reference_fields(row["verdict"], (got.get("random") or {}).get("verdict", ""),
+                                    (got.get("untrained") or {}).get("verdict", ""), plays_as))
+        said = [f"{'random play' if ref == 'random' else 'untrained network'} {r['ours']} ({r['verdict']})"
+                for ref, r in got.items() if r]
+        extra = ([f"no-learning references: {', '.join(said)}"] if said else []) + ([plays_as] if plays_as else [])
+        if extra:
+            row["note"] = "; ".join([row["note"], *extra]) if row.get("note") else "; ".join(extra)

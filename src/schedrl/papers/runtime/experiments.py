@@ -238,17 +238,25 @@ def budget_steps(steps: int) -> list[int]:
     return [max(1, int(round(f * steps))) for f in BUDGET_FRACTIONS if f < 1]
 
 
-def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool) -> list[dict]:
+def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool, recorder=None) -> list[dict]:
     """Play one episode in each env at once (env k reset with ``seeds[k]``), one batched forward
     pass per step: the per-call overhead of ``model.predict`` dominates a single 800-input
-    observation. Returns per episode: seed, reward, length, truncated, the final info's schedule."""
+    observation. ``model``: anything with SB3's ``predict(obs, deterministic=...)``, or a callable
+    ``(obs batch, env indices) -> actions`` (the references' random player). ``recorder``: a
+    ``references.LockstepRecorder`` that sees every decision (the behaviour fingerprint). Returns
+    per episode: seed, reward, length, truncated, the final info's schedule."""
     obs = np.stack([env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds, strict=True)])
     live = list(range(len(envs)))
     out = [{"seed": int(seed), "reward": 0.0, "length": 0} for seed in seeds]
     while live:
-        actions, _ = model.predict(obs[live], deterministic=deterministic)
+        if hasattr(model, "predict"):
+            actions, _ = model.predict(obs[live], deterministic=deterministic)
+        else:
+            actions = model(obs[live], live)
         still = []
         for k, action in zip(live, np.asarray(actions).reshape(-1)):
+            if recorder is not None:  # before the step: the mask and window the action was chosen on
+                recorder.record(k, obs[k], int(action))
             o, r, term, trunc, info = envs[k].step(int(action))
             obs[k] = o
             out[k]["reward"] += float(r)
@@ -266,17 +274,14 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
              model_file: str | Path | None = None, estimators: bool = True, episodes: int | None = None):
     """Play a trained run on its own "a" half and every "b" half (oracle estimates), and on the
     same-tendency "b" half under each other estimator; write one row per episode to ``out`` (none:
-    only return it). ``model_file``: a checkpoint instead of the final model (``budget.py``);
-    ``estimators``: False plays the oracle cases only; ``episodes``: the first that many of the
-    spec's episodes per case (same seeds), default all."""
-    import pandas as pd
+    only return it) and, beside it, the agent's behaviour fingerprint (``fingerprint.json``, from
+    every decision of these episodes). ``model_file``: a checkpoint instead of the final model
+    (``budget.py``); ``estimators``: False plays the oracle cases only; ``episodes``: the first that
+    many of the spec's episodes per case (same seeds), default all."""
     import torch
 
     from schedrl.agents.registry import algo_class
-    from schedrl.experiments.envs import make_env
     from schedrl.experiments.evaluate import load_run
-    from schedrl.io import atomic_path
-    from schedrl.metrics import runtime_utilization
 
     torch.set_num_threads(max(1, int(threads)))
     model, config = load_run(run)
@@ -285,6 +290,33 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
     parts = config["variant"].split("/")
     method, train, grid = parts[1:4]
     draw = int(parts[4][4:]) if len(parts) > 4 else 0
+    table, recorder = play_cases(spec, method, train, grid, draw, int(config["seed"]), model,
+                                 estimators=estimators, episodes=episodes, record=out is not None,
+                                 env_id=config["env_id"])
+    if out is not None:
+        from schedrl.experiments.fingerprint import sb3_view
+        from schedrl.papers.runtime import references
+
+        _write_table(table, out)
+        references.write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, sb3_view(model), "trained",
+                                           spec, method, train, grid, int(config["seed"]), draw, table)
+    return table
+
+
+def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_seed: int, player, *,
+               estimators: bool = True, episodes: int | None = None, record: bool = False,
+               env_id: str = ENV_ID):
+    """The evaluation protocol of ``evaluate`` for any player: an SB3 model (sampling as
+    ``evaluate.deterministic`` says) or ``"random"`` (uniform among each state's valid actions,
+    seeded by the run's identity). Returns the per-episode table and, with ``record``, the
+    ``references.LockstepRecorder`` of every decision (else None)."""
+    import pandas as pd
+    import torch
+
+    from schedrl.experiments.envs import make_env
+    from schedrl.metrics import runtime_utilization
+    from schedrl.papers.runtime import references
+
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
     cases = [(train, "actual")] + [(t, "actual") for t in TEST_WORKLOADS]
@@ -294,10 +326,17 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
     torch.manual_seed(int(ev["seed"]))
     played_episodes = range(int(ev["episodes"]) if episodes is None else min(int(episodes), int(ev["episodes"])))
     labels = [(test, estimator, k) for test, estimator in cases for k in played_episodes]
-    envs = [make_env(config["env_id"], env_kwargs(spec, encoder, test, training=False, estimator=estimator, draw=draw))
+    envs = [make_env(env_id, env_kwargs(spec, encoder, test, training=False, estimator=estimator, draw=draw))
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
-    played = play_lockstep(envs, model, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]))
+    identity = (int(ev["seed"]), method, train, grid, int(draw), int(run_seed))
+    recorder = references.LockstepRecorder(envs, identity) if record else None
+    if isinstance(player, str):
+        if player != "random":
+            raise ConfigError(f"unknown player '{player}' (an SB3 model or 'random')")
+        player = references.RandomValid(envs, identity)
+    played = play_lockstep(envs, player, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]),
+                           recorder=recorder)
     rows = []
     for (test, estimator, k), episode in zip(labels, played, strict=True):
         sched = episode.pop("schedule")
@@ -307,13 +346,17 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
     for env in envs:
         env.close()
     table = pd.DataFrame(rows)
-    for key, value in (("draw", draw), ("run_seed", int(config["seed"])), ("grid", grid),
+    for key, value in (("draw", draw), ("run_seed", int(run_seed)), ("grid", grid),
                        ("train", train), ("method", method)):
         table.insert(0, key, value)
-    if out is not None:
-        with atomic_path(out) as tmp:
-            table.to_csv(tmp, index=False)
-    return table
+    return table, recorder
+
+
+def _write_table(table, out: str | Path) -> None:
+    from schedrl.io import atomic_path
+
+    with atomic_path(out) as tmp:
+        table.to_csv(tmp, index=False)
 
 
 def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
