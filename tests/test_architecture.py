@@ -127,13 +127,3 @@ def test_figures_command_lists_every_target_with_rule_function_and_verdicts(tmp_
     assert not frame.loc[frame["paper"] == "deeprm", "on_disk"].any()
     assert main(["figures", "--paper", "nope"]) == 2
     assert "unknown paper" in capsys.readouterr().err
-
-
-def test_readme_target_table_is_the_figures_listing(capsys):
-    """The README's table of targets is `schedrl figures --format markdown` verbatim."""
-    from schedrl.cli import main
-
-    assert main(["figures", "--format", "markdown"]) == 0
-    table = capsys.readouterr().out.strip()
-    readme = (SRC.parents[1] / "README.md").read_text()
-    assert table in readme, "README target table is stale: paste `schedrl figures --format markdown`"

@@ -2,7 +2,7 @@
 
 For each target of each paper package (``schedrl.papers.<paper>.figures.TARGETS``): the paper,
 the file, the Snakemake rule that builds it, the function that draws it, whether it exists on
-disk, and the verdicts of the claims it shows (from ``results/<paper>/claims.csv``). The README's
+disk, and the verdicts of the claims it shows (from ``results/<paper>/claims.csv``). docs/figures.md's
 target table is this command's ``--format markdown`` output.
 """
 
