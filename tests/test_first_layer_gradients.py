@@ -574,7 +574,7 @@ CASES = {
 # reach the network (here: the last 7 burst-buffer unit pairs; at Theta's 11,410 features also
 # 14: inputs 11,396-11,409, burst-buffer units 1,318-1,324). Not fixed here: padding changes the
 # dense layer's width and so every saved CNN model and checkpoint (issue 41 part 4 report).
-KNOWN_BLIND = {"mrsch-mrsch-dfp_cnn": "DFP CNN state module: unpadded convolutions drop the last 14 inputs"}
+KNOWN_BLIND: dict[str, str] = {}  # case id -> why its network cannot read an input (strict xfail)
 
 
 def _params():

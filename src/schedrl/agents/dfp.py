@@ -178,11 +178,14 @@ def build_net(obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig):
             else:
                 convs, ch, length = [], 1, obs_dim
                 for c in cfg.cnn_channels:
-                    convs += [nn.Conv1d(ch, c, cfg.cnn_kernel, cfg.cnn_stride), nn.LeakyReLU(slope)]
-                    length = (length - cfg.cnn_kernel) // cfg.cnn_stride + 1
+                    # zeros on the right so the last window reaches the last input: unpadded, two
+                    # kernel-8 stride-4 layers never read Theta's last 14 state features
+                    over = length - cfg.cnn_kernel
+                    pad = -over % cfg.cnn_stride if over >= 0 else -over
+                    convs += [nn.ConstantPad1d((0, pad), 0.0), nn.Conv1d(ch, c, cfg.cnn_kernel, cfg.cnn_stride),
+                              nn.LeakyReLU(slope)]
+                    length = (length + pad - cfg.cnn_kernel) // cfg.cnn_stride + 1
                     ch = c
-                if length < 1:
-                    raise ConfigError(f"dfp: the CNN's kernels and strides leave nothing of {obs_dim} inputs")
                 self.state = nn.Sequential(nn.Unflatten(1, (1, obs_dim)), *convs, nn.Flatten(),
                                            nn.Linear(ch * length, cfg.state_out), nn.LeakyReLU(slope))
             self.meas = _mlp([n_meas, *cfg.meas_hidden], slope)
