@@ -783,8 +783,13 @@ def estimate_core_hours(spec: dict) -> dict:
     played = (runs + len(pg_runs) + len(spec["baselines"]) * len(spec["variants"])) * episodes \
         + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes
     rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + 2 * len(pg_runs) + 30
+    # no-learning references (issue 41): one rule each plays every protocol, greedy at the box rate
+    refs = len(reference_runs(spec))
+    ref_episodes = episodes + int(ev["episodes"])
+    references = refs * (ref_episodes * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S + STARTUP_S)
     return {"runs": runs, "sb3": sb3 / 3600, "steps": steps, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
-            "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600}
+            "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600,
+            "references": references / 3600, "reference_runs": refs}
 
 
 # ---------------------------------------------------------------------------------------------
