@@ -6,6 +6,8 @@
 # with wildcards.
 #   results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/   run folder + eval_episodes.csv
 #   results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}/eval_episodes.csv
+#   each beside a fingerprint.json (issue 41: what the agent plays), collected in results/mdp/fingerprints.csv
+#   results/mdp/reference/{random,untrained}/...   the same evaluations by the no-learning references
 #   figures/mdp/fig{3,4,5,6}.{png,pdf,csv}, figures/mdp/*_ttests.md, results/mdp/claims.csv
 import json
 
@@ -73,7 +75,8 @@ rule mdp_evaluate:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        MX.eval_path(MDP_RUN),
+        table=MX.eval_path(MDP_RUN),
+        fingerprint=MX.fingerprint_path(MDP_RUN),
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -88,7 +91,7 @@ rule mdp_evaluate:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mdp evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "schedrl mdp evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output.table:q} "
         "--threads {threads} > {log:q} 2>&1"
 
 
@@ -96,7 +99,8 @@ rule mdp_transfer:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        MX.eval_path(MDP_TRANSFER),
+        table=MX.eval_path(MDP_TRANSFER),
+        fingerprint=MX.fingerprint_path(MDP_TRANSFER),
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -111,8 +115,52 @@ rule mdp_transfer:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mdp transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "schedrl mdp transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output.table:q} "
         "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_reference:
+    # issue 41: every evaluation (own scenario and transfer) played again by the uniform-random valid
+    # policy or the untrained network (the run's seed, no training step); the claims are computed
+    # again on these. No training needed, one job per reference agent.
+    input:
+        hyperparams=MDP_HYPERPARAMS,
+    output:
+        MX.reference_files(MDP, MDP_ROOT, "{ref_agent}"),
+    params:
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    wildcard_constraints:
+        ref_agent=alternatives(MX.REFERENCE_AGENTS),
+    log:
+        "logs/mdp/reference_{ref_agent}.log",
+    benchmark:
+        "benchmarks/results/mdp/reference_{ref_agent}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=120,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp reference --agent {wildcards.ref_agent} --spec {params.spec:q} --root {params.root} "
+        "--threads {threads} > {log:q} 2>&1"
+
+
+rule mdp_fingerprints:
+    input:
+        MX.fingerprint_files(MDP, MDP_ROOT),
+    output:
+        MX.fingerprints_path(MDP_ROOT),
+    params:
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/fingerprints.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp fingerprints --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
 
 
 rule mdp_budget_evaluate:
@@ -286,6 +334,8 @@ rule mdp_claims:
         timings=MX.timing_files(MDP, MDP_ROOT),
         bench=MX.bench_path(MDP_ROOT),
         budgets=MX.budget_files(MDP, MDP_ROOT),
+        fingerprints=MX.fingerprint_files(MDP, MDP_ROOT, kinds=["trained"]),
+        references=[p for agent in MX.REFERENCE_AGENTS for p in MX.reference_files(MDP, MDP_ROOT, agent)],
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
@@ -321,4 +371,5 @@ rule mdp_budget:
 
 
 register_targets("mdp", MDP_FIGURES.TARGETS, rules)
+register("mdp", rules.mdp_fingerprints.output[0])
 REPORT_SECTIONS.extend([rules.mdp_fig4.output.md, rules.mdp_fig6.output.md, rules.mdp_horizon.output[0]])

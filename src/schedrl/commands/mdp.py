@@ -57,6 +57,22 @@ def register(subparsers) -> None:
     b.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     b.set_defaults(func=run_budget_evaluate)
 
+    r = sub.add_parser("reference", help="play every evaluation with a no-learning reference agent (issue 41)",
+                       description="Replace every trained agent (own scenario and transfer) by the uniform-random "
+                       "valid policy or by the untrained network (the run's seed, no training step) and play the same "
+                       "trials; tables and fingerprints go under ROOT/reference/AGENT in the trained runs' layout.")
+    _spec_arg(r, root=True)
+    r.add_argument("--agent", required=True, choices=("random", "untrained"), help="reference agent")
+    r.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    r.set_defaults(func=run_reference)
+
+    fp = sub.add_parser("fingerprints", help="one row per evaluated agent's behaviour fingerprint",
+                        description="Collect the fingerprint.json of every trained, transferred and reference "
+                        "agent under --root into one CSV (results/mdp/fingerprints.csv).")
+    _spec_arg(fp, root=True)
+    fp.add_argument("--out", required=True, metavar="CSV", help="table to write")
+    fp.set_defaults(func=run_fingerprints)
+
     h = sub.add_parser("bench-horizon", help="CPU seconds per PPO step at several horizons (Fig. 5's claim)",
                        description="Train Table 2's PPO for fig5.steps agent steps in the image-like and compact "
                        "MDPs of each fig5.scenarios at each fig5.horizons; write process CPU seconds per step.")
@@ -96,28 +112,45 @@ def register(subparsers) -> None:
 
 
 def run_evaluate(args) -> int:
-    from schedrl.io import write_csv
+    from pathlib import Path
+
     from schedrl.papers.mdp import experiments as mx
 
-    frame = mx.evaluate_run(args.run_dir, _spec(args.spec), threads=args.threads)
-    write_csv(args.out, frame, float_format="%.6g")
-    print(f"{args.out}: {len(frame)} trials, mean slowdown {frame['mean_slowdown'].mean():.3f}")
+    frame = mx.evaluate_trained(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
+    print(f"{args.out}: {len(frame)} trials, mean slowdown {frame['mean_slowdown'].mean():.3f}; "
+          f"{mx.fingerprint_path(Path(args.out).parent)}")
     return 0
 
 
 def run_transfer(args) -> int:
-    import pandas as pd
+    from schedrl.papers.mdp import experiments as mx
 
+    frame = mx.evaluate_trained(args.run_dir, _spec(args.spec), args.out, transfer=True, threads=args.threads)
+    means = frame.groupby("scenario")["mean_slowdown"].mean()
+    print(f"{args.out}: " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
+    return 0
+
+
+def run_reference(args) -> int:
+    import time
+
+    from schedrl.papers.mdp import experiments as mx
+
+    t0 = time.process_time()
+    written = mx.evaluate_references(_spec(args.spec), args.root, args.agent, threads=args.threads)
+    print(f"{args.agent} reference: {len(written)} evaluations under {mx.reference_root(args.root, args.agent)}; "
+          f"{time.process_time() - t0:.1f} CPU s")
+    return 0
+
+
+def run_fingerprints(args) -> int:
+    from schedrl.experiments.fingerprint import fingerprint_table
     from schedrl.io import write_csv
     from schedrl.papers.mdp import experiments as mx
 
-    spec = _spec(args.spec)
-    frames = [mx.evaluate_run(args.run_dir, spec, scenario_id=int(s), transitions="dense", threads=args.threads)
-              for s in spec["scenarios"]]
-    frame = pd.concat(frames, ignore_index=True)
-    write_csv(args.out, frame, float_format="%.6g")
-    means = frame.groupby("scenario")["mean_slowdown"].mean()
-    print(f"{args.out}: " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
+    frame = fingerprint_table(mx.fingerprint_files(_spec(args.spec), args.root))
+    write_csv(args.out, frame, float_format="%.4g")
+    print(f"{args.out}: {len(frame)} agents")
     return 0
 
 
@@ -178,8 +211,10 @@ def run_cost(args) -> int:
     spec = _spec(args.spec)
     cost = mx.estimate_core_hours(spec)
     steps = cost["runs"] * int(spec["train"]["steps"])
-    total = cost["train"] + cost["evaluate"] + cost["budget"] + cost["bench"] + cost["startup"]
+    total = cost["train"] + cost["evaluate"] + cost["budget"] + cost["bench"] + cost["references"] + cost["startup"]
     print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{total:.2f} core-hours (training "
-          f"{cost['train']:.2f}, evaluation {cost['evaluate']:.2f}, budget checkpoints {cost['budget']:.2f} "
-          f"({cost['budget'] / total:.0%}), Fig. 5 benchmark {cost['bench']:.2f}, job start-up {cost['startup']:.2f})")
+          f"{cost['train']:.2f}, evaluation with fingerprints {cost['evaluate']:.2f}, budget checkpoints "
+          f"{cost['budget']:.2f} ({cost['budget'] / total:.0%}), random and untrained references "
+          f"{cost['references']:.2f} ({cost['references'] / total:.0%}), Fig. 5 benchmark {cost['bench']:.2f}, "
+          f"job start-up {cost['startup']:.2f})")
     return 0

@@ -409,13 +409,118 @@ def horizon_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     return [_with(_row("horizon-share", claim, f"{pv:.1%}", f"{share:.1%}", verdict_, note), fields, ci_text)], long
 
 
+# ---------------------------------------------------------------------------------------------
+# No-learning references and fingerprints of the RL claims (issue 41)
+
+#: The RL claims (about trained agents) and the functions that compute them from a results root;
+#: each is computed again on the reference agents' evaluations (``mx.reference_root``).
+REFERENCE_CLAIMS = ("fig4-not-worse", "fig4-better", "fig4-scenario6", "fig6-transfer", "horizon-share")
+RL_CLAIMS = ("fig3-converge",) + REFERENCE_CLAIMS
+
+
+def claim_agents(spec: dict, claim_id: str) -> list[tuple[int, str, int, int, bool]]:
+    """``(horizon, variant, scenario, seed, transferred?)`` of the agents a claim rests on."""
+    H, seeds, study, t = int(spec["horizon"]), [int(s) for s in spec["seeds"]], spec["horizon_study"], spec["transfer"]
+    if claim_id == "fig3-converge":
+        keys = [(H, v, int(s)) for v in ("image", "compact") for s in spec["fig3"]["scenarios"]]
+    elif claim_id.startswith("fig4-"):
+        sids = [6] if claim_id == "fig4-scenario6" else [int(s) for s in spec["scenarios"]]
+        keys = [(H, v, s) for v in (mx.PROPOSED, mx.BASE) for s in sids if v in spec["variants"]]
+    elif claim_id == "fig6-transfer":
+        out = [(H, t["variant"], int(t["scenario"]), seed, True) for seed in seeds]
+        return out + [(H, t["variant"], int(s), seed, False) for s in spec["scenarios"] for seed in seeds]
+    elif claim_id == "horizon-share":
+        keys = [(h, v, int(s)) for h in mx.horizons(spec) for v in study["variants"] for s in study["scenarios"]]
+    else:
+        return []
+    return [(h, v, s, seed, False) for h, v, s in keys for seed in seeds if s in [int(x) for x in spec["scenarios"]]]
+
+
+LIST_AT_MOST = 6  # agents named one by one in a claim's plays_as
+
+
+def _share(fp: dict) -> float:
+    """The share of contested decisions on which the agent follows its ``plays_as`` picker."""
+    name = fp["plays_as"]
+    return float(fp[f"agree_{name}"] if f"agree_{name}" in fp else fp["top_slot_share"])
+
+
+def claim_plays_as(spec: dict, root, claim_id: str) -> str:
+    """``describe(fp)`` of the claim's agents that follow one picker on >= 95% of contested
+    decisions ("" when none does): the one line when every agent plays as the same picker, else
+    the agents that do, by name."""
+    from schedrl.experiments.fingerprint import describe
+
+    found = []
+    for h, v, s, seed, moved in claim_agents(spec, claim_id):
+        fp = mx.agent_fingerprint(root, h, v, s, seed, transfer=moved)
+        if fp is not None:
+            found.append((f"{mx.VARIANTS[v].label} {'from ' if moved else ''}s{s} H{h} seed {seed}", fp, describe(fp)))
+    named = [(label, d) for label, fp, d in found if d]
+    if not named:
+        return ""
+    if len(named) == 1 and len(found) == 1:
+        return named[0][1]
+    names = {fp["plays_as"] for _, fp, d in found if d}
+    if len(named) == len(found) and len(names) == 1:
+        lo, hi = min(_share(fp) for _, fp, _ in found), max(_share(fp) for _, fp, _ in found)
+        picker = named[0][1].split(" (")[0].removeprefix("plays as ")
+        span = f"{lo:.0%}" if f"{lo:.0%}" == f"{hi:.0%}" else f"{lo:.0%}-{hi:.0%}"
+        return f"all {len(found)} agents play as {picker} ({span} of their contested decisions)"
+    listed = "; ".join(f"{label} {d}" for label, d in named[:LIST_AT_MOST])
+    more = f"; and {len(named) - LIST_AT_MOST} more" if len(named) > LIST_AT_MOST else ""
+    return f"{len(named)} of {len(found)} agents: {listed}{more}"
+
+
+def reference_verdicts(spec: dict, root, agent: str) -> dict[str, str]:
+    """The RL claims' verdicts with every trained agent replaced by the ``agent`` reference (its
+    evaluations under ``mx.reference_root``); "" for a claim whose reference tables are missing."""
+    from schedrl.errors import InputFileError
+
+    ref = mx.reference_root(root, agent)
+    out = dict.fromkeys(REFERENCE_CLAIMS, "")
+    for rows_of in (lambda: fig4_rows(spec, ref)[0], lambda: fig6_rows(spec, ref)[0],
+                    lambda: horizon_rows(spec, ref)[0]):
+        try:
+            rows = rows_of()
+        except (InputFileError, FileNotFoundError):
+            continue
+        out.update({r["claim_id"]: r["verdict"] for r in rows if r["claim_id"] in out})
+    return out
+
+
+def with_references(rows: list[dict], spec: dict, root) -> list[dict]:
+    """Every RL claim row with ``REFERENCE_COLUMNS``: the random and untrained references' verdicts,
+    whether random play reproduces it too (uninformative), and what its agents play as (also
+    appended to the note)."""
+    from schedrl.report.claims import reference_fields
+
+    refs = {agent: reference_verdicts(spec, root, agent) for agent in mx.REFERENCE_AGENTS}
+    out = []
+    for row in rows:
+        cid = row["claim_id"]
+        if cid not in RL_CLAIMS:
+            out.append(row)
+            continue
+        row = dict(row)
+        plays = claim_plays_as(spec, root, cid)
+        row.update(reference_fields(row["verdict"], refs["random"].get(cid, ""), refs["untrained"].get(cid, ""), plays))
+        if plays:
+            row["note"] = f"{row['note']}; {plays}" if row["note"] else plays
+        if row["uninformative"] == "yes":
+            row["note"] += ("; uninformative: the uniform-random valid policy or the untrained network, "
+                            "counted by the same rule, reproduces it too")
+        out.append(row)
+    return out
+
+
 def claims_and_budgets(spec: dict, root) -> tuple[list[dict], list[dict]]:
     """Every claim of the paper in the text's order, and the long rows of ``claims_budget.csv``."""
     f4, l4 = fig4_rows(spec, root)
     f6, l6 = fig6_rows(spec, root)
     hz, lh = horizon_rows(spec, root)
     rows = fig3_rows(spec, root) + f4 + param_rows() + fig5_rows(spec, root) + f6 + hz
-    return rows, l4 + l6 + lh
+    return with_references(rows, spec, root), l4 + l6 + lh
 
 
 def write_claims_and_budgets(spec: dict, root, claims_csv, budget_csv) -> tuple[list[dict], list[dict]]:

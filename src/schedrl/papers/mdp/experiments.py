@@ -344,6 +344,9 @@ def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
 # an evaluation rule is its start-up (5-11 CPU s in all, 17-42 before the batched trials).
 EVAL_SECONDS_PER_STEP = (5e-6, 2.4e-11)
 EVAL_STEPS_PER_TRIAL = 120  # agent steps of a 100-step episode (allocations add steps, sparse ones skip)
+#: Recording one decision for a fingerprint (mask, window, heuristics' picks; issue 41), measured
+#: 2026-11-26 on the loaded 2-core machine: ~60 us, as much as playing the step.
+FINGERPRINT_SECONDS_PER_STEP = 6e-5
 PROCESS_SECONDS = 5  # start-up of one 'schedrl' job (imports, model set-up; measured 3-5 CPU s)
 
 
@@ -367,8 +370,14 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     bench = spec["fig5"]
     timing = sum(train_seconds(Run(int(h), name, int(s), 0), int(bench["steps"]) + 50)
                  for name in ("image", "compact") for s in bench["scenarios"] for h in bench["horizons"])
-    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 9
-    return {"train": train / 3600, "evaluate": evaluate / 3600, "budget": budget / 3600, "bench": timing / 3600,
+    # issue 41: recording the fingerprinted trials of every evaluation, and the two reference agents
+    # playing every evaluation again (no training)
+    recorded = (len(all_runs) + len(moved)) * min(trials, FINGERPRINT_TRIALS) * EVAL_STEPS_PER_TRIAL
+    record = recorded * FINGERPRINT_SECONDS_PER_STEP
+    references = len(REFERENCE_AGENTS) * (evaluate + record)
+    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 12
+    return {"train": train / 3600, "evaluate": (evaluate + record) / 3600, "budget": budget / 3600,
+            "bench": timing / 3600, "references": references / 3600,
             "startup": jobs * PROCESS_SECONDS / 3600, "runs": len(all_runs)}
 
 
@@ -412,17 +421,72 @@ def episode_slowdowns(jobs) -> tuple[float, float]:
     return float(np.mean(sofar + unstarted)), float(np.mean(sofar))
 
 
+class RandomValid:
+    """The uniform-random valid policy (issue 41's no-learning reference): in each env, a uniform
+    choice among the actions ``action_masks()`` allows (the void action included), from a generator
+    seeded by (``seed``, the env's job set), so a trial's play does not depend on the batching."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+        self._rngs: dict[int, np.random.Generator] = {}
+
+    def start(self, env, jobset_seed: int) -> None:
+        self._rngs[id(env)] = np.random.default_rng([self.seed, int(jobset_seed)])
+
+    def __call__(self, env) -> int:
+        return int(self._rngs[id(env)].choice(np.flatnonzero(env.unwrapped.action_masks())))
+
+
+def _lockstep(model, envs: list, seeds: list[int], *, deterministic: bool, recorders: list | None) -> list[dict]:
+    """One episode per env side by side, as ``envs.rollout.run_lockstep`` plays them (one policy
+    forward per step for all live envs), recording each decision into ``recorders[i]`` first;
+    ``model`` is an SB3 model or a ``RandomValid``."""
+    obs = [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds)]
+    if isinstance(model, RandomValid):
+        for env, seed in zip(envs, seeds):
+            model.start(env, seed)
+    out = [{"return": 0.0, "steps": 0, "truncated": False, "info": {}} for _ in envs]
+    active = list(range(len(envs)))
+    while active:
+        if isinstance(model, RandomValid):
+            actions = [model(envs[i]) for i in active]
+        else:
+            actions = np.asarray(model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)[0])
+            actions = actions.reshape(len(active), -1)[:, 0]
+        still = []
+        for i, action in zip(active, actions):
+            if recorders is not None and recorders[i] is not None:
+                recorders[i].record(obs[i], int(action))
+            obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
+            out[i]["return"] += float(reward)
+            out[i]["steps"] += 1
+            if terminated or truncated:
+                out[i].update(truncated=bool(truncated), info=info)
+            else:
+                still.append(i)
+        active = still
+    return out
+
+
+# Trials per scenario whose decisions a fingerprint records: ~25,000 contested decisions at 100
+# agent steps a trial are plenty, and recording costs ~60 us a step (as much as playing it).
+FINGERPRINT_TRIALS = 250
+
+
 def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, deterministic: bool = True,
-                   batch: int = 250, seed: int = 0) -> pd.DataFrame:
-    """Play ``trials`` episodes of an SB3 ``model`` on job sets ``jobset_seed + k``; one row per trial.
+                   batch: int = 250, seed: int = 0, decisions=None) -> pd.DataFrame:
+    """Play ``trials`` episodes of an SB3 ``model`` (or a ``RandomValid``) on job sets
+    ``jobset_seed + k``; one row per trial.
 
     Up to ``batch`` episodes run side by side: each step stacks their observations, asks the model
     once, then steps each env. ``deterministic=False`` samples (torch seeded with ``seed``).
+    ``decisions``: a ``fingerprint.Decisions`` that the decisions of the first ``FINGERPRINT_TRIALS``
+    trials are recorded into (issue 41).
     """
     import torch
 
-    from schedrl.envs.rollout import run_lockstep
     from schedrl.experiments.envs import make_env
+    from schedrl.experiments.fingerprint import FingerprintRecorder
 
     if trials < 1:
         raise ConfigError(f"evaluation trials must be >= 1, got {trials}")
@@ -433,7 +497,14 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
         ks = list(range(first, min(trials, first + batch)))
         seeds = [int(jobset_seed) + k for k in ks]
         envs = [make_env(ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in seeds]
-        for k, s, env, ep in zip(ks, seeds, envs, run_lockstep(model, envs, seeds, deterministic=deterministic)):
+        recorders = None
+        if decisions is not None:
+            recorders = [FingerprintRecorder(env) if k < FINGERPRINT_TRIALS else None for k, env in zip(ks, envs)]
+            for r in recorders:
+                if r is not None:
+                    r.decisions = decisions  # one pool over every recorded trial (and scenario) of the agent
+        played = _lockstep(model, envs, seeds, deterministic=deterministic, recorders=recorders)
+        for k, s, env, ep in zip(ks, seeds, envs, played):
             jobs = ep["info"]["jobs"]
             capped, sofar = episode_slowdowns(jobs)
             rows.append({"trial": k, "jobset_seed": s, METRIC: capped, METRIC_SOFAR: sofar,
@@ -445,8 +516,36 @@ def evaluate_model(model, kwargs: dict, trials: int, jobset_seed: int, *, determ
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS)).sort_values("trial", ignore_index=True)
 
 
+def evaluate_agent(model, spec: dict, variant_name: str, source: int, horizon: int, *,
+                   scenario_id: int | None = None, transitions: str | None = None, decisions=None,
+                   where: str = "") -> pd.DataFrame:
+    """Evaluate an agent of ``variant_name`` trained in scenario ``source`` at ``horizon`` in its own
+    scenario, or in ``scenario_id`` (transfer): ``eval.trials`` trials, the same job sets for every
+    agent."""
+    from schedrl.experiments.envs import make_env
+
+    target = int(source) if scenario_id is None else int(scenario_id)
+    kwargs = env_kwargs(variant_name, target, horizon, transitions=transitions)
+    if not isinstance(model, RandomValid):
+        space = model.observation_space.shape
+        probe = make_env(ENV_ID, {**kwargs, "jobset_seed": 0})
+        shape = probe.observation_space.shape
+        probe.close()
+        if shape != space:
+            raise ConfigError(f"{where}: the agent's observations have shape {space}, scenario {target}'s "
+                              f"{shape}: only compact agents transfer between cluster sizes")
+    ev = spec["eval"]
+    frame = evaluate_model(model, kwargs, int(ev["trials"]), int(ev["jobset_seed"]),
+                           deterministic=bool(ev["deterministic"]), seed=int(ev["jobset_seed"]), decisions=decisions)
+    frame.insert(0, "scenario", target)
+    frame.insert(1, "trained_in", int(source))
+    frame.insert(2, "variant", variant_name)
+    frame.insert(3, "horizon", int(horizon))
+    return frame
+
+
 def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = None,
-                 transitions: str | None = None, threads: int = 1, loaded=None) -> pd.DataFrame:
+                 transitions: str | None = None, threads: int = 1, loaded=None, decisions=None) -> pd.DataFrame:
     """Evaluate a trained run folder in its own scenario, or in ``scenario_id`` (transfer).
     ``loaded``: ``(model, config)`` already loaded (a checkpoint), else the run's final model."""
     import torch
@@ -456,27 +555,174 @@ def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = No
     torch.set_num_threads(max(1, int(threads)))
     model, config = loaded if loaded is not None else load_run(folder)
     trained = config["env_kwargs"]
-    name = variant_of(trained)
-    source = scenario_of(trained)
-    target = source if scenario_id is None else int(scenario_id)
-    kwargs = env_kwargs(name, target, trained["time_horizon"], transitions=transitions)
-    space = model.observation_space.shape
+    return evaluate_agent(model, spec, variant_of(trained), scenario_of(trained), int(trained["time_horizon"]),
+                          scenario_id=scenario_id, transitions=transitions, decisions=decisions, where=str(folder))
+
+
+# ---------------------------------------------------------------------------------------------
+# What the agents learned (issue 41): behaviour fingerprints of every evaluated agent, and the
+# no-learning references every RL claim is computed again with.
+#
+# ``fingerprint.json`` sits beside each ``eval_episodes.csv`` (own scenario or transfer), from the
+# decisions of the evaluation trials themselves. The references replace every trained agent by the
+# uniform-random valid policy (``RandomValid``, seeded by the run's seed) or by the untrained network
+# (Table 2's PPO built with the run's seed, as ``schedrl train`` builds it, no training step) and
+# play the same trials and transfers; their tables mirror the trained layout under
+# ``reference_root(root, agent)``, so the claims code reads them with the same functions.
+
+REFERENCE_AGENTS = ("random", "untrained")
+AGENT_KINDS = ("trained",) + REFERENCE_AGENTS
+
+
+def fingerprint_path(folder: str | Path) -> Path:
+    return Path(folder) / "fingerprint.json"
+
+
+def reference_root(root: str | Path, agent: str) -> Path:
+    """Where the ``agent`` reference's evaluations go (``agent`` may be a Snakemake wildcard)."""
+    return Path(root) / "reference" / agent
+
+
+def untrained_model(variant_name: str, scenario_id: int | str, horizon: int | str, seed: int):
+    """Table 2's PPO for this MDP built with ``seed`` and never trained: SB3 seeds torch before it
+    builds the policy, so these are the weights the run with this seed started from."""
+    import warnings
+
+    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.registry import algo_class
     from schedrl.experiments.envs import make_env
 
-    probe = make_env(ENV_ID, {**kwargs, "jobset_seed": 0})
-    if probe.observation_space.shape != space:
-        probe.close()
-        raise ConfigError(f"{folder}: the agent's observations have shape {space}, scenario {target}'s "
-                          f"{probe.observation_space.shape}: only compact agents transfer between cluster sizes")
-    probe.close()
-    ev = spec["eval"]
-    frame = evaluate_model(model, kwargs, int(ev["trials"]), int(ev["jobset_seed"]),
-                           deterministic=bool(ev["deterministic"]), seed=int(ev["jobset_seed"]))
-    frame.insert(0, "scenario", target)
-    frame.insert(1, "trained_in", source)
-    frame.insert(2, "variant", name)
-    frame.insert(3, "horizon", int(trained["time_horizon"]))
+    hp = load_hyperparams(ALGO, HYPERPARAMS_VARIANT)
+    policy, _, kwargs = resolve_hyperparams(ALGO, hp)
+    env = make_env(ENV_ID, env_kwargs(variant_name, scenario_id, horizon))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # batch_size > n_steps (Table 2 as given)
+        model = algo_class(ALGO)(policy, env, device="cpu", seed=int(seed), **kwargs)
+    env.close()
+    return model
+
+
+def reference_model(agent: str, variant_name: str, scenario_id: int | str, horizon: int | str, seed: int):
+    if agent not in REFERENCE_AGENTS:
+        raise ConfigError(f"unknown reference agent '{agent}' (choose from: {', '.join(REFERENCE_AGENTS)})")
+    if agent == "random":
+        return RandomValid(seed)
+    return untrained_model(variant_name, scenario_id, horizon, seed)
+
+
+def agent_label(kind: str, variant_name: str, source: int, horizon: int, seed: int, transfer: bool = False) -> str:
+    """Readable name of an evaluated agent, e.g. "PPO compact + sparse + reduced s1 H20 seed 0"."""
+    who = {"trained": "PPO", "untrained": "untrained PPO", "random": "random valid"}[kind]
+    where = f"from s{source}, every scenario (dense)" if transfer else f"s{source}"
+    return f"{who} {variant(variant_name).label} {where} H{horizon} seed {seed}"
+
+
+def evaluate_fingerprinted(model, spec: dict, variant_name: str, source: int, horizon: int, *,
+                           transfer: bool = False, where: str = "") -> tuple[pd.DataFrame, dict]:
+    """Evaluate an agent (in its own scenario, or with ``transfer`` in every scenario of the spec,
+    dense transitions) and fingerprint the decisions it played."""
+    from schedrl.experiments.fingerprint import AgentView, Decisions, fingerprint, sb3_view
+
+    decisions = Decisions()
+    targets = [int(s) for s in spec["scenarios"]] if transfer else [None]
+    frame = pd.concat([evaluate_agent(model, spec, variant_name, source, horizon, scenario_id=t,
+                                      transitions="dense" if transfer else None, decisions=decisions, where=where)
+                       for t in targets], ignore_index=True)
+    view = AgentView() if isinstance(model, RandomValid) else sb3_view(model)
+    return frame, fingerprint(decisions, view)
+
+
+def write_evaluation(out_csv: str | Path, frame: pd.DataFrame, fp: dict, *, kind: str, variant_name: str,
+                     source: int, horizon: int, seed: int, transfer: bool, spec: dict) -> Path:
+    """The per-trial table and ``fingerprint.json`` beside it; returns the fingerprint's path."""
+    from schedrl.experiments.fingerprint import write_fingerprint
+    from schedrl.io import write_csv
+
+    write_csv(out_csv, frame, float_format="%.6g")
+    path = fingerprint_path(Path(out_csv).parent)
+    scenarios = sorted(int(s) for s in frame["scenario"].unique())
+    write_fingerprint(path, fp, agent=agent_label(kind, variant_name, source, horizon, seed, transfer), kind=kind,
+                      variant=variant_name, scenario=int(source), horizon=int(horizon), seed=int(seed),
+                      transfer=bool(transfer), evaluated_in=" ".join(map(str, scenarios)), episodes=int(len(frame)),
+                      recorded_episodes=int(sum(min(FINGERPRINT_TRIALS, (frame["scenario"] == s).sum())
+                                                for s in scenarios)),
+                      deterministic=bool(spec["eval"]["deterministic"]))
+    return path
+
+
+def evaluate_trained(folder: str | Path, spec: dict, out_csv: str | Path, *, transfer: bool = False,
+                     threads: int = 1) -> pd.DataFrame:
+    """``schedrl mdp evaluate`` / ``transfer``: the run's final model, its table and fingerprint."""
+    import torch
+
+    from schedrl.experiments.evaluate import load_run
+
+    torch.set_num_threads(max(1, int(threads)))
+    model, config = load_run(folder)
+    trained = config["env_kwargs"]
+    name, source, H = variant_of(trained), scenario_of(trained), int(trained["time_horizon"])
+    frame, fp = evaluate_fingerprinted(model, spec, name, source, H, transfer=transfer, where=str(folder))
+    write_evaluation(out_csv, frame, fp, kind="trained", variant_name=name, source=source, horizon=H,
+                     seed=int(config["seed"]), transfer=transfer, spec=spec)
     return frame
+
+
+def _reference_jobs(spec: dict, root: str | Path, agent: str) -> list[tuple[Run, bool, Path]]:
+    """(run, transfer?, evaluation table) of every reference evaluation: each run's, then the
+    transferred agents'."""
+    ref = reference_root(root, agent)
+    out = [(r, False, eval_path(run_folder(ref, r))) for r in runs(spec)]
+    t, H = spec["transfer"], int(spec["horizon"])
+    out += [(Run(H, name, int(t["scenario"]), int(seed)), True,
+             eval_path(transfer_dir(ref, H, name, t["scenario"], seed)))
+            for name in transfer_variants(spec) for seed in spec["seeds"]]
+    return out
+
+
+def reference_files(spec: dict, root: str | Path, agent: str) -> list[str]:
+    """Every table and fingerprint a reference agent's evaluation writes."""
+    return [str(p) for _, _, path in _reference_jobs(spec, root, agent) for p in (path, fingerprint_path(path.parent))]
+
+
+def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: int = 1) -> list[Path]:
+    """Play every run's and transfer's evaluation with the ``agent`` reference instead of the
+    trained model; returns the tables written."""
+    import torch
+
+    torch.set_num_threads(max(1, int(threads)))
+    written = []
+    for run, transfer, path in _reference_jobs(spec, root, agent):
+        model = reference_model(agent, run.variant, run.scenario, run.horizon, run.seed)
+        frame, fp = evaluate_fingerprinted(model, spec, run.variant, run.scenario, run.horizon, transfer=transfer,
+                                           where=f"{agent} reference")
+        write_evaluation(path, frame, fp, kind=agent, variant_name=run.variant, source=run.scenario,
+                         horizon=run.horizon, seed=run.seed, transfer=transfer, spec=spec)
+        written.append(path)
+    return written
+
+
+def fingerprint_files(spec: dict, root: str | Path = ROOT, kinds: Iterable[str] = AGENT_KINDS) -> list[str]:
+    """``fingerprint.json`` of every evaluated agent: trained runs and transfers, then references."""
+    out = []
+    for kind in kinds:
+        if kind == "trained":
+            out += [str(fingerprint_path(Path(p).parent)) for p in evaluation_files(spec, root) + transfer_files(spec, root)]
+        else:
+            out += [p for p in reference_files(spec, root, kind) if p.endswith("fingerprint.json")]
+    return out
+
+
+def fingerprints_path(root: str | Path = ROOT) -> Path:
+    return Path(root) / "fingerprints.csv"
+
+
+def agent_fingerprint(root: str | Path, horizon, variant_name: str, scenario_id, seed, *, transfer: bool = False,
+                      kind: str = "trained") -> dict | None:
+    """A run's (or transferred agent's) fingerprint, None when not written."""
+    base = Path(root) if kind == "trained" else reference_root(root, kind)
+    folder = (transfer_dir if transfer else run_dir)(base, horizon, variant_name, scenario_id, seed)
+    path = fingerprint_path(folder)
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 # ---------------------------------------------------------------------------------------------
