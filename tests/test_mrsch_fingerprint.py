@@ -84,6 +84,7 @@ def test_evaluation_writes_fingerprints_and_references(tmp_path):
     assert set(zip(refs["method"], refs["reference"])) == {(m, r) for m in fps.AGENTS for r in fps.REFERENCES}
     assert (refs["jobs"] == 30).all()
     jobs = pd.read_csv(out / "references" / "jobs.csv")
+    assert "jobset" not in jobs  # the test split is one table, as the main jobs.csv
     assert len(jobs) == 30 * len(fps.AGENTS) * len(fps.REFERENCES)
     assert set(pd.read_csv(out / "references" / "goals.csv")["reference"]) == set(fps.REFERENCES)
     table = fps.fingerprint_csv([out / "fingerprints"], tmp_path / "fingerprints.csv")

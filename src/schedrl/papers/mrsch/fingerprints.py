@@ -127,7 +127,9 @@ def write_record(record: Record, out_dir, split: str) -> list[Path]:
         else:
             metrics = metrics.drop(columns="part")
         write_csv(refs / "metrics.csv", metrics, float_format="%.6g")
-        write_csv(refs / "jobs.csv", pd.concat(record.ref_jobs, ignore_index=True), float_format="%.6g")
+        jobs = pd.concat(record.ref_jobs, ignore_index=True)
+        # the test split is one table: its per-job rows carry no job set, as the main jobs.csv
+        write_csv(refs / "jobs.csv", jobs.drop(columns="jobset") if split == "test" else jobs, float_format="%.6g")
         if record.ref_goals:
             write_csv(refs / "goals.csv", pd.concat(record.ref_goals, ignore_index=True), float_format="%.6g")
     return paths
@@ -194,6 +196,7 @@ def _in_order(main: pd.DataFrame, ref: pd.DataFrame, keys=("method",)) -> pd.Dat
     """``main`` with the rows of every method in ``ref`` replaced by ``ref``'s, in ``main``'s order
     (ties in the claims go to the first row)."""
     methods = set(ref["method"])
+    ref = ref[[c for c in main.columns if c in ref.columns]]  # the main table's columns only
     parts = []
     for m in dict.fromkeys(main["method"]):
         parts.append(ref[ref["method"] == m] if m in methods else main[main["method"] == m])
