@@ -159,3 +159,8 @@ def test_pooled_plays_as_and_reservoir_order():
     out = rec.decisions()
     assert isinstance(out, Decisions) and len(out.actions) == 10 and len(out.inputs) == 3
     assert [int(x[0]) for x in out.inputs] == [0, 1, 2] and out.actions[:3] == [0, 1, 0]
+    # evaluate.fingerprint_share: a seeded share of the decisions is recorded (the rest is never looked at)
+    few = references.LockstepRecorder([], ("x",), share=1e-9)
+    for _ in range(100):
+        few.record(0, np.zeros(2), 1)
+    assert few.shared.total == 0

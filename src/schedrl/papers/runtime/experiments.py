@@ -330,7 +330,8 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
     identity = (int(ev["seed"]), method, train, grid, int(draw), int(run_seed))
-    recorder = references.LockstepRecorder(envs, identity) if record else None
+    recorder = (references.LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
+                if record else None)
     if isinstance(player, str):
         if player != "random":
             raise ConfigError(f"unknown player '{player}' (an SB3 model or 'random')")

@@ -4,7 +4,9 @@
   evaluation's own episodes: ``LockstepRecorder`` sees every decision of ``play_lockstep``'s batch
   and keeps the observations of a seeded uniform sample of the contested ones for the
   score-based measures (the first ``MAX_SCORED`` of a lockstep batch would all be early-episode
-  states). The evaluation samples its actions (``evaluate.deterministic: false``, section 4.5), so
+  states). Recording a decision costs about 80 us (window, heuristics' picks), as much as a PPO
+  step, so ``evaluate.fingerprint_share`` records a seeded share of them (default 1; the default
+  scale's ~220k decisions per agent need 0.1). The evaluation samples its actions (``evaluate.deterministic: false``, section 4.5), so
   the agreement shares are of the sampled actions; entropy and top probability read the policy's
   logits on the valid actions. Plain PPO may also pick an empty slot, which the env plays as X:
   it is recorded as X (the last action), and counted (``empty_slot_picks``).
@@ -20,6 +22,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 import zlib
 from pathlib import Path
 
@@ -55,7 +58,8 @@ class LockstepRecorder:
     """One ``Decisions`` over the envs of a lockstep batch; a reservoir sample (seeded) of the
     contested decisions keeps its observations for the score-based measures."""
 
-    def __init__(self, envs: list, identity, keep: int = MAX_SCORED):
+    def __init__(self, envs: list, identity, keep: int = MAX_SCORED, share: float = 1.0):
+        self.share = float(share)  # the decisions recorded: a seeded Bernoulli sample (recording is ~80 us each)
         self.shared = Decisions()
         self.recorders = [FingerprintRecorder(env, policy_input=lambda obs, env: None) for env in envs]
         for r in self.recorders:
@@ -66,6 +70,8 @@ class LockstepRecorder:
         self.rng = np.random.default_rng(_seed(("fingerprint",) + tuple(identity)))
 
     def record(self, k: int, obs, action: int) -> None:
+        if self.share < 1.0 and self.rng.random() >= self.share:
+            return
         i = len(self.shared.actions)
         mask = self.recorders[k].env.unwrapped.action_masks()
         if not mask[action]:  # plain PPO may pick an empty slot: the env plays it as X (the last action)
@@ -111,7 +117,7 @@ def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, 
     write_fingerprint(path, fp, agent=agent_label(kind, method, train, grid, seed, draw), kind=kind, method=method,
                       train=train, grid=grid, draw=int(draw), seed=int(seed), episodes=int(len(table)),
                       cases=int(table.groupby(["test", "estimator"]).ngroups), actions=actions,
-                      scored=len(recorder.kept), empty_slot_picks=recorder.empty_picks)
+                      recorded_share=recorder.share, scored=len(recorder.kept), empty_slot_picks=recorder.empty_picks)
     return fp
 
 
@@ -156,7 +162,9 @@ def untrained_model(spec: dict, method: str, train: str, grid: str, seed: int, d
     env_kw = rx.env_kwargs(spec, rx.METHODS[method][0], train, training=True, draw=draw)
     venv = DummyVecEnv([lambda: make_env(rx.ENV_ID, env_kw)])
     torch.distributions.Distribution.set_default_validate_args(False)  # as training: no effect on numbers
-    model = algo_class(rx.ALGO)(policy, venv, seed=int(seed), verbose=0, **kwargs)
+    with warnings.catch_warnings():  # SB3's batch-size hint is about one env copy's rollout: never trained here
+        warnings.simplefilter("ignore", UserWarning)
+        model = algo_class(rx.ALGO)(policy, venv, seed=int(seed), verbose=0, **kwargs)
     venv.close()
     return model
 
