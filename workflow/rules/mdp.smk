@@ -139,7 +139,7 @@ rule mdp_reference:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=120,
+        runtime=MX.reference_minutes(MDP),
     conda:
         CONDA_ENV
     shell:

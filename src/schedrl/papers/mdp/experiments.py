@@ -381,6 +381,13 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
             "startup": jobs * PROCESS_SECONDS / 3600, "runs": len(all_runs)}
 
 
+def reference_minutes(spec: dict) -> int:
+    """Snakemake ``runtime`` of one reference agent's job (every evaluation played once): ``SAFETY``
+    times the cost model, plus 10 minutes."""
+    hours = estimate_core_hours(spec)["references"] / len(REFERENCE_AGENTS)
+    return int(SAFETY * hours * 60) + 10
+
+
 def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
     """Trainable parameters of the PPO policy (Table 2's hyperparameters) on this MDP, counted on
     the SB3 model itself."""
