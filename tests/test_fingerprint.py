@@ -45,6 +45,12 @@ def test_slot_one_picker_is_found_as_slot_one():
     assert fp["plays_as"] == "slot 1"
     assert describe(fp).startswith("plays as slot 1 (100%")
     assert fp["agree_fcfs"] == 0.0  # slot 0 is the queue head: never picked
+    assert fp["invalid_share"] == 0.0
+    fp = fingerprint(play_recorded(_hpc(), lambda obs, env: 1, [{"seed": 0}]).decisions)  # unmasked
+    assert fp["agree_slot_1"] == 1.0 and fp["invalid_share"] == 0.0  # slot 1 is valid whenever contested
+    deeprm = DeepRMEnv(obs_mode="compact", num_nw=5, simu_len=40, placement="now", new_job_rate=0.9)
+    fp = fingerprint(play_recorded(deeprm, lambda obs, env: 4, [{"seed": 0}]).decisions)
+    assert fp["agree_slot_4"] == 1.0 and 0.0 < fp["invalid_share"] < 1.0  # slot 4 often empty or unfit
 
 
 def test_queue_head_picker_plays_as_fcfs_and_random_at_chance():

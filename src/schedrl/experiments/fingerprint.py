@@ -8,8 +8,9 @@ more valid actions; a decision with one valid action says nothing about the poli
 * agreement with the papers' heuristics and simple pickers, each as a share of contested
   decisions: ``fcfs`` (earliest arrival among the valid jobs: the queue head), ``sjf`` (shortest
   requested time), ``smallest_area`` (time x size), ``largest`` (largest size), each fixed action
-  ``slot_k``, and ``chance`` (mean 1 / number of valid actions: what uniform random play agrees
-  with any one picker by expectation);
+  ``slot_k`` (counted whether or not slot k was valid: ``invalid_share`` says how often the
+  played action was not), and ``chance`` (mean 1 / number of valid actions: what uniform random
+  play agrees with any one picker by expectation);
 * with the policy's scores (logits, Q-values or DFP objectives): entropy and top probability of
   the masked softmax (logits only), the spread of a slot's score across states against the spread
   across slots within a state (a state-blind policy has the first near 0), the greedy action on
@@ -253,6 +254,9 @@ def fingerprint(decisions: Decisions, view: AgentView | None = None) -> dict[str
     masks = np.stack(decisions.masks)
     actions = np.asarray(decisions.actions)
     fp["chance"] = float(np.mean(1.0 / masks.sum(axis=1)))
+    # an unmasked agent may pick an invalid action (DeepRM: an empty or unfit slot moves time on)
+    fp["invalid_share"] = float(np.mean(~masks[np.arange(n), np.clip(actions, 0, masks.shape[1] - 1)]
+                                        | (actions < 0) | (actions >= masks.shape[1])))
     for name in HEURISTICS:
         picks = np.asarray([p[name] for p in decisions.picks])
         fp[f"agree_{name}"] = float(np.mean(picks == actions))
