@@ -110,6 +110,8 @@ def write_record(record: Record, out_dir, split: str) -> list[Path]:
         fp = fpm.fingerprint(rec.decisions, view_fn() if view_fn is not None else None)
         jobs = record.jobs[label]
         path = out / FINGERPRINT_DIR / f"{label}.json"
+        if split != "test":  # the same agent on its training sets: a row of its own in the table
+            meta = {**meta, "agent": f"{meta['agent']} in-sample"}
         fpm.write_fingerprint(path, fp, **meta, split=split, jobs=jobs,
                               asked_per_job=float(rec.decisions.total / jobs) if jobs else float("nan"))
         paths.append(path)
