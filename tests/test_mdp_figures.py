@@ -150,7 +150,7 @@ def test_unflattened_curves_are_said_so(results):
                 curve = pd.read_csv(path)
                 curve["reward"] = np.linspace(-300, -100, len(curve))  # still rising at the end
                 write_csv(path, curve)
-    data = figures.fig3_data(spec, root)
+    data = mx.fig3_data(spec, root)
     assert not data["flattened"].any()
     row = claims.fig3_rows(spec, root)[0]
     assert row["verdict"] == "not comparable" and "flatten" in row["note"]

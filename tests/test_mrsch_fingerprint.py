@@ -13,6 +13,7 @@ import pandas as pd
 from schedrl.papers.mrsch import claims
 from schedrl.papers.mrsch import experiments as mx
 from schedrl.papers.mrsch import fingerprints as fps
+from schedrl.papers.mrsch import references as refs_mod
 from schedrl.report.claims import make_claims
 from schedrl.workloads.swf import SWF_FIELDS, write_swf
 from test_mrsch_experiments import _results_tree, _spec
@@ -68,7 +69,7 @@ def test_evaluation_writes_fingerprints_and_references(tmp_path):
     record = fps.Record()
     metrics, _, _ = mx.evaluate_workload(spec, "S1", root=root, base=base, record=record)
     out = mx.eval_dir(root, "S1")
-    paths = fps.write_record(record, out, "test")
+    paths = refs_mod.write_record(record, out, "test")
     labels = {p.stem for p in paths}
     assert labels == {fps.label_of(m, r) for m in fps.AGENTS for r in ("", *fps.REFERENCES)}
     fp = json.loads((out / "fingerprints" / "mrsch.json").read_text())
@@ -87,7 +88,7 @@ def test_evaluation_writes_fingerprints_and_references(tmp_path):
     assert "jobset" not in jobs  # the test split is one table, as the main jobs.csv
     assert len(jobs) == 30 * len(fps.AGENTS) * len(fps.REFERENCES)
     assert set(pd.read_csv(out / "references" / "goals.csv")["reference"]) == set(fps.REFERENCES)
-    table = fps.fingerprint_csv([out / "fingerprints"], tmp_path / "fingerprints.csv")
+    table = refs_mod.fingerprint_csv([out / "fingerprints"], tmp_path / "fingerprints.csv")
     assert len(table) == 9 and table["agent"].is_unique and {"asked_per_job", "method", "reference"} <= set(table)
 
 
@@ -131,7 +132,7 @@ def test_claims_carry_the_references_and_flag_uninformative(tmp_path):
     frame = make_claims(list(rows.values()))  # the columns check
     assert (frame["uninformative"] != "").any()
     for cid, r in rows.items():
-        if fps.claim_agents(cid) is None:
+        if refs_mod.claim_agents(cid) is None:
             assert not any(r.get(c) for c in ("random_verdict", "uninformative", "plays_as")), cid
             continue
         assert r["random_verdict"] == r["verdict"], cid  # random = trained here

@@ -144,12 +144,13 @@ def run_evaluate(args) -> int:
 
         raise ConfigError(f"workload '{args.workload}' is not in mrsch.workloads ({', '.join(spec['workloads'])})")
     from schedrl.papers.mrsch import fingerprints as fps
+    from schedrl.papers.mrsch import references
 
     record = fps.Record()
     metrics, goals, jobs = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
                                                 split=args.split, seed=args.seed, record=record)
     out = Path(args.out_dir)
-    fps.write_record(record, out, args.split)
+    references.write_record(record, out, args.split)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "jobs.csv", jobs, float_format="%.6g")
     if args.split == "test":
@@ -159,9 +160,9 @@ def run_evaluate(args) -> int:
 
 
 def run_fingerprints(args) -> int:
-    from schedrl.papers.mrsch import fingerprints as fps
+    from schedrl.papers.mrsch.references import fingerprint_csv
 
-    frame = fps.fingerprint_csv(args.dirs, args.out)
+    frame = fingerprint_csv(args.dirs, args.out)
     cols = [c for c in ("agent", "decisions", "contested", "asked_per_job", "plays_as") if c in frame]
     print(frame[cols].to_string(index=False))
     return 0

@@ -63,10 +63,8 @@ def param_rows() -> list[dict]:
 
 
 def fig3_rows(spec: dict, root) -> list[dict]:
-    from schedrl.papers.mdp.figures import fig3_data
-
     claim = "The compact MDP converges faster than the image-like MDP (Fig. 3)"
-    data = fig3_data(spec, root)
+    data = mx.fig3_data(spec, root)
     faster, parts, unsettled = 0, [], []
     conclusive = 0
     for sid, part in data.groupby("scenario", sort=False):

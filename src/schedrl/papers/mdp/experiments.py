@@ -1049,3 +1049,21 @@ def offered_load(scenario_id: int, reading: str = "j_s", jobsets: int = 1000, se
     loads = [float(empirical_load(generate_jobset(model, FIXED_ENV["simu_len"], seed + k), s.procs)[0])
              for k in range(int(jobsets))]
     return float(np.mean(loads))
+
+
+def fig3_data(spec: dict, root) -> pd.DataFrame:
+    """Smoothed training-reward curves (mean and std over seeds) of image and compact agents at the
+    main horizon in Fig. 3's scenarios, with flatness and convergence speed per curve."""
+    H, window = int(spec["horizon"]), int(spec["train"]["curve_window"])
+    frames = []
+    for sid in spec["fig3"]["scenarios"]:
+        for name in ("image", "compact"):
+            curves = [read_csv(run_dir(root, H, name, sid, seed) / "learning_curve.csv") for seed in spec["seeds"]]
+            stats = curve_stats(curves, window)
+            slowdown = curve_stats(curves, window, column="mean_slowdown")
+            flat, change = flattened(stats["mean"].to_numpy())
+            stats = stats.assign(variant=name, scenario=int(sid), mean_slowdown=slowdown["mean"].to_numpy(),
+                                 flattened=flat, tail_change=round(change, 4),
+                                 steps_to_90pct=steps_to_converge(stats))
+            frames.append(stats)
+    return pd.concat(frames, ignore_index=True)

@@ -48,28 +48,10 @@ def _scale_note(spec: dict, trials: bool = True) -> str:
 # ---------------------------------------------------------------------------------------------
 # Fig. 3: learning curves
 
-def fig3_data(spec: dict, root) -> pd.DataFrame:
-    """Smoothed training-reward curves (mean and std over seeds) of image and compact agents at the
-    main horizon in Fig. 3's scenarios, with flatness and convergence speed per curve."""
-    H, window = int(spec["horizon"]), int(spec["train"]["curve_window"])
-    frames = []
-    for sid in spec["fig3"]["scenarios"]:
-        for name in ("image", "compact"):
-            curves = [mx.read_csv(mx.run_dir(root, H, name, sid, seed) / "learning_curve.csv") for seed in spec["seeds"]]
-            stats = mx.curve_stats(curves, window)
-            slowdown = mx.curve_stats(curves, window, column="mean_slowdown")
-            flat, change = mx.flattened(stats["mean"].to_numpy())
-            stats = stats.assign(variant=name, scenario=int(sid), mean_slowdown=slowdown["mean"].to_numpy(),
-                                 flattened=flat, tail_change=round(change, 4),
-                                 steps_to_90pct=mx.steps_to_converge(stats))
-            frames.append(stats)
-    return pd.concat(frames, ignore_index=True)
-
-
 def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     """Fig. 3: moving average of training episode rewards, image-like vs compact (all-jobs reward),
     mean of the seeds +- 1 std, one panel per scenario of ``fig3.scenarios``."""
-    data = fig3_data(spec, root)
+    data = mx.fig3_data(spec, root)
     sids = list(spec["fig3"]["scenarios"])
     ncols = min(2, len(sids))
     nrows = -(-len(sids) // ncols)

@@ -602,7 +602,7 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
     rows += insample_rows(spec, root, two, three, budgets)
     cv.write_budget_table(Path(root) / "claims_budget.csv", budgets.long)
     if references:
-        from schedrl.papers.mrsch.fingerprints import add_references
+        from schedrl.papers.mrsch.references import add_references
 
         rows = add_references(spec, root, rows, claims_rows)
     return rows
