@@ -44,7 +44,7 @@ def test_tiny_run_writes_fingerprints_references_and_claims_columns(tmp_path, mo
     assert fp["actions"] == "sampled from the policy" and fp["episodes"] == fp["cases"] == 1 + 6 + 2
     assert 0 < fp["contested"] <= fp["decisions"] and 0 < fp["chance"] < 1
     assert 0 <= fp["agree_fcfs"] <= 1 and fp["hidden_units"] > 0 and fp["entropy_median"] > 0
-    assert 0 < fp["scored"] <= fp["contested"] and fp["empty_slot_picks"] >= 0
+    assert 0 < fp["scored"] <= fp["contested"] and 0 <= fp["empty_slot_share"] <= 1
     # the references play the trained agent's cases and episode seeds
     trained = pd.read_csv(rx.eval_path(run))
     for ref in references.REFERENCES:
@@ -54,7 +54,7 @@ def test_tiny_run_writes_fingerprints_references_and_claims_columns(tmp_path, mo
         assert played["utilization"].between(0, 1).all()
     rnd = json.loads((references.reference_dir(rx.ROOT, "random", "proposal_nn1", "wl1_100a", grid, 0)
                       / "fingerprint.json").read_text())
-    assert rnd["actions"] == "uniform among the valid actions" and rnd["empty_slot_picks"] == 0
+    assert rnd["actions"] == "uniform among the valid actions" and rnd["empty_slot_share"] == 0
     assert "entropy_median" not in rnd                      # no scores of a random player
     assert abs(rnd["agree_fcfs"] - rnd["chance"]) < 0.1      # random agrees with FCFS by chance only
     assert main(["runtime", "fingerprints", "--spec", text, "--out", "results/runtime/fingerprints.csv"]) == 0

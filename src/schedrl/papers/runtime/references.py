@@ -9,7 +9,8 @@
   scale's ~220k decisions per agent need 0.1). The evaluation samples its actions (``evaluate.deterministic: false``, section 4.5), so
   the agreement shares are of the sampled actions; entropy and top probability read the policy's
   logits on the valid actions. Plain PPO may also pick an empty slot, which the env plays as X:
-  it is recorded as X (the last action), and counted (``empty_slot_picks``).
+  it is recorded as X (the last action), so an agent that always waits reads "slot 100" (the
+  core's ``invalid_share`` is then 0), and ``empty_slot_share`` says how often that happened.
 * No-learning references: each training run gets two stand-ins played through the same protocol
   (``experiments.play_cases``: same cases, episode seeds, estimators), ``random`` (uniform among
   the valid actions, i.e. the occupied window slots and X, seeded by the run's identity so the
@@ -65,7 +66,7 @@ class LockstepRecorder:
         for r in self.recorders:
             r.decisions = self.shared
         self.keep = int(keep)
-        self.empty_picks = 0  # picks of an empty window slot (played as X), over all decisions
+        self.empty_picks = 0  # contested decisions where an empty window slot was picked (played as X)
         self.kept: list[tuple[int, np.ndarray]] = []
         self.rng = np.random.default_rng(_seed(("fingerprint",) + tuple(identity)))
 
@@ -74,12 +75,13 @@ class LockstepRecorder:
             return
         i = len(self.shared.actions)
         mask = self.recorders[k].env.unwrapped.action_masks()
-        if not mask[action]:  # plain PPO may pick an empty slot: the env plays it as X (the last action)
-            self.empty_picks += 1
+        empty = not mask[action]
+        if empty:  # plain PPO may pick an empty slot: the env plays it as X (the last action)
             action = len(mask) - 1
         self.recorders[k].record(obs, action)
         if len(self.shared.actions) == i:  # not contested
             return
+        self.empty_picks += empty
         if i < self.keep:
             self.kept.append((i, np.array(obs, copy=True)))
         else:
@@ -117,7 +119,8 @@ def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, 
     write_fingerprint(path, fp, agent=agent_label(kind, method, train, grid, seed, draw), kind=kind, method=method,
                       train=train, grid=grid, draw=int(draw), seed=int(seed), episodes=int(len(table)),
                       cases=int(table.groupby(["test", "estimator"]).ngroups), actions=actions,
-                      recorded_share=recorder.share, scored=len(recorder.kept), empty_slot_picks=recorder.empty_picks)
+                      recorded_share=recorder.share, scored=len(recorder.kept),
+                      empty_slot_share=recorder.empty_picks / max(len(recorder.shared.actions), 1))
     return fp
 
 
