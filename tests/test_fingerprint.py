@@ -138,3 +138,21 @@ def test_recorder_wraps_info_style_policies():
             break
     fp = fingerprint(rec.decisions, AgentView())
     assert fp["decisions"] >= fp["contested"] > 0
+
+
+def test_multibinary_agents_are_read_as_slots_plus_void():
+    """A multi-binary DeepRM action is its first set bit on a valid slot; the all-zero one is void."""
+    from schedrl.schedulers.grid import sjf
+
+    env = DeepRMEnv(obs_mode="compact", action_mode="multibinary", num_nw=5, simu_len=40, placement="now",
+                    new_job_rate=0.9)
+
+    def one_hot_sjf(obs, e):
+        bits = np.zeros(5, dtype=np.int8)
+        a = sjf(e.unwrapped)
+        if a < 5:
+            bits[a] = 1
+        return bits
+
+    fp = fingerprint(play_recorded(env, one_hot_sjf, [{"seed": 0}]).decisions)
+    assert fp["contested"] > 10 and fp["agree_sjf"] == 1.0 and "agree_slot_5" in fp  # slot 5 = void

@@ -62,16 +62,22 @@ def window_jobs(env) -> np.ndarray:
     return out
 
 
+def _discrete(space) -> bool:
+    from gymnasium import spaces
+
+    return isinstance(space, spaces.Discrete)  # not MultiBinary, which has an ``n`` too
+
+
 def _n_actions(base) -> int:
     space = base.action_space
-    return int(space.n) if hasattr(space, "n") else int(np.prod(space.shape)) + 1  # multibinary: + void
+    return int(space.n) if _discrete(space) else int(np.prod(space.shape)) + 1  # multibinary: + void
 
 
 def valid_actions(env) -> np.ndarray:
     """Boolean mask over the (discrete) actions; multi-binary envs as slots plus a void action."""
     base = env.unwrapped
     mask = np.asarray(base.action_masks(), dtype=bool)
-    if hasattr(base.action_space, "n"):
+    if _discrete(base.action_space):
         return mask
     return np.append(mask[1::2], True)  # [bit 0 ok, bit 1 ok] per slot -> slots that fit, then void
 
