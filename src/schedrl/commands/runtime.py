@@ -221,8 +221,9 @@ def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
 
     c = rx.estimate_core_hours(_spec(args.spec))
-    print(f"~{c['train'] + c['evaluate'] + c['budget']:,.1f} core-hours: {c['runs']} PPO runs {c['train']:,.1f}, "
-          f"evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}")
+    print(f"~{c['train'] + c['evaluate'] + c['budget'] + c['references']:,.1f} core-hours: {c['runs']} PPO runs "
+          f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "
+          f"no-learning references {c['references']:,.2f}")
     return 0
 
 

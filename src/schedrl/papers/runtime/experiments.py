@@ -402,8 +402,11 @@ def estimate_core_hours(spec: dict) -> dict:
     runs = per_method * len(agents["methods"])
     # budget checkpoints (1/8, 1/4, 1/2): own half + every "b" half, oracle only
     budget = 3 * (1 + len(TEST_WORKLOADS)) * budget_episodes(spec) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    # no-learning references (random, untrained): the final evaluation once per method x half x seed x
+    # draw (not per grid point), at the trained agents' rate (smoke: random 1.1x, untrained 1.0x its speed)
+    refs = 2 * per_method // len(grid_points(spec)) * steps / EVAL_STEPS_PER_S / 3600
     return {"runs": runs, "train": train, "evaluate": per_method * steps / EVAL_STEPS_PER_S / 3600,
-            "budget": runs * budget / BUDGET_STEPS_PER_S / 3600}
+            "budget": runs * budget / BUDGET_STEPS_PER_S / 3600, "references": refs}
 
 
 def train_minutes(spec: dict, method: str) -> int:
