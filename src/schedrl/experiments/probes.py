@@ -16,13 +16,18 @@ one-node machine, each episode ``rounds`` rounds in which ``window`` one-node jo
 together, one long and the others short, in random queue order; a round ends before the next is
 submitted. Shortest-job-first orders every round optimally (held-out mean slowdown 1.5), FCFS and
 random play put the long job before short ones in most rounds (6.9 and 7.3). The long job's slot
-is random, so no fixed slot is better than FCFS: a state-blind policy cannot reach the margin. Training episodes
-are blocks of one SWF file, held-out episodes blocks of another drawn with another seed.
+is random, so no fixed slot is better than FCFS: a state-blind policy cannot reach the margin.
+Training episodes are blocks of one SWF file, held-out episodes blocks of another drawn with
+another seed. (DeepRM-v0 was tried first: at small sizes, e.g. one resource and three slots, its
+FCFS, SJF and random work-conserving play are within 2% of each other, so it holds no margin.)
 
-Use with any trainer: ``case = sjf_case(tmp_dir)``, train on ``case.env(...)`` (or pass
-``case.env_id`` / ``case.env_kwargs`` to ``schedrl.experiments.train.train``), then
-``probe_report(case, policy)`` with ``policy(obs, env) -> action`` (``greedy_policy`` builds it
-from a scores function) and ``passes(report, margin)``.
+The project's trainers on the case: ``train_sb3`` (``schedrl.experiments.train.train``, what
+``schedrl train`` runs), ``train_pg`` (``schedrl.agents.reinforce``), ``train_dfp``
+(``schedrl.agents.dfp``), each returning a ``Trained``; ``run_probe(case, trained, zeroed)``
+plays both on the held-out episodes and ``failures(report)`` lists what fails. Your own trainer:
+``case = sjf_case(tmp_dir)``, train on ``case.env()`` (or ``case.env_id`` / ``case.env_kwargs`` /
+``case.wrappers``), then ``probe_report(case, policy)`` with ``policy(obs, env) -> action``
+(``greedy_policy`` builds it from a scores function) and ``failures(report)``.
 """
 
 from __future__ import annotations
