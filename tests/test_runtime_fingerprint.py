@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from schedrl.papers.runtime import claims, figures, references
+from schedrl.papers.runtime import claims, recording, references, tables
 from schedrl.papers.runtime import experiments as rx
 
 SPEC = {"nodes": 256, "table4": {"sim_step": 60},
@@ -122,7 +122,7 @@ def test_claims_with_random_in_place_of_the_trained_agent_are_uninformative():
 
     def rows(refs, plays=None):
         return {r["claim_id"]: r for r in claims.claims_rows(
-            t4, figures.table5_frame(evals, heur), figures.table6_frame(evals), figures.sensitivity_frame(evals),
+            t4, tables.table5_frame(evals, heur), tables.table6_frame(evals), tables.sensitivity_frame(evals),
             evals=rx.tuned(evals), heuristics=heur, references=refs, plays=plays)}
 
     # the "trained" rows are random play itself: every claim it reproduces is uninformative
@@ -152,7 +152,7 @@ def test_pooled_plays_as_and_reservoir_order():
     # the sampled decisions come first with their observations, every decision is kept
     from schedrl.experiments.fingerprint import Decisions
 
-    rec = references.LockstepRecorder([], ("x",), keep=3)
+    rec = recording.LockstepRecorder([], ("x",), keep=3)
     for i in range(10):
         rec.shared.add(np.array([True, True]), i % 2, {"fcfs": 0}, None)
         rec.kept.append((i, np.full(2, i))) if i < 3 else None
@@ -160,7 +160,7 @@ def test_pooled_plays_as_and_reservoir_order():
     assert isinstance(out, Decisions) and len(out.actions) == 10 and len(out.inputs) == 3
     assert [int(x[0]) for x in out.inputs] == [0, 1, 2] and out.actions[:3] == [0, 1, 0]
     # evaluate.fingerprint_share: a seeded share of the decisions is recorded (the rest is never looked at)
-    few = references.LockstepRecorder([], ("x",), share=1e-9)
+    few = recording.LockstepRecorder([], ("x",), share=1e-9)
     for _ in range(100):
         few.record(0, np.zeros(2), 1)
     assert few.shared.total == 0

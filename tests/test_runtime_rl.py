@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import ConfigError
-from schedrl.papers.runtime import claims, figures
+from schedrl.papers.runtime import claims, figures, intervals, tables
 from schedrl.papers.runtime import experiments as rx
 
 SPEC = {"nodes": 256, "table4": {"sim_step": 60},
@@ -104,16 +104,16 @@ def test_tuning_picks_the_best_grid_point_on_the_training_half():
 def test_table_frames():
     evals = _evals()
     heur = claims.paper_table4()
-    t5 = figures.table5_frame(evals, heur)
+    t5 = tables.table5_frame(evals, heur)
     assert list(t5["workload"].unique()) == ["wl1_100a", "wl2_100a"] and len(t5) == 6
     row = t5[(t5["workload"] == "wl1_100a") & (t5["method"] == "baseline")].iloc[0]
     assert row["ours"] == pytest.approx(0.65, abs=0.01) and row["paper"] == 0.67 and row["runs"] == 2
     assert row["sjf:easy"] == 0.70
-    t6 = figures.table6_frame(evals)
+    t6 = tables.table6_frame(evals)
     assert len(t6) == 2 * 6 * 3 and t6["same_tendency"].sum() == 2 * 3
     cell = t6[(t6["train"] == "wl2_100a") & (t6["test"] == "wl1_050b") & (t6["method"] == "proposal_nn2")].iloc[0]
     assert cell["paper"] == 0.47
-    sens = figures.sensitivity_frame(evals)
+    sens = tables.sensitivity_frame(evals)
     kept = sens[(sens["method"] == "proposal_nn1") & (sens["estimator"] == "request")]["kept"]
     assert kept.iloc[0] == pytest.approx(0.70 / 0.75, abs=0.01)
     rows = claims.rl_claims(t5, heur, t6, sens)
@@ -317,12 +317,12 @@ def test_claims_at_budgets_and_intervals():
     frame = pd.DataFrame(rows)
     assert set(frame["fraction"]) == {0.125, 0.25, 0.5, 1.0} and set(frame["budget"]) == {125, 250, 500, 1000}
     # the budgets' counts are those of the final claims at fraction 1
-    t5 = figures.table5_frame(final, claims.paper_table4())
+    t5 = tables.table5_frame(final, claims.paper_table4())
     beats = claims.rl_vs_heuristics(t5, claims.paper_table4(), "ours")[0]
     last = frame[(frame["claim_id"] == "rl_vs_heuristics") & (frame["fraction"] == 1.0)]["value"].iloc[0]
     assert last == beats
     # intervals: NN2 vs NN1 paired on the same episodes; a one-sided win with a CI spanning 0 is guarded
-    cis = budget.comparison_cis(rx.tuned(final), claims.paper_table4())
+    cis = intervals.comparison_cis(rx.tuned(final), claims.paper_table4())
     lo_hi = cis["nn2_beats_nn1"]["fields"]["ci95"]
     assert lo_hi.count("[") == 1
     assert cis["nn2_beats_nn1"]["guard"]("reproduced") in ("reproduced", "partly reproduced")

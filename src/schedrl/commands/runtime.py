@@ -247,7 +247,7 @@ def run_figure(args) -> int:
 
 def run_claims(args) -> int:
     from schedrl.experiments.heuristics import compare_with_paper, read_runs
-    from schedrl.papers.runtime import claims, figures
+    from schedrl.papers.runtime import claims, tables
     from schedrl.papers.runtime import experiments as rx
 
     spec = load_spec("runtime", args.spec)
@@ -261,7 +261,7 @@ def run_claims(args) -> int:
         from schedrl.papers.runtime import budget
 
         evals = rx.read_evaluations(rx.evaluation_files(spec, args.root))
-        heur = figures.heuristics_table(runs)
+        heur = tables.heuristics_table(runs)
         budgets = None
         if args.budget_out:
             from schedrl.report.convergence import write_budget_table
@@ -270,8 +270,8 @@ def run_claims(args) -> int:
             budgets, long_rows = budget.budget_rows(budget.with_final(evals, ckpts, int(spec["agents"]["steps"]),
                                                                       rx.budget_episodes(spec)), heur)
             write_budget_table(args.budget_out, long_rows)
-        rows = claims.claims_rows(t4, figures.table5_frame(evals, heur), figures.table6_frame(evals),
-                                  figures.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),
+        rows = claims.claims_rows(t4, tables.table5_frame(evals, heur), tables.table6_frame(evals),
+                                  tables.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),
                                   budgets=budgets, per_draw=budget.per_draw_counts(evals, spec, args.root),
                                   heuristics=heur, references=_references(spec, args.root),
                                   plays=_plays(spec, args.root, evals))

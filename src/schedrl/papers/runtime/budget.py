@@ -13,19 +13,16 @@
   recounts every RL claim with the same functions as the final claims (``claims.rl_counts``).
   "Flat" means the last doubling (1/2 -> all) moved the count by at most half the claim's
   tolerance (``convergence.flat_noise``).
-* **Intervals.** ``comparison_cis`` gives each method comparison a 95% bootstrap interval of the
-  mean utilisation difference over the cells the claim counts (two levels: agent seeds x Lublin
-  draws, then episodes; paired where both sides played the same episodes).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from schedrl.papers.runtime import experiments as rx
+from schedrl.papers.runtime import tables
 from schedrl.report import convergence as cv
 
 BUDGET_FILE = "evaluation_budget.csv"
@@ -84,9 +81,7 @@ def with_final(final: pd.DataFrame, budget: pd.DataFrame, steps: int, episodes: 
 
 
 def _tables(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from schedrl.papers.runtime import figures
-
-    return figures.table5_frame(evals, t4), figures.table6_frame(evals)
+    return tables.table5_frame(evals, t4), tables.table6_frame(evals)
 
 
 def _value(key: str, counts: dict) -> float:
@@ -164,87 +159,10 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
     return fields, long_rows
 
 
-# -- intervals ---------------------------------------------------------------------------------
-def _replicate(evals: pd.DataFrame) -> pd.Series:
-    """One label per independent replicate (agent seed x Lublin draw)."""
-    cols = [c for c in ("draw", "run_seed") if c in evals.columns]
-    if not cols:
-        return pd.Series("0", index=evals.index)
-    return evals[cols].astype(str).agg("/".join, axis=1)
-
-
-def _matrix(rows: pd.DataFrame, key_cols: list[str]) -> list[np.ndarray]:
-    """Per replicate, the utilisations ordered by ``key_cols`` (cells x episodes, flattened)."""
-    rows = rows.assign(_rep=_replicate(rows)).sort_values(["_rep", *key_cols])
-    return [g["utilization"].to_numpy(float) for _, g in rows.groupby("_rep", sort=True)]
-
-
-def _diff(a: pd.DataFrame, b: pd.DataFrame, keys: list[str]) -> tuple[float, float, float]:
-    ga, gb = _matrix(a, keys), _matrix(b, keys)
-    paired = len(ga) == len(gb) and all(x.size == y.size for x, y in zip(ga, gb))
-    return cv.bootstrap_diff(ga, gb, paired=paired)
-
-
-def comparison_cis(evals: pd.DataFrame, t4: pd.DataFrame | None) -> dict[str, dict]:
-    """claim id -> {fields: {ci95}, guard: verdict -> verdict, note} for the method comparisons:
-    RL minus the better of SJF/FCFS and minus the better backfilling variant (Table 5 cells),
-    NN2 minus NN1 (Table 6), the better proposal minus the baseline (same-tendency pairs), the
-    proposal minus the baseline (the 75 different-tendency cells). Mean utilisation differences."""
-    from schedrl.papers.runtime.claims import ALL_BELOW, BACKFILL, PLAIN
-
-    out: dict[str, dict] = {}
-    oracle = evals[evals["estimator"] == "actual"]
-    reps = _replicate(oracle).nunique()
-    keys = ["train", "test", "episode"]
-
-    def note(n_cells: int) -> str:
-        per = int(oracle.groupby(["method", "train", "test"]).size().median()) // max(reps, 1) if len(oracle) else 0
-        return (f"95% CI of the mean utilisation difference: {cv.evidence(reps, per)} per cell "
-                f"(a seed = one agent seed on one Lublin draw), {n_cells} cells")
-
-    own = oracle[oracle["test"] == oracle["train"]]
-    if t4 is not None and len(own):
-        for key, algs, win in (("rl_vs_heuristics", PLAIN, True), ("rl_vs_backfilling", BACKFILL, False)):
-            ref = own["train"].map(t4[algs].max(axis=1))
-            if ref.isna().any():
-                continue
-            d, lo, hi = _diff(own, own.assign(utilization=ref), ["method", *keys])
-            guard = ((lambda v, lo=lo, hi=hi: cv.guard_win(v, lo, hi)) if win
-                     else (lambda v, lo=lo, hi=hi: cv.guard_win(v, -hi, -lo)))
-            out[key] = {"fields": {"ci95": cv.format_ci(d, lo, hi)}, "guard": guard,
-                        "note": note(own.groupby(["method", "train"]).ngroups)}
-    t6 = oracle[oracle["test"].isin(rx.TEST_WORKLOADS)]
-    by = {m: t6[t6["method"] == m] for m in rx.METHODS}
-    if len(by["proposal_nn1"]) and len(by["proposal_nn2"]):
-        d, lo, hi = _diff(by["proposal_nn2"], by["proposal_nn1"], keys)
-        out["nn2_beats_nn1"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)},
-                                "guard": lambda v, lo=lo, hi=hi: cv.guard_win(v, lo, hi),
-                                "note": note(by["proposal_nn2"].groupby(["train", "test"]).ngroups)}
-    same = t6[t6["train"].map(rx.same_tendency) == t6["test"]]
-    props = [m for m in ("proposal_nn1", "proposal_nn2") if (same["method"] == m).any()]
-    if (same["method"] == "baseline").any() and props:
-        # the better proposal per pair (by its mean), as the count takes it
-        means = same[same["method"].isin(props)].groupby(["train", "method"])["utilization"].mean()
-        best = means.groupby(level="train").idxmax().map(lambda ix: ix[1])
-        chosen = same[same["method"] == same["train"].map(best)]
-        d, lo, hi = _diff(chosen, same[same["method"] == "baseline"], keys)
-        out["proposal_gain"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)}, "guard": lambda v: v,
-                                "note": note(same["train"].nunique())}
-    other = t6[(t6["test"] != ALL_BELOW) & (t6["train"].map(rx.same_tendency) != t6["test"])]
-    if (other["method"] == "baseline").any() and props:
-        base = other[other["method"] == "baseline"]
-        prop = other[other["method"].isin(props)]
-        d, lo, hi = cv.bootstrap_diff(_matrix(prop, ["method", *keys]), _matrix(base, keys))
-        out["below_heuristics_split"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)}, "guard": lambda v: v,
-                                         "note": "95% CI of the proposal's minus the baseline's mean utilisation "
-                                                 f"over these cells ({reps} replicate(s), episodes)"}
-    return out
-
-
 def per_draw_counts(evals: pd.DataFrame, spec: dict, root: str | Path = rx.ROOT) -> dict[str, list[str]]:
     """claim id -> its count on each Lublin draw alone (that draw's agents against that draw's
     heuristics): the draw-to-draw spread. Empty with one draw."""
-    from schedrl.papers.runtime import claims, figures
+    from schedrl.papers.runtime import claims
 
     ds = rx.draws(spec)
     if len(ds) < 2 or "draw" not in evals.columns:
@@ -254,8 +172,8 @@ def per_draw_counts(evals: pd.DataFrame, spec: dict, root: str | Path = rx.ROOT)
         rows = evals[evals["draw"] == d]
         if rows.empty:
             continue
-        t4 = figures.heuristics_table([rx.heuristics_file(w, d).replace(rx.ROOT, str(root), 1) for w in rx.WORKLOADS])
-        counts = claims.rl_counts(figures.table5_frame(rows, t4), t4, figures.table6_frame(rows))
+        t4 = tables.heuristics_table([rx.heuristics_file(w, d).replace(rx.ROOT, str(root), 1) for w in rx.WORKLOADS])
+        counts = claims.rl_counts(tables.table5_frame(rows, t4), t4, tables.table6_frame(rows))
         for key, value in counts.items():
             if key == "below_heuristics_split":
                 (bh, _), (ph, _) = value

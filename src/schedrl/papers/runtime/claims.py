@@ -20,7 +20,10 @@
 * Beyond the paper: the share of the oracle utilisation the proposal keeps with the online predictor.
 
 Each count is a verdict from ``paper_values.yaml``'s tolerance for that count; method comparisons
-carry a 95% interval and RL claims their value at each training budget (``budget.py``).
+carry a 95% interval (``intervals.py``) and RL claims their value at each training budget (``budget.py``).
+
+Imports flow one way (A -> B: B imports A): experiments -> tables -> intervals -> claims -> (figures,
+budget); ``budget``'s convergence fields come in as the ``budgets`` argument.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ import numpy as np
 import pandas as pd
 
 from schedrl.experiments.heuristics import heuristic_claims
-from schedrl.papers.runtime.experiments import ALGORITHMS, PAPER, VALUES, same_tendency
+from schedrl.papers.runtime import tables
+from schedrl.papers.runtime.experiments import ALGORITHMS, PAPER, VALUES, same_tendency, tuned
+from schedrl.papers.runtime.intervals import comparison_cis
+from schedrl.papers.runtime.tables import ALL_BELOW, BACKFILL, PLAIN
 
 R = 2  # the paper prints two decimals; its counts compare the printed values
 
@@ -42,11 +48,6 @@ def _row(claim_id: str, claim: str, paper_value, ours, verdict: str, note: str =
 def _count_verdict(key: str, ours: int, total: int, paper_total: int, paper: float | None = None) -> str:
     """A count compares only over the paper's full set of cases (a smaller grid is not comparable)."""
     return VALUES.verdict(key, ours, paper) if total == paper_total and total else "not comparable"
-
-
-PLAIN = [a for a in ALGORITHMS if a.endswith(":none")]
-BACKFILL = [a for a in ALGORITHMS if not a.endswith(":none")]
-ALL_BELOW = "wl1_050b"  # the test half where the paper finds every RL result below SJF and FCFS
 
 
 def _best(t4: pd.DataFrame, workload: str, algorithms: list[str], how: str = "max") -> float:
@@ -237,12 +238,10 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
 
     ``evals``: the tuned per-episode evaluation rows (``experiments.tuned``), for the 95% intervals
     of the method comparisons; ``budgets``: claim id -> convergence fields (``budget.py``)."""
-    from schedrl.papers.runtime import budget as B
-
     rows = []
     ours = rl_counts(t5, t4, t6)
     paper = rl_counts(paper_table5(), paper_table4(), paper_table6())
-    cis = B.comparison_cis(evals, t4) if evals is not None and len(evals) else {}
+    cis = comparison_cis(evals, t4) if evals is not None and len(evals) else {}
     for table, key in ((t5, "table5"), (t6, "table6")):
         if table is not None and len(table):
             rows.append(_within(table, key))
@@ -310,7 +309,7 @@ def claims_rows(table4: pd.DataFrame, table5: pd.DataFrame | None = None, table6
                 heuristics: pd.DataFrame | None = None, references: dict[str, pd.DataFrame] | None = None,
                 plays: dict[str, str] | None = None) -> list[dict]:
     """All claims: Table 4 (``figures.table4``'s long table) and, when given, Tables 5-6 and the
-    sensitivity study (``figures.table5_frame`` / ``table6_frame`` / ``sensitivity_frame``);
+    sensitivity study (``tables.table5_frame`` / ``table6_frame`` / ``sensitivity_frame``);
     ``evals`` (tuned per-episode rows) add 95% intervals, ``budgets`` the convergence columns,
     ``per_draw`` each count per Lublin draw; ``heuristics`` (workload x algorithm, the mean over
     the draws the agents ran on) is what the RL claims compare with (default: Table 4's draw).
@@ -334,11 +333,8 @@ def claims_rows(table4: pd.DataFrame, table5: pd.DataFrame | None = None, table6
 def reference_claims(evals: pd.DataFrame, heuristics: pd.DataFrame | None, note: str = "") -> list[dict]:
     """The RL claims with a reference's evaluation rows in place of the trained agents': the same
     tuning rule, tables, counts and interval guards."""
-    from schedrl.papers.runtime import figures
-    from schedrl.papers.runtime.experiments import tuned
-
-    return rl_claims(figures.table5_frame(evals, heuristics), heuristics, figures.table6_frame(evals),
-                     figures.sensitivity_frame(evals), note, evals=tuned(evals))
+    return rl_claims(tables.table5_frame(evals, heuristics), heuristics, tables.table6_frame(evals),
+                     tables.sensitivity_frame(evals), note, evals=tuned(evals))
 
 
 def add_references(rows: list[dict], refs: dict[str, list[dict]], plays: dict[str, str]) -> None:

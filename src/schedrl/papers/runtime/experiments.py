@@ -15,6 +15,9 @@ sampling its actions as PPO does, ``episodes`` times on its own "a" half (Table 
 does not name its predictor), plus the sensitivity estimators on the same-tendency "b" half.
 Table 5/6 take, per method and training half, the grid point with the best mean utilisation on
 its own half (the paper's tuning rule).
+
+Imports flow one way (A -> B: B imports A): recording -> experiments -> (references, tables,
+intervals, claims, budget, figures); nothing here imports those above it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from schedrl.papers import paper_values
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from schedrl.papers.runtime.recording import LockstepRecorder
 
 PAPER = "runtime"
 VALUES = paper_values(PAPER)
@@ -243,7 +248,7 @@ def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool, reco
     pass per step: the per-call overhead of ``model.predict`` dominates a single 800-input
     observation. ``model``: anything with SB3's ``predict(obs, deterministic=...)``, or a callable
     ``(obs batch, env indices) -> actions`` (the references' random player). ``recorder``: a
-    ``references.LockstepRecorder`` that sees every decision (the behaviour fingerprint). Returns
+    ``recording.LockstepRecorder`` that sees every decision (the behaviour fingerprint). Returns
     per episode: seed, reward, length, truncated, the final info's schedule."""
     obs = np.stack([env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds, strict=True)])
     live = list(range(len(envs)))
@@ -295,12 +300,34 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
                                  env_id=config["env_id"])
     if out is not None:
         from schedrl.experiments.fingerprint import sb3_view
-        from schedrl.papers.runtime import references
 
         _write_table(table, out)
-        references.write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, sb3_view(model), "trained",
-                                           spec, method, train, grid, int(config["seed"]), draw, table)
+        write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, sb3_view(model), "trained",
+                                spec, method, train, grid, int(config["seed"]), draw, table)
     return table
+
+
+def agent_label(kind: str, method: str, train: str, grid: str, seed: int, draw: int) -> str:
+    who = {"trained": f"PPO {LABELS[method]}", "untrained": f"untrained {LABELS[method]}",
+           "random": f"random valid (in place of {LABELS[method]})"}[kind]
+    return f"{who} {train} {grid} draw {int(draw)} seed {int(seed)}"
+
+
+def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, kind: str, spec: dict, method: str,
+                            train: str, grid: str, seed: int, draw: int, table) -> dict:
+    """``fingerprint.json`` of one evaluated agent (trained or a reference) beside its evaluation."""
+    from schedrl.experiments.fingerprint import fingerprint, write_fingerprint
+
+    fp = fingerprint(recorder.decisions(), view)
+    sampled = not bool(spec["evaluate"]["deterministic"])
+    actions = ("uniform among the valid actions" if kind == "random"
+               else "sampled from the policy" if sampled else "the policy's most probable action")
+    write_fingerprint(path, fp, agent=agent_label(kind, method, train, grid, seed, draw), kind=kind, method=method,
+                      train=train, grid=grid, draw=int(draw), seed=int(seed), episodes=int(len(table)),
+                      cases=int(table.groupby(["test", "estimator"]).ngroups), actions=actions,
+                      recorded_share=recorder.share, scored=len(recorder.kept),
+                      empty_slot_share=recorder.empty_picks / max(len(recorder.shared.actions), 1))
+    return fp
 
 
 def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_seed: int, player, *,
@@ -309,13 +336,13 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
     """The evaluation protocol of ``evaluate`` for any player: an SB3 model (sampling as
     ``evaluate.deterministic`` says) or ``"random"`` (uniform among each state's valid actions,
     seeded by the run's identity). Returns the per-episode table and, with ``record``, the
-    ``references.LockstepRecorder`` of every decision (else None)."""
+    ``recording.LockstepRecorder`` of every decision (else None)."""
     import pandas as pd
     import torch
 
     from schedrl.experiments.envs import make_env
     from schedrl.metrics import runtime_utilization
-    from schedrl.papers.runtime import references
+    from schedrl.papers.runtime.recording import LockstepRecorder, RandomValid
 
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
@@ -330,12 +357,12 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
     identity = (int(ev["seed"]), method, train, grid, int(draw), int(run_seed))
-    recorder = (references.LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
+    recorder = (LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
                 if record else None)
     if isinstance(player, str):
         if player != "random":
             raise ConfigError(f"unknown player '{player}' (an SB3 model or 'random')")
-        player = references.RandomValid(envs, identity)
+        player = RandomValid(envs, identity)
     played = play_lockstep(envs, player, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]),
                            recorder=recorder)
     rows = []

@@ -2,7 +2,9 @@
 
 Table 4 (heuristics), Table 5 (RL on its own training half), Table 6 (trained on each "a", tested
 on each "b"), the learning curves and the estimate-sensitivity figure (beyond the paper).
-``TARGETS`` lists every output.
+``TARGETS`` lists every output. The data frames they draw are ``tables.py``'s.
+
+Imports flow one way (A -> B: B imports A): experiments -> tables -> claims -> figures.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from schedrl.papers.runtime.experiments import (
     VALUES,
     read_evaluations,
     same_tendency,
-    tuned,
 )
+from schedrl.papers.runtime.tables import heuristics_table, sensitivity_frame, table5_frame, table6_frame
 from schedrl.papers.targets import Target
 
 TITLE = "Runtime paper Table 4: utilisation of classic heuristics"
@@ -56,39 +58,6 @@ def table4(runs: list[str | Path], png: str | Path, *, nodes: int, sim_step: flo
     write_comparison_markdown(Path(png).with_suffix(".md"), table, row="workload", col="label", title=TITLE,
                               notes=[note])
     return table
-
-
-def heuristics_table(runs) -> pd.DataFrame:
-    """workload x algorithm utilisation of ``schedrl heuristics run`` CSVs (wide); the mean over
-    Lublin draws where ``runs`` holds several draws of a workload."""
-    from schedrl.experiments.heuristics import read_runs
-
-    ours = read_runs(runs, ALGORITHMS, "utilization")
-    return ours.pivot_table(index="workload", columns="algorithm", values="utilization", aggfunc="mean")[ALGORITHMS]
-
-
-def _cell_stats(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    return (rows.groupby(keys, as_index=False, sort=False)
-            .agg(ours=("utilization", "mean"), std=("utilization", "std"), runs=("utilization", "size"),
-                 scheduled=("scheduled", "mean"), grid=("grid", "first")))
-
-
-def table5_frame(evals: pd.DataFrame, heuristics: pd.DataFrame) -> pd.DataFrame:
-    """Long Table 5: workload, method, ours (mean of episodes), std, paper, diff, heuristics."""
-    rows = tuned(evals)
-    own = rows[(rows["test"] == rows["train"]) & (rows["estimator"] == "actual")]
-    table = _cell_stats(own, ["train", "method"]).rename(columns={"train": "workload"})
-    paper = VALUES["table5"]["rows"]
-    cols = VALUES["table5"]["columns"]
-    table["paper"] = [paper.get(w, [np.nan] * 3)[cols.index(m)] for w, m in zip(table["workload"], table["method"])]
-    table["diff"] = table["ours"] - table["paper"]
-    table["label"] = table["method"].map(LABELS)
-    for a in ALGORITHMS:
-        table[a] = table["workload"].map(heuristics[a]) if a in heuristics else np.nan
-    order = {w: i for i, w in enumerate(TRAIN_WORKLOADS)}
-    morder = {m: i for i, m in enumerate(METHODS)}
-    return (table.sort_values(["workload", "method"], key=lambda s: s.map(order if s.name == "workload" else morder))
-            .reset_index(drop=True))
 
 
 def table5(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
@@ -130,21 +99,6 @@ def table5(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
                               notes=[f"Mean of {n} episodes per cell with sampled actions (the paper: mean of 5 runs); "
                                      "per method and half the grid point with the best mean (the paper's tuning).",
                                      ORACLE_NOTE])
-    return table
-
-
-def table6_frame(evals: pd.DataFrame) -> pd.DataFrame:
-    """Long Table 6: train, test, method, ours, std, paper, diff, same_tendency."""
-    rows = tuned(evals)
-    rows = rows[rows["test"].isin(TEST_WORKLOADS) & (rows["estimator"] == "actual")]
-    table = _cell_stats(rows, ["train", "test", "method"])
-    paper = VALUES["table6"]["rows"]
-    cols = VALUES["table6"]["columns"]
-    table["paper"] = [paper.get(a, {}).get(b, [np.nan] * 3)[cols.index(m)]
-                      for a, b, m in zip(table["train"], table["test"], table["method"])]
-    table["diff"] = table["ours"] - table["paper"]
-    table["same_tendency"] = table["test"] == table["train"].map(same_tendency)
-    table["label"] = table["method"].map(LABELS)
     return table
 
 
@@ -266,17 +220,6 @@ def curves(curve_files, png: str | Path, window: int = 5) -> pd.DataFrame:
                  "+ share of steps left (at most 3)", fontsize=9)
     save_figure(fig, png, pd.concat(out, ignore_index=True) if out else data)
     return data
-
-
-def sensitivity_frame(evals: pd.DataFrame) -> pd.DataFrame:
-    """Utilisation on the same-tendency "b" half per method, training half and estimator."""
-    rows = tuned(evals)
-    rows = rows[rows["test"] == rows["train"].map(same_tendency)]
-    table = _cell_stats(rows, ["train", "method", "estimator"])
-    base = table[(table["estimator"] == "actual")].set_index(["train", "method"])["ours"]
-    table["oracle"] = [base.get((t, m), np.nan) for t, m in zip(table["train"], table["method"])]
-    table["kept"] = table["ours"] / table["oracle"]
-    return table
 
 
 def sensitivity(evaluations, png: str | Path) -> pd.DataFrame:

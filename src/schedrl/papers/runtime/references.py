@@ -1,16 +1,9 @@
 """What the runtime paper's agents play, and what no learning would give (issue 41).
 
-* Behaviour fingerprint of every evaluated agent (``schedrl.experiments.fingerprint``) from the
-  evaluation's own episodes: ``LockstepRecorder`` sees every decision of ``play_lockstep``'s batch
-  and keeps the observations of a seeded uniform sample of the contested ones for the
-  score-based measures (the first ``MAX_SCORED`` of a lockstep batch would all be early-episode
-  states). Recording a decision costs about 80 us (window, heuristics' picks), as much as a PPO
-  step, so ``evaluate.fingerprint_share`` records a seeded share of them (default 1; the default
-  scale's ~220k decisions per agent need 0.1). The evaluation samples its actions (``evaluate.deterministic: false``, section 4.5), so
-  the agreement shares are of the sampled actions; entropy and top probability read the policy's
-  logits on the valid actions. Plain PPO may also pick an empty slot, which the env plays as X:
-  it is recorded as X (the last action), so an agent that always waits reads "slot 100" (the
-  core's ``invalid_share`` is then 0), and ``empty_slot_share`` says how often that happened.
+* Behaviour fingerprints: ``recording.LockstepRecorder`` records the evaluation's decisions and
+  ``experiments.write_agent_fingerprint`` writes ``fingerprint.json`` beside each evaluation
+  (trained agents and references alike); ``write_fingerprints`` gathers them, and
+  ``claim_plays_as`` says what a claim's agents play as.
 * No-learning references: each training run gets two stand-ins played through the same protocol
   (``experiments.play_cases``: same cases, episode seeds, estimators), ``random`` (uniform among
   the valid actions, i.e. the occupied window slots and X, seeded by the run's identity so the
@@ -18,18 +11,17 @@
   built with its seed and hyperparameters, no training step; it samples like the trained one).
   Their evaluation tables sit under ``results/runtime/references/<ref>/`` with the run folders'
   layout; the claims are counted again on them (``claims.claims_rows(references=...)``).
+
+Imports flow one way (A -> B: B imports A): recording -> experiments -> references.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-import zlib
 from pathlib import Path
 
-import numpy as np
-
-from schedrl.experiments.fingerprint import MAX_SCORED, Decisions, FingerprintRecorder, describe, plays_as
+from schedrl.experiments.fingerprint import describe, plays_as
 from schedrl.papers.runtime import experiments as rx
 
 REFERENCES = ("random", "untrained")
@@ -37,91 +29,6 @@ KINDS = ("trained",) + REFERENCES
 #: the agents a claim rests on, by method (default: every method's tuned agents)
 CLAIM_METHODS = {"nn2_beats_nn1": ("proposal_nn1", "proposal_nn2"),
                  "sensitivity_online_predictor": ("proposal_nn1", "proposal_nn2")}
-
-
-def _seed(identity) -> int:
-    """A stable 32-bit seed from a run's identity (hash() of a str differs per process)."""
-    return zlib.crc32(repr(tuple(identity)).encode())
-
-
-class RandomValid:
-    """``(obs batch, env indices) -> actions``: uniform among each env's valid actions."""
-
-    def __init__(self, envs: list, identity):
-        self.envs = envs
-        self.rng = np.random.default_rng(_seed(("random",) + tuple(identity)))
-
-    def __call__(self, obs, live) -> np.ndarray:
-        return np.asarray([self.rng.choice(np.flatnonzero(self.envs[k].unwrapped.action_masks())) for k in live])
-
-
-class LockstepRecorder:
-    """One ``Decisions`` over the envs of a lockstep batch; a reservoir sample (seeded) of the
-    contested decisions keeps its observations for the score-based measures."""
-
-    def __init__(self, envs: list, identity, keep: int = MAX_SCORED, share: float = 1.0):
-        self.share = float(share)  # the decisions recorded: a seeded Bernoulli sample (recording is ~80 us each)
-        self.shared = Decisions()
-        self.recorders = [FingerprintRecorder(env, policy_input=lambda obs, env: None) for env in envs]
-        for r in self.recorders:
-            r.decisions = self.shared
-        self.keep = int(keep)
-        self.empty_picks = 0  # contested decisions where an empty window slot was picked (played as X)
-        self.kept: list[tuple[int, np.ndarray]] = []
-        self.rng = np.random.default_rng(_seed(("fingerprint",) + tuple(identity)))
-
-    def record(self, k: int, obs, action: int) -> None:
-        if self.share < 1.0 and self.rng.random() >= self.share:
-            return
-        i = len(self.shared.actions)
-        mask = self.recorders[k].env.unwrapped.action_masks()
-        empty = not mask[action]
-        if empty:  # plain PPO may pick an empty slot: the env plays it as X (the last action)
-            action = len(mask) - 1
-        self.recorders[k].record(obs, action)
-        if len(self.shared.actions) == i:  # not contested
-            return
-        self.empty_picks += empty
-        if i < self.keep:
-            self.kept.append((i, np.array(obs, copy=True)))
-        else:
-            j = int(self.rng.integers(0, i + 1))
-            if j < self.keep:
-                self.kept[j] = (i, np.array(obs, copy=True))
-
-    def decisions(self) -> Decisions:
-        """The recorded decisions, the sampled ones first (with their observations): the order
-        ``fingerprint`` expects (inputs belong to the first decisions)."""
-        d = self.shared
-        first = sorted(i for i, _ in self.kept)
-        obs = dict(self.kept)
-        order = first + sorted(set(range(len(d.actions))) - set(first))
-        out = Decisions(masks=[d.masks[i] for i in order], actions=[d.actions[i] for i in order],
-                        picks=[d.picks[i] for i in order], inputs=[obs[i] for i in first], total=d.total)
-        return out
-
-
-def agent_label(kind: str, method: str, train: str, grid: str, seed: int, draw: int) -> str:
-    who = {"trained": f"PPO {rx.LABELS[method]}", "untrained": f"untrained {rx.LABELS[method]}",
-           "random": f"random valid (in place of {rx.LABELS[method]})"}[kind]
-    return f"{who} {train} {grid} draw {int(draw)} seed {int(seed)}"
-
-
-def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, kind: str, spec: dict, method: str,
-                            train: str, grid: str, seed: int, draw: int, table) -> dict:
-    """``fingerprint.json`` of one evaluated agent (trained or a reference) beside its evaluation."""
-    from schedrl.experiments.fingerprint import fingerprint, write_fingerprint
-
-    fp = fingerprint(recorder.decisions(), view)
-    sampled = not bool(spec["evaluate"]["deterministic"])
-    actions = ("uniform among the valid actions" if kind == "random"
-               else "sampled from the policy" if sampled else "the policy's most probable action")
-    write_fingerprint(path, fp, agent=agent_label(kind, method, train, grid, seed, draw), kind=kind, method=method,
-                      train=train, grid=grid, draw=int(draw), seed=int(seed), episodes=int(len(table)),
-                      cases=int(table.groupby(["test", "estimator"]).ngroups), actions=actions,
-                      recorded_share=recorder.share, scored=len(recorder.kept),
-                      empty_slot_share=recorder.empty_picks / max(len(recorder.shared.actions), 1))
-    return fp
 
 
 # -- the references' runs -------------------------------------------------------------------------
@@ -191,7 +98,7 @@ def evaluate_reference(ref: str, spec: dict, method: str, train: str, grid: str,
         player, view = "random", AgentView()
     table, recorder = rx.play_cases(spec, method, train, grid, int(draw), int(seed), player, record=True)
     rx._write_table(table, out)
-    write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, view, ref, spec, method, train, grid,
+    rx.write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, view, ref, spec, method, train, grid,
                             seed, draw, table)
     return table
 
