@@ -127,3 +127,38 @@ def test_figures_command_lists_every_target_with_rule_function_and_verdicts(tmp_
     assert not frame.loc[frame["paper"] == "deeprm", "on_disk"].any()
     assert main(["figures", "--paper", "nope"]) == 2
     assert "unknown paper" in capsys.readouterr().err
+
+
+def _imports_of(path: Path) -> set[str]:
+    """schedrl modules a file imports, at module level or inside functions (a lazy import still
+    ties the two modules in a circle)."""
+    deps = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("schedrl"):
+            deps.add(node.module)
+            deps.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            deps.update(a.name for a in node.names if a.name.startswith("schedrl"))
+    return deps
+
+
+def test_no_import_circle_in_src():
+    """Data flows one way (experiments -> claims -> figures -> report): no module of src/ reaches
+    itself through imports (an import of a module's own parent package does not count)."""
+    graph = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        graph[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = _imports_of(path)
+    graph = {m: {d for d in deps if d in graph and d != m and not m.startswith(d + ".")} for m, deps in graph.items()}
+
+    def reaches(start: str) -> set[str]:
+        seen, todo = set(), list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+        return seen
+
+    circles = sorted(m for m in graph if m in reaches(m))
+    assert not circles, f"modules in import circles: {circles}"
