@@ -539,3 +539,4 @@ rule mrsch_budget:
 
 
 register_targets("mrsch", MRSCH_FIGURES.TARGETS, rules)
+register("mrsch", *rules.mrsch_fingerprints.output)  # the report's "what the agents learned"

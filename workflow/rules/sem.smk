@@ -386,5 +386,6 @@ rule sem_agent_figures:
 
 if SEM_TRACES:
     register_targets("sem", SEM_FIGURES.TARGETS, rules)
+    register("sem", rules.sem_agent_figures.output.fingerprints)  # the report's "what the agents learned"
     REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md,
                             rules.sem_agent_figures.output.table4_md])
