@@ -265,3 +265,11 @@ def test_every_missed_claim_has_one_cause_and_the_report_groups_them(tmp_path):
     assert "cause: disagrees" in text and "<details><summary>A first sentence.</summary>" in text
     with pytest.raises(ValueError, match="unknown cause"):
         write_claims(tmp_path / "bad.csv", [{**base, "claim_id": "b", "verdict": "not reproduced", "cause": "bad luck"}])
+
+
+def test_report_reads_every_papers_fingerprints():
+    """Every paper with trained agents hands its fingerprints.csv to the report rule."""
+    proc = _snakemake("report", "-n", "-p", "--nolock", "--configfile", "config/smoke.yaml")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    args = proc.stdout.split("--fingerprints", 1)[1].split("--out", 1)[0].split()
+    assert sorted(args) == sorted(f"results/{p}/fingerprints.csv" for p in ("sem", "mdp", "deeprm", "mrsch", "runtime"))
