@@ -108,17 +108,32 @@ def episode_summary(jobs: pd.DataFrame) -> pd.DataFrame:
     }).reset_index()
 
 
-def run_lockstep(model, envs: list, seeds: list[int], *, deterministic: bool = True) -> list[dict]:
+def run_lockstep(model, envs: list, seeds: list[int], *, deterministic: bool = True,
+                 recorders: list | None = None) -> list[dict]:
     """One episode in each env, side by side: each step stacks the live envs' observations and asks
     the SB3 ``model`` once, then steps each env. Returns per env (in order) its ``return``,
-    ``steps``, ``truncated`` and the final ``info`` (e.g. the DeepRM env's ``jobs``)."""
+    ``steps``, ``truncated`` and the final ``info`` (e.g. the DeepRM env's ``jobs``).
+
+    ``model`` may instead be a picker ``model(env) -> action`` (no ``predict``), asked per env; its
+    ``start(env, seed)``, if it has one, is called after each reset. ``recorders[i].record(obs,
+    action)`` (e.g. a ``FingerprintRecorder``) sees each decision of env i before it is played."""
     obs = [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds)]
+    batched = hasattr(model, "predict")
+    if not batched and hasattr(model, "start"):
+        for env, seed in zip(envs, seeds):
+            model.start(env, seed)
     out = [{"return": 0.0, "steps": 0, "truncated": False, "info": {}} for _ in envs]
     active = list(range(len(envs)))
     while active:
-        actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
+        if batched:
+            actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
+            actions = np.asarray(actions).reshape(len(active), -1)[:, 0]
+        else:
+            actions = [model(envs[i]) for i in active]
         still = []
-        for i, action in zip(active, np.asarray(actions).reshape(len(active), -1)[:, 0]):
+        for i, action in zip(active, actions):
+            if recorders is not None and recorders[i] is not None:
+                recorders[i].record(obs[i], int(action))
             obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
             out[i]["return"] += float(reward)
             out[i]["steps"] += 1

@@ -445,34 +445,12 @@ class RandomValid:
 
 
 def _lockstep(model, envs: list, seeds: list[int], *, deterministic: bool, recorders: list | None) -> list[dict]:
-    """One episode per env side by side, as ``envs.rollout.run_lockstep`` plays them (one policy
-    forward per step for all live envs), recording each decision into ``recorders[i]`` first;
-    ``model`` is an SB3 model or a ``RandomValid``."""
-    obs = [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds)]
-    if isinstance(model, RandomValid):
-        for env, seed in zip(envs, seeds):
-            model.start(env, seed)
-    out = [{"return": 0.0, "steps": 0, "truncated": False, "info": {}} for _ in envs]
-    active = list(range(len(envs)))
-    while active:
-        if isinstance(model, RandomValid):
-            actions = [model(envs[i]) for i in active]
-        else:
-            actions = np.asarray(model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)[0])
-            actions = actions.reshape(len(active), -1)[:, 0]
-        still = []
-        for i, action in zip(active, actions):
-            if recorders is not None and recorders[i] is not None:
-                recorders[i].record(obs[i], int(action))
-            obs[i], reward, terminated, truncated, info = envs[i].step(int(action))
-            out[i]["return"] += float(reward)
-            out[i]["steps"] += 1
-            if terminated or truncated:
-                out[i].update(truncated=bool(truncated), info=info)
-            else:
-                still.append(i)
-        active = still
-    return out
+    """One episode per env side by side (``envs.rollout.run_lockstep``: one policy forward per step
+    for all live envs), recording each decision into ``recorders[i]`` first; ``model`` is an SB3
+    model or a ``RandomValid`` picker."""
+    from schedrl.envs.rollout import run_lockstep
+
+    return run_lockstep(model, envs, seeds, deterministic=deterministic, recorders=recorders)
 
 
 # Trials per scenario whose decisions a fingerprint records: ~25,000 contested decisions at 100
