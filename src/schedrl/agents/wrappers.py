@@ -42,3 +42,22 @@ class JobMetricsInfo(gym.Wrapper):
 
     def action_masks(self):
         return self.env.get_wrapper_attr("action_masks")()
+
+
+class IntegerObservation(gym.ObservationWrapper):
+    """Observations cast to integers (fractions truncated toward 0), as Stable-Baselines 2 fed them
+    to a model whose observation space was ``Box(dtype=int64)``: the SB3 DeepRM report's agents saw
+    the machine's fractional colour values as 0. The space keeps its shape and becomes int64."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        space = env.observation_space
+        self.observation_space = gym.spaces.Box(np.floor(space.low).astype(np.int64),
+                                                np.floor(space.high).astype(np.int64) if np.isfinite(space.high).all()
+                                                else np.iinfo(np.int64).max, shape=space.shape, dtype=np.int64)
+
+    def observation(self, observation):
+        return np.asarray(observation).astype(np.int64)
+
+    def action_masks(self):
+        return self.env.get_wrapper_attr("action_masks")()

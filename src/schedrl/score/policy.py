@@ -11,7 +11,11 @@ A *policy spec* (what ``schedrl score POLICY`` and ``score.policies`` take) is o
 * the name of a registered heuristic: a queue order of ``schedrl.schedulers`` (``fcfs``, ``sjf``,
   ``ljf``, ``saf``, ``sqf``, ``list``; played as a priority function) or a DeepRM grid heuristic
   (``packer``, ``random``; the grid only);
-* ``model.zip``: a Stable-Baselines3 model (PPO, A2C, DQN, TRPO, MaskablePPO);
+* ``model.zip``: a Stable-Baselines3 model (PPO, A2C, DQN, TRPO, MaskablePPO); a Stable-Baselines 2
+  zip (e.g. the SB3 DeepRM report's published models) is recognised and played by
+  ``schedrl.agents.sb2_reference`` (numpy, with SB2's integer cast where its space was integer);
+* ``authors:path``: a published agent of another codebase (an SB2 zip or DeepRM's pickled
+  REINFORCE parameters ``.pkl``), played by ``schedrl.agents.sb2_reference``;
 * a run folder of ``schedrl train`` (``config.json`` and ``model.zip``).
 
 ``jobs`` (``JobView``, also ``info["queue"]``): the waiting jobs the agent can pick, in action
@@ -415,12 +419,25 @@ def _model_decider(model, deterministic: bool):
     return lambda obs, info: int(np.asarray(policy(obs, info)).reshape(-1)[0])
 
 
+def _load_authors(path: str, spec: str, name: str | None) -> Policy:
+    """A published SB2 zip or DeepRM ``.pkl`` as an SB3-like model (``predict``, spaces)."""
+    from schedrl.agents.sb2_reference import ReferenceLoadError, load_reference
+
+    try:
+        model = load_reference(path)
+    except ReferenceLoadError as exc:
+        raise PolicyError(f"policy '{spec}': {exc}") from None
+    return Policy(name or Path(path).stem, spec, "sb3", model)
+
+
 def load_policy(spec: str, name: str | None = None) -> Policy:
     """The ``Policy`` of a spec (see the module docstring); ``PolicyError`` (one line) when it cannot load."""
     spec = str(spec).strip()
     if not spec:
         raise PolicyError("policy: empty spec")
     label = name or spec.rpartition(":")[2] or spec
+    if spec.startswith("authors:"):
+        return _load_authors(spec[len("authors:"):], spec, name)
     path = Path(spec)
     if ":" not in spec or (path.exists() and not spec.endswith(".py")):
         if path.is_dir():
@@ -439,6 +456,10 @@ def load_policy(spec: str, name: str | None = None) -> Policy:
         if spec.endswith(".zip"):
             if not path.is_file():
                 raise PolicyError(f"policy '{spec}': no such file")
+            from schedrl.agents.sb2_reference import is_sb2_zip
+
+            if is_sb2_zip(path):
+                return _load_authors(spec, spec, name)
             return Policy(name or path.stem, spec, "sb3", _load_sb3(path, spec))
         from schedrl.schedulers import get_policy, policy_names
         from schedrl.schedulers.grid import POLICIES
