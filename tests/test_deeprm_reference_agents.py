@@ -119,3 +119,36 @@ def test_score_loads_sb2_zip_and_authors_spec():
 
     assert load_policy(str(A2C)).observation_shape == (20, 224)
     assert load_policy(f"authors:{PG}").obj.action_space.n == 11
+
+
+def test_authors_rows_skipped_when_the_folder_is_absent(tmp_path):
+    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm.figures import authors_table_markdown
+
+    spec = {**_spec(), "reference_dirs": [str(tmp_path / "absent")]}
+    assert dx.authors_runs(spec) == [] and dx.authors_files(spec, tmp_path) == []
+    assert "not played" in authors_table_markdown(spec, tmp_path)
+
+
+@needs_files
+def test_authors_runs_and_evaluate_command(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from schedrl.cli import main
+    from schedrl.papers.deeprm import experiments as dx
+
+    spec = {**_spec(), "reference_dirs": [str(REF)]}
+    names = {(v, n) for v, n, _ in dx.authors_runs(spec)}
+    assert ("discrete-image", "a2c-slowdown") in names and ("multibinary-image", "ppo-slowdown") in names
+    assert ("discrete-image", f"{dx.DEEPRM_AGENT}-slowdown") in names
+    assert len(dx.authors_files(spec, tmp_path)) == 2 * len(names)
+    out = tmp_path / "e.csv"
+    rc = main(["deeprm", "evaluate", "--spec", json.dumps(spec), "--variant", "discrete-image", "--protocol",
+               "report", "--authors", f"{dx.DEEPRM_AGENT}-slowdown", "--rates", "0.7", "0.35",
+               "--out-jobs", str(tmp_path / "j.csv"), "--out-episodes", str(out)])
+    assert rc == 0
+    episodes = pd.read_csv(out)
+    assert episodes["rate"].tolist() == [0.7]  # no file trained at 0.35: skipped
+    assert episodes["model"].iloc[0].startswith("pg_re_rate_0.7_")

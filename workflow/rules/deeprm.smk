@@ -16,7 +16,10 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 DEEPRM_ROOT = DX.ROOT
-DEEPRM_SPEC = json.dumps(DEEPRM, sort_keys=True)
+# reference_dirs only concerns the rules that read the authors' agents: the other rules' spec leaves it
+# out, so configuring the folder does not rerun training and evaluation
+DEEPRM_SPEC = json.dumps({k: v for k, v in DEEPRM.items() if k != "reference_dirs"}, sort_keys=True)
+DEEPRM_SPEC_AUTHORS = json.dumps(DEEPRM, sort_keys=True)
 DEEPRM_RUN = str(DX.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
 DEEPRM_BASE = str(DX.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
 DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
@@ -27,6 +30,13 @@ DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{se
 # the untrained network per variant, algorithm (or deeprm_pg) and seed.
 DEEPRM_RANDOM = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "random", "", "{seed}"))
 DEEPRM_UNTRAINED = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "untrained", "{net}", "{seed}"))
+# The report authors' published agents (issue 40): found at DAG-build time in deeprm.reference_dirs;
+# when none of those folders exists the rows are skipped (one line says so) and nothing depends on them.
+DEEPRM_AUTHORS = DX.authors_runs(DEEPRM)
+DEEPRM_AUTHORS_DIR = str(DX.authors_dir(DEEPRM_ROOT, "{variant}", "{authors}"))
+if DEEPRM.get("reference_dirs") and DX.authors_folder(DEEPRM) is None:
+    sys.stderr.write(f"schedrl: deeprm: no authors' agents ({', '.join(DEEPRM['reference_dirs'])} absent): "
+                     "their rows are skipped\n")
 
 
 wildcard_constraints:
@@ -278,6 +288,33 @@ rule deeprm_evaluate_baseline:
         "> {log:q} 2>&1"
 
 
+rule deeprm_evaluate_authors:
+    input:
+        lambda wildcards: [str(p) for v, n, files in DEEPRM_AUTHORS if (v, n) == (wildcards.variant, wildcards.authors)
+                           for p in files],
+    output:
+        jobs=str(DX.eval_paths(DEEPRM_AUTHORS_DIR, "{protocol}")["jobs"]),
+        episodes=str(DX.eval_paths(DEEPRM_AUTHORS_DIR, "{protocol}")["episodes"]),
+    wildcard_constraints:
+        authors=alternatives(sorted({n for _, n, _ in DEEPRM_AUTHORS})),
+        protocol=alternatives(DX.PROTOCOLS),
+    params:
+        spec=DEEPRM_SPEC_AUTHORS,
+    log:
+        "logs/deeprm/{variant}/authors/{authors}/evaluate_{protocol}.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/authors/{authors}/evaluate_{protocol}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
+        "--authors {wildcards.authors} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} > {log:q} 2>&1"
+
+
 rule deeprm_figure:
     input:
         lambda wildcards: [str(p) for p in DF.figure_inputs(DEEPRM, DEEPRM_ROOT, wildcards.fig)],
@@ -336,12 +373,13 @@ rule deeprm_claims:
         budgets=DX.budget_files(DEEPRM, DEEPRM_ROOT),
         references=DX.reference_files(DEEPRM, DEEPRM_ROOT),
         fingerprints=DX.fingerprint_files(DEEPRM, DEEPRM_ROOT),
+        authors=DX.authors_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
         claims=f"{DEEPRM_ROOT}/claims.csv",
         budget=f"{DEEPRM_ROOT}/claims_budget.csv",
     params:
-        spec=DEEPRM_SPEC,
+        spec=DEEPRM_SPEC_AUTHORS,
         root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/claims.log",
@@ -373,12 +411,13 @@ rule deeprm_tables:
     input:
         evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
         timings=DX.timing_files(DEEPRM, DEEPRM_ROOT),
+        authors=DX.authors_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
         results="figures/deeprm/table_load130.md",
         timing="figures/deeprm/training_speed.md",
     params:
-        spec=DEEPRM_SPEC,
+        spec=DEEPRM_SPEC_AUTHORS,
         root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/tables.log",

@@ -42,6 +42,10 @@ def register(subparsers) -> None:
     who = e.add_mutually_exclusive_group(required=True)
     who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
     who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
+    who.add_argument("--authors", metavar="NAME",
+                     help="a published agent of the report's authors, <algo>-<objective> (a2c-slowdown, "
+                     "ppo-completion_time, deeprm_pg-slowdown, ...), read from deeprm.reference_dirs and "
+                     "played with SB2's integer cast (schedrl.agents.sb2_reference)")
     e.add_argument("--protocol", choices=["heldout", "report", "heldout_greedy"], default="heldout",
                    help="evaluation protocol (default: %(default)s)")
     e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
@@ -145,6 +149,8 @@ def run_evaluate(args) -> int:
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     setup = dx.protocol_setup(spec, args.protocol)
+    if args.authors:
+        return _evaluate_authors(args, spec, setup)
     if args.baseline and args.protocol == dx.GREEDY:
         raise ConfigError(f"--protocol {dx.GREEDY} plays trained agents greedily; give --run-dir, not --baseline")
     if args.run_dir:
@@ -164,6 +170,38 @@ def run_evaluate(args) -> int:
         print(f"played {make_policy.chosen}")
         if args.out_fingerprint:
             _write_fingerprint(args, dx, make_policy, decisions[0], rates, len(episodes))
+    write_csv(args.out_jobs, jobs, float_format="%.6g")
+    write_csv(args.out_episodes, episodes, float_format="%.6g")
+    print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
+    return 0
+
+
+def _evaluate_authors(args, spec: dict, setup: dict) -> int:
+    """The authors' agent under ``args.protocol``; DeepRM's agent plays each rate with the file
+    trained at that rate (rates without one are skipped)."""
+    import pandas as pd
+
+    from schedrl.io import write_csv
+    from schedrl.papers.deeprm import experiments as dx
+
+    algo, _, objective = args.authors.partition("-")
+    kwargs = {**dx.env_kwargs(spec, args.variant, objective or "slowdown"), **setup["overrides"]}
+    rates = setup["rates"] if not args.rates else args.rates
+    jobs, episodes = [], []
+    for rate in rates:
+        make_policy = dx.authors_policy_factory(spec, args.variant, args.authors, setup["deterministic"],
+                                                setup["jobset_seed"], rate=rate)
+        if make_policy is None:
+            print(f"authors' {args.authors}: no file trained at rate {rate:g}, skipped")
+            continue
+        j, e = dx.evaluate_over_rates(make_policy, kwargs, [rate], setup["episodes"], setup["jobset_seed"],
+                                      protocol=args.protocol)
+        e["model"] = make_policy.chosen
+        jobs.append(j)
+        episodes.append(e)
+    if not episodes:
+        raise ConfigError(f"authors' {args.authors}: nothing to play at rates {rates}")
+    jobs, episodes = pd.concat(jobs, ignore_index=True), pd.concat(episodes, ignore_index=True)
     write_csv(args.out_jobs, jobs, float_format="%.6g")
     write_csv(args.out_episodes, episodes, float_format="%.6g")
     print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")

@@ -388,8 +388,16 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
         final = _protocol_rows(spec, root, protocol)
         if budget is not None:
             final = _with_budgets(spec, root, protocol, final, budget)
+        final = _with_authors(spec, root, protocol, final)
         rows += _protocol_ids(final, protocol)
-    rows += _findings(spec, root) + _greedy_findings(spec, root)
+    findings = _findings(spec, root)
+    for row in findings:
+        if row["claim_id"] == "finding-insample-gap":
+            texts = [f"{p}: {t}" for p, t in ((p, _authors_text(spec, root, p, AUTHORS_CLAIMS["d2-rl-beats-sjf"][:1],
+                                                                "mean_slowdown")) for p in ("report", "heldout")) if t]
+            if texts:
+                row["note"] = f"{row['note']}; the authors' agent, " + "; ".join(texts)
+    rows += findings + _greedy_findings(spec, root)
     refs = {ref: _reference_verdicts(spec, root, ref) for ref in dx.REFERENCES}
     for row in rows:
         row.pop("_budget", None)
@@ -402,6 +410,53 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
         if plays:
             row["note"] = f"{row['note']}; {plays}".lstrip("; ")
     return rows
+
+
+# claims (base ids) about an agent the report's authors published: (variant, authors' agent) pairs
+# whose values under the same protocol go into the claim's note (issue 40)
+AUTHORS_CLAIMS = {
+    "d2-a2c-slowdown": [("discrete-image", "a2c-slowdown")],
+    "d2-rl-beats-sjf": [("discrete-image", "a2c-slowdown"), ("discrete-image", "ppo-slowdown")],
+    "d2-a2c-completion": [("discrete-image", "a2c-completion_time")],
+    "mb2-rl-beats-sjf": [("multibinary-image", "a2c-slowdown"), ("multibinary-image", "ppo-slowdown")],
+    "deeprm-agent": [("discrete-image", f"{dx.DEEPRM_AGENT}-slowdown")],
+}
+
+
+def _authors_text(spec: dict, root, protocol: str, pairs, metric: str) -> str:
+    """"authors' A2C (slowdown) 3.87 vs SJF 4.93" for the authors' agents of ``pairs`` that were
+    played (at the box rate under ``protocol``); "" when none was."""
+    have = {(v, n) for v, n, _ in dx.authors_runs(spec)}
+    rate = spec["eval"]["box_rate"]
+    parts = []
+    for variant, name in pairs:
+        if (variant, name) not in have:
+            continue
+        frame = dx.at_rate(dx.authors_episodes(spec, root, variant, protocol), rate)
+        algo, _, objective = name.partition("-")
+        part = frame[(frame["algo"] == dx.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
+        sjf = dx.at_rate(dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), protocol)["episodes"]), rate)
+        if len(part):
+            parts.append(f"{dx.authors_label(name)} {_fmt(float(part[metric].mean()))} vs SJF "
+                         f"{_fmt(float(sjf[metric].mean()))}" + (" (multi-binary)" if variant.startswith("multi") else ""))
+    return "; ".join(parts)
+
+
+def _with_authors(spec: dict, root, protocol: str, final: list[dict]) -> list[dict]:
+    """Claims about an agent the authors published get its value under the same protocol in the note
+    ("the authors' agent": their model played in our env, SB2's integer cast applied)."""
+    if not dx.authors_runs(spec):
+        return final
+    out = []
+    for row in final:
+        pairs = AUTHORS_CLAIMS.get(row["claim_id"])
+        if pairs:
+            metric = "mean_completion_time" if "completion" in row["claim_id"] else "mean_slowdown"
+            text = _authors_text(spec, root, protocol, pairs, metric)
+            if text:
+                row = {**row, "note": f"{row['note']}; the authors' agent: {text}".lstrip("; ")}
+        out.append(row)
+    return out
 
 
 def _protocol_ids(final: list[dict], protocol: str) -> list[dict]:

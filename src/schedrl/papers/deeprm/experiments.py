@@ -1056,3 +1056,116 @@ def evaluate_reference(spec: dict, variant: str, reference: str, algo: str, seed
                                 episodes=int(len(episodes)))
         out[protocol] = episodes
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The report authors' published agents (issue 40): SB2 models of phase 2 and DeepRM's REINFORCE
+# weights per load, read from the first existing folder of ``deeprm.reference_dirs`` and played in
+# numpy (schedrl.agents.sb2_reference) under the agents' protocols, beside ours. Their rows are
+# labelled "authors' ..." and their algo is ``authors_<algo>`` so no claim mistakes them for ours.
+
+AUTHORS_PREFIX = "authors_"
+# (variant, algo, objective) -> file inside the reference folder (PROVENANCE.md there)
+AUTHORS_MODELS = {
+    ("discrete-image", "a2c", "slowdown"): "sb2-discrete/job_scheduling_A2C_Slowdown.zip",
+    ("discrete-image", "ppo", "slowdown"): "sb2-discrete/job_scheduling_PPO2_Slowdown.zip",
+    ("discrete-image", "a2c", "completion_time"): "sb2-discrete/job_scheduling_A2C_Ctime.zip",
+    ("discrete-image", "ppo", "completion_time"): "sb2-discrete/job_scheduling_PPO2_Ctime.zip",
+    ("multibinary-image", "a2c", "slowdown"): "sb2-multibinary/job_scheduling_A2C_Slowdown.zip",
+    ("multibinary-image", "ppo", "slowdown"): "sb2-multibinary/job_scheduling_PPO2_Slowdown.zip",
+}
+# DeepRM's own agent after 950 iterations, one file per training rate 0.1 ... 1.0
+AUTHORS_PG = "deeprm-pg/pg_re_rate_{rate:.1f}_simu_len_50_num_seq_per_batch_20_ex_10_nw_10_950.pkl"
+AUTHORS_PG_VARIANT = "discrete-image"
+
+
+def authors_folder(spec: dict) -> Path | None:
+    """The first existing folder of ``deeprm.reference_dirs`` (None: none configured or none there)."""
+    for folder in spec.get("reference_dirs") or []:
+        if Path(folder).is_dir():
+            return Path(folder)
+    return None
+
+
+def authors_name(algo: str, objective: str) -> str:
+    return f"{algo}-{objective}"
+
+
+def authors_runs(spec: dict) -> list[tuple[str, str, list[Path]]]:
+    """``(variant, name, files)`` of the authors' agents this config can play: the variant is
+    configured and the files exist (DeepRM's agent: the files of the eval rates that exist)."""
+    folder = authors_folder(spec)
+    if folder is None:
+        return []
+    out = []
+    for (variant, algo, objective), rel in AUTHORS_MODELS.items():
+        if variant in spec["variants"] and objective in spec["objectives"] and (folder / rel).is_file():
+            out.append((variant, authors_name(algo, objective), [folder / rel]))
+    if AUTHORS_PG_VARIANT in spec["variants"]:
+        pgs = [folder / AUTHORS_PG.format(rate=r) for r in spec["eval"]["rates"]]
+        pgs = [p for p in pgs if p.is_file()]
+        if pgs:
+            out.append((AUTHORS_PG_VARIANT, authors_name(DEEPRM_AGENT, "slowdown"), pgs))
+    return out
+
+
+def authors_dir(root: str | Path, variant: str, name: str) -> Path:
+    return Path(root) / variant / "authors" / name
+
+
+def authors_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """Episode tables of the authors' agents under both protocols ([] when the folder is absent)."""
+    return [str(eval_paths(authors_dir(root, variant, name), p)["episodes"])
+            for variant, name, _ in authors_runs(spec) for p in PROTOCOLS]
+
+
+def authors_policy_factory(spec: dict, variant: str, name: str, deterministic: bool, seed: int,
+                           rate: float | None = None) -> Callable:
+    """A factory playing the authors' agent ``name`` (DeepRM's: the file trained at ``rate``; None
+    when that rate has no file) with SB2's integer cast where its space was integer; the sampler is
+    reseeded with ``seed`` whenever a policy is made."""
+    from schedrl.agents.sb2_reference import load_reference
+    from schedrl.envs.rollout import sb3_policy
+
+    runs = {(v, n): files for v, n, files in authors_runs(spec)}
+    if (variant, name) not in runs:
+        raise ConfigError(f"no authors' agent '{name}' for {variant} (deeprm.reference_dirs: "
+                          f"{spec.get('reference_dirs')})")
+    files = runs[variant, name]
+    if name.startswith(DEEPRM_AGENT):
+        files = [p for p in files if rate is not None and np.isclose(float(re.search(r"rate_([0-9.]+)_", p.name)
+                                                                              .group(1)), rate)]
+        if not files:
+            return None
+    model = load_reference(files[0], seed=seed)
+
+    def make_policy(env):
+        shape = tuple(env.observation_space.shape)
+        if int(np.prod(shape)) != model.n_inputs:
+            raise ConfigError(f"the authors' {name} ({files[0].name}) reads {model.n_inputs} inputs; "
+                              f"{variant} gives {shape}")
+        model.reseed(seed)
+        return sb3_policy(model, deterministic=deterministic)
+
+    make_policy.model = model
+    make_policy.chosen = files[0].name
+    return make_policy
+
+
+def authors_label(name: str) -> str:
+    algo, _, objective = name.partition("-")
+    return f"authors' {label(algo, objective)}"
+
+
+def authors_episodes(spec: dict, root: str | Path, variant: str, protocol: str = "heldout") -> pd.DataFrame | None:
+    """The authors' agents' episodes of ``variant`` under ``protocol`` (None when there are none),
+    with policy "authors' ...", algo ``authors_<algo>``, objective and seed -1."""
+    frames = []
+    for v, name, _ in authors_runs(spec):
+        if v != variant:
+            continue
+        algo, _, objective = name.partition("-")
+        frame = read_csv(eval_paths(authors_dir(root, variant, name), protocol)["episodes"])
+        frames.append(frame.assign(policy=authors_label(name), algo=AUTHORS_PREFIX + algo, objective=objective,
+                                   seed=-1))
+    return pd.concat(frames, ignore_index=True) if frames else None

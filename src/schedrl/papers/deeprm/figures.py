@@ -579,7 +579,58 @@ def table_load130_markdown(spec: dict, root) -> str:
                     key = (policy, algo, objective)
                     cells.insert(1, f"{greedy_sd[key]:.2f}" if key in greedy_sd.index else "")
             lines.append(f"| {variant} (load {load:.0%}) | {policy} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n" + authors_table_markdown(spec, root)
+
+
+def authors_table_markdown(spec: dict, root) -> str:
+    """The report authors' published agents (issue 40) at the box rate under both protocols, beside
+    SJF and our agents of the same algorithm and objective; "" when their folder is absent."""
+    runs = dx.authors_runs(spec)
+    if not runs:
+        return ("\nThe report authors' published agents: not played (no folder of deeprm.reference_dirs "
+                f"{spec.get('reference_dirs') or []} exists).\n")
+    rate = spec["eval"]["box_rate"]
+    lines = ["", f"### The report authors' published agents at rate {rate:g}, both protocols", "",
+             "Played in our env with SB2's integer cast (what their agents saw; DeepRM's REINFORCE agent: "
+             "its own float input, the file trained at this rate); actions sampled. Held out: mean "
+             "slowdown over every job of the held-out job sets; report: the seed-42 sequence, placed jobs "
+             "only. Ours: the mean over our seeds of the same algorithm and objective.", "",
+             "| variant | agent | metric | authors' held out | authors' report | ours held out | ours report "
+             "| SJF held out | SJF report | paper |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for variant, name, _ in runs:
+        algo, _, objective = name.partition("-")
+        metric = "mean_completion_time" if objective == "completion_time" else "mean_slowdown"
+        cells = []
+        for who in ("authors", "ours", "sjf"):
+            for protocol in dx.PROTOCOLS:
+                cells.append(_box_mean(spec, root, variant, protocol, who, algo, objective, metric, rate))
+        paper = claims.paper_at_130(variant, algo, metric)
+        lines.append(f"| {variant} | {dx.authors_label(name)} | {metric.replace('mean_', '').replace('_', ' ')} | "
+                     + " | ".join(cells) + f" | {'' if paper is None else f'{paper:g}'} |")
     return "\n".join(lines) + "\n"
+
+
+def _box_mean(spec, root, variant, protocol, who, algo, objective, metric, rate) -> str:
+    try:
+        if who == "authors":
+            frame = dx.authors_episodes(spec, root, variant, protocol)
+            frame = frame[(frame["algo"] == dx.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
+        elif who == "sjf":
+            frame = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), protocol)["episodes"])
+        elif algo == dx.DEEPRM_AGENT:
+            frame = dx.deeprm_agent_episodes(spec, root, protocol)
+        elif algo in spec["variants"][variant]["algos"] and objective in spec["objectives"]:
+            frame = dx.episodes_table(spec, root, variant, objectives=[objective], algos=[algo], baselines=False,
+                                      protocol=protocol)
+        else:
+            return ""
+    except InputFileError:
+        return ""
+    if frame is None:
+        return ""
+    frame = dx.at_rate(frame, rate)
+    return f"{frame[metric].mean():.2f}" if len(frame) else ""
 
 
 def training_speed_markdown(spec: dict, root) -> str:
