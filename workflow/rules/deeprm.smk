@@ -322,7 +322,7 @@ rule deeprm_figure:
         figure("deeprm", "{fig}"),
     params:
         caption=lambda wildcards: f"Report {wildcards.fig}: {DF.FIGURES[wildcards.fig].caption}",
-        spec=DEEPRM_SPEC,
+        spec=DEEPRM_SPEC_AUTHORS,
         root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/figures/{fig}.log",
@@ -339,7 +339,7 @@ rule deeprm_never_placed:
     output:
         figure("deeprm", "never_placed"),
     params:
-        spec=DEEPRM_SPEC,
+        spec=DEEPRM_SPEC_AUTHORS,
         root=lambda wildcards: DEEPRM_ROOT,
     log:
         "logs/deeprm/figures/never_placed.log",

@@ -107,6 +107,9 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
                     for b in spec["baselines"]]
             if deeprm_agent_in_figure(spec, name):
                 out += dx.deeprm_agent_paths(spec, root, protocol=protocol)
+            if fig.kind == "load":
+                out += [dx.eval_paths(dx.authors_dir(root, v, n), protocol)["episodes"]
+                        for v, n, _ in dx.authors_runs(spec) if v == fig.variant]
         return out
     if fig.kind in ("curve", "reward", "curves"):
         return [r / "learning_curve.csv" for r in runs] + [
@@ -167,6 +170,9 @@ def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataF
                                  algos=figure_algos(spec, name), protocol=protocol)
     if deeprm_agent_in_figure(spec, name):
         episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root, protocol)], ignore_index=True)
+    authors = dx.authors_episodes(spec, root, fig_spec.variant, protocol)  # the report authors' own agents
+    if authors is not None:
+        episodes = pd.concat([episodes, authors[authors["objective"] == "slowdown"]], ignore_index=True)
     curve = dx.load_curve(episodes)
     for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
         part = part.sort_values("load")
@@ -174,6 +180,10 @@ def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataF
             color, ls = BASELINE_STYLE[algo]
             ax.plot(part["load_pct"], part["mean_slowdown"], ls=ls, color=color, marker="s", ms=3,
                     label=dx.label(algo))
+        elif algo.startswith(dx.AUTHORS_PREFIX):
+            base = algo[len(dx.AUTHORS_PREFIX):]
+            ax.plot(part["load_pct"], part["mean_slowdown"], ls="-.", marker="x", ms=4,
+                    color="black" if base == dx.DEEPRM_AGENT else AGENT_COLORS.get(base), label=policy)
         elif algo == dx.DEEPRM_AGENT:
             variant = spec["deeprm_agent"]["variant"]
             where = "" if variant == fig_spec.variant else f" ({variant})"
@@ -244,7 +254,8 @@ def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
 def _never_placed_inputs(spec: dict, root, variant: str) -> list[Path]:
     runs = [dx.run_dir(root, variant, a, "slowdown", s) for a in dx.variant_spec(spec, variant)["algos"]
             for s in dx.run_seeds(spec, a, "slowdown")] + [dx.baseline_dir(root, variant, b) for b in spec["baselines"]]
-    return [dx.eval_paths(r, "heldout")["episodes"] for r in runs]
+    authors = [dx.authors_dir(root, v, n) for v, n, _ in dx.authors_runs(spec) if v == variant]
+    return [dx.eval_paths(r, "heldout")["episodes"] for r in runs + authors]
 
 
 def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
@@ -257,13 +268,18 @@ def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     max_len = int(spec["env"].get("max_job_len", 15))
     for ax, variant in zip(axes[0], variants):
         episodes = dx.at_rate(dx.episodes_table(spec, root, variant, objectives=["slowdown"]), rate)
+        authors = dx.authors_episodes(spec, root, variant, "heldout")  # the report authors' own agents
+        if authors is not None:
+            episodes = pd.concat([episodes, dx.at_rate(authors[authors["objective"] == "slowdown"], rate)],
+                                 ignore_index=True)
         lengths = np.arange(1, max_len + 1)
         for policy, part in episodes.groupby("policy", sort=False):
             counts = np.zeros(len(lengths))
             for value in dx.never_placed_lengths(part["never_placed_lengths"]):
                 counts[value - 1] += 1
             per_episode = counts / max(1, len(part))
-            ax.plot(lengths, per_episode, marker="o", ms=3, label=policy)
+            ax.plot(lengths, per_episode, marker="x" if policy.startswith("authors'") else "o", ms=3,
+                    ls="-." if policy.startswith("authors'") else "-", label=policy)
             rows += [{"variant": variant, "policy": policy, "length": int(n), "never_placed_per_episode": float(c)}
                      for n, c in zip(lengths, per_episode)]
         ax.set_xlabel("job length (time steps)")
