@@ -271,5 +271,6 @@ def test_report_reads_every_papers_fingerprints():
     """Every paper with trained agents hands its fingerprints.csv to the report rule."""
     proc = _snakemake("report", "-n", "-p", "--nolock", "--configfile", "config/smoke.yaml")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    args = proc.stdout.split("--fingerprints", 1)[1].split("--out", 1)[0].split()
+    command = next(line for line in proc.stdout.splitlines() if "schedrl report --scale" in line)
+    args = command.split("--fingerprints", 1)[1].split("--out", 1)[0].split()
     assert sorted(args) == sorted(f"results/{p}/fingerprints.csv" for p in ("sem", "mdp", "deeprm", "mrsch", "runtime"))
