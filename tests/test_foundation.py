@@ -205,7 +205,7 @@ def test_report_summary_counts_verdicts_per_paper(tmp_path):
     text, claims = render_report([path], [], "default", titles())
     assert len(claims) == 3
     summary = next(line for line in text.splitlines() if line.startswith("| [runtime](#paper-runtime) |"))
-    assert summary.split("|")[4:10] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 ", " 0 "]  # ..., not converged
+    assert summary.split("|")[3:9] == [" 3 ", " 2 ", " 0 ", " 1 ", " 0 ", " 0 "]  # claims, R, P, N, C, not converged
     assert "Smoke scale" not in text
     assert "Smoke scale" in render_report([path], [], "smoke", titles())[0]
 
@@ -262,7 +262,7 @@ def test_every_missed_claim_has_one_cause_and_the_report_groups_them(tmp_path):
     text, _ = render_report([path], [], "default", titles())
     assert "### Why claims are not reproduced (6 of 7)" in text
     assert "* **process** (1): told (not reproduced)" in text
-    assert "cause: disagrees" in text and "<details><summary>A first sentence.</summary>" in text
+    assert "why: disagrees" in text and "<details><summary>A first sentence.</summary>" in text
     with pytest.raises(ValueError, match="unknown cause"):
         write_claims(tmp_path / "bad.csv", [{**base, "claim_id": "b", "verdict": "not reproduced", "cause": "bad luck"}])
 

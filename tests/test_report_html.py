@@ -51,7 +51,7 @@ def _report(tmp_path, monkeypatch):
 def test_markdown_and_html_have_every_paper_figures_and_claims(tmp_path, monkeypatch):
     text, html, _ = _report(tmp_path, monkeypatch)
     # verdict table first: figures drawn / expected, claims by verdict, not converged; then contents
-    assert "| [alpha](#paper-alpha) | Alpha paper | 1/2 | 3 | 1 | 1 | 1 | 0 | 1 |" in text
+    assert "| [alpha](#paper-alpha) | 1/2 | 3 | 1 | 1 | 1 | 0 | 1 |" in text
     assert text.index("## Verdicts") < text.index("## Contents") < text.index("## Alpha paper")
     assert "1. [Alpha paper](#paper-alpha)" in text and '<a id="paper-alpha"></a>' in text
     # per paper: headline claims (the RL comparison), status, deviations, figures, then all claims

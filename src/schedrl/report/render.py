@@ -66,6 +66,10 @@ CAUSE_TEXT = {
     "paper value not comparable": "the paper's number cannot be set against ours",
     "disagrees": "none of these: our evidence stands against the paper's",
 }
+CAUSE_SHORT = {"not converged": "not conv.", "in-sample only": "in-sample", "setup": "setup", "process": "process",
+               "agent = heuristic": "heuristic", "uninformative": "uninf.", "paper value not comparable": "not comp.",
+               "disagrees": "disagrees"}
+VERDICT_SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C"}
 FOLD_AT = 160  # characters of a note shown before the rest folds away
 
 
@@ -224,16 +228,17 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         rows = claims[claims["paper"] == paper]
         counts = {v: int((rows["verdict"] == v).sum()) for v in VERDICTS}
         done = sum(Path(f.path).is_file() for f in info.figures)
-        summary.append({"paper": f"[{paper}](#{_anchor(paper)})", "title": info.title,
-                        "figures": f"{done}/{len(info.figures)}", "claims": len(rows), **counts,
+        summary.append({"paper": f"[{paper}](#{_anchor(paper)})", "figures": f"{done}/{len(info.figures)}",
+                        "claims": len(rows), **{VERDICT_SHORT[v]: n for v, n in counts.items()},
                         "not converged": int((rows["converged"] == NOT_CONVERGED).sum()),
                         "random play too": int((rows["uninformative"] == "yes").sum()),
-                        **{f"cause: {c}": int((rows["cause"] == c).sum()) for c in CAUSES}})
+                        **{f"why: {CAUSE_SHORT[c]}": int((rows["cause"] == c).sum()) for c in CAUSES}})
     summary = pd.DataFrame(summary)
-    summary = summary.loc[:, [c for c in summary.columns if not c.startswith("cause: ") or summary[c].sum()]]
+    summary = summary.loc[:, [c for c in summary.columns if not c.startswith("why: ") or summary[c].sum()]]
     out += [_md_table(summary), "",
-            "*cause:* columns count the claims not (fully) reproduced by why (`schedrl.report.claims.claim_cause`): "
-            + "; ".join(f"**{c}**: {CAUSE_TEXT[c]}" for c in CAUSES) + ".", ""]
+            "R reproduced, P partly, N not, C not comparable. *why:* columns count the claims not (fully) "
+            "reproduced by cause, one each (`schedrl.report.claims.claim_cause`): "
+            + "; ".join(f"**{CAUSE_SHORT[c]}** ({c}): {CAUSE_TEXT[c]}" for c in CAUSES) + ".", ""]
     out += ["## Contents", ""]
     out += [f"{i}. [{info.title}](#{_anchor(paper)})" for i, (paper, info) in enumerate(papers.items(), 1)]
     groups = {g: t for g, t in GROUPS.items() if any(_belongs(Path(f), g) for f in section_files)}
