@@ -81,6 +81,9 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
                          timeout=120).stdout
     assert 'data-figures-loaded="1/1"' in dom, dom[:500]
     assert 'id="paper-alpha"' in dom and 'href="#paper-alpha"' in dom and "Verdicts" in dom
+    # every claim not (fully) reproduced has one cause, counted in the verdict table and grouped per paper
+    assert "why: not conv." in dom and "why: disagrees" in dom
+    assert "Why claims are not reproduced (2 of 3)" in dom and "<strong>not converged</strong> (1)" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
