@@ -52,7 +52,39 @@ def is_deeprm_pickle(path: str | Path) -> bool:
     return str(path).endswith(".pkl")
 
 
-class SB2Policy:
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+class _NumpyPolicy:
+    """What both reference policies share: SB3-style ``predict`` over ``action_probabilities``
+    (greedy, or a draw from ``self.rng``: for categorical heads the first cumulative probability
+    above a uniform draw, as DeepRM's get_action), ``policy(obs, env)`` and ``reseed``."""
+
+    multibinary = False
+
+    def predict(self, obs, state=None, episode_start=None, deterministic: bool = False):
+        single = np.asarray(obs).size == self.n_inputs
+        p = self.action_probabilities(obs)
+        if self.multibinary:
+            act = ((p > 0.5) if deterministic else (self.rng.random(p.shape) < p)).astype(np.int64)
+        elif deterministic:
+            act = p.argmax(axis=1)
+        else:
+            u = self.rng.random((p.shape[0], 1))
+            act = (np.cumsum(p, axis=1) > u).argmax(axis=1)
+        return (act[0] if single else act), None
+
+    def __call__(self, obs, env=None):
+        return self.predict(obs)[0]
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+
+class SB2Policy(_NumpyPolicy):
     """SB2 ``MlpPolicy`` forward pass in numpy (see the module docstring)."""
 
     kind = "policy"
@@ -137,28 +169,7 @@ class SB2Policy:
         z = self.logits(obs)
         if self.multibinary:
             return 1.0 / (1.0 + np.exp(-z))
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
-
-    def predict(self, obs, state=None, episode_start=None, deterministic: bool = False):
-        single = np.asarray(obs).size == self.n_inputs
-        p = self.action_probabilities(obs)
-        if self.multibinary:
-            act = (p > 0.5) if deterministic else (self.rng.random(p.shape) < p)
-            act = act.astype(np.int64)
-        elif deterministic:
-            act = p.argmax(axis=1)
-        else:
-            u = self.rng.random((p.shape[0], 1))
-            act = (np.cumsum(p, axis=1) > u).argmax(axis=1)
-        return (act[0] if single else act), None
-
-    def __call__(self, obs, env=None):
-        return self.predict(obs)[0]
-
-    def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+        return _softmax(z)
 
 
 class _NumpyOnlyUnpickler(pickle.Unpickler):
@@ -181,7 +192,7 @@ def load_numpy_pickle(path: str | Path):
         return _NumpyOnlyUnpickler(fh, encoding="latin1").load()
 
 
-class DeepRMPGPolicy:
+class DeepRMPGPolicy(_NumpyPolicy):
     """DeepRM's REINFORCE network (``pg_network``: dense 20 ReLU, softmax) in numpy."""
 
     kind = "policy"
@@ -197,7 +208,6 @@ class DeepRMPGPolicy:
         self.w1, self.b1, self.w2, self.b2 = (np.asarray(a, dtype=np.float64) for a in params)
         self.n_inputs, self.n_actions = self.w1.shape[0], self.w2.shape[1]
         self.integer_cast = False
-        self.multibinary = False
         self.path = path
         self.rng = np.random.default_rng(seed)
         self.name = f"DeepRM's REINFORCE ({path.stem})"
@@ -217,26 +227,7 @@ class DeepRMPGPolicy:
     def action_probabilities(self, obs) -> np.ndarray:
         x = np.asarray(obs, dtype=np.float64).reshape(-1, self.n_inputs)
         h = np.maximum(x @ self.w1 + self.b1, 0.0)
-        z = h @ self.w2 + self.b2
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
-
-    def predict(self, obs, state=None, episode_start=None, deterministic: bool = False):
-        single = np.asarray(obs).size == self.n_inputs
-        p = self.action_probabilities(obs)
-        if deterministic:
-            act = p.argmax(axis=1)
-        else:  # DeepRM's get_action: the first cumulative probability above a uniform draw
-            u = self.rng.random((p.shape[0], 1))
-            act = (np.cumsum(p, axis=1) > u).argmax(axis=1)
-        return (act[0] if single else act), None
-
-    def __call__(self, obs, env=None):
-        return self.predict(obs)[0]
-
-    def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+        return _softmax(h @ self.w2 + self.b2)
 
 
 def load_reference(path: str | Path, *, integer_cast: bool | None = None, seed: int = 0):
