@@ -30,6 +30,15 @@ def _heuristics_runs(spec: dict, root: str) -> list[str]:
     return [rx.heuristics_file(w, d).replace(rx.ROOT, root, 1) for d in rx.draws(spec) for w in rx.WORKLOADS]
 
 
+def _add_run_identity(p) -> None:
+    """The options naming one run: method x training half x grid point x seed x draw."""
+    p.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
+    p.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
+    p.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4 (n_steps, batch_size, n_epochs)")
+    p.add_argument("--seed", type=int, required=True, help="seed of the run (its agent, envs, untrained network)")
+    p.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads (0: the config seed's)")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "runtime",
@@ -55,11 +64,7 @@ def register(subparsers) -> None:
                         "network and the grid point T/M/K) on one 'a' half with the actual runtime as the "
                         "estimate and idle-step doubling; resumable run folder as 'schedrl train'.")
     add_spec_options(tr, "runtime")
-    tr.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
-    tr.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
-    tr.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4 (n_steps, batch_size, n_epochs)")
-    tr.add_argument("--seed", type=int, required=True, help="seed of the agent and its envs")
-    tr.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads (0: the config seed's)")
+    _add_run_identity(tr)
     tr.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
     add_threads_option(tr)
     tr.set_defaults(func=run_train)
@@ -81,11 +86,7 @@ def register(subparsers) -> None:
                        "row per episode, and the player's fingerprint.json beside --out. Needs no trained model.")
     add_spec_options(r, "runtime")
     r.add_argument("--reference", required=True, choices=("random", "untrained"), help="which reference")
-    r.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
-    r.add_argument("--workload", required=True, help="training half, e.g. wl1_100a")
-    r.add_argument("--grid", required=True, help="grid point, e.g. T512-M512-K4")
-    r.add_argument("--seed", type=int, required=True, help="the run's seed (the untrained network's)")
-    r.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads")
+    _add_run_identity(r)
     r.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
     add_threads_option(r)
     r.set_defaults(func=run_evaluate_reference)
