@@ -288,12 +288,10 @@ def run_claims(args) -> int:
 
 
 def run_fingerprints(args) -> int:
-    from schedrl.experiments.fingerprint import fingerprint_table
-    from schedrl.io import write_csv
+    from schedrl.experiments.fingerprint import write_fingerprint_table
     from schedrl.papers.deeprm import experiments as dx
 
-    table = fingerprint_table(dx.fingerprint_files(_spec(args.spec), args.root))
-    write_csv(args.out, table, float_format="%.4g")
+    table = write_fingerprint_table(dx.fingerprint_files(_spec(args.spec), args.root), args.out)
     print(f"{args.out}: {len(table)} fingerprints")
     return 0
 

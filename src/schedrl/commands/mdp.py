@@ -144,12 +144,10 @@ def run_reference(args) -> int:
 
 
 def run_fingerprints(args) -> int:
-    from schedrl.experiments.fingerprint import fingerprint_table
-    from schedrl.io import write_csv
+    from schedrl.experiments.fingerprint import write_fingerprint_table
     from schedrl.papers.mdp import experiments as mx
 
-    frame = fingerprint_table(mx.fingerprint_files(_spec(args.spec), args.root))
-    write_csv(args.out, frame, float_format="%.4g")
+    frame = write_fingerprint_table(mx.fingerprint_files(_spec(args.spec), args.root), args.out)
     print(f"{args.out}: {len(frame)} agents")
     return 0
 

@@ -353,6 +353,15 @@ def fingerprint_table(paths: Sequence[str | Path]):
     return frame[rest + slots] if len(frame) else frame
 
 
+def write_fingerprint_table(paths: Sequence[str | Path], out: str | Path):
+    """``fingerprint_table(paths)`` written to ``out`` (a paper's ``fingerprints.csv``); returns it."""
+    from schedrl.io import write_csv
+
+    frame = fingerprint_table(paths)
+    write_csv(out, frame, float_format="%.4g")
+    return frame
+
+
 def play_recorded(env, policy: Callable, resets: Sequence[dict], recorder: FingerprintRecorder | None = None,
                   max_steps: int = 10_000_000) -> FingerprintRecorder:
     """Play one episode per ``resets`` entry (``env.reset(**entry)``) with ``policy(obs, env)``,
