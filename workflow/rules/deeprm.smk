@@ -62,6 +62,8 @@ rule deeprm_train:
         wrapper=DX.WRAPPERS[0],
         steps=lambda wildcards: DX.run_steps(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
         checkpoint_every=lambda wildcards: DX.run_checkpoint_every(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
+        # the report protocol's model choice, made while training (deeprm.report_selection)
+        selection=DX.selection_args(DEEPRM),
         run_dir=DEEPRM_RUN,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",
@@ -76,7 +78,7 @@ rule deeprm_train:
     shell:
         "schedrl train --env {params.env_id} {params.env_args} --env-wrapper {params.wrapper} "
         "--algo {wildcards.algo} --variant deeprm-{wildcards.variant} --steps {params.steps} "
-        "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} --threads {threads} --restart-if-changed "
+        "--seed {wildcards.seed} --checkpoint-every {params.checkpoint_every} {params.selection} --threads {threads} --restart-if-changed "
         "--run-dir {params.run_dir} > {log:q} 2>&1"
 
 

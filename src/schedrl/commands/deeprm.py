@@ -127,7 +127,8 @@ def register(subparsers) -> None:
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's deeprm section",
                        description="SB3 runs, DeepRM-agent runs and the estimated core-hours of training, "
-                       "evaluation and rule start-up (rates in schedrl.papers.deeprm.experiments).")
+                       "evaluation, rule start-up, the no-learning references and the report protocol's "
+                       "checks during training (rates in schedrl.papers.deeprm.experiments).")
     _spec_arg(k)
     k.set_defaults(func=run_cost)
 
@@ -301,11 +302,11 @@ def run_cost(args) -> int:
 
     spec = _spec(args.spec)
     c = dx.estimate_core_hours(spec)
-    total = c["sb3"] + c["deeprm_agent"] + c["evaluate"] + c["startup"] + c["references"]
+    total = c["sb3"] + c["deeprm_agent"] + c["evaluate"] + c["startup"] + c["references"] + c["selection"]
     print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs, {c['steps'] / 1e6:.1f} M steps {c['sb3']:.2f}, "
           f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
           f"rule start-up {c['startup']:.2f}, no-learning references ({c['reference_runs']} agents) "
-          f"{c['references']:.2f}")
+          f"{c['references']:.2f}, report-protocol selection ({c['selection_checks']} checks) {c['selection']:.2f}")
     return 0
 
 

@@ -35,6 +35,19 @@ def register(subparsers) -> None:
     p.add_argument("--keep-steps", metavar="N[,N...]", default="",
                    help="also keep the first checkpoint at or after each of these step counts (SB3 agents; "
                    "checkpoints for budget evaluations); the rest keep only the newest two")
+    p.add_argument("--select-every", type=int, metavar="STEPS",
+                   help="best-model selection (SB3 agents): every STEPS env steps play --select-episodes "
+                   "episodes on the evaluation env and save best_model.zip when the mean return is >= the "
+                   "best so far (a later check wins a tie); selection.csv lists every check. Part of the "
+                   "run's identity; a resumed run continues the selection from its checkpoint")
+    p.add_argument("--select-episodes", type=int, default=1, metavar="N",
+                   help="episodes per selection check (default: %(default)s)")
+    p.add_argument("--select-env-kwarg", action="append", metavar="KEY=VALUE",
+                   help="env keyword argument of the selection's evaluation env over the training env's "
+                   "(value read as YAML; repeatable), e.g. a fixed job sequence")
+    p.add_argument("--select-deterministic", action="store_true",
+                   help="selection checks play greedy actions (default: sampled, as Stable-Baselines' "
+                   "predict() and the DeepRM SB3 report's check did; seeded from the run seed and step)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--device", default="cpu",
                    help="torch device of the network: cpu, cuda, cuda:N or auto (CUDA where there is "
@@ -75,6 +88,7 @@ def run(args) -> int:
     from schedrl.config import load_yaml
     from schedrl.errors import ConfigError
     from schedrl.experiments.envs import make_env
+    from schedrl.experiments.selection import check_selection_args
     from schedrl.experiments.train import train
 
     check_device(args.device)
@@ -85,6 +99,8 @@ def run(args) -> int:
         if not isinstance(env_kwargs, dict):
             raise ConfigError(f"{args.env_config}: expected a mapping of env keyword arguments")
     env_kwargs.update(parse_pairs(args.env_kwarg))
+    selection = check_selection_args(args.select_every, args.select_episodes, args.select_env_kwarg,
+                                     args.select_deterministic)
     hyperparams = load_hyperparams(args.algo, args.variant, args.hyperparams_dir, parse_pairs(args.hp, "--hp"))
     # build one env first: a bad id, env argument or action space stops here, before RUN_DIR is written
     env = make_env(args.env, env_kwargs, args.env_wrapper)
@@ -94,7 +110,7 @@ def run(args) -> int:
                    wrappers=args.env_wrapper, variant=args.variant,
                    checkpoint_every=args.checkpoint_every, threads=args.threads, device=args.device,
                    on_mismatch="restart" if args.restart_if_changed else "error", tensorboard=args.tensorboard,
-                   keep_steps=_keep_steps(args.keep_steps))
+                   keep_steps=_keep_steps(args.keep_steps), selection=selection)
     if result.skipped:
         print(f"{result.run_dir}: already trained to {result.steps} steps")
     else:

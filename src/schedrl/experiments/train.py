@@ -9,7 +9,8 @@ Checkpoints are on by default (ten per run), and Ctrl-C writes one before stoppi
 A rerun with the same config resumes from the newest checkpoint (or the final model) and trains
 up to the new target; a finished run with an equal or lower target is left alone. A run folder
 holding a different config is refused rather than mixed (or, with ``on_mismatch="restart"``,
-cleared and trained afresh). Same config and seed give the same
+cleared and trained afresh). With ``selection`` the run also keeps ``best_model.zip``, the model of
+its best periodic check (``schedrl.experiments.selection``). Same config and seed give the same
 learning curve for an uninterrupted run; a resumed run restarts its env RNG at the checkpoint.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, jobset_count, make_env, wrapper_info_keywords
+from schedrl.experiments.selection import BestModelSelector, Selection
 from schedrl.io import atomic_path
 
 __all__ = ["KEEP_CHECKPOINTS", "TrainResult", "checkpoints", "remove_checkpoints", "run_config", "train", "train_pg"]
@@ -39,10 +41,15 @@ class TrainResult:
 
 
 def run_config(env_id: str, env_kwargs: dict, algo: str, hyperparams: dict, seed: int,
-               wrappers: Sequence[WrapperSpec] = (), variant: str | None = None) -> dict[str, Any]:
-    """What identifies a run (the target step count is recorded beside it but may change)."""
-    return {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "wrappers": list(wrappers or ()),
-            "algo": algo.lower(), "variant": variant, "hyperparams": dict(hyperparams), "seed": int(seed)}
+               wrappers: Sequence[WrapperSpec] = (), variant: str | None = None,
+               selection: Selection | None = None) -> dict[str, Any]:
+    """What identifies a run (the target step count is recorded beside it but may change). A
+    selection is part of it (its best model must span the whole run); a run without one has no key."""
+    config = {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "wrappers": list(wrappers or ()),
+              "algo": algo.lower(), "variant": variant, "hyperparams": dict(hyperparams), "seed": int(seed)}
+    if selection is not None:
+        config["selection"] = selection.to_dict()
+    return config
 
 
 def _versions() -> dict[str, str]:
@@ -73,7 +80,8 @@ class _Callbacks:
 
     @staticmethod
     def build(folder: RunFolder, info_keywords, rows: list[dict], checkpoint_every: int | None,
-              save_buffer: bool, total_steps: int, start: int, desc: str):
+              save_buffer: bool, total_steps: int, start: int, desc: str,
+              selector: BestModelSelector | None = None):
         from stable_baselines3.common.callbacks import BaseCallback
         class TrainCallback(BaseCallback):
             def _on_training_start(self) -> None:
@@ -96,6 +104,8 @@ class _Callbacks:
                     rows.append(row)
                     self.bar.set_postfix_str(f"last episode reward {row['reward']:.3g}")
                 self.bar.update(min(self.num_timesteps, total_steps) - self.bar.n)
+                if selector is not None:  # before the checkpoint, so its snapshot includes this check
+                    selector.after_step(self.model, int(self.num_timesteps))
                 if self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt:
                     self.checkpoint()
                     while self.next_ckpt <= self.num_timesteps:
@@ -107,6 +117,8 @@ class _Callbacks:
                 if save_buffer:
                     with atomic_path(folder.side_file(steps, ".replay.pkl")) as tmp:
                         self.model.save_replay_buffer(tmp)
+                if selector is not None:
+                    selector.snapshot(folder.checkpoint_dir, steps)
                 _save_model(self.model, folder.checkpoint_path(steps))
                 folder.write_curve(rows, info_keywords)
                 # The curve so far travels with the checkpoint: a workflow may delete the run's
@@ -151,7 +163,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
           device: str = "cpu", on_mismatch: str = "error", tensorboard: str | None = None,
-          keep_steps: Sequence[int] = ()) -> TrainResult:
+          keep_steps: Sequence[int] = (), selection: Selection | dict | None = None) -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
     For schedrl's own policy-gradient loop (``deeprm_pg``) ``total_steps`` is the number of
@@ -164,10 +176,17 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     workflow wants after the user changed the config). ``tensorboard``: a folder for TensorBoard
     logs (needs the ``tensorboard`` extra); not part of the run's config. ``keep_steps``: the first
     checkpoint at or after each of these step counts is kept (not pruned), for budget evaluations.
+    ``selection`` (``Selection`` or its dict: check_every, episodes, env_kwargs, deterministic):
+    every ``check_every`` steps play ``episodes`` episodes on the env with ``env_kwargs`` over the
+    training env's and keep the best so far as ``best_model.zip`` (SB3 agents only).
     """
     from schedrl.agents.registry import is_own_loop
 
+    if isinstance(selection, dict):
+        selection = Selection.from_dict(selection)
     if is_own_loop(algo):
+        if selection is not None:
+            raise ConfigError(f"best-model selection is for SB3 agents; '{algo}' has its own loop")
         # REINFORCE counts whole iterations (every job set x trajectories), not env steps
         result = train_pg(env_id, env_kwargs, hyperparams, total_steps, seed, run_dir, wrappers=wrappers,
                           variant=variant, checkpoint_every=checkpoint_every, threads=threads,
@@ -188,7 +207,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     folder = RunFolder(run_dir, keep_steps=keep_steps)
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
-    config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant)
+    config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant, selection)
     info_keywords = wrapper_info_keywords(wrappers)
     start = folder.start(config, total_steps, on_mismatch=on_mismatch)
     if start.skip:
@@ -203,6 +222,9 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     probe = make_env(env_id, env_kwargs, wrappers)
     check_action_space(algo, probe.action_space)
     probe.close()
+    eval_kwargs = {**(env_kwargs or {}), **(selection.env_kwargs if selection else {})}
+    if selection is not None:
+        make_env(env_id, eval_kwargs, wrappers).close()  # a bad override stops here too
 
     fresh = not run_dir.exists()
     folder.write_config({**config, "total_steps": int(total_steps), "versions": _versions()},
@@ -251,8 +273,13 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         if is_off_policy(algo) and buffer.exists():
             model.load_replay_buffer(buffer)
     rows = _read_curve(run_dir, start_steps)
+    selector = None
+    if selection is not None:
+        selector = BestModelSelector(selection, run_dir, lambda: make_env(env_id, eval_kwargs, wrappers), seed)
+        from_checkpoint = start_path is not None and start_path != folder.model_file
+        selector.restore(start_steps, folder.checkpoint_dir if from_checkpoint else None)
     callback = _Callbacks.build(folder, info_keywords, rows, checkpoint_every, is_off_policy(algo),
-                                total_steps, start_steps, f"{algo} seed{seed}")
+                                total_steps, start_steps, f"{algo} seed{seed}", selector)
 
     def on_interrupt() -> dict:
         # Ctrl-C: keep what was learned; a rerun resumes from here. Nothing to keep before the
@@ -262,6 +289,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             callback.checkpoint()
         if getattr(callback, "bar", None) is not None:
             callback.bar.close()
+        if selector is not None:
+            selector.close()
         venv.close()
         return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
 
@@ -272,6 +301,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     wall = clock()
     steps = int(model.num_timesteps)
     venv.close()
+    if selector is not None:
+        selector.close()
 
     folder.write_curve(rows, info_keywords)
     _save_model(model, folder.model_file)

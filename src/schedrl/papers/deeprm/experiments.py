@@ -191,6 +191,35 @@ def protocol_setup(spec: dict, protocol: str) -> dict[str, Any]:
             "deterministic": False, "rates": [float(r) for r in ev["rates"]]}
 
 
+def report_selection(spec: dict) -> dict | None:
+    """The report protocol's model selection during training (``report_selection``) as
+    ``schedrl.experiments.selection.Selection`` fields: checks on the report protocol's job sequence
+    (its overrides, seed and job sets at the training rate), actions sampled as the protocol plays
+    them; None when not configured."""
+    block = spec.get("report_selection")
+    if not block:
+        return None
+    setup = protocol_setup(spec, "report")
+    return {"check_every": int(block["check_every"]), "episodes": int(block.get("episodes", 1)),
+            "env_kwargs": {**setup["overrides"], "jobset_seed": setup["jobset_seed"], "num_jobsets": setup["episodes"]},
+            "deterministic": bool(setup["deterministic"])}
+
+
+def selection_args(spec: dict) -> str:
+    """``schedrl train``'s selection options for ``report_selection`` (empty without it)."""
+    import json
+    import shlex
+
+    sel = report_selection(spec)
+    if sel is None:
+        return ""
+    args = [f"--select-every={sel['check_every']}", f"--select-episodes={sel['episodes']}"]
+    args += [f"--select-env-kwarg={k}={json.dumps(v)}" for k, v in sorted(sel["env_kwargs"].items())]
+    if sel["deterministic"]:
+        args.append("--select-deterministic")
+    return " ".join(shlex.quote(a) for a in args)
+
+
 def variant_spec(spec: dict, variant: str) -> dict:
     try:
         return spec["variants"][variant]
@@ -306,8 +335,10 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
     ``deterministic=False`` samples actions from the policy, as Stable-Baselines (v2)'s ``predict``
     did by default and as DeepRM's test code did; the sampler (torch's RNG) is reseeded with
     ``seed`` whenever a policy is made (once per evaluated rate), so results are reproducible.
-    ``best_in_sample`` (env overrides, the report protocol): play the model chosen by
-    ``best_in_sample_model`` instead of the final one; ``make_policy.chosen`` names it.
+    ``best_in_sample`` (env overrides, the report protocol): play the run's ``best_model.zip``
+    (its training-time selection, ``report_selection``) instead of the final one, or in a run folder
+    without one (trained before it) the model chosen by ``best_in_sample_model``;
+    ``make_policy.chosen`` names it.
     """
     import torch
 
@@ -317,7 +348,15 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
     model, config = load_run(run)
     chosen = "model.zip"
     if best_in_sample is not None:
-        model, chosen, _ = best_in_sample_model(run, model, config, best_in_sample, seed)
+        from schedrl.agents.registry import algo_class
+        from schedrl.experiments.selection import BEST_MODEL, read_selection
+
+        state = read_selection(run)
+        if state is not None:
+            model = algo_class(config["algo"]).load(Path(run) / BEST_MODEL, device="cpu")
+            chosen = f"{BEST_MODEL} (step {state['best_step']} of {state['checks']} checks)"
+        else:
+            model, chosen, _ = best_in_sample_model(run, model, config, best_in_sample, seed)
 
     def make_policy(env):
         torch.manual_seed(seed)
@@ -329,12 +368,13 @@ def agent_policy_factory(run: str | Path, deterministic: bool = False,
 
 
 def best_in_sample_model(run: str | Path, final_model, config: dict, overrides: dict, seed: int = 0):
-    """The report's model choice: of the run's checkpoints and its final model, the one whose
+    """The fallback for run folders without ``best_model.zip``: of the run's checkpoints and its final model, the one whose
     sampled episode on the training job set (training env, ``overrides`` applied) earns the highest
     return (a later one wins a tie, as the report code's ``>=``). Returns (model, file name,
     {file name: return}). The report checked every 1,000 steps; a run folder keeps only its last
     ``KEEP_CHECKPOINTS`` checkpoints and those at 1/8, 1/4 and 1/2 of training
-    (``RunFolder.budget_checkpoints``), so the choice here is among those and the final model."""
+    (``RunFolder.budget_checkpoints``), so the choice here is among those and the final model;
+    runs trained with ``report_selection`` choose every ``check_every`` steps while training."""
     import torch
 
     from schedrl.agents.registry import algo_class
@@ -738,6 +778,14 @@ PG_STEPS_PER_TRAJECTORY = 189.0
 EVAL_STEPS_PER_S = 2800.0
 EVAL_STEPS_PER_EPISODE = 250.0
 STARTUP_S = 6.0
+#: ``report_selection``: process CPU-seconds of one check episode (sampled, untrained 64-64 A2C
+#: network on the default env's seed-42 sequence at rate 0.7, episode_max_length 2000; mean of 20,
+#: 2026-11-26, nice 19 beside a 2-core benchmark): discrete-image 171 steps, multibinary-image 69,
+#: discrete-stacked 110, multibinary-stacked 78 (the smoke runs' trained agents and the authors'
+#: SB2 agents play episodes as long as the random policy's, so the untrained network stands in).
+#: TRPO's network costs the same (0.0596 s). Unlisted variants take the largest.
+SELECTION_CHECK_S = {"discrete-image": 0.0594, "multibinary-image": 0.0207, "discrete-stacked": 0.0323,
+                     "multibinary-stacked": 0.0222}
 
 
 def train_rate(algo: str, variant: str) -> float:
@@ -765,14 +813,20 @@ def agent_minutes(spec: dict, rate: float | str) -> int:
 
 def estimate_core_hours(spec: dict) -> dict:
     """Core-hours of a deeprm section by the rates above: SB3 training, the DeepRM agent, evaluations
-    (both protocols, every rate; budget checkpoints at three shares, one rate) and rule start-up."""
+    (both protocols, every rate; budget checkpoints at three shares, one rate), rule start-up, the
+    no-learning references and the report protocol's checks during training (``report_selection``)."""
     ev = spec["eval"]
-    sb3, runs, steps = 0.0, 0, 0
+    sb3, runs, steps, checks, selection = 0.0, 0, 0, 0, 0.0
+    sel = report_selection(spec)
     for variant in spec["variants"]:
         for algo, objective, _ in agent_runs(spec, variant):
             sb3 += run_steps(spec, variant, algo, objective) / train_rate(algo, variant)
             steps += run_steps(spec, variant, algo, objective)
             runs += 1
+            if sel is not None:
+                n = run_steps(spec, variant, algo, objective) // sel["check_every"]
+                checks += n
+                selection += n * sel["episodes"] * SELECTION_CHECK_S.get(variant, max(SELECTION_CHECK_S.values()))
     rates = len(ev["rates"])
     episodes = rates * int(ev["episodes"]) + rates * int((ev.get("report") or {}).get("episodes", 1))
     budget_episodes = 3 * (int(ev["episodes"]) + int((ev.get("report") or {}).get("episodes", 1)))
@@ -789,7 +843,8 @@ def estimate_core_hours(spec: dict) -> dict:
     references = refs * (ref_episodes * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S + STARTUP_S)
     return {"runs": runs, "sb3": sb3 / 3600, "steps": steps, "deeprm_agent": pg / 3600, "pg_runs": len(pg_runs),
             "evaluate": played * EVAL_STEPS_PER_EPISODE / EVAL_STEPS_PER_S / 3600, "startup": rules * STARTUP_S / 3600,
-            "references": references / 3600, "reference_runs": refs}
+            "references": references / 3600, "reference_runs": refs, "selection": selection / 3600,
+            "selection_checks": checks}
 
 
 # ---------------------------------------------------------------------------------------------
