@@ -86,7 +86,7 @@ def test_failed_picks_count_in_a_row_only():
 def test_idle_steps_double_in_training_only():
     # J0 (1 node, 600 s) runs; J1 needs all 4 nodes: every decision point is an idle one
     jobs = _jobs([0, 0], [600, 600], [1, 4], [600, 600])
-    for training, expected in ((True, [60, 180, 420, 900]), (False, [60, 120, 180, 240])):
+    for training, expected in ((True, [60, 180, 420, 600]), (False, [60, 120, 180, 240])):
         env = _env(jobs, **{k: v for k, v in rx.env_kwargs(
             {"nodes": 4, "env": {"jobs_window": 3, "sim_step": 60, "max_steps": 20, "time_scale": 240},
              "evaluate": {"max_steps": 50}}, "runtime_proposal", "wl1_100a", training=training).items()
@@ -94,8 +94,8 @@ def test_idle_steps_double_in_training_only():
         env.reset()
         env.step(0)
         clocks = [env.step(3)[4]["clock"] for _ in range(4)]
-        assert clocks == expected                      # training: +60, +120, +240, +480 (J0's end at
-        # 600 s is seen on the doubled tick, 900 s: doubling trades time resolution for fewer steps)
+        assert clocks == expected                      # training: +60, +120, +240, then the 480 s step
+        # stops at J0's end (600 s) instead of jumping to 900 s (issue 38: training saw events late)
         assert env.unwrapped.max_episode_steps == (20 if training else 50)
 
 
@@ -146,3 +146,13 @@ def test_paper_configuration_passes_check_env(tmp_path, encoder):
         done = term or trunc
         steps += 1
     assert all(x == 0 for x in rewards[:-1]) and 1.0 < rewards[-1] <= 3.0
+
+
+def test_idle_overshoot_sees_the_end_late():
+    # the paper's literal doubling, kept as an option: the 480 s step jumps past J0's end (600 s)
+    jobs = _jobs([0, 0], [600, 600], [1, 4], [600, 600])
+    env = _env(jobs, double_idle=True, idle_overshoot=True, max_steps=20)
+    env.reset()
+    env.step(0)
+    assert [env.step(3)[4]["clock"] for _ in range(4)] == [60, 180, 420, 900]
+

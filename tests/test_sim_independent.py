@@ -393,17 +393,19 @@ def test_time_stepped_mode_matches_tick_reference(w, policy, backfill, step, ove
 
 def test_time_stepped_idle_doubling_hand_case():
     # 2 nodes, Sim_Step 60 s with doubling. A (1 node, 300 s) starts at 0; B (2 nodes) waits with
-    # a node idle: idle-only decision points at 60 (step 60), 180 (120), 420 (240). A's end at 300
-    # is seen at 420, where B starts; the step is back to 60 afterwards (B ends 420 + 30).
+    # a node idle: idle-only decision points at 60 (step 60), 180 (120); the next doubled step (240)
+    # stops at the tick holding A's end (300), where B starts; the step is back to 60 afterwards
+    # (B ends 300 + 30). With ``idle_overshoot`` the 240 s step runs on to 420 and B starts there.
     jobs = rows([(0, 300, 1, 300), (0, 30, 2, 30)])
-    sim = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, double_idle=True)
-    clocks = [sim.reset(frame(jobs)).clock]
-    sim.start(0)
-    while not sim.done:
-        sim.start(0) if sim.queue else None
-        clocks.append(sim.advance().clock)
-    assert clocks == [0, 60, 180, 420, 480]
-    assert sim.schedule()["start_time"].tolist() == [0, 420]
+    for overshoot, want in ((False, [0, 60, 180, 300, 360]), (True, [0, 60, 180, 420, 480])):
+        sim = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, double_idle=True, idle_overshoot=overshoot)
+        clocks = [sim.reset(frame(jobs)).clock]
+        sim.start(0)
+        while not sim.done:
+            sim.start(0) if sim.queue else None
+            clocks.append(sim.advance().clock)
+        assert clocks == want
+        assert sim.schedule()["start_time"].tolist() == [0, want[3]]
 
 
 SDSC = Path("/work/shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz")

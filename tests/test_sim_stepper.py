@@ -85,8 +85,12 @@ def test_time_stepped_idle_steps_double():
     sim.reset(_jobs([0, 0], [1000, 10], [1, 2]))
     sim.start(0)
     clocks = [sim.advance().clock for _ in range(5)]
-    assert clocks == [60, 180, 420, 900, 1860]    # steps 60, 120, 240, 480, 960
-    assert sim.start(0)                           # node released on the 1860 tick
+    assert clocks == [60, 180, 420, 900, 1020]    # steps 60, 120, 240, 480, then 960 stops at job 0's end
+    assert sim.start(0)                           # node released on the 1020 tick (the first at or after 1000)
+    jump = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, idle_overshoot=True)
+    jump.reset(_jobs([0, 0], [1000, 10], [1, 2]))
+    jump.start(0)
+    assert [jump.advance().clock for _ in range(5)] == [60, 180, 420, 900, 1860]  # the end is seen 860 s late
     fixed = HPCSimulator(ClusterSpec(nodes=2), sim_step=60, double_idle=False)
     fixed.reset(_jobs([0, 0], [1000, 10], [1, 2]))
     fixed.start(0)

@@ -19,7 +19,8 @@ class TimeSteppedPickEnv(HPCEnv):
 
     ## Decision process
     Time-stepped simulation (``sim_step`` seconds, 60 by default; with ``double_idle`` the step
-    doubles while only "jobs wait and nodes idle" decision points follow each other). A pick tries
+    doubles while only "jobs wait and nodes idle" decision points follow each other, and stops at the
+    tick of the next arrival or job end unless ``idle_overshoot``). A pick tries
     to start the job now (no reservation, no backfilling); the clock stays put whether it succeeds
     or fails, except that it moves to the next decision point when a successful pick empties the
     queue or after ``max_failed_picks`` (4) failures in a row. Picking an empty slot or the stop
@@ -49,8 +50,9 @@ class TimeSteppedPickEnv(HPCEnv):
 
     ## Arguments
     Its own: ``sim_step`` (60.0 s), ``double_idle`` (True; the paper doubles idle steps during
-    training only), ``max_failed_picks`` (4), ``mask_unfit`` (False), ``estimator``
-    ("actual"); every other argument as in ``HPCEnv``.
+    training only), ``idle_overshoot`` (False: a doubled step stops at the next event; True: it
+    may jump past arrivals and job ends, which the clock then sees late), ``max_failed_picks`` (4),
+    ``mask_unfit`` (False), ``estimator`` ("actual"); every other argument as in ``HPCEnv``.
 
     Everything else (observations, rewards, info, episodes): ``HPCEnv``.
     """
@@ -61,7 +63,7 @@ class TimeSteppedPickEnv(HPCEnv):
 
     ESTIMATORS = ("actual", "request", "running_accuracy")
 
-    def __init__(self, *args, sim_step: float = 60.0, double_idle: bool = True,
+    def __init__(self, *args, sim_step: float = 60.0, double_idle: bool = True, idle_overshoot: bool = False,
                  max_failed_picks: int = 4, mask_unfit: bool = False, estimator: str = "actual", **kwargs):
         if max_failed_picks < 1:
             raise ConfigError("max_failed_picks must be >= 1")
@@ -69,12 +71,14 @@ class TimeSteppedPickEnv(HPCEnv):
             raise ConfigError(f"unknown estimator '{estimator}' (choose from: {', '.join(self.ESTIMATORS)})")
         self.estimator = estimator
         self.sim_step, self.double_idle = float(sim_step), bool(double_idle)
+        self.idle_overshoot = bool(idle_overshoot)
         self.max_failed_picks = int(max_failed_picks)
         self.mask_unfit = bool(mask_unfit)
         super().__init__(*args, **kwargs)
 
     def _make_simulator(self, cluster: ClusterSpec, overrun: str) -> HPCSimulator:
-        return HPCSimulator(cluster, overrun=overrun, sim_step=self.sim_step, double_idle=self.double_idle)
+        return HPCSimulator(cluster, overrun=overrun, sim_step=self.sim_step, double_idle=self.double_idle,
+                            idle_overshoot=self.idle_overshoot)
 
     def _reset_process(self) -> None:
         self._fails = 0  # failed picks in a row
