@@ -115,6 +115,17 @@ def test_a_killed_run_resumes_the_selection_from_its_checkpoint(tmp_path):
     _load(run / "best_model.zip")  # a real model again, not the planted bytes
 
 
+def test_a_run_with_a_selection_is_another_run_than_one_without(tmp_path):
+    run = tmp_path / "run"
+    train(CARTPOLE, {}, "a2c", A2C, 20, seed=0, run_dir=run)
+    with pytest.raises(ConfigError, match="selection"):
+        train(CARTPOLE, {}, "a2c", A2C, 40, seed=0, run_dir=run, selection={"check_every": 10})
+    train(CARTPOLE, {}, "a2c", A2C, 40, seed=0, run_dir=run, selection={"check_every": 10}, on_mismatch="restart")
+    assert pd.read_csv(run / "selection.csv")["step"].tolist() == [10, 20, 30, 40]
+    with pytest.raises(ConfigError, match="selection"):
+        train(CARTPOLE, {}, "a2c", A2C, 80, seed=0, run_dir=run)
+
+
 def test_bad_selection_options_are_one_line(tmp_path, capsys):
     with pytest.raises(ConfigError, match="check_every"):
         Selection(0)

@@ -208,6 +208,9 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant, selection)
+    # a run trained with a selection and resumed without one is another run (its best_model.zip would
+    # stop short); old folders have no key, which reads as None: they still match a run without one
+    config.setdefault("selection", None)
     info_keywords = wrapper_info_keywords(wrappers)
     start = folder.start(config, total_steps, on_mismatch=on_mismatch)
     if start.skip:
