@@ -156,3 +156,46 @@ def test_idle_overshoot_sees_the_end_late():
     env.step(0)
     assert [env.step(3)[4]["clock"] for _ in range(4)] == [60, 180, 420, 900]
 
+
+
+def test_idle_reward_hand_worked():
+    # 4 nodes, Sim_Step 60, no doubling. J0 (t=0, 2 nodes, 120 s), J1 (t=0, 4 nodes, 60 s).
+    # Start J0 at 0 (2 nodes idle), J1 cannot fit: X -> 60 (still 2 idle), X -> 120 (J0 ends), start
+    # J1 at 120: every job started, J1 ends at 180 with all 4 nodes busy. Idle node-seconds:
+    # 2 x 120 = 240 while J0 ran alone, none after: return -240 / (4 x 86,400).
+    env = _env(_jobs([0, 0], [120, 60], [2, 4], [120, 60]), reward="runtime_idle", double_idle=False)
+    env.reset()
+    rewards = [env.step(a)[1] for a in (0, 3, 3)]
+    obs, r, term, trunc, info = env.step(0)
+    assert term and rewards[0] == 0.0                               # the clock has not moved yet
+    assert sum(rewards) + r == pytest.approx(-240 / (4 * 86_400))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_idle_reward_ranks_policies_as_utilisation(seed):
+    # random workloads: the return of a whole episode is -(N x span - used) / (N x 1 day), so the
+    # returns of different players order exactly as the paper's utilisation orders them
+    from schedrl.metrics import runtime_utilization
+    from schedrl.papers.runtime.recording import FitPicker, RandomValid
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    jobs = _jobs(np.sort(rng.integers(0, 3_000, n)), rng.integers(30, 900, n), rng.integers(1, 5, n),
+                 rng.integers(900, 1_000, n))
+    results = []
+    for player in ("random", "fcfs_fit", "sjf_fit", "largest_fit"):
+        env = _env(jobs, reward="runtime_idle", window=8, max_steps=100_000, double_idle=True)
+        env.reset(seed=seed)
+        pick = RandomValid([env], ("test", seed)) if player == "random" else FitPicker([env], player)
+        total, done = 0.0, False
+        while not done:
+            _, r, term, trunc, info = env.step(int(pick(None, [0])[0]))
+            total, done = total + r, term or trunc
+        assert term
+        sched = info["schedule"]
+        util = runtime_utilization(sched, 4)
+        used = float(((sched["end_time"] - sched["start_time"]) * jobs["req_procs"]).sum())
+        assert total == pytest.approx(-(used / util - used) / (4 * 86_400), rel=1e-9, abs=1e-12)
+        results.append((util, total))
+    order = sorted(range(len(results)), key=lambda i: results[i][0])
+    assert [results[i][1] for i in order] == sorted(r for _, r in results)

@@ -224,7 +224,7 @@ class HPCEnv(gym.Env):
         self.reward_name = reward
         self.reward_fn = get_reward(reward, **(reward_kwargs or {}))
         self._integrates = bool(getattr(getattr(self.reward_fn, "func", self.reward_fn), "integrates", False))
-        self._area = 0.0
+        self._area = self._idle = 0.0
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
                                             shape=self.encoder.shape, dtype=np.float32)
         n_actions = self.window + self.EXTRA_ACTIONS
@@ -296,12 +296,13 @@ class HPCEnv(gym.Env):
         self.steps += 1
         ctx, invalid = self._act(a)
         reward = float(self.reward_fn(ctx))  # at the decision instant, before the clock moves
-        self._area = 0.0
+        self._area = self._idle = 0.0
         t0 = self.sim.clock
         self._schedule_to_decision(after_action=ctx)
         if self._integrates:
             elapsed = RewardContext(sim=self.sim, phase="elapsed", steps=self.steps, n_jobs=len(self.sim.jobs),
-                                    n_started=self.n_started, elapsed=self.sim.clock - t0, area=self._area)
+                                    n_started=self.n_started, elapsed=self.sim.clock - t0, area=self._area,
+                                    idle=self._idle)
             reward += float(self.reward_fn(elapsed))
         terminated = self._terminated()
         truncated = (not terminated and self.max_episode_steps is not None
@@ -363,10 +364,16 @@ class HPCEnv(gym.Env):
         sim = self.sim
         if self._integrates:  # sum of 1/runtime over the jobs in the system, times the time it holds
             held = self._inv_runtime[sim.queue].sum() + self._inv_runtime[sim.running].sum()
+            run = np.asarray(sim.running, dtype=np.int64)  # nothing starts while the clock moves
             t0 = sim.clock
         sim.next_decision_point()  # advance() without building a SimState (O(nodes)) nobody reads
         if self._integrates and np.isfinite(sim.clock):
-            self._area += float(held) * (sim.clock - t0)
+            dt = sim.clock - t0
+            self._area += float(held) * dt
+            # idle node-seconds by the jobs' exact ends (a time-stepped machine frees nodes on the
+            # next tick; the paper's utilisation counts a job's nodes busy until its end)
+            busy = np.clip(np.minimum(sim.end_time[run], sim.clock) - t0, 0.0, None)
+            self._idle += float(sim.cluster.nodes) * dt - float(np.sum(sim.jobs.req_procs[run] * busy))
 
     # -- observation and info -------------------------------------------------------------------
     def _observe(self) -> np.ndarray:

@@ -26,6 +26,12 @@ env's ``reward_kwargs``.
   was scheduled, used node-seconds of all jobs / (N x (last end - first submit)) (the paper's
   utilisation, equal to ``schedrl.metrics.runtime_utilization`` of the schedule); at truncation,
   node-seconds of the jobs completed by now / (N x (now - first submit)).
+* ``runtime_idle`` (beyond the runtime paper, issue 38: a reward PPO can learn from): after each
+  step ``-idle node-seconds / (N x scale)`` over the time the clock moved (``scale`` 1 day), and at
+  the end the idle node-seconds until the last running job ends. An episode run to its end
+  returns ``-(N x span - used node-seconds) / (N x scale)``, span = last end - first submit: a
+  strictly increasing function of the paper's utilisation, so every policy is ranked as the
+  paper's metric ranks it, and each step is charged for the idle nodes it leaves.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ class RewardContext:
     truncated: bool = False
     elapsed: float = 0.0        # phase "elapsed": seconds the clock moved during the step
     area: float = 0.0           # phase "elapsed": integral of sum(1/runtime) over jobs in the system
+    idle: float = 0.0           # phase "elapsed": idle node-seconds over that time (jobs busy until their ends)
 
 
 def dras_theta(ctx: RewardContext, weights=(1 / 3, 1 / 3, 1 / 3), wait_floor: float = 6 * HOUR) -> float:
@@ -118,11 +125,29 @@ def runtime_final(ctx: RewardContext) -> float:
     return float(frac + util + max(left, 0.0))
 
 
+def runtime_idle(ctx: RewardContext, scale: float = 86_400.0) -> float:
+    sim = ctx.sim
+    per = float(sim.cluster.nodes) * float(scale)
+    if ctx.phase == "elapsed":
+        return -float(ctx.idle) / per
+    if ctx.phase == "end" and ctx.terminated and sim.running:
+        # every job has started: the machine idles around the running ones until the last ends
+        run = np.asarray(sim.running, dtype=np.int64)
+        left = np.clip(sim.end_time[run] - sim.clock, 0.0, None)  # a job may have ended between ticks
+        busy = float(np.sum(sim.jobs.req_procs[run] * left))
+        return -(float(sim.cluster.nodes) * float(left.max()) - busy) / per
+    return 0.0
+
+
+runtime_idle.integrates = True
+
+
 REWARDS = {
     "dras_theta": dras_theta,
     "neg_inv_runtime": neg_inv_runtime,
     "neg_slowdown": neg_slowdown,
     "runtime_final": runtime_final,
+    "runtime_idle": runtime_idle,
 }
 
 

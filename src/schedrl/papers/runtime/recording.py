@@ -12,7 +12,10 @@ logits on the valid actions. Plain PPO may also pick an empty slot, which the en
 it is recorded as X (the last action), so an agent that always waits reads "slot 100" (the
 core's ``invalid_share`` is then 0), and ``empty_slot_share`` says how often that happened.
 
-``RandomValid`` is the references' random player (uniform among the valid actions).
+``RandomValid`` is the references' random player (uniform among the valid actions);
+``FitPicker`` plays a heuristic under the agent's own action set (issue 38: any job of the window
+that fits now, chosen FCFS, SJF or largest first; X when none fits), so the heuristics and the
+agent are compared under the same decision process.
 ``experiments.write_agent_fingerprint`` turns a recorder into ``fingerprint.json``.
 
 Imports flow one way (A -> B: B imports A): recording -> experiments -> references.
@@ -24,7 +27,10 @@ import zlib
 
 import numpy as np
 
-from schedrl.experiments.fingerprint import MAX_SCORED, Decisions, FingerprintRecorder
+from schedrl.experiments.fingerprint import MAX_SCORED, Decisions, FingerprintRecorder, heuristic_picks, window_jobs
+
+#: player name -> the core heuristic it picks by (``fingerprint.heuristic_picks``), among fitting jobs
+FIT_PICKERS = {"fcfs_fit": "fcfs", "sjf_fit": "sjf", "largest_fit": "largest"}
 
 
 def _seed(identity) -> int:
@@ -41,6 +47,27 @@ class RandomValid:
 
     def __call__(self, obs, live) -> np.ndarray:
         return np.asarray([self.rng.choice(np.flatnonzero(self.envs[k].unwrapped.action_masks())) for k in live])
+
+
+class FitPicker:
+    """``(obs batch, env indices) -> actions``: the heuristic's pick among the window's jobs that
+    fit the free nodes now, or X (the last action) when none does. Deterministic: FCFS is the
+    earliest arrival, SJF the shortest request, largest the most nodes (ties: earlier slot)."""
+
+    def __init__(self, envs: list, name: str):
+        self.envs, self.key = envs, FIT_PICKERS[name]
+
+    def __call__(self, obs, live) -> np.ndarray:
+        actions = []
+        for k in live:
+            base = self.envs[k].unwrapped
+            sim = base.sim
+            q = np.asarray(sim.queue[: base.window], dtype=np.int64)
+            fits = np.zeros(base.action_space.n, dtype=bool)
+            fits[: len(q)] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
+            pick = heuristic_picks(window_jobs(self.envs[k]), fits)[self.key]
+            actions.append(pick if pick >= 0 else base.action_space.n - 1)
+        return np.asarray(actions)
 
 
 class LockstepRecorder:
