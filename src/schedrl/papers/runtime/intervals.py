@@ -1,8 +1,10 @@
 """95% intervals of the runtime paper's method comparisons (issue 24): ``comparison_cis`` gives
 each a bootstrap interval of the mean utilisation difference over the cells the claim counts (two
 levels: agent seeds x Lublin draws, then episodes; paired where both sides played the same
-episodes), and a guard that turns a "reproduced" win whose interval spans zero into
-"partly reproduced".
+episodes), and a guard on the verdict: a "reproduced" win over the heuristics whose interval
+spans zero is "partly reproduced"; NN2 over NN1 whose interval reaches zero is no win at all
+("not reproduced", issue 38); "the proposal does not raise utilisation" is "not reproduced" when
+the interval lies above zero.
 
 Imports flow one way (A -> B: B imports A): experiments -> tables -> intervals -> claims.
 """
@@ -37,6 +39,11 @@ def _diff(a: pd.DataFrame, b: pd.DataFrame, keys: list[str]) -> tuple[float, flo
     return cv.bootstrap_diff(ga, gb, paired=paired)
 
 
+def no_win(verdict: str, low: float) -> str:
+    """A claimed win whose 95% interval of the difference reaches zero (or lies below) is no win."""
+    return "not reproduced" if low <= 0 and verdict in ("reproduced", "partly reproduced") else verdict
+
+
 def comparison_cis(evals: pd.DataFrame, t4: pd.DataFrame | None) -> dict[str, dict]:
     """claim id -> {fields: {ci95}, guard: verdict -> verdict, note} for the method comparisons:
     RL minus the better of SJF/FCFS and minus the better backfilling variant (Table 5 cells),
@@ -68,7 +75,7 @@ def comparison_cis(evals: pd.DataFrame, t4: pd.DataFrame | None) -> dict[str, di
     if len(by["proposal_nn1"]) and len(by["proposal_nn2"]):
         d, lo, hi = _diff(by["proposal_nn2"], by["proposal_nn1"], keys)
         out["nn2_beats_nn1"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)},
-                                "guard": lambda v, lo=lo, hi=hi: cv.guard_win(v, lo, hi),
+                                "guard": lambda v, lo=lo: no_win(v, lo),
                                 "note": note(by["proposal_nn2"].groupby(["train", "test"]).ngroups)}
     same = t6[t6["train"].map(rx.same_tendency) == t6["test"]]
     props = [m for m in ("proposal_nn1", "proposal_nn2") if (same["method"] == m).any()]
@@ -78,7 +85,8 @@ def comparison_cis(evals: pd.DataFrame, t4: pd.DataFrame | None) -> dict[str, di
         best = means.groupby(level="train").idxmax().map(lambda ix: ix[1])
         chosen = same[same["method"] == same["train"].map(best)]
         d, lo, hi = _diff(chosen, same[same["method"] == "baseline"], keys)
-        out["proposal_gain"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)}, "guard": lambda v: v,
+        out["proposal_gain"] = {"fields": {"ci95": cv.format_ci(d, lo, hi)},
+                                "guard": lambda v, lo=lo: "not reproduced" if lo > 0 else v,
                                 "note": note(same["train"].nunique())}
     other = t6[(t6["test"] != ALL_BELOW) & (t6["train"].map(rx.same_tendency) != t6["test"])]
     if (other["method"] == "baseline").any() and props:
