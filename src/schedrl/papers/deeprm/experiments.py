@@ -799,8 +799,14 @@ SAFETY = 4.0
 
 
 def train_minutes(spec: dict, algo: str, variant: str, objective: str) -> int:
-    """Time limit of one SB3 training rule."""
-    return int(SAFETY * run_steps(spec, variant, algo, objective) / train_rate(algo, variant) / 60) + 10
+    """Time limit of one SB3 training rule (its report-protocol checks included)."""
+    steps = run_steps(spec, variant, algo, objective)
+    seconds = steps / train_rate(algo, variant)
+    sel = report_selection(spec)
+    if sel is not None:
+        seconds += steps // sel["check_every"] * sel["episodes"] * SELECTION_CHECK_S.get(
+            variant, max(SELECTION_CHECK_S.values()))
+    return int(SAFETY * seconds / 60) + 10
 
 
 def agent_minutes(spec: dict, rate: float | str) -> int:
