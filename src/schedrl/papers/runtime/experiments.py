@@ -22,6 +22,7 @@ intervals, claims, budget, figures); nothing here imports those above it.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -163,11 +164,14 @@ def env_kwargs(spec: dict, encoder: str, workload: str, *, training: bool, estim
 
     ``time_scale`` is fixed (Lublin's longest walltime, Table 1) so one model reads every half
     on the same scale. Training doubles idle steps (brief 4.1) and caps episodes at
-    Max_Episode_Steps; evaluation does neither doubling nor the cap (``evaluate.max_steps``)."""
+    Max_Episode_Steps; evaluation does neither doubling nor the cap (``evaluate.max_steps``). A doubled
+    step stops at the next arrival or job end unless ``env.idle_overshoot`` (issue 38); ``env.reward``
+    (default the paper's ``runtime_final``) picks the training reward."""
     env = spec["env"]
     return {"jobs": workload_file(workload, draw), "cluster": int(spec.get("nodes", 256)), "encoder": encoder,
-            "reward": "runtime_final", "window": int(env["jobs_window"]), "sim_step": float(env["sim_step"]),
-            "double_idle": bool(training), "time_scale": float(env["time_scale"]),
+            "reward": str(env.get("reward", "runtime_final")), "window": int(env["jobs_window"]),
+            "sim_step": float(env["sim_step"]), "double_idle": bool(training),
+            "idle_overshoot": bool(env.get("idle_overshoot", False)), "time_scale": float(env["time_scale"]),
             "max_steps": int(env["max_steps"] if training else spec["evaluate"]["max_steps"]),
             "estimator": estimator}
 
@@ -231,7 +235,8 @@ def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str
     kwargs = env_kwargs(spec, METHODS[method][0], workload, training=True, draw=draw)
     steps = int(spec["agents"]["steps"])
     every = checkpoint_every or spec["agents"].get("checkpoint_every") or max(1, steps // 8)
-    return train_sb3(ENV_ID, kwargs, ALGO, hyperparams(method, grid, spec["agents"].get("actor_critic", "shared")),
+    algo = str(spec["agents"].get("algo", ALGO))  # maskable_ppo: beyond the paper (issue 38)
+    return train_sb3(ENV_ID, kwargs, algo, hyperparams(method, grid, spec["agents"].get("actor_critic", "shared")),
                      steps, int(seed), run, variant=run_variant(method, workload, grid, draw), threads=threads,
                      checkpoint_every=every, on_mismatch="restart", keep_steps=budget_steps(steps))
 
@@ -253,8 +258,12 @@ def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool, reco
     obs = np.stack([env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds, strict=True)])
     live = list(range(len(envs)))
     out = [{"seed": int(seed), "reward": 0.0, "length": 0} for seed in seeds]
+    masked = hasattr(model, "predict") and "action_masks" in inspect.signature(model.predict).parameters
     while live:
-        if hasattr(model, "predict"):
+        if masked:  # MaskablePPO: only the valid actions
+            masks = np.stack([envs[k].unwrapped.action_masks() for k in live])
+            actions, _ = model.predict(obs[live], deterministic=deterministic, action_masks=masks)
+        elif hasattr(model, "predict"):
             actions, _ = model.predict(obs[live], deterministic=deterministic)
         else:
             actions = model(obs[live], live)
@@ -334,15 +343,16 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
                estimators: bool = True, episodes: int | None = None, record: bool = False,
                env_id: str = ENV_ID):
     """The evaluation protocol of ``evaluate`` for any player: an SB3 model (sampling as
-    ``evaluate.deterministic`` says) or ``"random"`` (uniform among each state's valid actions,
-    seeded by the run's identity). Returns the per-episode table and, with ``record``, the
+    ``evaluate.deterministic`` says), ``"random"`` (uniform among each state's valid actions,
+    seeded by the run's identity) or a heuristic under the agent's action set (``fcfs_fit``,
+    ``sjf_fit``, ``largest_fit``: ``recording.FitPicker``). Returns the per-episode table and, with ``record``, the
     ``recording.LockstepRecorder`` of every decision (else None)."""
     import pandas as pd
     import torch
 
     from schedrl.experiments.envs import make_env
     from schedrl.metrics import runtime_utilization
-    from schedrl.papers.runtime.recording import LockstepRecorder, RandomValid
+    from schedrl.papers.runtime.recording import FIT_PICKERS, FitPicker, LockstepRecorder, RandomValid
 
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
@@ -360,9 +370,9 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
     recorder = (LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
                 if record else None)
     if isinstance(player, str):
-        if player != "random":
-            raise ConfigError(f"unknown player '{player}' (an SB3 model or 'random')")
-        player = RandomValid(envs, identity)
+        if player not in ("random", *FIT_PICKERS):
+            raise ConfigError(f"unknown player '{player}' (an SB3 model, 'random' or one of {', '.join(FIT_PICKERS)})")
+        player = RandomValid(envs, identity) if player == "random" else FitPicker(envs, player)
     played = play_lockstep(envs, player, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]),
                            recorder=recorder)
     rows = []
