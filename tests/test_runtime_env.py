@@ -199,3 +199,22 @@ def test_idle_reward_ranks_policies_as_utilisation(seed):
         results.append((util, total))
     order = sorted(range(len(results)), key=lambda i: results[i][0])
     assert [results[i][1] for i in order] == sorted(r for _, r in results)
+
+
+def test_fit_pickers_by_hand():
+    # 4 nodes, window 3. J0 1 node 300 s, J1 3 nodes 60 s, J2 2 nodes 120 s, all at t=0.
+    from schedrl.papers.runtime.recording import FitPicker
+
+    jobs = _jobs([0, 0, 0], [300, 60, 120], [1, 3, 2], [300, 60, 120])
+    picks = {}
+    for name in ("fcfs_fit", "sjf_fit", "largest_fit"):
+        env = _env(jobs, double_idle=False)
+        env.reset()
+        picker = FitPicker([env], name)
+        picks[name] = int(picker(None, [0])[0])
+        if name == "largest_fit":
+            env.step(picks[name])                       # J1 starts: 1 node left, J0 fits, J2 does not
+            assert int(picker(None, [0])[0]) == 0
+            env.step(0)                                 # J0 starts: nothing free, J2 waits
+            assert int(picker(None, [0])[0]) == 3       # X (the last action) when no job fits
+    assert picks == {"fcfs_fit": 0, "sjf_fit": 1, "largest_fit": 1}

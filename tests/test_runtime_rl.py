@@ -335,3 +335,18 @@ def test_claims_at_budgets_and_intervals():
     assert intervals.no_win("reproduced", -0.001) == "not reproduced" == intervals.no_win("partly reproduced", 0.0)
     assert intervals.no_win("reproduced", 0.002) == "reproduced"
     assert "1 seed x 2 episodes per cell" in cis["nn2_beats_nn1"]["note"]
+
+
+def test_fit_heuristics_claims_by_hand():
+    # heuristics under the agent's action set as extra columns: one half where largest-first-fit
+    # (0.95) is above the better backfilling variant (0.92), one where it is not
+    t4 = pd.DataFrame({"sjf:none": [0.80, 0.50], "sjf:easy": [0.92, 0.60], "fcfs:none": [0.85, 0.52],
+                       "fcfs:easy": [0.90, 0.61], "fcfs_fit": [0.93, 0.55], "sjf_fit": [0.90, 0.56],
+                       "largest_fit": [0.95, 0.60]}, index=["wl2_100a", "wl1_100a"])
+    row = claims.fit_vs_backfilling(t4)
+    assert row["ours"] == "1/2" and "wl2_100a (largest_fit 0.95 vs 0.92)" in row["note"]
+    t5 = pd.DataFrame({"workload": ["wl2_100a", "wl1_100a"], "method": ["baseline"] * 2, "ours": [0.951, 0.62],
+                       "std": 0.0, "paper": np.nan, "diff": np.nan})
+    rows = {r["claim_id"]: r for r in claims.rl_claims(t5, t4, None)}
+    # 0.951 -> 0.95 ties largest-first-fit (no win); 0.62 is above 0.60
+    assert rows["rl_vs_fit_heuristics"]["ours"] == "1/2" and rows["rl_vs_fit_heuristics"]["verdict"] == "not comparable"

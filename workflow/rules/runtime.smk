@@ -163,6 +163,35 @@ rule runtime_heuristics_draw:
         "--out {output.metrics:q} --schedules-dir {output.schedules:q} 2> {log:q}"
 
 
+# Heuristics under the agent's own action set (issue 38): FCFS / SJF / largest first among the
+# window's jobs that fit, played through the evaluation env, on every half of each Lublin draw.
+RUNTIME_FIT = [RX.fit_file(d) for d in RUNTIME_DRAWS] if "agents" in RUNTIME else []
+for _draw in RUNTIME_DRAWS if RUNTIME_FIT else []:
+
+    rule:
+        name:
+            f"runtime_fit_heuristics_draw{_draw}"
+        input:
+            [RX.workload_file(w, _draw) for w in RX.WORKLOADS],
+        output:
+            RX.fit_file(_draw),
+        params:
+            spec=RUNTIME_SPEC,
+            draw=_draw,
+        log:
+            f"logs/runtime/fit_heuristics_draw{_draw}.log",
+        benchmark:
+            f"benchmarks/results/runtime/fit_heuristics_draw{_draw}.tsv"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=15,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl runtime fit-heuristics --spec {params.spec:q} --draw {params.draw} --out {output:q} > {log:q} 2>&1"
+
+
 rule runtime_table4:
     input:
         runs=[RX.heuristics_file(w) for w in RX.WORKLOADS],
@@ -314,6 +343,7 @@ rule runtime_table5:
     input:
         evaluations=RX.evaluation_files(RUNTIME),
         heuristics=RUNTIME_HEURISTICS,
+        fit=RUNTIME_FIT,
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table5"),
@@ -384,6 +414,7 @@ rule runtime_sensitivity:
 rule runtime_claims:
     input:
         heuristics=RUNTIME_HEURISTICS,
+        fit=RUNTIME_FIT,
         evaluations=RX.evaluation_files(RUNTIME),
         budget=RB.budget_files(RUNTIME),
         references=RUNTIME_REFERENCES,

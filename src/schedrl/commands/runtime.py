@@ -30,6 +30,17 @@ def _heuristics_runs(spec: dict, root: str) -> list[str]:
     return [rx.heuristics_file(w, d).replace(rx.ROOT, root, 1) for d in rx.draws(spec) for w in rx.WORKLOADS]
 
 
+def _fit_runs(spec: dict, root: str) -> list[str]:
+    """The heuristics-under-the-agent's-action-set files of the agents' draws that exist (older
+    result folders have none: their tables and claims go without those columns)."""
+    from pathlib import Path
+
+    from schedrl.papers.runtime import experiments as rx
+
+    files = [rx.fit_file(d).replace(rx.ROOT, root, 1) for d in rx.draws(spec)]
+    return files if all(Path(f).exists() for f in files) else []
+
+
 def _add_run_identity(p) -> None:
     """The options naming one run: method x training half x grid point x seed x draw."""
     p.add_argument("--method", required=True, help="baseline, proposal_nn1 or proposal_nn2")
@@ -113,6 +124,15 @@ def register(subparsers) -> None:
     add_figure_step(sub, "runtime", FIGURES, run_figure, help="draw table5, table6, curves, sensitivity or budget",
                     description="Draw NAME from the run folders under --root (runs listed by --spec) into "
                     "--out (.png, .pdf, the numbers as .csv; tables also .md).")
+
+    h = sub.add_parser("fit-heuristics", help="FCFS / SJF / largest first under the agent's action set",
+                       description="Play FCFS, SJF and largest first among the window's jobs that fit now (X when "
+                       "none does: the agent's own action set) on every workload half of one Lublin draw, "
+                       "through the evaluation env; one row per half and heuristic (utilisation, steps).")
+    add_spec_options(h, "runtime")
+    h.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads (0: the config seed's)")
+    h.add_argument("--out", required=True, metavar="CSV", help="table to write")
+    h.set_defaults(func=run_fit_heuristics)
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's runtime agents",
                        description="PPO runs (methods x grid points x training halves x seeds) and their "
@@ -234,7 +254,8 @@ def run_figure(args) -> int:
 
     spec = _spec(args.spec)
     if args.name == "table5":
-        figures.table5(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
+        figures.table5(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out,
+                       fit=_fit_runs(spec, args.root))
     elif args.name == "table6":
         figures.table6(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
     elif args.name == "curves":
@@ -243,6 +264,16 @@ def run_figure(args) -> int:
         figures.budget(f"{args.root}/claims_budget.csv", args.out)
     else:
         figures.sensitivity(rx.evaluation_files(spec, args.root), args.out)
+    return 0
+
+
+def run_fit_heuristics(args) -> int:
+    from schedrl.papers.runtime import experiments as rx
+
+    spec = load_spec("runtime", args.spec)
+    table = rx.play_fit_heuristics(spec, args.draw)
+    rx._write_table(table, args.out)
+    print(table.pivot(index="workload", columns="algorithm", values="utilization").round(4).to_string())
     return 0
 
 
@@ -262,7 +293,7 @@ def run_claims(args) -> int:
         from schedrl.papers.runtime import budget
 
         evals = rx.read_evaluations(rx.evaluation_files(spec, args.root))
-        heur = tables.heuristics_table(runs)
+        heur = tables.heuristics_table(runs, _fit_runs(spec, args.root))
         budgets = None
         if args.budget_out:
             from schedrl.report.convergence import write_budget_table

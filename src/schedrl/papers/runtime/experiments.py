@@ -75,6 +75,39 @@ def heuristics_file(workload: str, draw: int | str = 0) -> str:
     return f"{HEURISTICS_DIR}/{draw_dir(draw)}{workload}.csv"
 
 
+#: heuristics under the agent's own action set (issue 38; ``recording.FitPicker``)
+FIT_ALGORITHMS = ["fcfs_fit", "sjf_fit", "largest_fit"]
+FIT_LABELS = {"fcfs_fit": "FCFS first fit", "sjf_fit": "SJF first fit", "largest_fit": "largest first fit"}
+
+
+def fit_file(draw: int | str = 0) -> str:
+    """Utilisation of ``FIT_ALGORITHMS`` on every half of one Lublin draw (``schedrl runtime fit-heuristics``)."""
+    return f"{HEURISTICS_DIR}/{draw_dir(draw)}fit.csv"
+
+
+def play_fit_heuristics(spec: dict, draw: int = 0):
+    """Each of ``FIT_ALGORITHMS`` on every workload half of ``draw``, played through the evaluation
+    env (no idle doubling, no step cap, oracle estimates) with the agent's action set: any job of
+    the window that fits now, or X. Deterministic: one episode per half. Rows: workload, draw,
+    algorithm, label, utilization, steps."""
+    import pandas as pd
+
+    from schedrl.experiments.envs import make_env
+    from schedrl.metrics import runtime_utilization
+    from schedrl.papers.runtime.recording import FitPicker
+
+    rows = []
+    for algorithm in FIT_ALGORITHMS:
+        envs = [make_env(ENV_ID, env_kwargs(spec, "runtime_baseline", w, training=False, draw=draw)) for w in WORKLOADS]
+        played = play_lockstep(envs, FitPicker(envs, algorithm), [0] * len(envs), True)
+        for w, env, episode in zip(WORKLOADS, envs, played, strict=True):
+            rows.append({"workload": w, "draw": int(draw), "algorithm": algorithm, "label": FIT_LABELS[algorithm],
+                         "utilization": runtime_utilization(episode["schedule"], env.unwrapped.cluster.nodes),
+                         "steps": int(episode["length"])})
+            env.close()
+    return pd.DataFrame(rows)
+
+
 def workload_file(workload: str, draw: int | str = 0) -> str:
     return f"results/workloads/runtime/{draw_dir(draw)}{workload}.swf"
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from schedrl.papers.runtime.experiments import (
     ALGORITHMS,
+    FIT_ALGORITHMS,
     LABELS,
     METHODS,
     TEST_WORKLOADS,
@@ -23,17 +24,24 @@ from schedrl.papers.runtime.experiments import (
 )
 
 PLAIN = [a for a in ALGORITHMS if a.endswith(":none")]
+FIT = FIT_ALGORITHMS  # the heuristics under the agent's action set (columns only when played)
 BACKFILL = [a for a in ALGORITHMS if not a.endswith(":none")]
 ALL_BELOW = "wl1_050b"  # the test half where the paper finds every RL result below SJF and FCFS
 
 
-def heuristics_table(runs) -> pd.DataFrame:
+def heuristics_table(runs, fit=()) -> pd.DataFrame:
     """workload x algorithm utilisation of ``schedrl heuristics run`` CSVs (wide); the mean over
-    Lublin draws where ``runs`` holds several draws of a workload."""
+    Lublin draws where ``runs`` holds several draws of a workload. ``fit``: ``fit.csv`` files of
+    the heuristics under the agent's action set (``FIT_ALGORITHMS``), added as columns."""
     from schedrl.experiments.heuristics import read_runs
 
     ours = read_runs(runs, ALGORITHMS, "utilization")
-    return ours.pivot_table(index="workload", columns="algorithm", values="utilization", aggfunc="mean")[ALGORITHMS]
+    wide = ours.pivot_table(index="workload", columns="algorithm", values="utilization", aggfunc="mean")[ALGORITHMS]
+    if fit:
+        rows = pd.concat([pd.read_csv(f) for f in fit], ignore_index=True)
+        extra = rows.pivot_table(index="workload", columns="algorithm", values="utilization", aggfunc="mean")
+        wide = wide.join(extra[[a for a in FIT_ALGORITHMS if a in extra.columns]])
+    return wide
 
 
 def _cell_stats(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -52,7 +60,7 @@ def table5_frame(evals: pd.DataFrame, heuristics: pd.DataFrame) -> pd.DataFrame:
     table["paper"] = [paper.get(w, [np.nan] * 3)[cols.index(m)] for w, m in zip(table["workload"], table["method"])]
     table["diff"] = table["ours"] - table["paper"]
     table["label"] = table["method"].map(LABELS)
-    for a in ALGORITHMS:
+    for a in ALGORITHMS + [a for a in FIT_ALGORITHMS if a in heuristics]:
         table[a] = table["workload"].map(heuristics[a]) if a in heuristics else np.nan
     order = {w: i for i, w in enumerate(TRAIN_WORKLOADS)}
     morder = {m: i for i, m in enumerate(METHODS)}
