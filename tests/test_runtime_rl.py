@@ -225,12 +225,29 @@ def test_tiny_train_evaluate_tables_and_claims(tmp_path, monkeypatch):
     for w in rx.WORKLOADS:
         assert main(["heuristics", "run", rx.workload_file(w), "--label", w, "--nodes", "256", "--algorithms",
                      *rx.ALGORITHMS, "--sim-step", "60", "--out", rx.heuristics_file(w)]) == 0
+    # issue 38: heuristics under the agent's action set, and the no-learning references in Tables 5-6
+    from schedrl.papers.runtime import references as rref
+
+    assert main(["runtime", "fit-heuristics", "--spec", text, "--out", rx.fit_file(0)]) == 0
+    for ref in rref.REFERENCES:
+        for m in ("baseline", "proposal_nn1"):
+            out = rx.eval_path(rref.reference_dir(rx.ROOT, ref, m, "wl1_100a", "T8-M32-K1", 0))
+            assert main(["runtime", "evaluate-reference", "--spec", text, "--reference", ref, "--method", m,
+                         "--workload", "wl1_100a", "--grid", "T8-M32-K1", "--seed", "0", "--out", str(out)]) == 0
     for name in ("table5", "table6", "curves", "sensitivity"):
         assert main(["runtime", "figure", name, "--spec", text, "--out", f"figures/{name}.png"]) == 0
     assert (tmp_path / "figures/table6.md").exists() and (tmp_path / "figures/table5.md").exists()
+    t5 = pd.read_csv(tmp_path / "figures/table5.csv")
+    assert {"random", "untrained", "fcfs_fit", "sjf_fit", "largest_fit"} <= set(t5.columns)
+    assert t5[["random", "untrained", "largest_fit"]].notna().all().all()
+    md = (tmp_path / "figures/table5.md").read_text()
+    assert "No-learning references" in md and "largest first fit" in md
+    assert "No-learning references" in (tmp_path / "figures/table6.md").read_text()
+    assert {"random", "untrained"} <= set(pd.read_csv(tmp_path / "figures/table6.csv").columns)
     assert main(["runtime", "claims", "--spec", text, "--out", "claims.csv"]) == 0
     table = pd.read_csv(tmp_path / "claims.csv")
-    assert {"table4_cells_within_tolerance", "rl_vs_heuristics", "nn2_beats_nn1", "proposal_gain"} <= set(table["claim_id"])
+    assert {"table4_cells_within_tolerance", "rl_vs_heuristics", "nn2_beats_nn1", "proposal_gain",
+            "rl_vs_fit_heuristics", "fit_vs_backfilling"} <= set(table["claim_id"])
     assert table.set_index("claim_id").loc["nn2_beats_nn1", "ours"] == "0/0"   # no NN2 run: nothing to count
     assert main(["runtime", "train", "--spec", text, "--method", "nn3", "--workload", "wl1_100a", "--grid",
                  "T8-M32-K1", "--seed", "0", "--run-dir", "x"]) != 0

@@ -344,6 +344,7 @@ rule runtime_table5:
         evaluations=RX.evaluation_files(RUNTIME),
         heuristics=RUNTIME_HEURISTICS,
         fit=RUNTIME_FIT,
+        references=RUNTIME_REFERENCES,
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table5"),
@@ -363,6 +364,7 @@ rule runtime_table6:
     input:
         evaluations=RX.evaluation_files(RUNTIME),
         heuristics=RUNTIME_HEURISTICS,
+        references=RUNTIME_REFERENCES,
         values=RUNTIME_VALUES,
     output:
         figure("runtime", "table6"),

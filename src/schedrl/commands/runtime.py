@@ -255,9 +255,10 @@ def run_figure(args) -> int:
     spec = _spec(args.spec)
     if args.name == "table5":
         figures.table5(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out,
-                       fit=_fit_runs(spec, args.root))
+                       fit=_fit_runs(spec, args.root), references=_references(spec, args.root))
     elif args.name == "table6":
-        figures.table6(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out)
+        figures.table6(rx.evaluation_files(spec, args.root), _heuristics_runs(spec, args.root), args.out,
+                       references=_references(spec, args.root))
     elif args.name == "curves":
         figures.curves(rx.curve_files(spec, args.root), args.out)
     elif args.name == "budget":

@@ -62,14 +62,41 @@ def table4(runs: list[str | Path], png: str | Path, *, nodes: int, sim_step: flo
     return table
 
 
-def table5(evaluations, heuristics_runs, png: str | Path, fit=()) -> pd.DataFrame:
+def _reference_columns(table: pd.DataFrame, references: dict | None, frame, keys: list[str]) -> list[str]:
+    """Add each no-learning reference's cell values (same table rule) as a column named after it."""
+    added = []
+    for ref, evals in (references or {}).items():
+        cells = frame(evals).set_index(keys)["ours"]
+        table[ref] = [cells.get(k, np.nan) for k in zip(*(table[c] for c in keys))]
+        added.append(ref)
+    return added
+
+
+def _reference_note(table: pd.DataFrame, refs: list[str]) -> list[str]:
+    if not refs:
+        return []
+    means = "; ".join(f"{LABELS[m]} ours {g['ours'].mean():.3f}, " +
+                      ", ".join(f"{REF_LABELS[r]} {g[r].mean():.3f}" for r in refs)
+                      for m, g in table.groupby("method", sort=False))
+    return [f"No-learning references (issue 41/38: the same cells played by uniform-random valid play and by the "
+            f"untrained network, same episodes and tuning rule), mean over the cells: {means}. "
+            "Per cell: the CSV's columns random and untrained."]
+
+
+REF_LABELS = {"random": "random play", "untrained": "untrained network"}
+
+
+def table5(evaluations, heuristics_runs, png: str | Path, fit=(), references: dict | None = None) -> pd.DataFrame:
     """Table 5 (PNG/PDF/CSV + markdown): bars = ours, hollow markers = paper, lines = Table 4;
-    ``fit``: with the heuristics under the agent's action set, a dashed line at their best."""
+    ``fit``: with the heuristics under the agent's action set, a dashed line at their best;
+    ``references``: name -> evaluation rows of a no-learning reference, drawn as small markers."""
     from schedrl.experiments.heuristics import algorithm_label
     from schedrl.plots import new_figure, save_figure
     from schedrl.plots.tables import write_comparison_markdown
 
-    table = table5_frame(read_evaluations(evaluations), heuristics_table(heuristics_runs, fit))
+    heur = heuristics_table(heuristics_runs, fit)
+    table = table5_frame(read_evaluations(evaluations), heur)
+    refs = _reference_columns(table, references, lambda e: table5_frame(e, heur), ["workload", "method"])
     workloads = list(dict.fromkeys(table["workload"]))
     methods = list(dict.fromkeys(table["method"]))
     fig, ax = new_figure(figsize=(max(7.0, 1.3 * len(workloads) + 2), 4.2))
@@ -81,6 +108,8 @@ def table5(evaluations, heuristics_runs, png: str | Path, fit=()) -> pd.DataFram
         ax.bar(x + off, sub["ours"], width * 0.9, yerr=sub["std"].fillna(0), color=f"C{i}", label=f"{LABELS[m]} (ours)")
         ax.plot(x + off, sub["paper"], "o", mfc="none", mec="black", ms=5,
                 label="paper (Table 5)" if i == 0 else None)
+        for ref, marker in zip(refs, ("x", "+")):
+            ax.plot(x + off, sub[ref], marker, color="black", ms=5, label=REF_LABELS[ref] if i == 0 else None)
     styles = {"sjf:none": ("C7", ":"), "sjf:easy": ("C7", "-"), "fcfs:none": ("C3", ":"), "fcfs:easy": ("C3", "-")}
     for a in ALGORITHMS:
         col, ls = styles.get(a, ("k", "--"))
@@ -107,7 +136,7 @@ def table5(evaluations, heuristics_runs, png: str | Path, fit=()) -> pd.DataFram
                               title="Runtime paper Table 5: RL utilisation on the training half",
                               notes=[f"Mean of {n} episodes per cell with sampled actions (the paper: mean of 5 runs); "
                                      "per method and half the grid point with the best mean (the paper's tuning).",
-                                     ORACLE_NOTE] + _fit_note(table, fits))
+                                     ORACLE_NOTE] + _fit_note(table, fits) + _reference_note(table, refs))
     return table
 
 
@@ -121,15 +150,17 @@ def _fit_note(table: pd.DataFrame, fits: list[str]) -> list[str]:
             f"played through the evaluation env): {cells}."]
 
 
-def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
+def table6(evaluations, heuristics_runs, png: str | Path, references: dict | None = None) -> pd.DataFrame:
     """Table 6 as heatmaps (train x test per method; ours top, paper bottom; Table 4's heuristics
     on each test half as reference rows, ours above and the paper's below) and markdown, with our
-    Table 4 utilisation of each test half as the reference row."""
+    Table 4 utilisation of each test half as the reference row; ``references``: the no-learning
+    references' cells as CSV columns and a markdown note."""
     from schedrl.io import write_text
     from schedrl.plots import new_figure, save_figure
     from schedrl.plots.tables import comparison_wide, markdown_table
 
     table = table6_frame(read_evaluations(evaluations))
+    refs = _reference_columns(table, references, table6_frame, ["train", "test", "method"])
     heuristics = heuristics_table(heuristics_runs)
     for a in ALGORITHMS:
         table[a] = table["test"].map(heuristics[a]) if a in heuristics else np.nan
@@ -184,6 +215,7 @@ def table6(evaluations, heuristics_runs, png: str | Path) -> pd.DataFrame:
         lines += [f"Mean |ours - paper| over {len(gaps)} cells: {gaps.mean():.3f}; largest {gaps.max():.3f}.", ""]
     lines += ["- Mean of the episodes of the tuned grid point per cell (sampled actions); same-tendency pairs "
               "(the paper's underlined cells): X_a -> X_b.", f"- {ORACLE_NOTE}"]
+    lines += [f"- {n}" for n in _reference_note(table, refs)]
     write_text(Path(png).with_suffix(".md"), "\n".join(lines) + "\n")
     return table
 
