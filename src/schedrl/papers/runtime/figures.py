@@ -108,8 +108,8 @@ def table5(evaluations, heuristics_runs, png: str | Path, fit=(), references: di
         ax.bar(x + off, sub["ours"], width * 0.9, yerr=sub["std"].fillna(0), color=f"C{i}", label=f"{LABELS[m]} (ours)")
         ax.plot(x + off, sub["paper"], "o", mfc="none", mec="black", ms=5,
                 label="paper (Table 5)" if i == 0 else None)
-        for ref, marker in zip(refs, ("x", "+")):
-            ax.plot(x + off, sub[ref], marker, color="black", ms=5, label=REF_LABELS[ref] if i == 0 else None)
+        for ref, (marker, colour) in zip(refs, (("x", "black"), ("^", "purple"))):  # apart from the black error bars
+            ax.plot(x + off, sub[ref], marker, color=colour, mfc="none", ms=6, label=REF_LABELS[ref] if i == 0 else None)
     styles = {"sjf:none": ("C7", ":"), "sjf:easy": ("C7", "-"), "fcfs:none": ("C3", ":"), "fcfs:easy": ("C3", "-")}
     for a in ALGORITHMS:
         col, ls = styles.get(a, ("k", "--"))
