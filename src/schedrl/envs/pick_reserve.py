@@ -1,7 +1,10 @@
 """Pick-and-reserve decision process: ``schedrl/HPCPickReserve-v0``.
 
-Used by DRAS, SEM and MRSch: the agent picks a job from the window; it starts if it fits, or it
-becomes the reserved job and EASY backfilling runs around the reservation.
+Used by DRAS, SEM and MRSch: the agent picks a job from the window; it starts if it fits. What a
+pick that does not fit does, and when the agent is asked, is the decision ``process``: ``hold``
+(the pick becomes the reserved job, EASY backfilling runs around it and the agent is not asked
+until it starts) or ``every_event`` (MRSch's section IV and public code: the queue head gets EASY's
+reservation, and the agent is asked again at the next submission or job end).
 """
 
 from __future__ import annotations
@@ -10,19 +13,39 @@ import numpy as np
 
 from schedrl.envs.hpc import HPCEnv
 from schedrl.envs.rewards import RewardContext
+from schedrl.errors import ConfigError
+
+PROCESSES = ("hold", "every_event")
 
 
 class PickReserveEnv(HPCEnv):
     """Event-driven scheduling where a pick starts the job or reserves it (EASY backfilling).
 
     ## Decision process
-    The picked job starts at once if it fits; otherwise it becomes the reserved job (resources
-    held at its earliest start, computed from requested walltimes), EASY backfilling starts every
-    later job that does not delay it, and the clock moves on. While a reservation is held the
-    agent is not asked: at each event the reserved job starts as soon as it fits, and until then
-    EASY backfilling runs around it. Decision points are the events (submissions, job ends) and
-    the instants right after a start, whenever jobs wait and no reservation is held. Always
-    picking the head reproduces ``schedrl.sim.simulate(policy="fcfs", backfill="easy")``.
+    ``process`` (a constructor argument) says what a pick that does not fit does and when the
+    agent is asked. In both, the picked job starts at once if it fits, and each step is one
+    decision.
+
+    ``hold`` (default): a pick that does not fit becomes the reserved job (resources held at its
+    earliest start, computed from requested walltimes), EASY backfilling starts every later job
+    that does not delay it, and the clock moves on. While a reservation is held the agent is not
+    asked: at each event the reserved job starts as soon as it fits, and until then EASY
+    backfilling runs around it. The agent is asked at the events (submissions, job ends) and the
+    instants right after a start, whenever jobs wait and no reservation is held.
+
+    ``every_event`` (MRSch, section IV: every submission and job end triggers a scheduling
+    request): a pick that does not fit gets no reservation; the queue head gets EASY's (if a node
+    is free) and EASY backfilling runs around it, then the clock moves on. At the next event the
+    reservation is dropped and the agent re-plans. The agent is asked (a) at every event instant
+    (simultaneous submissions and ends are one instant) where jobs wait, whether or not any fits,
+    and (b) at the same instant again right after each start, while a job in the window fits the
+    free resources. When none does, every pick would fail the same way, so the process does what
+    the failed pick does (head reserved, EASY backfilling) without asking. Each decision starts a
+    job or moves the clock to the next event, so an episode has at most jobs + event instants
+    decisions.
+
+    Always picking the head reproduces ``schedrl.sim.simulate(policy="fcfs", backfill="easy")``
+    under either process.
 
     ## Action space
     ``Discrete(window)`` (window 50 by default), action i = the i-th waiting job. An empty slot is
@@ -32,16 +55,26 @@ class PickReserveEnv(HPCEnv):
     Terminated when every job has finished (after the last decision the simulator runs out the
     remaining jobs); no step limit by default.
 
-    Everything else (observations, rewards, info, episodes, arguments): ``HPCEnv``; no arguments
-    of its own.
+    ## Arguments
+    Its own: ``process`` ("hold" or "every_event"; default "hold"); every other argument as in
+    ``HPCEnv``.
+
+    Everything else (observations, rewards, info, episodes): ``HPCEnv``.
     """
 
     DEFAULT_WINDOW = 50
     DEFAULT_MAX_STEPS = None
     EXTRA_ACTIONS = 0
 
+    def __init__(self, *args, process: str = "hold", **kwargs):
+        if process not in PROCESSES:
+            raise ConfigError(f"unknown decision process '{process}' for pick_reserve (choose from: "
+                              f"{', '.join(PROCESSES)})")
+        self.process = process
+        super().__init__(*args, **kwargs)
+
     def _act(self, a: int) -> tuple[RewardContext, bool]:
-        """Start the picked job, or reserve it and EASY-backfill (the clock moves on afterwards)."""
+        """Start the picked job; if it does not fit, reserve it (``hold``) or the head and EASY-backfill."""
         sim = self.sim
         invalid = not 0 <= a < min(self.window, len(sim.queue))
         if not sim.queue:  # the episode is over
@@ -52,14 +85,40 @@ class PickReserveEnv(HPCEnv):
         started = sim.start(i)
         if started:
             self.n_started += 1
-        else:
+        elif self.process == "hold":
             sim.reserve(i)
             self.n_started += sim.backfill()
+        else:
+            self._easy_around_head()
         return self._context(job, started, max_wait), invalid
 
     def _schedule_to_decision(self, after_action: RewardContext | None = None) -> None:
-        """Run events until no reservation is held and jobs wait (or the episode is over)."""
-        self._settle()
+        """Run the simulator to the next instant the process asks the agent (see the docstring)."""
+        if self.process == "hold":
+            self._settle()
+            return
+        sim = self.sim
+        if after_action is not None and not sim.done:
+            if after_action.started:
+                k = min(self.window, len(sim.queue))
+                if (sim.jobs.demand[sim.queue[:k]] <= sim.free).all(axis=1).any():
+                    return  # same instant: a pick can still start a job
+                self._easy_around_head()  # what any (failing) pick would do now
+            # something runs (a failed pick or a start), so the clock moves to a later event
+            self._advance()
+        while not sim.done:
+            sim.release()  # a reservation lasts until the next event: the agent re-plans
+            if sim.queue:  # (nothing runs or arrives only if jobs wait, and then every pick fits)
+                return
+            self._advance()
+
+    def _easy_around_head(self) -> None:
+        """``every_event``'s answer to a pick that does not fit: CQSim's EASY, which reserves the
+        queue head (only when a node is free: backfilling needs one, as in ``simulate``)."""
+        sim = self.sim
+        if sim.queue and sim.free[0] > 0:
+            sim.reserve(0)
+            self.n_started += sim.backfill()
 
     def _terminated(self) -> bool:
         return self.sim.done
