@@ -150,3 +150,14 @@ def test_every_event_random_picks_keep_capacity_and_integrate_rewards():
     assert all(s["req_procs"][(start <= t) & (t < end)].sum() <= 16 for t in np.unique(start))
     slowdown = (s["end_time"] - s["submit_time"]) / np.maximum(s["run_time"], 1.0)
     assert total == pytest.approx(-slowdown.sum(), rel=1e-9)  # the clock's moves are all integrated
+
+
+def test_every_event_failed_pick_starts_a_fitting_head_first():
+    # 4 nodes; J0 3 nodes 100 s at t=0; J1 1 node 30 s and J2 2 nodes 30 s at t=10. At t=10 the
+    # agent picks the newest (J2), which does not fit 1 free node: EASY as MRSch's CQSim runs it
+    # starts the fitting head J1 at once (it does not reserve a head that fits and let the clock
+    # run on); J2 is then reserved at J0's end and starts at 100.
+    jobs = _jobs([0, 10, 10], [100, 30, 30], [3, 1, 2])
+    sched, instants = _play(_env(jobs, 4, "every_event"), _last)
+    assert list(sched["start_time"]) == [0, 10, 100]
+    assert instants == [0, 10, 40, 100]

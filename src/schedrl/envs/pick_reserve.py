@@ -113,9 +113,12 @@ class PickReserveEnv(HPCEnv):
             self._advance()
 
     def _easy_around_head(self) -> None:
-        """``every_event``'s answer to a pick that does not fit: CQSim's EASY, which reserves the
-        queue head (only when a node is free: backfilling needs one, as in ``simulate``)."""
+        """``every_event``'s answer to a pick that does not fit: CQSim's EASY, which starts jobs
+        from the queue head while they fit (the agent may have passed over a head that fits), then
+        reserves the head (only when a node is free: backfilling needs one, as in ``simulate``)."""
         sim = self.sim
+        while sim.queue and sim.start(0):
+            self.n_started += 1
         if sim.queue and sim.free[0] > 0:
             sim.reserve(0)
             self.n_started += sim.backfill()
