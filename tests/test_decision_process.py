@@ -26,9 +26,9 @@ def _busy(n_jobs, nodes, seed):
     return jobs
 
 
-def _env(jobs, cluster, process, window=WINDOW):
+def _env(jobs, cluster, process, window=WINDOW, **kwargs):
     return make_hpc_env(jobs=jobs, cluster=cluster, decision="pick_reserve", process=process, encoder="sem",
-                        reward="neg_inv_runtime", window=window, k=4)
+                        reward="neg_inv_runtime", window=window, k=4, **kwargs)
 
 
 def _play(env, pick):
@@ -161,3 +161,51 @@ def test_every_event_failed_pick_starts_a_fitting_head_first():
     sched, instants = _play(_env(jobs, 4, "every_event"), _last)
     assert list(sched["start_time"]) == [0, 10, 100]
     assert instants == [0, 10, 40, 100]
+
+
+# ask_when_none_fits=False: every_event without the decisions where no window job fits
+
+def test_hand_trace_every_event_without_no_fit_asks():
+    # the first hand trace: at t=30 (J3 arrives, 2 nodes, 1 free) and t=60 (J2 ends, 2 free, J0 needs
+    # 3) no window job fits, so every pick would fail the same way and the agent is not asked; the
+    # schedule is the one with those asks
+    jobs = _jobs([0, 0, 0, 30], [100, 50, 60, 40], [3, 2, 1, 2])
+    sched, instants = _play(_env(jobs, 4, "every_event", ask_when_none_fits=False), _last)
+    assert instants == [0, 0, 50, 90]
+    assert list(sched["start_time"]) == [90, 0, 0, 50]
+    assert list(sched["reservation"].fillna(-1)) == [50, -1, -1, -1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_fit_asks_off_same_schedules_fewer_decisions(seed):
+    # the head picker is still FCFS+EASY, and any state-driven picker gets the schedule it gets
+    # with the asks: a no-fit instant has one outcome whatever is picked
+    jobs = _busy(200, nodes=32, seed=seed)
+    ref = simulate(jobs, ClusterSpec(nodes=32), policy="fcfs", backfill="easy")
+    sched, _ = _play(_env(jobs, 32, "every_event", ask_when_none_fits=False), lambda sim: 0)
+    np.testing.assert_array_equal(sched["start_time"].to_numpy(), ref["start_time"].to_numpy())
+    np.testing.assert_array_equal(sched["reservation"].to_numpy(), ref["reservation"].to_numpy())
+    for pick in (_largest_fitting, _last):
+        with_asks, n_with = _play(_env(jobs, 32, "every_event"), pick)
+        without, n_without = _play(_env(jobs, 32, "every_event", ask_when_none_fits=False), pick)
+        pd.testing.assert_frame_equal(with_asks, without)
+        assert len(n_without) < len(n_with)
+
+
+def test_no_fit_asks_off_only_asks_where_a_pick_can_start():
+    jobs = _busy(200, nodes=32, seed=4)
+    env = _env(jobs, 32, "every_event", ask_when_none_fits=False)
+    _, info = env.reset(seed=0)
+    term = False
+    while not term:
+        assert env._window_fits()
+        *_, term, _, info = env.step(_largest_fitting(env.sim))
+
+
+def test_ask_when_none_fits_bad_values():
+    jobs = _jobs([0], [10], [1])
+    with pytest.raises(ConfigError, match="ask_when_none_fits=False applies to process 'every_event' only"):
+        make_hpc_env(jobs=jobs, cluster=4, process="hold", ask_when_none_fits=False)
+    with pytest.raises(ConfigError, match="ask_when_none_fits must be true or false"):
+        make_hpc_env(jobs=jobs, cluster=4, process="every_event", ask_when_none_fits="no")
+    assert make_hpc_env(jobs=jobs, cluster=4, process="every_event").ask_when_none_fits is True

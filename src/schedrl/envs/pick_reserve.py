@@ -42,7 +42,11 @@ class PickReserveEnv(HPCEnv):
     free resources. When none does, every pick would fail the same way, so the process does what
     the failed pick does (head reserved, EASY backfilling) without asking. Each decision starts a
     job or moves the clock to the next event, so an episode has at most jobs + event instants
-    decisions.
+    decisions. ``ask_when_none_fits=False`` applies the same rule to (a): at an event instant
+    where no window job fits the free resources the agent is not asked either (the process does
+    what any pick would do: head reserved, EASY backfilling, clock on), so it is asked only where
+    its pick can start a job. Schedules are the same as with the asks; only the decisions that
+    carry no choice are left out (MRSch's public code asks there too; default True).
 
     Always picking the head reproduces ``schedrl.sim.simulate(policy="fcfs", backfill="easy")``
     under either process.
@@ -56,8 +60,8 @@ class PickReserveEnv(HPCEnv):
     remaining jobs); no step limit by default.
 
     ## Arguments
-    Its own: ``process`` ("hold" or "every_event"; default "hold"); every other argument as in
-    ``HPCEnv``.
+    Its own: ``process`` ("hold" or "every_event"; default "hold") and ``ask_when_none_fits``
+    (``every_event`` only; default True); every other argument as in ``HPCEnv``.
 
     Everything else (observations, rewards, info, episodes): ``HPCEnv``.
     """
@@ -66,11 +70,17 @@ class PickReserveEnv(HPCEnv):
     DEFAULT_MAX_STEPS = None
     EXTRA_ACTIONS = 0
 
-    def __init__(self, *args, process: str = "hold", **kwargs):
+    def __init__(self, *args, process: str = "hold", ask_when_none_fits: bool = True, **kwargs):
         if process not in PROCESSES:
             raise ConfigError(f"unknown decision process '{process}' for pick_reserve (choose from: "
                               f"{', '.join(PROCESSES)})")
+        if not isinstance(ask_when_none_fits, bool):
+            raise ConfigError(f"ask_when_none_fits must be true or false, not {ask_when_none_fits!r}")
+        if not ask_when_none_fits and process != "every_event":
+            # under hold a failed pick is reserved, so picks differ even when none fits
+            raise ConfigError(f"ask_when_none_fits=False applies to process 'every_event' only, not '{process}'")
         self.process = process
+        self.ask_when_none_fits = ask_when_none_fits
         super().__init__(*args, **kwargs)
 
     def _act(self, a: int) -> tuple[RewardContext, bool]:
@@ -100,8 +110,7 @@ class PickReserveEnv(HPCEnv):
         sim = self.sim
         if after_action is not None and not sim.done:
             if after_action.started:
-                k = min(self.window, len(sim.queue))
-                if (sim.jobs.demand[sim.queue[:k]] <= sim.free).all(axis=1).any():
+                if self._window_fits():
                     return  # same instant: a pick can still start a job
                 self._easy_around_head()  # what any (failing) pick would do now
             # something runs (a failed pick or a start), so the clock moves to a later event
@@ -109,8 +118,16 @@ class PickReserveEnv(HPCEnv):
         while not sim.done:
             sim.release()  # a reservation lasts until the next event: the agent re-plans
             if sim.queue:  # (nothing runs or arrives only if jobs wait, and then every pick fits)
-                return
+                if self.ask_when_none_fits or sim.stalled or self._window_fits():
+                    return
+                self._easy_around_head()  # no pick can start a job: what every pick would do
             self._advance()
+
+    def _window_fits(self) -> bool:
+        """Whether a job in the window fits the free resources now."""
+        sim = self.sim
+        k = min(self.window, len(sim.queue))
+        return bool((sim.jobs.demand[sim.queue[:k]] <= sim.free).all(axis=1).any())
 
     def _easy_around_head(self) -> None:
         """``every_event``'s answer to a pick that does not fit: CQSim's EASY, which starts jobs
