@@ -223,7 +223,9 @@ class HPCEnv(gym.Env):
         self.encoder = enc_cls(self.encoder_params)
         self.reward_name = reward
         self.reward_fn = get_reward(reward, **(reward_kwargs or {}))
-        self._integrates = bool(getattr(getattr(self.reward_fn, "func", self.reward_fn), "integrates", False))
+        wanted = frozenset(getattr(getattr(self.reward_fn, "func", self.reward_fn), "integrates", ()))
+        self._integrates = bool(wanted)
+        self._integrate_area, self._integrate_idle = "area" in wanted, "idle" in wanted
         self._area = self._idle = 0.0
         self.observation_space = spaces.Box(low=np.float32(self.encoder.low), high=np.float32(self.encoder.high),
                                             shape=self.encoder.shape, dtype=np.float32)
@@ -362,14 +364,21 @@ class HPCEnv(gym.Env):
 
     def _advance(self) -> None:
         sim = self.sim
-        if self._integrates:  # sum of 1/runtime over the jobs in the system, times the time it holds
+        if not self._integrates:
+            sim.next_decision_point()  # advance() without building a SimState (O(nodes)) nobody reads
+            return
+        if self._integrate_area:  # sum of 1/runtime over the jobs in the system, times the time it holds
             held = self._inv_runtime[sim.queue].sum() + self._inv_runtime[sim.running].sum()
+        if self._integrate_idle:
             run = np.asarray(sim.running, dtype=np.int64)  # nothing starts while the clock moves
-            t0 = sim.clock
-        sim.next_decision_point()  # advance() without building a SimState (O(nodes)) nobody reads
-        if self._integrates and np.isfinite(sim.clock):
-            dt = sim.clock - t0
+        t0 = sim.clock
+        sim.next_decision_point()
+        if not np.isfinite(sim.clock):
+            return
+        dt = sim.clock - t0
+        if self._integrate_area:
             self._area += float(held) * dt
+        if self._integrate_idle:
             # idle node-seconds by the jobs' exact ends (a time-stepped machine frees nodes on the
             # next tick; the paper's utilisation counts a job's nodes busy until its end)
             busy = np.clip(np.minimum(sim.end_time[run], sim.clock) - t0, 0.0, None)

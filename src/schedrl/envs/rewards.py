@@ -2,9 +2,11 @@
 
 The env calls the chosen function once per step in phase ``"decision"``,
 right after the action was applied and before the clock moves (the simulator shows the queue and
-machine of that instant); for functions marked ``integrates = True`` once more in phase
-``"elapsed"`` after the clock moved to the next decision point (``ctx.elapsed`` seconds;
-``ctx.area`` = integral over that time of sum(1/runtime) of the jobs in the system); and once in
+machine of that instant); for functions with an ``integrates`` attribute once more in phase
+``"elapsed"`` after the clock moved to the next decision point (``ctx.elapsed`` seconds; the
+attribute names what the env integrates over that time, since each costs a pass over the running
+jobs: ``"area"`` = integral of sum(1/runtime) of the jobs in the system, ``"idle"`` = idle
+node-seconds; ``ctx.area`` / ``ctx.idle`` stay 0 unless named); and once in
 phase ``"end"`` when the episode terminates or is truncated. The calls' values are added. A function returns 0 in the phases it does not use. A new paper adds
 its reward here: write the function and add it to ``REWARDS``; extra parameters come from the
 env's ``reward_kwargs``.
@@ -95,7 +97,7 @@ def neg_slowdown(ctx: RewardContext) -> float:
     return -float(ctx.area) if ctx.phase == "elapsed" else 0.0
 
 
-neg_slowdown.integrates = True
+neg_slowdown.integrates = frozenset({"area"})
 
 
 def runtime_utilisation_so_far(sim, all_scheduled: bool) -> float:
@@ -139,7 +141,7 @@ def runtime_idle(ctx: RewardContext, scale: float = 86_400.0) -> float:
     return 0.0
 
 
-runtime_idle.integrates = True
+runtime_idle.integrates = frozenset({"idle"})
 
 
 REWARDS = {
