@@ -177,3 +177,59 @@ def test_window_optimiser_schedule_is_valid_and_seeded():
         d = np.concatenate([a[col], -a[col]])
         order = np.lexsort((d, t))  # releases before starts at equal times
         assert np.cumsum(d[order]).max() <= cap
+
+
+# decision process (issue 35): every_event re-plans at every event (default), hold keeps the
+# queue head's reservation until it starts
+
+def test_window_of_one_is_fcfs_easy_under_hold():
+    from schedrl.sim import ClusterSpec, simulate
+
+    jobs, cluster = _jobs(), ClusterSpec(nodes=32, bb_units=16)
+    ours = ga.simulate_window_optimiser(jobs, cluster, window=1, process="hold")
+    ref = simulate(jobs, cluster, policy="fcfs", backfill="easy")
+    np.testing.assert_array_equal(ours["start_time"].to_numpy(), ref["start_time"].to_numpy())
+    assert ours.attrs["sim"]["process"] == "hold"
+
+
+def test_hand_trace_hold_vs_every_event():
+    # 4 nodes: A (3 nodes, 100 s) at 0, B (4 nodes, 10 s) at 1, C (1 node, 500 s) at 2. B does not
+    # fit and is reserved at 100 (A's end). every_event: at C's arrival the optimiser re-plans over
+    # [B, C] and starts C (B still does not fit), so B waits for C's end (502). hold: B keeps its
+    # reservation, C cannot be backfilled (it would delay B), B starts at 100 and C at B's end.
+    import pandas as pd
+
+    from schedrl.sim import ClusterSpec
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0, 1, 2], "run_time": [100, 10, 500],
+                         "req_procs": [3, 4, 1], "req_time": [100, 10, 500]})
+    every = ga.simulate_window_optimiser(jobs, ClusterSpec(nodes=4), window=10)
+    hold = ga.simulate_window_optimiser(jobs, ClusterSpec(nodes=4), window=10, process="hold")
+    assert list(every["start_time"]) == [0, 502, 2]
+    assert list(hold["start_time"]) == [0, 100, 110]
+    assert (hold.attrs["sim"]["optimiser_calls"], every.attrs["sim"]["optimiser_calls"]) == (1, 2)
+
+
+def test_hold_schedule_is_valid_and_calls_the_optimiser_less():
+    from schedrl.sim import ClusterSpec
+
+    jobs, cluster = _jobs(seed=2), ClusterSpec(nodes=32, bb_units=16)
+    every = ga.simulate_window_optimiser(jobs, cluster, window=10, seed=3)
+    hold = ga.simulate_window_optimiser(jobs, cluster, window=10, seed=3, process="hold")
+    assert (hold["start_time"] >= hold["submit_time"]).all()
+    for col, cap in (("req_procs", 32), ("bb_request", 16)):
+        t = np.concatenate([hold["start_time"], hold["end_time"]])
+        d = np.concatenate([hold[col], -hold[col]])
+        order = np.lexsort((d, t))
+        assert np.cumsum(d[order]).max() <= cap
+    assert hold.attrs["sim"]["optimiser_calls"] <= every.attrs["sim"]["optimiser_calls"]
+    assert not hold["start_time"].equals(every["start_time"])
+
+
+def test_bad_process_is_a_user_error():
+    from schedrl.sim import ClusterSpec
+
+    with pytest.raises(SchedrlError, match="process must be 'every_event' or 'hold'"):
+        ga.simulate_window_optimiser(_jobs(), ClusterSpec(nodes=32, bb_units=16), process="sometimes")
+    with pytest.raises(SchedrlError, match="'hold' needs backfill 'easy'"):
+        ga.simulate_window_optimiser(_jobs(), ClusterSpec(nodes=32, bb_units=16), process="hold", backfill="none")

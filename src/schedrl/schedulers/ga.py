@@ -289,7 +289,7 @@ def _genetic(demand, free, scale, rng, population, generations, mutation):
 # --------------------------------------------------------------------------- whole-trace baseline
 def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0, backfill: str = "easy",
                               rule: str = "max_sum", weights=None, exhaustive_max: int = 16,
-                              overrun: str = "kill"):
+                              overrun: str = "kill", process: str = "every_event"):
     """Run a trace with the window optimiser as the scheduler (MRSch's "Optimization" baseline).
 
     The queue-policy registry (``schedrl.schedulers.base``) orders jobs by a static key, which
@@ -299,6 +299,12 @@ def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0,
     capacity), start the chosen set, repeat on the slid window until the optimiser chooses nothing;
     then (``backfill="easy"``) reserve the queue head and EASY-backfill around it. With
     ``window=1`` this is exactly FCFS + EASY. Returns the per-job schedule of ``simulate``.
+
+    ``process`` is the decision process (as ``PickReserveEnv``'s): ``every_event`` (default) drops
+    the reservation at every submission and job end and re-plans, as above; ``hold`` keeps the
+    queue head's reservation until that job starts (it is reserved even with no node free), EASY
+    backfilling around it at each event, and calls the optimiser only while no reservation is
+    held (the agents' ``hold`` process; a diagnostic). ``hold`` needs ``backfill="easy"``.
     """
     from schedrl.sim.stepper import HPCSimulator
 
@@ -306,12 +312,24 @@ def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0,
         raise SchedrlError(f"window must be at least 1, not {window}")
     if backfill not in ("none", "easy"):
         raise SchedrlError(f"window optimiser backfill must be 'none' or 'easy', not '{backfill}'")
+    if process not in ("every_event", "hold"):
+        raise SchedrlError(f"window optimiser process must be 'every_event' or 'hold', not '{process}'")
+    if process == "hold" and backfill != "easy":
+        raise SchedrlError("window optimiser process 'hold' needs backfill 'easy'")
+    hold = process == "hold"
     rng = np.random.default_rng(seed)
     sim = HPCSimulator(cluster, overrun=overrun)
     sim.reset(jobs)
     capacity = sim.capacity.astype(np.float64)
     decisions = 0
     while not sim.done:
+        if hold and sim.reserved >= 0:
+            if not sim.start_reserved():  # still held: EASY around it, no re-planning
+                if sim.free[0] > 0:
+                    sim.backfill()
+                sim.next_decision_point()
+                continue
+            # the held job started: plan at this instant
         sim.release()
         while sim.queue:
             head = np.asarray(sim.queue[:window], dtype=np.int64)
@@ -326,12 +344,16 @@ def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0,
             for i in choice.jobs[::-1]:  # from the back, so earlier positions stay valid
                 if not sim.start(int(i)):
                     raise AssertionError("a feasible window choice failed to start")  # pragma: no cover
-        if backfill == "easy" and sim.queue and sim.free[0] > 0:
+        if hold and sim.queue:
+            sim.reserve(0)  # kept until the head starts
+            if sim.free[0] > 0:
+                sim.backfill()
+        elif backfill == "easy" and sim.queue and sim.free[0] > 0:
             sim.reserve(0)
             sim.backfill()
         sim.next_decision_point()  # advance() without building a SimState nobody reads
     schedule = sim.schedule()
     schedule.attrs["sim"] = {**schedule.attrs.get("sim", {}), "policy": "window_optimiser",
                              "window": window, "pick": rule, "seed": seed, "backfill": backfill,
-                             "optimiser_calls": decisions}
+                             "process": process, "optimiser_calls": decisions}
     return schedule
