@@ -202,3 +202,33 @@ def test_epsilon_over_the_run_and_kept_models(tmp_path):
     assert not np.allclose(first.objectives(x, [0, 0], [1, 0]), last.objectives(x, [0, 0], [1, 0]))
     with pytest.raises(ConfigError, match="epsilon_per"):
         DFPConfig(**{**SMALL, "epsilon_per": "job"}).check()
+
+
+def test_epsilon_run_inverse_is_the_reference_schedule_stretched_over_the_run(tmp_path):
+    """epsilon_per="run_inverse": the DFP reference's 0.02 + 145,000 / (step + 150,000) over its
+    820,000 batches, as a share of the run (episode e of E plays at x = e / E)."""
+    import pandas as pd
+
+    from schedrl.agents.dfp import INVERSE_B
+
+    start = 0.02 + 145_000 / 150_000  # the reference's value at step 0
+    cfg = DFPConfig(**{**SMALL, "epsilon_per": "run_inverse", "epsilon_start": start, "epsilon_min": 0.02})
+    r = train_dfp(lambda: ToyEnv(length=8), cfg, [None] * 4, 0, tmp_path / "run")
+    curve = pd.read_csv(r.run_dir / "learning_curve.csv")
+    ref = [0.02 + 145_000 / (x * 820_000 + 150_000) for x in (0, 0.25, 0.5, 0.75)]
+    assert curve["epsilon"].tolist() == pytest.approx(ref, rel=1e-5)  # the curve keeps 6 digits
+    assert INVERSE_B == pytest.approx(150 / 820)
+    # the final epsilon (after the run) is the reference's at its last batch, ~0.17
+    snap = torch.load(sorted((r.run_dir / "checkpoints").glob("*.pt"))[-1], weights_only=False)
+    assert snap["epsilon"] == pytest.approx(0.02 + 145_000 / 970_000, rel=1e-9)
+
+
+def test_replay_ratio_one_sample_per_decision(tmp_path):
+    """update_every = batch_size trains one batch per batch_size decisions: ~1 replayed sample per
+    transition, the reference's ratio (64 per 8 steps of 8 simulators)."""
+    import json
+
+    cfg = DFPConfig(**{**SMALL, "batch_size": 8, "update_every": 8, "min_replay": 8})
+    r = train_dfp(lambda: ToyEnv(length=16), cfg, [None] * 4, 0, tmp_path / "run")
+    timing = json.loads((r.run_dir / "timing.json").read_text())
+    assert timing["steps"] == 64 and timing["updates"] * cfg.batch_size / timing["steps"] == pytest.approx(1.0, abs=0.2)

@@ -21,7 +21,10 @@ weights ``offset_weights`` (by default only the far offsets count, as in the pap
 Training: epsilon-greedy play (epsilon from ``epsilon_start`` multiplied by ``epsilon_decay``
 after every episode, gradient update or agent step, ``epsilon_per``; floor ``epsilon_min``; or,
 ``epsilon_per="run"``, lowered linearly from ``epsilon_start`` to ``epsilon_min`` over the run's
-episodes, so every episode explores: episode e of E plays at start - (start - min) e / E), transitions in a replay memory (observations stored
+episodes, so every episode explores: episode e of E plays at start - (start - min) e / E; or,
+``epsilon_per="run_inverse"``, the DFP reference's inverse decay relative to the run's length:
+episode e of E plays at min + (start - min) b / (e / E + b), b = 150/820 (``INVERSE_B``), i.e.
+from start down to ~min + 0.15 (start - min) at the end), transitions in a replay memory (observations stored
 as float16 to keep 20,000 Theta states in ~0.5 GB), mean-squared error on the *taken* action's
 prediction only, offsets that run past the episode end left out of the loss. Invalid actions
 (``info["action_mask"]`` False) are never chosen, in play or in greedy tests. Action selection is
@@ -49,7 +52,12 @@ from schedrl.errors import ConfigError
 from schedrl.io import atomic_path
 
 STATE_MODULES = ("mlp", "cnn")
-EPSILON_PER = ("episode", "update", "step", "run")  # what one decay of epsilon follows ("run": linear over the run)
+EPSILON_PER = ("episode", "update", "step", "run", "run_inverse")  # what one decay of epsilon follows
+# ("run": linear over the run; "run_inverse": the DFP reference's schedule stretched over the run)
+#: The DFP reference (IntelVCL/DirectFuturePrediction, examples' run_exp.py) explores with
+#: probability 0.02 + 145,000 / (step + 150,000) over 820,000 training batches: as a share x of the
+#: run, min + (start - min) * b / (x + b) with b = 150,000 / 820,000 (start 0.987, min 0.02 there).
+INVERSE_B = 150_000 / 820_000
 
 
 @dataclass
@@ -477,6 +485,9 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
                 epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
             elif cfg.epsilon_per == "run":
                 epsilon = cfg.epsilon_start - (cfg.epsilon_start - cfg.epsilon_min) * (ep + 1) / len(episodes)
+            elif cfg.epsilon_per == "run_inverse":
+                x = (ep + 1) / len(episodes)
+                epsilon = cfg.epsilon_min + (cfg.epsilon_start - cfg.epsilon_min) * INVERSE_B / (x + INVERSE_B)
             for name in (keep_at or {}).get(ep + 1, ()):
                 agent.save(folder.path / name)
             bar.set_postfix_str(f"loss {rows[-1]['loss']:.4g}, epsilon {epsilon:.3f}")
