@@ -156,3 +156,23 @@ def test_multibinary_agents_are_read_as_slots_plus_void():
 
     fp = fingerprint(play_recorded(env, one_hot_sjf, [{"seed": 0}]).decisions)
     assert fp["contested"] > 10 and fp["agree_sjf"] == 1.0 and "agree_slot_5" in fp  # slot 5 = void
+
+
+def test_fit_pick_chooses_among_the_jobs_that_fit_now():
+    """Hand case: 10 nodes, an 8-node job runs; then B (5 nodes), C (2 nodes, 50 s) and D (1 node,
+    20 s) wait. Only C and D fit the 2 free nodes: FCFS and largest pick C, SJF picks D."""
+    import pandas as pd
+
+    from schedrl.experiments.fingerprint import fit_pick
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3, 4], "submit_time": [0, 1, 1, 1], "run_time": [1000, 100, 50, 20],
+                         "req_procs": [8, 5, 2, 1], "req_time": [1000, 100, 50, 20]})
+    env = make_hpc_env("pick_reserve", jobs=jobs, cluster=10, encoder="sem", reward="neg_slowdown", window=5, k=4)
+    env.reset(seed=0)
+    assert [fit_pick(env, h) for h in ("fcfs", "sjf", "largest")] == [0, 0, 0]  # A alone, fits
+    env.step(0)
+    assert list(env.unwrapped.sim.queue) == [1, 2, 3]
+    assert [fit_pick(env, h) for h in ("fcfs", "sjf", "largest")] == [1, 2, 1]
+    env.step(1)  # C starts: no node is free, so nothing fits
+    assert list(env.unwrapped.sim.queue) == [1, 3]
+    assert [fit_pick(env, h) for h in ("fcfs", "sjf", "largest")] == [-1, -1, -1]

@@ -105,6 +105,19 @@ def heuristic_picks(jobs: np.ndarray, mask: np.ndarray) -> dict[str, int]:
             "smallest_area": int(cand[np.argmin(length * size)]), "largest": int(cand[np.argmax(size)])}
 
 
+def fit_pick(env, heuristic: str) -> int:
+    """The action of ``heuristic`` (a key of ``heuristic_picks``) among the window's jobs that fit
+    the free resources of an HPC env's simulator now, or -1 when none fits: a heuristic under an
+    agent's own action set (any window job that fits may start), so the two run under one process.
+    The caller says what -1 plays as (the runtime env's X; a pick-reserve env's reservation)."""
+    base = env.unwrapped
+    sim = base.sim
+    q = np.asarray(sim.queue[: base.window], dtype=np.int64)
+    fits = np.zeros(_n_actions(base), dtype=bool)
+    fits[: len(q)] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
+    return heuristic_picks(window_jobs(env), fits)[heuristic]
+
+
 # -- recording ------------------------------------------------------------------------------------
 @dataclass
 class Decisions:

@@ -13,8 +13,9 @@ it is recorded as X (the last action), so an agent that always waits reads "slot
 core's ``invalid_share`` is then 0), and ``empty_slot_share`` says how often that happened.
 
 ``RandomValid`` is the references' random player (uniform among the valid actions);
-``FitPicker`` plays a heuristic under the agent's own action set (issue 38: any job of the window
-that fits now, chosen FCFS, SJF or largest first; X when none fits), so the heuristics and the
+``FitPicker`` plays a heuristic under the agent's own action set (issue 38: the core's
+``fingerprint.fit_pick``, any job of the window that fits now, chosen FCFS, SJF or largest first;
+X when none fits), so the heuristics and the
 agent are compared under the same decision process.
 ``experiments.write_agent_fingerprint`` turns a recorder into ``fingerprint.json``.
 
@@ -27,7 +28,7 @@ import zlib
 
 import numpy as np
 
-from schedrl.experiments.fingerprint import MAX_SCORED, Decisions, FingerprintRecorder, heuristic_picks, window_jobs
+from schedrl.experiments.fingerprint import MAX_SCORED, Decisions, FingerprintRecorder, fit_pick
 
 #: player name -> the core heuristic it picks by (``fingerprint.heuristic_picks``), among fitting jobs
 FIT_PICKERS = {"fcfs_fit": "fcfs", "sjf_fit": "sjf", "largest_fit": "largest"}
@@ -58,16 +59,8 @@ class FitPicker:
         self.envs, self.key = envs, FIT_PICKERS[name]
 
     def __call__(self, obs, live) -> np.ndarray:
-        actions = []
-        for k in live:
-            base = self.envs[k].unwrapped
-            sim = base.sim
-            q = np.asarray(sim.queue[: base.window], dtype=np.int64)
-            fits = np.zeros(base.action_space.n, dtype=bool)
-            fits[: len(q)] = (sim.jobs.demand[q] <= sim.free).all(axis=1)
-            pick = heuristic_picks(window_jobs(self.envs[k]), fits)[self.key]
-            actions.append(pick if pick >= 0 else base.action_space.n - 1)
-        return np.asarray(actions)
+        picks = [fit_pick(self.envs[k], self.key) for k in live]
+        return np.asarray([p if p >= 0 else self.envs[k].unwrapped.action_space.n - 1 for k, p in zip(live, picks)])
 
 
 class LockstepRecorder:
