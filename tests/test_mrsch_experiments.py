@@ -225,8 +225,9 @@ def _results_tree(root, spec):
     rng = np.random.default_rng(0)
     for w in spec["workloads"]:
         rows = []
-        for k, m in enumerate(["fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn"]):
-            better = 1.0 + 0.1 * (m == "mrsch")
+        for k, m in enumerate(["fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn", "ga_hold"]):
+            # ga_hold (diagnostic, issue 35) would win everything if it counted
+            better = 1.0 + 0.1 * (m == "mrsch") + 1.0 * (m == "ga_hold")
             rows.append({"workload": w, "method": m, "jobs": 100, "node_util": 0.5 * better, "bb_util": 0.4 * better,
                          "power_util": 0.6 * better if mx.group_of(w) == "three" else np.nan,
                          "mean_wait_h": 2.0 / better + 0.01 * k, "mean_slowdown": 5.0 / better, "decision_ms_max": 20.0,
@@ -499,3 +500,114 @@ def test_budget_curve_keeps_the_final_model_when_the_evaluation_uses_the_selecte
     assert mx.estimate_core_hours(spec)["select"] > 0
     off_spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
     assert mx.estimate_core_hours(off_spec)["select"] == 0
+
+
+# issue 35: one decision process for every method of every comparison
+
+class _FakeDFP:
+    """Stands in for a trained DFP agent: always the window's first job."""
+
+    def act(self, obs, meas, goal, mask=None):
+        return np.zeros(len(np.atleast_2d(obs)), dtype=np.int64)
+
+
+class _FakePolicy:
+    def predict(self, obs, deterministic=True, action_masks=None):
+        return np.array(0), None
+
+
+def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypatch):
+    """Under the default config, every env that any MRSch rule builds (DFP and scalar-RL training,
+    the test and in-sample evaluations, the budget evaluation, model selection) names process
+    every_event, and the GA and the exhaustive check re-plan at every event; the GA under hold is
+    the diagnostic row only."""
+    import schedrl.agents.dfp as dfp_mod
+    import schedrl.agents.reinforce as rf_mod
+    import schedrl.schedulers.ga as ga_mod
+
+    default = load_yaml("config/config.yaml")["mrsch"]
+    assert default["process"] == "every_event"
+    # the default's process keys, at a size the synthetic tree holds
+    spec = mx.check_spec({**_spec(), "process": default["process"], "ask_when_none_fits": default["ask_when_none_fits"],
+                          "jobs_per_set": 30, "workloads": ["S1", "S2", "S3", "S4", "S5"],
+                          "fig8": {"workload": "S5", "hours": 12}, "eval": {"max_jobs": 60}})
+    import shutil
+
+    (tmp_path / "wl").mkdir()
+    base = _tree(tmp_path / "wl", n=120)
+    for k in range(1, 6):
+        shutil.copyfile(base / f"S{k}" / "test.swf", base / f"S{k}" / "val.swf")
+    envs, gas = [], []
+    real_make, real_ga = mx.make_env, ga_mod.simulate_window_optimiser
+
+    def make_env(frame, window, jobs=None, **kwargs):
+        env = real_make(frame, window, jobs=jobs, **kwargs)
+        envs.append((env.process, env.ask_when_none_fits))
+        return env
+
+    def ga(*args, **kwargs):
+        gas.append(kwargs.get("process", "every_event"))
+        return real_ga(*args, **kwargs)
+
+    monkeypatch.setattr(mx, "make_env", make_env)
+    monkeypatch.setattr(ga_mod, "simulate_window_optimiser", ga)
+    monkeypatch.setattr(dfp_mod.DFPAgent, "load", classmethod(lambda cls, path: _FakeDFP()))
+    monkeypatch.setattr(rf_mod.ReinforcePolicy, "load", classmethod(lambda cls, path: _FakePolicy()))
+    records = {}
+
+    def fake_train_dfp(make_env_fn, cfg, episodes, seed, run_dir, **kw):
+        make_env_fn()
+        records["dfp"] = kw["config"]
+
+    def fake_train_reinforce(make, cfg, iterations, seed, run_dir, **kw):
+        make()
+        records["reinforce"] = kw["config"]
+
+    monkeypatch.setattr(dfp_mod, "train_dfp", fake_train_dfp)
+    monkeypatch.setattr(rf_mod, "train_reinforce", fake_train_reinforce)
+    mx.train_dfp_run(spec, "two", "mlp", mx.PAPER_ORDERING, root=tmp_path, base=base)
+    mx.train_scalar_run(spec, "two", root=tmp_path, base=base)
+    assert records["dfp"]["process"] == records["reinforce"]["process"] == "every_event"  # run folders name it
+    assert len(envs) == 2
+    metrics, _, jobs = mx.evaluate_workload(spec, "S1", root=tmp_path, base=base)
+    mx.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
+    assert {"fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn", "ga_hold"} == set(metrics["method"])
+    mx.evaluate_budgets(spec, "two", root=tmp_path, base=base)
+    monkeypatch.setattr("shutil.copyfile", lambda a, b: None)  # no model files behind the fake loads
+    mx.select_model(spec, "two", "mlp", root=tmp_path, base=base)
+    assert len(envs) > 10 and set(envs) == {("every_event", False)}
+    # the GA and the exhaustive check re-plan at every event; hold only for the diagnostic row
+    assert gas.count("hold") == gas.count("every_event") / 2 and set(gas) == {"every_event", "hold"}
+    assert mx.ga_plays(spec) == [("ga", 0, "every_event"), ("exhaustive", 16, "every_event"), ("ga_hold", 0, "hold")]
+
+
+def test_hold_stays_runnable_and_process_keys_are_checked():
+    hold = mx.check_spec(_spec(process="hold", ask_when_none_fits=True))
+    assert mx.env_kwargs(hold) == {} and mx.ga_plays(hold) == [("ga", 0, "hold"), ("exhaustive", 16, "hold")]
+    legacy = mx.check_spec({k: v for k, v in _spec().items() if k not in ("process", "ask_when_none_fits")})
+    assert mx.process(legacy) == "hold" and mx.env_kwargs(legacy) == {}  # old specs: old runs still match
+    assert mx.env_kwargs(mx.check_spec(_spec())) == {"process": "every_event", "ask_when_none_fits": False}
+    for over, match in (({"process": "sometimes"}, "mrsch.process"), ({"ask_when_none_fits": "no"}, "mrsch.ask_when_none_fits"),
+                        ({"process": "hold", "ask_when_none_fits": False}, "every_event only")):
+        with pytest.raises(ConfigError, match=match) as exc:
+            mx.check_spec(_spec(**over))
+        assert "\n" not in str(exc.value)
+    # the claims name the process
+    assert "every_event for every method" in mx.process_note(mx.check_spec(_spec()))
+    assert mx.process_note(hold).startswith("decision process hold")
+    # more decisions per job under every_event: the cost model follows
+    assert mx.dfp_seconds(mx.check_spec(_spec()), "three") > mx.dfp_seconds(hold, "three")
+
+
+def test_fcfs_is_the_head_picker_under_the_default_process(tmp_path):
+    """FCFS is evaluated by the simulator (FCFS + EASY): the same schedule as the head picker
+    played through the MRSch env under the default process (two resources: nodes and burst buffer)."""
+    from schedrl.sim import simulate
+
+    spec = mx.check_spec(_spec())
+    frame = mx.read_part("S1", "test", _tree(tmp_path))
+    ref = simulate(frame, mx.cluster_of(frame), policy="fcfs", backfill="easy")
+    for kwargs in (mx.env_kwargs(spec), {}):
+        sched, _, _ = mx.play_picker(lambda obs, info, env: 0, mx.make_env(frame, 10, **kwargs), frame)
+        np.testing.assert_array_equal(sched["start_time"].to_numpy(), ref["start_time"].to_numpy())
+    assert (ref["start_time"] > ref["submit_time"]).mean() > 0.2  # queueing happened

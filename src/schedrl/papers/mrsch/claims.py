@@ -600,6 +600,10 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                          f"{t3 * 1e3:.0f} ms (slowest instance)", "reproduced" if t3 < VALUES["decision.three_max_s"] else "not reproduced",
                          "every pick at one scheduling instance, 1 CPU thread"))
     rows += insample_rows(spec, root, two, three, budgets)
+    process = mx.process_note(spec)  # issue 35: every comparison plays its methods under one process
+    for r in rows:
+        if r["claim_id"] != "state-size":
+            r["note"] = f"{r['note']}; {process}" if r["note"] else process
     cv.write_budget_table(Path(root) / "claims_budget.csv", budgets.long)
     if references:
         from schedrl.papers.mrsch.references import add_references

@@ -1,8 +1,17 @@
 """What runs for MRSch (mrsch.txt): the DFP agent and its baselines on workloads S1-S10.
 
 Decision structure (section III): ``schedrl/HPCPickReserve-v0`` with a window of 10 -- the agent
-picks window jobs one by one, a pick that fits starts, the first that does not is reserved (over
-every resource) and EASY backfilling runs around it. State: the ``mrsch`` encoder (4W + 2N1 + 2N2,
+picks window jobs one by one and a pick that fits starts. What a pick that does not fit does and
+when the agent is asked is the decision process (issue 35), ``process`` in the spec: ``every_event``
+(the default; section IV and MRSch's public code: asked at every submission and job end, a failed
+pick leaves the queue head EASY's reservation, dropped at the next event) or ``hold`` (the failed
+pick is reserved and the agent is silent until it starts). ``ask_when_none_fits: false``
+(``every_event`` only) leaves out the event instants where no window job fits, where every pick
+has the same effect. Every method of a comparison plays under the named process: the agents and
+scalar RL through the env (``env_kwargs``), the GA re-planning at every event (``every_event``) or
+holding the head's reservation (``hold``), FCFS + EASY as the simulator's (the head picker's
+schedule under either process, tested); ``ga_hold`` (the GA under ``hold``) is a diagnostic row
+beside them under ``every_event``, in no claim's comparison. State: the ``mrsch`` encoder (4W + 2N1 + 2N2,
 Theta 11,410) or, with power (S6-S10), ``mrsch_power`` (plus each window job's power share and two
 power values). Measurements: per-resource utilisation (``info["utilization"]``); goal: eq. (1)
 (``info["demand_share"]``), recomputed by the env at every decision.
@@ -63,8 +72,12 @@ PAPER_ORDERING = "sampled-real-synthetic"
 STATES = ("mlp", "cnn")
 METHODS = ("fcfs", "ga", "exhaustive", "scalar_rl", "mrsch")
 LABELS = {"fcfs": "FCFS (heuristic)", "ga": "GA (optimization)", "exhaustive": "exhaustive Pareto (check)",
-          "scalar_rl": "scalar RL", "mrsch": "MRSch", "mrsch_cnn": "MRSch, CNN state"}
+          "scalar_rl": "scalar RL", "mrsch": "MRSch", "mrsch_cnn": "MRSch, CNN state",
+          "ga_hold": "GA (hold, diagnostic)"}
 ENV_ID = "schedrl/HPCPickReserve-v0"
+PROCESSES = ("every_event", "hold")
+#: Diagnostic rows: evaluated and drawn, never in a claim's comparison (issue 35).
+DIAGNOSTIC = ("ga_hold",)
 
 
 def group_of(workload: str) -> str:
@@ -105,12 +118,45 @@ def check_spec(spec: dict) -> dict:
     sel = spec["dfp"].get("select_on_validation", False)
     if not isinstance(sel, bool):
         raise ConfigError(f"mrsch.dfp.select_on_validation must be true or false, not {sel!r}")
+    proc = spec.get("process", "hold")
+    if proc not in PROCESSES:
+        raise ConfigError(f"mrsch.process must be one of {', '.join(PROCESSES)}, not {proc!r}")
+    ask = spec.get("ask_when_none_fits", True)
+    if not isinstance(ask, bool):
+        raise ConfigError(f"mrsch.ask_when_none_fits must be true or false, not {ask!r}")
+    if not ask and proc != "every_event":
+        raise ConfigError(f"mrsch.ask_when_none_fits: false applies to process every_event only, not {proc}")
     extra = spec.get("extra_seeds", [])
     if (not isinstance(extra, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in extra)
             or len(set(extra)) != len(extra) or int(spec["seed"]) in extra):
         raise ConfigError(f"mrsch.extra_seeds must be a list of distinct integers >= 0 other than mrsch.seed "
                           f"({spec['seed']}), not {extra!r}")
     return spec
+
+
+def process(spec: dict) -> str:
+    """The decision process every method of every comparison plays under (``process``; a spec
+    without the key keeps the pipeline's behaviour before issue 35, ``hold``)."""
+    return str(spec.get("process", "hold"))
+
+
+def env_kwargs(spec: dict) -> dict:
+    """The pick-and-reserve env's process arguments for ``spec`` (empty under ``hold``: the env's
+    defaults, so run folders from before issue 35 still match)."""
+    if process(spec) == "hold":
+        return {}
+    return {"process": process(spec), "ask_when_none_fits": bool(spec.get("ask_when_none_fits", True))}
+
+
+def process_note(spec: dict) -> str:
+    """The decision process in words, for every claim's note."""
+    if process(spec) == "hold":
+        return ("decision process hold (a failed pick is reserved and the agent is not asked until it starts; "
+                "the GA keeps the head's reservation too; the paper re-asks at every event)")
+    asks = ("asked at every event instant" if spec.get("ask_when_none_fits", True)
+            else "asked at every event instant where a window job fits")
+    return (f"decision process every_event for every method (as the paper: {asks} and after each start; a failed "
+            "pick leaves the head EASY's reservation; the GA re-plans at every event)")
 
 
 def extra_seeds(spec: dict) -> list[int]:
@@ -292,6 +338,12 @@ def dfp_config(spec: dict, state: str):
 # 1.3 ms per sample in bench_dfp.py) are scaled by 1.15 to those rule totals (pick, update and
 # rule start-up are not told apart by a rule's CPU time).
 DECISIONS_PER_JOB = {"two": 0.8, "three": 0.52}
+# Decisions per job under every_event relative to hold (issue 35), measured 2026-11-26 with uniformly
+# random valid picks on two job sets of each kind of the default config (800 jobs, 4,800 jobs per
+# group): hold 0.736 (two) / 0.389 (three) per job; every_event 1.499 / 1.895; every_event without
+# the no-fit asks 1.034 / 0.788. Keyed by ask_when_none_fits.
+EVERY_EVENT_FACTOR = {True: {"two": 1.499 / 0.736, "three": 1.895 / 0.389},
+                      False: {"two": 1.034 / 0.736, "three": 0.788 / 0.389}}
 PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.0184, 0.172, 0.0015, 0.090
 
 
@@ -307,28 +359,38 @@ BUDGET_S_PER_JOB = {"two": 0.00116, "three": 0.0010}
 SELECT_S_PER_JOB, VAL_JOBS = 0.00084, 1033
 
 
+def decision_factor(spec: dict, group: str) -> float:
+    """Agent decisions per job under the spec's process relative to ``hold`` (the rates' process)."""
+    if process(spec) == "hold":
+        return 1.0
+    return EVERY_EVENT_FACTOR[bool(spec.get("ask_when_none_fits", True))][group]
+
+
 def estimate_core_hours(spec: dict) -> dict:
-    """Core-hours of the spec's DFP runs, REINFORCE runs and evaluations by the measured rates."""
+    """Core-hours of the spec's DFP runs, REINFORCE runs and evaluations by the measured rates
+    (the agents' shares of evaluation counted at their decisions per job under the spec's process,
+    and every evaluation at the highest group's factor: an upper bound)."""
     s = spec["scalar_rl"]
+    more = max([decision_factor(spec, g) for g in groups(spec)] or [1.0])
     scalar_steps = int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
     test_jobs = int(spec["eval"]["max_jobs"]) or 1931  # the Theta 2022 test splits hold 1,931 jobs
     runs = [(g, st) for g, st, _ in dfp_runs(spec)] + [(g, st) for g, st, _, _ in seed_runs(spec)]
     n_seeds = len(seeds(spec))
     return {"dfp_runs": len(runs), "dfp": sum(dfp_seconds(spec, g, st) for g, st in runs) / 3600,
-            "scalar": len(groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
+            "scalar": sum(decision_factor(spec, g) for g in groups(spec)) * scalar_steps / SCALAR_STEPS_PER_S / 3600,
             # held-out test splits, then the in-sample protocol on each group's real training sets; an
             # extra seed plays MRSch alone, counted at every method's rate (an upper bound)
-            "evaluate": n_seeds * (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
+            "evaluate": more * n_seeds * (len(spec["workloads"]) * test_jobs + len(groups(spec)) * int(spec["jobsets"]["real"])
                                    * int(spec["jobs_per_set"])) * EVAL_S_PER_JOB / 3600,
             # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
             # (and the final ones when the main evaluation plays the selected ones); per group the
             # base seed's MLP (and CNN for two) and each extra seed's MLP
-            "budgets": sum(((2 if g == "two" else 1) + n_seeds - 1)
+            "budgets": sum(decision_factor(spec, g) * ((2 if g == "two" else 1) + n_seeds - 1)
                            * len(BUDGET_FRACTIONS if select_on_validation(spec) else BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
                            * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
                            for g in groups(spec)) / 3600,
             # each main agent's (and seed's) four kept models on its group's validation splits (rule mrsch_select)
-            "select": (sum(len(BUDGET_FRACTIONS) * len(group_workloads(spec, g))
+            "select": (sum(decision_factor(spec, g) * len(BUDGET_FRACTIONS) * len(group_workloads(spec, g))
                            * (int(spec["eval"]["max_jobs"]) or VAL_JOBS) * SELECT_S_PER_JOB
                            for g, _, o, *_ in dfp_runs(spec) + seed_runs(spec) if o == PAPER_ORDERING) / 3600
                        if select_on_validation(spec) else 0.0)}
@@ -339,7 +401,7 @@ def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
     d = dfp_config(spec, state)
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
     update = CNN_UPDATE_S * d.batch_size / 64 if state == "cnn" else UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
-    return jobs * DECISIONS_PER_JOB[group] * (PICK_S + update / d.update_every)
+    return jobs * DECISIONS_PER_JOB[group] * decision_factor(spec, group) * (PICK_S + update / d.update_every)
 
 
 #: Shares of training whose models are kept besides the final one (issue 24's budgets).
@@ -391,12 +453,12 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
     for f in BUDGET_SNAPSHOTS:
         keep.setdefault(budget_sets(spec, f), []).append(budget_name(f))
     first = episodes[0]["jobs"]
-    return train_dfp(lambda: make_env(first, int(spec["window"])), dfp_config(spec, state), episodes,
+    return train_dfp(lambda: make_env(first, int(spec["window"]), **env_kwargs(spec)), dfp_config(spec, state), episodes,
                      int(spec["seed"]) if extra is None else extra, dfp_dir(root, group, state, ordering, extra),
                      measurement_key="utilization",
                      goal_key="demand_share", config={"paper": "mrsch", "group": group, "state": state,
                                                        "ordering": ordering, "jobs_per_set": int(spec["jobs_per_set"]),
-                                                       "window": int(spec["window"]),
+                                                       "window": int(spec["window"]), **env_kwargs(spec),
                                                        "budget_models": {str(k): v for k, v in keep.items()}},
                      threads=threads, on_mismatch="restart", episode_labels=labels,
                      checkpoint_every=spec["checkpoint_every"], keep_at=keep)
@@ -439,11 +501,11 @@ def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=W
                                      "mask_actions": True, "optimizer": "adam", "discount": float(s["discount"])})
 
     def make():
-        return FixedWeightReward(make_env(frames[0], int(spec["window"]), jobs=block), weights)
+        return FixedWeightReward(make_env(frames[0], int(spec["window"]), jobs=block, **env_kwargs(spec)), weights)
 
     return train_reinforce(make, cfg, int(s["iterations"]), int(spec["seed"]), scalar_dir(root, group),
                            config={"paper": "mrsch", "group": group, "reward_weights": weights.tolist(),
-                                   "jobs_per_set": n_jobs}, examples=int(s["examples"]), threads=threads,
+                                   "jobs_per_set": n_jobs, **env_kwargs(spec)}, examples=int(s["examples"]), threads=threads,
                            on_mismatch="restart", lockstep=False)
 
 
@@ -602,7 +664,7 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, se
                 rec = record.recorder(fps.label_of(method, reference), view, _fp_meta(
                     method, reference, workload, group, state, agent_seed), dfp=player is not None)
                 record.jobs[fps.label_of(method, reference)] += len(frame)
-            env = make_env(frame, w)
+            env = make_env(frame, w, **env_kwargs(spec))
             if player is None:
                 sched, trace, times = play_picker(fps.random_picker([agent_seed, record.part, fps.AGENTS.index(method)]),
                                                   env, frame, rec)
@@ -636,6 +698,14 @@ def _fp_meta(method: str, reference: str, workload: str, group: str, state: str,
             "group": group, "state": state, "seed": seed}
 
 
+def ga_plays(spec: dict) -> list[tuple[str, int, str]]:
+    """(method, exhaustive_max, process) of the window optimiser's rows: the GA and the exhaustive
+    check under the spec's process, and under ``every_event`` the GA holding its reservation
+    (``ga_hold``, diagnostic)."""
+    plays = [("ga", 0, process(spec)), ("exhaustive", 16, process(spec))]
+    return plays + ([("ga_hold", 0, "hold")] if process(spec) != "hold" else [])
+
+
 def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
                   record=None) -> tuple[list[dict], list[pd.DataFrame]]:
     """FCFS, the GA, the exhaustive check and scalar RL on ``frame``: metrics rows and per-job rows
@@ -649,12 +719,14 @@ def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
     w, seed = int(spec["window"]), int(spec["seed"])
     rows, per_job = [], []
     t0 = time.perf_counter()
+    # FCFS + EASY: the head picker's schedule under either process (tests/test_decision_process.py)
     sched = simulate(frame, cluster, policy="fcfs", backfill="easy")
     rows.append(metrics_row(sched, cluster, "fcfs", workload, wall_s=time.perf_counter() - t0))
     per_job.append(job_rows(sched, "fcfs", workload))
-    for method, exhaustive_max in (("ga", 0), ("exhaustive", 16)):
+    for method, exhaustive_max, proc in ga_plays(spec):
         t0 = time.perf_counter()
-        sched = simulate_window_optimiser(frame, cluster, window=w, seed=seed, exhaustive_max=exhaustive_max)
+        sched = simulate_window_optimiser(frame, cluster, window=w, seed=seed, exhaustive_max=exhaustive_max,
+                                          process=proc)
         rows.append(metrics_row(sched, cluster, method, workload, wall_s=time.perf_counter() - t0,
                                 decisions=sched.attrs["sim"]["optimiser_calls"]))
         per_job.append(job_rows(sched, method, workload))
@@ -671,7 +743,7 @@ def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
             label = fps.label_of("scalar_rl", reference)
             rec = record.recorder(label, view, _fp_meta("scalar_rl", reference, workload, group, "mlp", seed), dfp=False)
             record.jobs[label] += len(frame)
-        env = make_env(frame, w)
+        env = make_env(frame, w, **env_kwargs(spec))
         if player is None:
             sched, _, times = play_picker(fps.random_picker([seed, record.part, fps.AGENTS.index("scalar_rl")]),
                                           env, frame, rec)
@@ -735,16 +807,20 @@ def all_goals(spec: dict, root=ROOT, workloads=None) -> pd.DataFrame:
     return pd.concat([read_csv(eval_dir(root, w) / "goals.csv") for w in names], ignore_index=True)
 
 
-def kiviat_scores(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+def kiviat_scores(frame: pd.DataFrame, axes: list[str], scale_by=None) -> pd.DataFrame:
     """Per workload, each axis scaled to [0, 1] with 1 the best method (utilisations as they are,
-    wait and slowdown as reciprocals, as the paper's Kiviat charts), and the polygon's area."""
+    wait and slowdown as reciprocals, as the paper's Kiviat charts), and the polygon's area.
+    ``scale_by``: the methods whose best is 1 (the others, e.g. diagnostic rows, may pass 1;
+    None: every row's)."""
     out = []
     for _wl, part in frame.groupby("workload", sort=False):
         part = part.copy()
+        ref = np.ones(len(part), dtype=bool) if scale_by is None else part["method"].isin(list(scale_by)).to_numpy()
         for ax in axes:
             v = part[ax].to_numpy(dtype=float)
             v = 1.0 / np.maximum(v, 1e-12) if ax in ("mean_wait_h", "mean_slowdown") else v
-            part[f"k_{ax}"] = v / np.nanmax(v) if np.nanmax(v) > 0 else 0.0
+            top = np.nanmax(v[ref]) if ref.any() else np.nan
+            part[f"k_{ax}"] = v / top if top > 0 else 0.0
         k = part[[f"k_{ax}" for ax in axes]].to_numpy(dtype=float)
         part["area"] = 0.5 * np.sin(2 * np.pi / len(axes)) * (k * np.roll(k, -1, axis=1)).sum(axis=1)
         out.append(part)
@@ -816,7 +892,8 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
         extra = {"fraction": fraction, "budget_jobs": budget_sets(spec, fraction) * int(spec["jobs_per_set"])}
         for method, state in states:
             agent = DFPAgent.load(budget_model(root, group, state, fraction, seed=own))
-            scheds, traces = play_dfp_batch(agent, [make_env(f, w) for *_, f in cases], [f for *_, f in cases])
+            scheds, traces = play_dfp_batch(agent, [make_env(f, w, **env_kwargs(spec)) for *_, f in cases],
+                                            [f for *_, f in cases])
             rows = {"test": [], "train": []}
             for (split, wl, frame), sched, trace in zip(cases, scheds, traces):
                 rows[split].append(pd.DataFrame([metrics_row(sched, cluster_of(frame), method, wl, **extra)]))
@@ -904,7 +981,7 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
         from schedrl.agents.dfp import DFPAgent
 
         def player(path, fs):
-            return play_dfp_batch(DFPAgent.load(path), [make_env(f, w) for f in fs], fs)[0]
+            return play_dfp_batch(DFPAgent.load(path), [make_env(f, w, **env_kwargs(spec)) for f in fs], fs)[0]
 
     fcfs = [metrics_row(simulate(f, cluster_of(f), policy="fcfs", backfill="easy"), cluster_of(f), "fcfs", wl)
             for f, wl in zip(frames, names)]
