@@ -445,3 +445,114 @@ def test_compiled_env_step_learns_exactly_as_the_python_envs(tmp_path, mask_acti
                 for d in ("compiled", "python"))
         assert all(torch.equal(a["model"]["weights"][n], b["model"]["weights"][n]) for n in a["model"]["weights"])
         assert a["steps"] == b["steps"]
+
+
+# -- issue 37: contested decisions only, agents' own streams ---------------------------------------
+class MaskedBandit(Bandit):
+    """The bandit with arm 1 allowed on odd steps only: steps 0, 2, 4 have one valid action
+    (uncontested), steps 1 and 3 two (contested)."""
+
+    def action_masks(self):
+        return np.array([True, self.t % 2 == 1])
+
+
+def test_contested_only_advantages_by_hand():
+    # 5 decisions, valid actions per decision [1, 3, 1, 2, 1]: contested at steps 1 and 3
+    masks = np.array([[1, 0, 0], [1, 1, 1], [0, 1, 0], [1, 0, 1], [0, 0, 1]], dtype=bool)
+    from schedrl.agents.reinforce import contested_rows
+
+    contested = contested_rows(masks)
+    assert contested.tolist() == [False, True, False, True, False]
+    rets = discounted_returns([1, 0, 2, 1, 0], 0.5)  # discounted over every reward
+    assert rets.tolist() == [1.625, 1.25, 2.5, 1.0, 0.0]
+    # normalised over the contested returns alone [1.25, 1.0]: mean 1.125, std 0.125
+    adv = advantages([rets], "normalise", [contested])[0]
+    assert adv.tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
+    # over every decision (the default) the same two are centred on 1.275 instead: both below the mean
+    assert np.all(advantages([rets], "normalise")[0][[1, 3]] < 0)
+    # time baseline: every step's return counts in the baseline, uncontested steps leave the loss
+    other = np.array([2.0, 1.0])
+    adv = advantages([rets, other], "time", [contested, np.array([True, True])])
+    assert adv[0].tolist() == [0.0, 1.25 - 1.125, 0.0, 1.0 - 0.5, 0.0] and adv[1].tolist() == [2 - 1.8125, 1 - 1.125]
+    assert advantages([rets], "none", [contested])[0].tolist() == [0.0, 1.25, 0.0, 1.0, 0.0]
+    # segments (update_every) take the same per segment
+    seg = segment_advantages([1, 0, 2, 1, 0], 5, 0.5, "normalise", contested)
+    assert seg[0].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
+
+
+def test_contested_only_update_by_hand(tmp_path):
+    """One iteration of one 5-step episode (SGD, discount 0.5, normalised returns) with
+    ``contested_only``: the loss is the mean over the two contested decisions alone, replayed by hand."""
+    import torch
+
+    hp = {**ONE, "optimizer": "sgd", "learning_rate": 0.5, "discount": 0.5, "baseline": "normalise",
+          "mask_actions": True, "contested_only": True}
+    cfg = ReinforceConfig.from_dict(hp)
+    train_reinforce(MaskedBandit, cfg, 1, 0, tmp_path / "run", examples=1)
+    torch.manual_seed(0)
+    env = MaskedBandit()
+    policy = make_policy(env, cfg)
+    rng = trajectory_rngs(0, 0, 0, 1)[0]
+    obs = np.ones((2, 2), dtype=np.float32)
+    env.reset()
+    acts, rewards, masks = [], [], []
+    for _ in range(5):
+        mask = env.action_masks()
+        a = policy.sample_batch(obs[None], [rng], mask[None])[0]
+        acts.append(a)
+        masks.append(mask)
+        rewards.append(env.step(a)[1])
+    g = discounted_returns(rewards, 0.5)[[1, 3]]
+    adv = (g - g.mean()) / (g.std() if g.std() > 0 else 1.0)
+    logp = policy.log_prob(np.stack([obs] * 2), np.asarray(acts)[[1, 3]], np.stack(masks)[[1, 3]])
+    opt = torch.optim.SGD(policy.net.parameters(), lr=0.5)
+    (-(logp * torch.tensor(adv, dtype=torch.float32)).mean()).backward()
+    opt.step()
+    trained = torch.load(tmp_path / "run" / "model.zip", weights_only=False)["weights"]
+    assert all(torch.allclose(trained[k], v) for k, v in policy.net.state_dict().items())
+    # the default (every decision in the mean and the normalisation) learns something else
+    train_reinforce(MaskedBandit, ReinforceConfig.from_dict({**hp, "contested_only": False}), 1, 0,
+                    tmp_path / "all", examples=1)
+    other = torch.load(tmp_path / "all" / "model.zip", weights_only=False)["weights"]
+    assert not all(torch.allclose(trained[k], other[k]) for k in trained)
+    # with update_every (DRAS's cadence) the option applies per segment; a run goes through
+    train_reinforce(MaskedBandit, ReinforceConfig.from_dict({**hp, "update_every": 2}), 2, 0, tmp_path / "seg",
+                    examples=1)
+
+
+def test_contested_only_and_stream_checks_and_records(tmp_path):
+    with pytest.raises(ConfigError, match="contested_only needs mask_actions"):
+        ReinforceConfig.from_dict({**ONE, "contested_only": True})
+    with pytest.raises(ConfigError, match="contested_only must be true or false"):
+        ReinforceConfig.from_dict({**ONE, "mask_actions": True, "contested_only": "yes"})
+    # unset, the record is the one from before the option (runs keep their config, no retraining)
+    assert "contested_only" not in ReinforceConfig.from_dict(ONE).record()
+    assert ReinforceConfig.from_dict({**ONE, "mask_actions": True, "contested_only": True}).record()["contested_only"]
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="stream must be"):
+            train_reinforce(Bandit, ReinforceConfig.from_dict(ONE), 1, 0, tmp_path / "bad", stream=bad)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_agents_streams_are_independent_and_the_default_unchanged(tmp_path):
+    """Two agents with one seed and different stream keys draw different actions; one key and
+    seed draws the same; no key is the stream keyed by the seed alone (as before the option)."""
+    old = [np.random.default_rng(np.random.SeedSequence(3, spawn_key=(2, 1, j))).random(8) for j in range(2)]
+    assert all(np.array_equal(a, r.random(8)) for a, r in zip(old, trajectory_rngs(3, 2, 1, 2)))
+    sem = [r.random(8) for r in trajectory_rngs(3, 2, 1, 2, "sem/theta/sem/dras_theta")]
+    dras = [r.random(8) for r in trajectory_rngs(3, 2, 1, 2, "sem/theta/dras/dras_theta")]
+    again = [r.random(8) for r in trajectory_rngs(3, 2, 1, 2, "sem/theta/sem/dras_theta")]
+    assert all(np.array_equal(a, b) for a, b in zip(sem, again))
+    assert not any(np.array_equal(a, b) for a, b in zip(sem, dras))
+    assert not any(np.array_equal(a, b) for a, b in zip(sem, old))
+    assert np.array_equal(trajectory_rngs(0, 0, 0, 1, 7)[0].random(4), trajectory_rngs(0, 0, 0, 1, 7)[0].random(4))
+    # whole runs: the untrained policy is the same (torch seeded alike), the actions are not
+    cfg = ReinforceConfig.from_dict({**CFG, "learning_rate": 1e-4})  # ~50/50 all along: actions show the draws
+    for name, stream in (("sem", "a"), ("sem2", "a"), ("dras", "b"), ("none", None), ("plain", None)):
+        train_reinforce(Bandit, cfg, 3, 0, tmp_path / name, examples=1, stream=stream)
+    assert _curve(tmp_path / "sem").equals(_curve(tmp_path / "sem2"))
+    assert not _curve(tmp_path / "sem")["reward"].equals(_curve(tmp_path / "dras")["reward"])
+    assert (tmp_path / "none" / "learning_curve.csv").read_bytes() == \
+        (tmp_path / "plain" / "learning_curve.csv").read_bytes()
+    assert json.loads((tmp_path / "sem" / "config.json").read_text())["stream"] == "a"
+    assert "stream" not in json.loads((tmp_path / "none" / "config.json").read_text())

@@ -92,6 +92,13 @@ class ReinforceConfig:
     #: returns discounted and advantages taken within those N (DRAS's "batch training", CQSim PG's
     #: training_size, which counts scheduling passes rather than decisions)
     update_every: int = 0
+    #: True (needs ``mask_actions``): the loss and the advantages' normalisation use only the
+    #: *contested* decisions, those whose mask allows two or more actions. A decision with one valid
+    #: action has log p = 0 (no gradient), but it still counted in the loss's mean and in the
+    #: normalisation: on SEM's Theta env 72% of decisions have one valid slot, which shifted the
+    #: contested ones' normalised advantages to +1.39 sd on average, so every update raised whatever
+    #: was sampled. Returns are still discounted over every reward. False: DeepRM's/DRAS's (all).
+    contested_only: bool = False
 
     @classmethod
     def from_dict(cls, params: dict[str, Any]) -> ReinforceConfig:
@@ -116,6 +123,11 @@ class ReinforceConfig:
         if cfg.update_every and (cfg.trajectories != 1 or cfg.examples_per_update != 1):
             raise ConfigError("deeprm_pg: update_every > 0 needs trajectories 1 and examples_per_update 1 "
                               f"(got {cfg.trajectories} and {cfg.examples_per_update})")
+        if not isinstance(cfg.contested_only, bool):
+            raise ConfigError(f"deeprm_pg: contested_only must be true or false, got {cfg.contested_only!r}")
+        if cfg.contested_only and not cfg.mask_actions:
+            raise ConfigError("deeprm_pg: contested_only needs mask_actions true (without masks every action "
+                              "is valid, so every decision is contested)")
         if cfg.network not in NETWORKS:
             raise ConfigError(f"deeprm_pg: network must be one of {', '.join(NETWORKS)}, got '{cfg.network}'")
         if not all(isinstance(w, int) and w > 0 for w in cfg.hidden):
@@ -123,11 +135,14 @@ class ReinforceConfig:
         return cfg
 
     def record(self) -> dict:
-        """The hyperparameters as recorded in run folders: ``update_every`` only when set, so runs
-        from before the option keep their recorded config (and are not retrained)."""
+        """The hyperparameters as recorded in run folders: ``update_every`` and ``contested_only``
+        only when set, so runs from before the options keep their recorded config (and are not
+        retrained)."""
         out = asdict(self)
         if not out["update_every"]:
             out.pop("update_every")
+        if not out["contested_only"]:
+            out.pop("contested_only")
         return out
 
 
@@ -151,9 +166,25 @@ def time_baseline(returns: Sequence[np.ndarray]) -> np.ndarray:
     return padded.mean(axis=0)
 
 
-def advantages(returns: Sequence[np.ndarray], kind: str) -> list[np.ndarray]:
+def advantages(returns: Sequence[np.ndarray], kind: str,
+               contested: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
     """Advantages of one job set's trajectories: ``time`` = return - time baseline, ``normalise`` =
-    returns standardised over all steps of the trajectories, ``none`` = the returns."""
+    returns standardised over all steps of the trajectories, ``none`` = the returns.
+
+    ``contested`` (``contested_only``): per trajectory, which steps had two or more valid actions;
+    ``normalise`` then takes the mean and std over those steps only, and every other step's
+    advantage is 0 (it leaves the loss). The time baseline stays the mean over trajectories of
+    the return at each step index, every step counted: an uncontested step's return is as good
+    a sample of what the job set is worth at that index."""
+    if contested is not None:
+        keep = [np.asarray(c, dtype=bool) for c in contested]
+        if kind == "normalise":
+            flat = np.concatenate([np.asarray(r, dtype=float)[c] for r, c in zip(returns, keep)])
+            mean, std = (flat.mean(), flat.std()) if len(flat) else (0.0, 0.0)
+            full = [(np.asarray(r, dtype=float) - mean) / (std if std > 0 else 1.0) for r in returns]
+        else:
+            full = advantages(returns, kind)
+        return [np.where(c, a, 0.0) for a, c in zip(full, keep)]
     if kind == "time":
         base = time_baseline(returns)
         return [r - base[:len(r)] for r in returns]
@@ -166,13 +197,34 @@ def advantages(returns: Sequence[np.ndarray], kind: str) -> list[np.ndarray]:
     raise ConfigError(f"unknown baseline '{kind}'")
 
 
-def segment_advantages(rewards: Sequence[float], every: int, discount: float, kind: str) -> list[np.ndarray]:
+def segment_advantages(rewards: Sequence[float], every: int, discount: float, kind: str,
+                       contested: Sequence[bool] | None = None) -> list[np.ndarray]:
     """``update_every``'s advantages: the rewards cut into consecutive segments of ``every``
     decisions (the last may be shorter), each segment's returns discounted within it (a return
     stops at the segment's end, as DRAS's batch training computes them) and ``advantages``
-    taken over that segment alone."""
-    return [advantages([discounted_returns(rewards[i:i + every], discount)], kind)[0]
+    taken over that segment alone (``contested``: per decision, as ``advantages``')."""
+    return [advantages([discounted_returns(rewards[i:i + every], discount)], kind,
+                       None if contested is None else [np.asarray(contested[i:i + every], dtype=bool)])[0]
             for i in range(0, len(rewards), every)]
+
+
+def contested_rows(masks: np.ndarray) -> np.ndarray:
+    """Which decisions (rows of an action-mask array) allow two or more actions."""
+    return np.asarray(masks, dtype=bool).sum(axis=-1) >= 2
+
+
+def policy_loss(logp, adv: np.ndarray, keep: np.ndarray | None = None):
+    """``-mean(log pi(a|s) * advantage)``, the mean over every row or, with ``keep``
+    (``contested_only``), over the kept rows alone; ``None`` when no row is kept (no gradient)."""
+    import torch
+
+    adv = torch.as_tensor(adv, dtype=torch.float32, device=logp.device)
+    if keep is None:
+        return -(logp * adv).mean()
+    if not keep.any():
+        return None
+    idx = torch.as_tensor(np.flatnonzero(keep), device=logp.device)
+    return -(logp[idx] * adv[idx]).mean()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,14 +688,13 @@ def play_in_segments(env, policy: ReinforcePolicy, optimizer, cfg: ReinforceConf
         seg_rewards.append(float(reward))
         done = terminated or truncated
         if done or len(seg_rewards) == cfg.update_every:
-            import torch
-
-            adv = segment_advantages(seg_rewards, len(seg_rewards), cfg.discount, cfg.baseline)[0]
-            adv = torch.as_tensor(adv, dtype=torch.float32, device=policy.device)
+            keep = contested_rows(np.stack(seg_masks)) if cfg.contested_only else None
+            adv = segment_advantages(seg_rewards, len(seg_rewards), cfg.discount, cfg.baseline, keep)[0]
             optimizer.zero_grad()
-            loss = -(policy.log_prob(np.stack(seg_obs), np.asarray(seg_actions),
-                                     np.stack(seg_masks) if seg_masks else None) * adv).mean()
-            loss.backward()
+            loss = policy_loss(policy.log_prob(np.stack(seg_obs), np.asarray(seg_actions),
+                                               np.stack(seg_masks) if seg_masks else None), adv, keep)
+            if loss is not None:
+                loss.backward()
             optimizer.step()
             optimizer.zero_grad()
             policy.invalidate()
@@ -655,10 +706,31 @@ def play_in_segments(env, policy: ReinforcePolicy, optimizer, cfg: ReinforceConf
             return {"rewards": rewards, "info": final, "updates": updates}
 
 
-def trajectory_rngs(seed: int, iteration: int, example: int, n: int) -> list[np.random.Generator]:
+def stream_key(stream: str | int | None) -> int | None:
+    """An agent's stream key as an integer: a string hashed stably (``zlib.crc32`` of its UTF-8,
+    the same in every process, unlike ``hash``), an integer >= 0 as it is, ``None`` none."""
+    if stream is None:
+        return None
+    if isinstance(stream, bool) or not isinstance(stream, (str, int)) or (isinstance(stream, int) and stream < 0):
+        raise ConfigError(f"deeprm_pg: stream must be a string or an integer >= 0, got {stream!r}")
+    if isinstance(stream, str):
+        import zlib
+
+        return zlib.crc32(stream.encode("utf-8"))
+    return int(stream)
+
+
+def trajectory_rngs(seed: int, iteration: int, example: int, n: int,
+                    stream: str | int | None = None) -> list[np.random.Generator]:
     """Independent streams, one per trajectory, keyed by (seed, iteration, example, trajectory):
-    lockstep and one-at-a-time play draw the same actions, and a resumed run the same as a whole one."""
-    return [np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(iteration), int(example), j)))
+    lockstep and one-at-a-time play draw the same actions, and a resumed run the same as a whole one.
+    ``stream``: an agent's key (``stream_key``), appended to the key, so agents trained with the
+    same seed (SEM's and DRAS's, say) draw independent actions; ``None`` keeps the streams as
+    they were before the option (DeepRM's runs unchanged)."""
+    key = stream_key(stream)
+    extra = () if key is None else (key,)
+    return [np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(iteration), int(example), j,
+                                                                                    *extra)))
             for j in range(n)]
 
 
@@ -706,7 +778,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     on_iteration: Callable[[int, list[dict]], None] | None = None,
                     on_mismatch: str = "error", lockstep: bool = True, device: str = "cpu",
                     tensorboard: str | None = None, batch_examples: bool = True,
-                    compiled_env: bool = True) -> ReinforceResult:
+                    compiled_env: bool = True, stream: str | int | None = None) -> ReinforceResult:
     """Train a REINFORCE policy for ``iterations`` iterations into ``run_dir``.
 
     ``examples``: job sets per iteration; by default the env's ``num_jobsets`` (each reset with
@@ -730,6 +802,9 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
     dense stack's rollout forward passes run in numpy, elsewhere in torch on the device.
     ``tensorboard``: a folder for TensorBoard scalars per iteration (``schedrl.agents.tensorboard``).
+    ``stream``: the agent's key for its action streams (``trajectory_rngs``; recorded in
+    ``config.json`` when given): agents trained with one seed but different keys draw
+    independent actions; ``None`` (default) keeps the streams keyed by the seed alone.
     """
     import torch
 
@@ -738,8 +813,9 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
     run_dir = Path(run_dir)
     folder = _folder(run_dir)
+    stream_key(stream)  # a bad key: one ConfigError line before anything is written
     record = {**(config or {}), "algo": (config or {}).get("algo", "deeprm_pg"), "hyperparams": cfg.record(),
-              "seed": int(seed)}
+              "seed": int(seed), **({"stream": stream} if stream is not None else {})}
     start = folder.start({k: v for k, v in record.items() if k != "versions"}, iterations,
                          on_mismatch=on_mismatch, key="iterations", upto=iterations)
     if start.skip:
@@ -809,8 +885,8 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 group = order[g:g + cfg.examples_per_update]
                 if cfg.update_every:  # one job set, one trajectory, updated as it is played
                     ex = group[0]
-                    t = play_in_segments(envs[0], policy, optimizer, cfg, trajectory_rngs(seed, it, ex, 1)[0],
-                                         _reset_args(ex), info_keywords)
+                    t = play_in_segments(envs[0], policy, optimizer, cfg,
+                                         trajectory_rngs(seed, it, ex, 1, stream)[0], _reset_args(ex), info_keywords)
                     steps += len(t["rewards"])
                     rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
                                  "length": len(t["rewards"]), **t["info"]})
@@ -819,7 +895,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 if compiled is not None:  # rows already contiguous per job set, in lockstep order
                     rngs, sets = [], []
                     for ex in group:
-                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories)
+                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories, stream)
                         sets += [ex] * cfg.trajectories
                     blocks = compiled.play(policy, rngs, sets, info_keywords)
                     played = [(ex, trajs, compiled.obs[k, :n_rows], compiled.masks[k, :n_rows])
@@ -827,13 +903,13 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                 elif batched:  # every trajectory of every job set of the update, stepped together
                     rngs, resets = [], []
                     for ex in group:
-                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories)
+                        rngs += trajectory_rngs(seed, it, ex, cfg.trajectories, stream)
                         resets += [_reset_args(ex)] * cfg.trajectories
                     rollout = play_batch(envs[:len(rngs)], policy, rngs, resets, info_keywords, buffer)
                     T = cfg.trajectories
                     played = [(ex, rollout.trajs[k * T:(k + 1) * T], rollout.obs, None) for k, ex in enumerate(group)]
                 for ex in group if not batched else ():
-                    rngs = trajectory_rngs(seed, it, ex, cfg.trajectories)
+                    rngs = trajectory_rngs(seed, it, ex, cfg.trajectories, stream)
                     if lockstep:
                         # a fresh array per job set: the group's losses are taken after all are played
                         rollout = play_batch(envs, policy, rngs, [_reset_args(ex)] * len(rngs), info_keywords)
@@ -843,7 +919,11 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                     played.append((ex, rollout.trajs, rollout.obs, None))
                 for ex, trajs, all_obs, block_masks in played:
                     rets = [discounted_returns(t["rewards"], cfg.discount) for t in trajs]
-                    advs = advantages(rets, cfg.baseline)
+                    contested = None
+                    if cfg.contested_only:  # mask_actions is on: every trajectory has its masks
+                        contested = [contested_rows(block_masks[np.asarray(t["rows"])] if compiled is not None
+                                                    else np.stack(t["masks"])) for t in trajs]
+                    advs = advantages(rets, cfg.baseline, contested)
                     masks = None
                     if compiled is not None:  # the job set's own block: rows in order, actions per row
                         obs, where = all_obs, np.concatenate([t["rows"] for t in trajs])
@@ -861,9 +941,13 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
                             masks[where] = np.stack([m for t in trajs for m in t["masks"]])
                     adv_rows = np.empty(len(obs))
                     adv_rows[where] = np.concatenate(advs)
-                    adv = torch.as_tensor(adv_rows, dtype=torch.float32, device=policy.device)
-                    loss = -(policy.log_prob(obs, acts, masks) * adv).mean()
-                    loss.backward()
+                    keep = None
+                    if contested is not None:
+                        keep = np.empty(len(obs), dtype=bool)
+                        keep[where] = np.concatenate(contested)
+                    loss = policy_loss(policy.log_prob(obs, acts, masks), adv_rows, keep)
+                    if loss is not None:
+                        loss.backward()
                     for t in trajs:
                         steps += len(t["rewards"])
                         rows.append({"timesteps": steps, "env": ex, "reward": float(np.sum(t["rewards"])),
