@@ -132,6 +132,10 @@ def test_table_frames():
     by = {r["claim_id"]: r for r in rows}
     for key in ("rl_vs_heuristics", "rl_vs_backfilling", "nn2_beats_nn1", "proposal_gain"):
         assert "[" in by[key]["ci95"] and "seed" in by[key]["note"], key
+    assert "rl_vs_fit_heuristics" not in by  # the fit heuristics were not played
+    fit = heur.assign(fcfs_fit=0.60, sjf_fit=0.62, largest_fit=0.64)
+    by = {r["claim_id"]: r for r in claims.rl_claims(t5, fit, t6, sens, evals=rx.tuned(evals))}
+    assert "[" in by["rl_vs_fit_heuristics"]["ci95"] and "seed" in by["rl_vs_fit_heuristics"]["note"]
 
 
 def test_grid_and_spec_checks():

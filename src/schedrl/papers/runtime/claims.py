@@ -320,6 +320,9 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
                          "like for like: the paper's SJF/FCFS block at the queue head, the agent may start any "
                          "fitting job of the first N_jobs; these heuristics may too (played through the "
                          f"evaluation env); {note}"))
+        if "rl_vs_fit_heuristics" in cis:
+            rows[-1].update(cis["rl_vs_fit_heuristics"]["fields"])
+            rows[-1]["note"] += f"; {cis['rl_vs_fit_heuristics']['note']}"
     if sens is not None and len(sens):
         kept = sens[(sens["estimator"] == "running_accuracy") & sens["method"].str.startswith("proposal")]
         if len(kept):
