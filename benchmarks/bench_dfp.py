@@ -11,8 +11,9 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
 * ``train``: agent steps per second of ``train_dfp`` with the config's ``mrsch.dfp`` settings on
   ``--sets`` job sets of ``--jobs`` jobs (replay, updates and epsilon-greedy play included);
 
-then prints the extrapolated core-hours of the config's mrsch section (DFP runs x job sets x jobs
-per set at the measured train rate; one decision per job is what the smoke runs show). Times are
+then prints the extrapolated core-hours of the config's mrsch section (DFP runs, extra seeds
+included, x job sets x jobs per set x the decisions per job of the timed run, at its train rate;
+short job sets understate a loaded trace's decisions per job). Times are
 process CPU seconds (one thread), so a loaded machine does not inflate them. Usage:
 
     OMP_NUM_THREADS=1 python benchmarks/bench_dfp.py [--config config/config.yaml] [--sets 3] [--jobs 60]
