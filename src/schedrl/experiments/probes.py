@@ -401,6 +401,56 @@ def train_pg(case: ProbeCase, hyperparams: dict, iterations: int, examples: int,
     return Trained(reinforce_policy(policy), reinforce_view(policy), wrappers=wrappers, steps=result.steps)
 
 
+# -- REINFORCE on a case of mostly one-job decisions (issue 37) -----------------------------------
+def write_sparse_rounds_swf(path: str | Path, episodes: int, contested: int, solo: int, window: int, seed: int,
+                            short: tuple[float, float] = (60.0, 600.0),
+                            long: tuple[float, float] = (2400.0, 3600.0)) -> Path:
+    """``write_rounds_swf``'s rounds mixed with one-job rounds: per episode ``contested`` rounds of
+    ``window`` jobs (one long, the rest short, random order) and ``solo`` rounds of one short job,
+    in random order; rounds far enough apart that each ends before the next starts."""
+    rng = np.random.default_rng(seed)
+    gap = float(window * long[1] * 2)
+    lines = ["; Version: 2.2", "; MaxNodes: 1", "; MaxProcs: 1"]
+    job = r = 0
+    for _ in range(episodes):
+        for full in rng.permutation([1] * contested + [0] * solo):
+            lengths = np.concatenate([rng.uniform(*long, 1), rng.uniform(*short, window - 1)]) if full \
+                else rng.uniform(*short, 1)
+            for length in rng.permutation(lengths.round()):
+                job += 1
+                lines.append(f"{job} {int(r * gap)} -1 {int(length)} 1 -1 -1 1 {int(length)} -1 1 1 1 1 1 1 -1 -1")
+            r += 1
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def sparse_sjf_case(root: str | Path, *, contested: int = 4, solo: int = 12, window: int = 4,
+                    train_episodes: int = 200, heldout_episodes: int = 30, seed: int = 0,
+                    reward: str = "neg_slowdown") -> ProbeCase:
+    """``sjf_case`` with most decisions uncontested, as on SEM's Theta env (72% of its decisions
+    have one valid slot): per episode ``contested`` rounds of ``window`` jobs and ``solo`` one-job
+    rounds (defaults: 28 decisions, 12 contested, 57% uncontested). One-trajectory REINFORCE with
+    returns normalised over every decision (DRAS's) can fail here; ``contested_only`` with several
+    trajectories per update (issue 37) learns it."""
+    root = Path(root)
+    E = contested * window + solo
+    train = write_sparse_rounds_swf(root / "sparse_train.swf", train_episodes, contested, solo, window, seed)
+    heldout = write_sparse_rounds_swf(root / "sparse_heldout.swf", heldout_episodes, contested, solo, window,
+                                      seed + 10_000)
+    base = {"cluster": 1, "encoder": "sem", "reward": reward, "window": window, "k": 2, "episode_jobs": E,
+            "time_scale": 3600.0, "wait_scale": 3600.0 * window}
+    return ProbeCase(
+        name="sparse-sjf-rounds-sem", env_id=PICK_RESERVE_ID,
+        env_kwargs={**base, "jobs": str(train)},
+        heldout_kwargs={**base, "jobs": str(heldout), "episode_sampling": "sequential"},
+        heldout_resets=[{"seed": 0 if i == 0 else None, "options": {"start": i * E}} for i in range(heldout_episodes)],
+        episode_decisions=E,
+        description=f"one node; per episode {contested} rounds of {window} jobs (one long, random order) and "
+                    f"{solo} one-job rounds, in random order")
+
+
 def train_dfp(case: ProbeCase, hyperparams: dict, episodes: int, seed: int, run_dir, *, zeroed: bool = False,
               scale: float = 10.0) -> Trained:
     """``schedrl.agents.dfp.train_dfp`` on ``episodes`` training episodes of the case, its one
