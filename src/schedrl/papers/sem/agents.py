@@ -76,10 +76,24 @@ class AgentSpec:
         self.reward_kwargs = dict(self.reward_kwargs or {})
         get_reward(self.reward, **self.reward_kwargs)  # unknown reward or parameter: one ConfigError line
 
+    def stream(self) -> str:
+        """This agent's key for the trainer's action streams (``train_reinforce``'s ``stream``):
+        trace, encoder and reward variant, so agents trained with one seed (SEM and DRAS, either
+        reward reading) draw independent actions, while each stays reproducible from its seed."""
+        kwargs = ",".join(f"{k}={self.reward_kwargs[k]}" for k in sorted(self.reward_kwargs))
+        return f"sem/{self.trace}/{self.encoder}/{self.reward}" + (f"/{kwargs}" if kwargs else "")
+
     def reinforce_config(self):
         from schedrl.agents.reinforce import ReinforceConfig
 
         return ReinforceConfig.from_dict({**self.hyperparams, "network": "pair_conv", "hidden": list(self.hidden)})
+
+    def timing_config(self):
+        """``reinforce_config`` with one trajectory per episode: Figs. 6 and 11 time one episode's
+        training as the paper's (one-trajectory) trainer does, whatever the agents train with."""
+        from dataclasses import replace
+
+        return replace(self.reinforce_config(), trajectories=1, examples_per_update=1)
 
 
 # --------------------------------------------------------------------------- timing pieces
@@ -281,7 +295,8 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
               "time_scale": scale, "split": manifest.get("rows"),
               "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
     rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().record(),
-                                               "seed": spec.seed, "priority_queues": list(spec.priority_queues)})
+                                               "seed": spec.seed, "priority_queues": list(spec.priority_queues),
+                                               "stream": spec.stream()})
     done = {int(r["episode"]) for r in rows}
     budget_eps = budget_episodes(n_episodes)
     budget_rows = pd.read_csv(progress / "budgets.csv").to_dict("records") \
@@ -295,7 +310,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
         t0 = time.perf_counter()
         result = train_reinforce(lambda: _episode_env(train, spec, scale, clock, cursor, episode_jobs), cfg,
                                  episode, spec.seed, run_dir, config=record, examples=1, checkpoint_every=1,
-                                 threads=spec.threads)
+                                 threads=spec.threads, stream=spec.stream())
         timing["train_wall_s"] += time.perf_counter() - t0
         timing["trainer_s"] += result.wall_time_s
         timing["env_s"] += (clock.env - env_before) - (clock.encoder - enc_before)
@@ -540,7 +555,7 @@ def scaling_run(split_dir, spec: AgentSpec, factor: int, jobs: int, out_dir) -> 
     shutil.rmtree(run_dir, ignore_errors=True)  # a timing is measured afresh, never resumed
     clock, cursor = Clock(), {"episode": 0}
     t0 = time.perf_counter()
-    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.reinforce_config(),
+    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.timing_config(),
                              1, spec.seed, run_dir, config={"paper": "sem", "fig": 11, "factor": factor,
                                                             "encoder": spec.encoder, "jobs": jobs},
                              examples=1, threads=spec.threads, on_mismatch="restart")
@@ -624,7 +639,7 @@ def window_run(split_dir, spec: AgentSpec, window: int, jobs: int, density: floa
     run_dir = out_dir / "run"
     shutil.rmtree(run_dir, ignore_errors=True)  # a timing is measured afresh, never resumed
     clock, cursor = Clock(), {"episode": 0}
-    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.reinforce_config(),
+    result = train_reinforce(lambda: _episode_env(first, spec, scale, clock, cursor, jobs), spec.timing_config(),
                              1, spec.seed, run_dir, config={"paper": "sem", "fig": 6, "window": window,
                                                             "encoder": spec.encoder, "jobs": jobs, "density": density},
                              examples=1, threads=spec.threads, on_mismatch="restart")
