@@ -17,12 +17,16 @@ The DRAS/SEM variant (sem-encoding.txt, CQSim DRAS) is the same loop with ``base
 DRAS's code updates on every few scheduling passes within an episode; ``update_every`` N does that
 for one-trajectory runs (``play_in_segments``: an update on every N decisions, returns and
 advantages within them); 0, the default, keeps one update per ``examples_per_update`` job sets.
+``contested_only`` (issue 37; needs ``mask_actions``) keeps decisions with one valid action out of
+the loss's mean and the normalisation (they carry no gradient but skewed the advantages); SEM's
+default since then also plays several trajectories per update, as DeepRM's agent does.
 
 Rollouts: every trajectory of every job set of one update (``examples_per_update`` x
 ``trajectories``, DeepRM's 10 x 20 = 200 env copies) is played in one batch (``play_batch``), one
 forward pass per step (numpy for dense stacks, torch otherwise), the observations written into one
 array kept across iterations; the policy does not change within an update, each trajectory draws
-its actions from its own random stream keyed by (seed, iteration, job set, trajectory), and each
+its actions from its own random stream keyed by (seed, iteration, job set, trajectory[, the
+agent's ``stream`` key]), and each
 job set's loss is taken on its own samples in the order a lockstep rollout of that job set alone
 sees them, so playing job sets one at a time (``batch_examples=False``) or trajectories one at a
 time (``lockstep=False``) gives the same samples and learning. On DeepRM's env with the options
