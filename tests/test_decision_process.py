@@ -1,6 +1,7 @@
 """PickReserveEnv's decision process (issue 35): ``hold`` (a failed pick is reserved, the agent is
-silent until it starts) and ``every_event`` (MRSch: asked at every event, the head gets EASY's
-reservation, re-planned at the next event)."""
+silent until it starts), ``every_event`` (MRSch: asked at every event, the head gets EASY's
+reservation, re-planned at the next event) and ``dras`` (issue 37: DRAS's code, the head held and
+reserved, the agent choosing each backfilled job)."""
 
 import numpy as np
 import pandas as pd
@@ -127,7 +128,7 @@ def test_every_event_asks_more_often_and_terminates():
 
 def test_bad_process_is_a_config_error():
     jobs = _jobs([0], [10], [1])
-    with pytest.raises(ConfigError, match="'sometimes'.*hold, every_event"):
+    with pytest.raises(ConfigError, match="'sometimes'.*hold, every_event, dras"):
         make_hpc_env(jobs=jobs, cluster=4, decision="pick_reserve", process="sometimes")
     assert make_hpc_env(jobs=jobs, cluster=4).process == "hold"
 
@@ -204,8 +205,189 @@ def test_no_fit_asks_off_only_asks_where_a_pick_can_start():
 
 def test_ask_when_none_fits_bad_values():
     jobs = _jobs([0], [10], [1])
-    with pytest.raises(ConfigError, match="ask_when_none_fits=False applies to process 'every_event' only"):
+    with pytest.raises(ConfigError, match="ask_when_none_fits=False applies to processes 'every_event' and 'dras' only"):
         make_hpc_env(jobs=jobs, cluster=4, process="hold", ask_when_none_fits=False)
     with pytest.raises(ConfigError, match="ask_when_none_fits must be true or false"):
         make_hpc_env(jobs=jobs, cluster=4, process="every_event", ask_when_none_fits="no")
     assert make_hpc_env(jobs=jobs, cluster=4, process="every_event").ask_when_none_fits is True
+
+
+# dras: DRAS's public code (issue 37 item 2)
+
+def _play_masked(env, pick):
+    """Run an episode with ``pick(env, mask) -> action``; return the schedule, the decision instants
+    and the decision kinds (``info["decision"]``, None outside dras)."""
+    _, info = env.reset(seed=0)
+    instants, kinds, term = [], [], False
+    while not term:
+        instants.append(info["clock"])
+        kinds.append(info.get("decision"))
+        *_, term, trunc, info = env.step(pick(env, info["action_mask"]))
+        assert not trunc
+    return info["schedule"], instants, kinds
+
+
+def _first_valid(env, mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+def _last_valid(env, mask):
+    return int(np.flatnonzero(mask)[-1])
+
+
+def _largest_valid_fitting(env, mask):
+    """The largest valid window job that fits now (earliest on ties), else the first valid action."""
+    sim = env.sim
+    fit = [i for i in np.flatnonzero(mask) if i < len(sim.queue) and sim.fits(i)]
+    return max(fit, key=lambda i: (sim.jobs.req_procs[sim.queue[i]], -i)) if fit else int(np.flatnonzero(mask)[0])
+
+
+def test_hand_trace_dras_differs_from_hold_and_every_event():
+    # 4 nodes; J0 3 nodes 100 s at t=0; at t=10 J1 4 nodes 50 s, J2 1 node 20 s, J3 1 node 80 s,
+    # J4 2 nodes 30 s (requested = actual). The agent plays the newest valid job.
+    jobs = _jobs([0, 10, 10, 10, 10], [100, 50, 20, 80, 30], [3, 4, 1, 1, 2])
+    # hold: t=0 J0 starts. t=10 pick J4 (2 > 1 free) is reserved at 100 (extra 2); EASY backfills J2
+    # (ends 30 <= 100); t=30 J3 (ends 110 > 100) backfills into the extra. t=100 J4 starts; asked,
+    # J1 picked and reserved at 130 (J4's end); J1 starts 130. Starts [0, 130, 10, 30, 100].
+    sched, instants, _ = _play_masked(_env(jobs, 4, "hold"), _last_valid)
+    assert instants == [0, 10, 100]
+    assert list(sched["start_time"]) == [0, 130, 10, 30, 100]
+    # every_event: t=10 pick J4 fails, head J1 reserved at 100 (extra 0), EASY backfills J2; t=30
+    # asked again, nothing starts (J3 ends past 100); t=100 J4 then J3 picked and started, J1
+    # reserved at 180; t=130 asked, J1 does not fit; t=180 J1 starts. Starts [0, 180, 10, 100, 100].
+    sched, instants, _ = _play_masked(_env(jobs, 4, "every_event"), _last_valid)
+    assert instants == [0, 10, 30, 100, 100, 130, 180]
+    assert list(sched["start_time"]) == [0, 180, 10, 100, 100]
+    # dras: t=0 J0 picked, starts. t=10 pick J4 fails: the head J1 is held, reserved at 100 (extra
+    # 0); backfill decision among {J2, J3} (both end by 100): the agent takes J3 (EASY would take
+    # J2), then no job is eligible (nothing free). t=30: no event (J2 still waits). t=90 J3 ends:
+    # J1 held, J2 would end at 110 > 100: no decision. t=100 J0 ends: the held J1 starts (no
+    # decision), pick J4 fails, the head J2 is held (no node free: no reservation). t=150 J1 ends:
+    # J2 starts (held), the agent picks J4, it starts. Starts [0, 100, 150, 10, 150].
+    sched, instants, kinds = _play_masked(_env(jobs, 4, "dras"), _last_valid)
+    assert instants == [0, 10, 10, 100, 150]
+    assert kinds == ["pick", "pick", "backfill", "pick", "pick"]
+    assert list(sched["start_time"]) == [0, 100, 150, 10, 150]
+    assert list(sched["reservation"].fillna(-1)) == [-1, 100, -1, -1, -1]
+
+
+def test_dras_held_fitting_head_waits_for_the_next_event():
+    # DRAS's code reserves the head after a failed pick even when the head fits, and starts it at
+    # the next event. 4 nodes; J0 2 nodes 100 s at t=0; at t=10 J1 1 node 50 s, J2 4 nodes 10 s.
+    # t=10: pick J2 fails, J1 (fits) is held, reserved now; nothing else to backfill; t=100 (J0
+    # ends) J1 starts, then J2 is picked... and does not fit (J1 runs): J2 held, starts at 150.
+    jobs = _jobs([0, 10, 10], [100, 50, 10], [2, 1, 4])
+    sched, instants, kinds = _play_masked(_env(jobs, 4, "dras"), _last_valid)
+    assert list(sched["start_time"]) == [0, 100, 150]
+    assert instants == [0, 10, 100] and kinds == ["pick"] * 3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dras_first_valid_picker_is_fcfs_easy(seed):
+    jobs = _busy(200, nodes=32, seed=seed)
+    ref = simulate(jobs, ClusterSpec(nodes=32), policy="fcfs", backfill="easy")
+    for window in (WINDOW, 50):  # 5: eligible jobs behind the window are EASY's without a decision
+        sched, _, kinds = _play_masked(_env(jobs, 32, "dras", window=window), _first_valid)
+        np.testing.assert_array_equal(sched["start_time"].to_numpy(), ref["start_time"].to_numpy())
+        np.testing.assert_array_equal(sched["reservation"].to_numpy(), ref["reservation"].to_numpy())
+        assert {"pick", "backfill"} <= set(kinds)
+
+
+def _delays_reservation(env, i):
+    """Whether starting window job ``i`` now (ignoring EASY's test) moves the reserved job's
+    earliest start (by requested walltimes) later."""
+    import copy
+
+    sim = copy.deepcopy(env.sim)
+    before = sim.shadow
+    pos = sim.queue.index(sim.reserved)
+    sim.release()
+    sim.start(i)
+    sim.reserve(pos if pos < i else pos - 1)
+    return sim.shadow > before
+
+
+def test_dras_backfill_mask_only_allows_jobs_that_do_not_delay_the_reservation():
+    jobs = _busy(150, nodes=32, seed=5)
+    env = _env(jobs, 32, "dras", window=8)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    checked, term = 0, False
+    while not term:
+        mask = info["action_mask"]
+        if info["decision"] == "backfill":
+            sim = env.sim
+            assert sim.reserved == sim.queue[0] and not mask[0] and mask.any()
+            for i in range(1, min(env.window, len(sim.queue))):
+                if sim.fits(i):  # a job that fits starts now; eligible iff it does not delay
+                    assert mask[i] == (not _delays_reservation(env, i))
+                    checked += 1
+                else:
+                    assert not mask[i]
+        *_, term, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 20
+    s = info["schedule"]
+    start, end = s["start_time"].to_numpy(), s["end_time"].to_numpy()
+    assert all(s["req_procs"][(start <= t) & (t < end)].sum() <= 32 for t in np.unique(start))
+
+
+def test_decision_counts_per_job_by_process(capsys):
+    jobs = _busy(200, nodes=32, seed=4)
+    per_job = {}
+    for process in ("hold", "every_event", "dras"):
+        env = _env(jobs, 32, process, window=10)
+        sched, instants, kinds = _play_masked(env, _largest_valid_fitting)
+        assert sched["start_time"].notna().all()
+        per_job[process] = len(instants) / len(jobs)
+        if process == "dras":
+            n_backfill = kinds.count("backfill")
+            per_job["dras pick"], per_job["dras backfill"] = (len(kinds) - n_backfill) / len(jobs), n_backfill / len(jobs)
+    with capsys.disabled():
+        print("\ndecisions per job (200 loaded Lublin jobs, 32 nodes, window 10, largest valid fitting picker): "
+              + ", ".join(f"{k} {v:.2f}" for k, v in per_job.items()))
+    assert per_job["dras backfill"] > 0 and per_job["dras pick"] > 0
+
+
+def test_dras_no_fit_asks_off_same_schedules():
+    jobs = _busy(200, nodes=32, seed=1)
+    for pick in (_largest_valid_fitting, _last_valid):
+        with_asks, n_with, _ = _play_masked(_env(jobs, 32, "dras"), pick)
+        without, n_without, _ = _play_masked(_env(jobs, 32, "dras", ask_when_none_fits=False), pick)
+        pd.testing.assert_frame_equal(with_asks, without)
+        assert len(n_without) < len(n_with)
+
+
+def test_dras_check_env_and_invalid_backfill_action():
+    from gymnasium.utils.env_checker import check_env
+
+    jobs = _busy(120, nodes=16, seed=3)
+    env = make_hpc_env(jobs=jobs, cluster=16, process="dras", encoder="sem", reward="neg_slowdown",
+                       window=WINDOW, k=4)
+    check_env(env, skip_render_check=True)
+    _, info = env.reset(seed=0)
+    total, term, invalid_backfills = 0.0, False, 0
+    while not term:
+        mask = info["action_mask"]
+        if info["decision"] == "backfill" and not mask.all():
+            a, first = int(np.flatnonzero(~mask)[0]), int(np.flatnonzero(mask)[0])
+            job = env.sim.queue[first]
+            *_, r, term, _, info = env.step(a)  # an ineligible slot plays the first eligible job
+            assert info["invalid_action"] and job not in env.sim.queue
+            invalid_backfills += 1
+        else:
+            *_, r, term, _, info = env.step(_first_valid(env, mask))
+        total += r
+    assert invalid_backfills > 0
+    s = info["schedule"]
+    slowdown = (s["end_time"] - s["submit_time"]) / np.maximum(s["run_time"], 1.0)
+    assert total == pytest.approx(-slowdown.sum(), rel=1e-9)  # the clock's moves are all integrated
+
+
+def test_dras_bad_values():
+    jobs = _jobs([0], [10], [1])
+    with pytest.raises(ConfigError, match="unknown decision process 'DRAS'"):
+        make_hpc_env(jobs=jobs, cluster=4, process="DRAS")
+    with pytest.raises(ConfigError, match="ask_when_none_fits must be true or false"):
+        make_hpc_env(jobs=jobs, cluster=4, process="dras", ask_when_none_fits=0)
+    env = make_hpc_env(jobs=jobs, cluster=4, process="dras", ask_when_none_fits=False)
+    assert env.process == "dras" and env.ask_when_none_fits is False
