@@ -52,8 +52,9 @@ class PickReserveEnv(HPCEnv):
     ``dras`` (DRAS's public code, CQSim's ``PG`` branch with ``backfill=3``: ``start_scan`` runs
     at every submission and job end, its RL backfill lets the agent pick backfilled jobs). Two
     kinds of decision, named by ``info["decision"]`` (and ``decision_kind``): ``"pick"`` and
-    ``"backfill"``. At each event instant (simultaneous submissions and ends are one instant here;
-    the code scans after each event, which differs only in the decisions counted) where jobs wait:
+    ``"backfill"``. At each event instant (simultaneous submissions and ends are one instant here,
+    the simpler reading: the code scans after each event, so it may decide before all of an
+    instant's arrivals and ends are applied) where jobs wait:
     if the queue head is the job held from an earlier scan, it starts if it fits (no decision);
     otherwise the agent picks from the window. A pick that fits starts and the agent picks again
     at the same instant, whether or not any job still fits (the code asks after every start). A
