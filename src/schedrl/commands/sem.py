@@ -84,6 +84,9 @@ def register(subparsers) -> None:
         a.add_argument("--priority-queues", type=int, nargs="*", default=[], metavar="Q",
                        help="SWF queue numbers whose jobs get the priority flag 1 (default: none, flag 0)")
         a.add_argument("--seed", type=int, default=0)
+        a.add_argument("--process", default="hold",
+                       help="the env's decision process: hold (ours, default) or dras (DRAS's code: the queue head "
+                       "reserved, backfilled jobs chosen by the agent); see schedrl.envs.pick_reserve")
         a.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
         a.add_argument("--out-dir", required=True, metavar="DIR")
 
@@ -92,6 +95,12 @@ def register(subparsers) -> None:
                         "training block per episode, greedy validation after each, greedy test at the end.")
     agent_options(tr)
     tr.add_argument("--episodes", type=int, default=0, help="training episodes (0: the split's)")
+    tr.add_argument("--play-seeds", type=int, nargs="*", default=[], metavar="S",
+                    help="also test with sampled play (actions drawn from the policy), one pass per seed "
+                    "(test_sampled.csv; default none)")
+    tr.add_argument("--validation", default="split",
+                    help="validation jobs: split (the split's part, default) or test_like (the block before the "
+                    "test part whose offered load is closest to the test's)")
     tr.set_defaults(func=run_train)
 
     rf = sub.add_parser("reference", help="play a no-learning reference agent on the test part",
@@ -193,7 +202,7 @@ def _spec(args):
         raise ConfigError("--threads and --hidden widths must be positive")
     return AgentSpec(trace=args.trace, encoder=args.encoder, nodes=args.nodes, k=args.k, hidden=list(args.hidden),
                      reward=args.reward, reward_kwargs=rk, hyperparams=hp, seed=args.seed, threads=args.threads,
-                     priority_queues=tuple(sorted(set(args.priority_queues))))
+                     priority_queues=tuple(sorted(set(args.priority_queues))), process=args.process)
 
 
 def _split_dir(path) -> Path:
@@ -210,7 +219,8 @@ def run_train(args) -> int:
 
     if args.episodes < 0:
         raise ConfigError("--episodes must be >= 0")
-    train_agent(_split_dir(args.split_dir), _spec(args), args.out_dir, episodes=args.episodes or None)
+    train_agent(_split_dir(args.split_dir), _spec(args), args.out_dir, episodes=args.episodes or None,
+                play_seeds=args.play_seeds, validation=args.validation)
     return 0
 
 

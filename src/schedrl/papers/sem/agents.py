@@ -40,6 +40,9 @@ from schedrl.errors import ConfigError
 from schedrl.io import read_json, write_csv, write_json
 
 ENCODERS = ("sem", "dras")
+#: where validation jobs come from: the split's validation part, or the block of the training and
+#: validation parts whose offered load is closest to the test part's (issue 37 item 3)
+VALIDATIONS = ("split", "test_like")
 HEURISTICS = ("fcfs", "sjf")
 #: Fig. 9's axes: (column in the metrics, how it is turned into "larger is better")
 KIVIAT = (("utilization", "utilisation", False), ("mean_wait", "1 / mean wait", True),
@@ -65,6 +68,9 @@ class AgentSpec:
     #: the reward's parameters (``schedrl.envs.rewards``), e.g. ``{"wait_floor": 0}`` for
     #: ``dras_theta``'s paper reading t_i / t_max (default: DRAS's code, t_i / max(t_max, 6 h))
     reward_kwargs: dict = field(default_factory=dict)
+    #: the pick-reserve env's decision process (``schedrl.envs.pick_reserve.PROCESSES``): "hold"
+    #: (ours, the default) or "dras" (DRAS's public code: the queue head reserved, backfills chosen)
+    process: str = "hold"
 
     def __post_init__(self):
         if self.encoder not in ENCODERS:
@@ -73,6 +79,10 @@ class AgentSpec:
             raise ConfigError("sem agents: nodes, k and window must be positive")
         from schedrl.envs.rewards import get_reward
 
+        from schedrl.envs.pick_reserve import PROCESSES
+
+        if self.process not in PROCESSES:
+            raise ConfigError(f"sem agents: process must be one of {', '.join(PROCESSES)}, got '{self.process}'")
         self.reward_kwargs = dict(self.reward_kwargs or {})
         get_reward(self.reward, **self.reward_kwargs)  # unknown reward or parameter: one ConfigError line
 
@@ -81,7 +91,8 @@ class AgentSpec:
         trace, encoder and reward variant, so agents trained with one seed (SEM and DRAS, either
         reward reading) draw independent actions, while each stays reproducible from its seed."""
         kwargs = ",".join(f"{k}={self.reward_kwargs[k]}" for k in sorted(self.reward_kwargs))
-        return f"sem/{self.trace}/{self.encoder}/{self.reward}" + (f"/{kwargs}" if kwargs else "")
+        process = "" if self.process == "hold" else f"/process={self.process}"  # hold keeps the old key
+        return f"sem/{self.trace}/{self.encoder}/{self.reward}" + (f"/{kwargs}" if kwargs else "") + process
 
     def reinforce_config(self):
         from schedrl.agents.reinforce import ReinforceConfig
@@ -130,7 +141,8 @@ def _make_env(table: pd.DataFrame, spec: AgentSpec, time_scale: float, clock: Cl
     env = PickReserveEnv(jobs=table, cluster=int(spec.nodes), encoder=spec.encoder, reward=spec.reward,
                          reward_kwargs=dict(spec.reward_kwargs), window=spec.window, k=spec.k,
                          episode_jobs=episode_jobs, episode_sampling="sequential",
-                         time_scale=time_scale, priority_queues=tuple(spec.priority_queues))
+                         time_scale=time_scale, priority_queues=tuple(spec.priority_queues),
+                         process=spec.process)
     if clock is not None:
         env.encoder = TimedEncoder(env.encoder)
         clock.encoders.append(env.encoder)
@@ -184,8 +196,17 @@ class RandomValidPolicy:
         return int(self.rng.choice(np.flatnonzero(mask)))
 
 
+def play_rng(spec: AgentSpec, play_seed: int) -> np.random.Generator:
+    """The draws of sampled test play (issue 37 item 4): one stream per play seed, agent seed and
+    agent (``spec.stream()``), so SEM and DRAS, or two agent seeds, never share their draws."""
+    import zlib
+
+    key = zlib.crc32(spec.stream().encode())
+    return np.random.default_rng(np.random.SeedSequence(int(play_seed), spawn_key=(int(spec.seed), key, 4)))
+
+
 def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float, *,
-                keep_schedule: bool = False, record: bool = False) -> dict:
+                keep_schedule: bool = False, record: bool = False, rng: np.random.Generator | None = None) -> dict:
     """Run ``policy`` greedily (highest probability among the valid window slots) over ``table``;
     the schedule's metrics, the return and the time split into encoder, rest of the env and agent.
     A policy with ``choose(mask)`` (``RandomValidPolicy``) picks by itself instead.
@@ -195,7 +216,10 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float,
     How decided the policy is, over the *contested* decisions (more than one valid slot):
     ``contested``, ``top_prob_median`` (median probability of the action taken; 1.0 = a
     deterministic policy, which one-trajectory REINFORCE can no longer move) and ``head_share``
-    (share that picks the first valid slot, the queue head: 1.0 = FCFS)."""
+    (share that picks the first valid slot, the queue head: 1.0 = FCFS).
+
+    ``rng`` (``play_rng``): sampled play instead, as DRAS's code tests: each action drawn from the
+    policy's softmax over the valid slots."""
     from schedrl import metrics
     from schedrl.sim import ClusterSpec
 
@@ -221,7 +245,11 @@ def play_greedy(policy, table: pd.DataFrame, spec: AgentSpec, time_scale: float,
         else:
             logits = policy.forward_batch(obs[None])[0]
             logits = np.where(mask, logits, -np.inf)
-            action = int(np.argmax(logits))
+            if rng is None:
+                action = int(np.argmax(logits))
+            else:
+                p = np.exp(logits - logits[mask].max())
+                action = int(rng.choice(len(p), p=p / p.sum()))
         t1 = time.perf_counter()
         if mask.sum() > 1:
             top.append(1.0 / float(mask.sum()) if choose is not None
@@ -260,10 +288,79 @@ def load_policy(path):
 
 
 # --------------------------------------------------------------------------- training
-def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = None) -> dict:
+def offered_load(table: pd.DataFrame, nodes: int) -> float:
+    """Requested node-seconds (run time x size) over the machine's node-seconds between the first
+    and the last submission: how loaded a block of jobs keeps the machine (1 = full)."""
+    submit = pd.to_numeric(table["submit_time"], errors="coerce").to_numpy(dtype=np.float64)
+    run = np.clip(pd.to_numeric(table["run_time"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
+    size = np.clip(pd.to_numeric(table["req_procs"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
+    span = float(np.nanmax(submit) - np.nanmin(submit)) if len(submit) > 1 else 0.0
+    return float(np.nansum(run * size) / (nodes * span)) if span > 0 else float("nan")
+
+
+def test_like_validation(train: pd.DataFrame, val: pd.DataFrame, test: pd.DataFrame, nodes: int):
+    """Issue 37 item 3: a validation block of the validation part's size loaded like the test part.
+    Candidates: the consecutive blocks of the training and validation parts (the jobs before the
+    test part, in order) ending at the test part's start, one block length apart; the one whose
+    offered load is closest to the test's wins (the latest on a tie). Blocks inside the training
+    part overlap training episodes: only their load is new to the agent, not their jobs.
+    Returns the block (submit times rebased to 0) and what was measured (also FCFS+EASY's
+    utilisation of the block, the validation part and the test part)."""
+    from schedrl import metrics
+    from schedrl.sim import ClusterSpec, simulate
+
+    n = len(val)
+    before = pd.concat([train, val], ignore_index=True)
+    before.attrs = dict(val.attrs)
+    target = offered_load(test, nodes)
+    best, best_d = None, np.inf
+    for end in range(len(before), n - 1, -n):
+        d = abs(offered_load(before.iloc[end - n:end], nodes) - target)
+        if d < best_d - 1e-12:
+            best, best_d = end, d
+    if best is None:
+        raise ConfigError(f"sem agents: validation test_like needs at least {n} jobs before the test part")
+    block = before.iloc[best - n:best].reset_index(drop=True)
+    block.attrs = dict(val.attrs)
+    block["submit_time"] = block["submit_time"] - block["submit_time"].min()
+    cluster = ClusterSpec(nodes=int(nodes))
+
+    def util(t):
+        return float(metrics.summary(simulate(t, cluster, policy="fcfs", backfill="easy"), cluster)["utilization"])
+
+    info = {"validation": "test_like", "jobs": n, "rows_before_test": [best - n, best],
+            "in_training_part": best - n < len(train),
+            "offered_load": offered_load(block, nodes), "offered_load_test": target,
+            "offered_load_split": offered_load(val, nodes), "fcfs_utilization": util(block),
+            "fcfs_utilization_test": util(test), "fcfs_utilization_split": util(val)}
+    print(f"validation test_like: jobs {best - n}-{best} of the {len(before)} before the test part; offered load "
+          f"{info['offered_load']:.3f} (test {target:.3f}, validation split {info['offered_load_split']:.3f}); "
+          f"FCFS+EASY utilisation {info['fcfs_utilization']:.3f} (test {info['fcfs_utilization_test']:.3f}, "
+          f"validation split {info['fcfs_utilization_split']:.3f})")
+    return block, info
+
+
+def sampled_play(policy, test: pd.DataFrame, spec: AgentSpec, scale: float, play_seeds) -> pd.DataFrame:
+    """Test play as DRAS's code plays: one sampled pass per play seed (``play_rng``)."""
+    rows = []
+    for p in play_seeds:
+        m = play_greedy(policy, test, spec, scale, rng=play_rng(spec, int(p)))
+        rows.append({"play_seed": int(p), **{k: m.get(k) for k in SAMPLED_METRICS}})
+    return pd.DataFrame(rows, columns=["play_seed", *SAMPLED_METRICS])
+
+
+#: the metrics kept per sampled test pass (``test_sampled.csv``)
+SAMPLED_METRICS = ("return", "utilization", "mean_wait", "max_wait", "mean_slowdown", "decisions",
+                   "top_prob_median", "head_share", "wall_s")
+
+
+def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = None, play_seeds=(),
+                validation: str = "split") -> dict:
     """Train, validate after every episode and test one agent; writes into ``out_dir``:
     ``run/`` (the trainer's run folder), ``validation.csv`` (one row per episode), ``test.json``
-    (metrics and inference time on the test part) and ``timing.json`` (training time by part).
+    (metrics and inference time on the test part), ``test_sampled.csv`` (one sampled test pass
+    per ``play_seeds`` entry; no rows without play seeds) and ``timing.json`` (training time by part).
+    ``validation``: "split" (the split's validation part) or "test_like" (``test_like_validation``).
 
     A rerun resumes: per-episode rows and times are kept in ``progress/`` (Snakemake deletes a
     rule's declared outputs before rerunning it, so progress cannot live there). Only episodes
@@ -278,6 +375,13 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     split_dir, out_dir = Path(split_dir), Path(out_dir)
     manifest = read_json(split_dir / "split.json")
     train, val, test = (read_swf(split_dir / f"{part}.swf") for part in ("train", "val", "test"))
+    if validation not in VALIDATIONS:
+        raise ConfigError(f"sem agents: validation must be one of {', '.join(VALIDATIONS)}, got '{validation}'")
+    if validation == "test_like":
+        val, val_info = test_like_validation(train, val, test, spec.nodes)
+    else:
+        val_info = {"validation": "split", "jobs": len(val), "offered_load": offered_load(val, spec.nodes),
+                    "offered_load_test": offered_load(test, spec.nodes)}
     episode_jobs = int(manifest["episode_jobs"])
     n_episodes = int(manifest["episodes"]) if episodes is None else int(episodes)
     if n_episodes < 1 or n_episodes * episode_jobs > len(train):
@@ -293,6 +397,8 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
               "nodes": spec.nodes, "k": spec.k, "reward": spec.reward, "episode_jobs": episode_jobs,
               **({"reward_kwargs": dict(spec.reward_kwargs)} if spec.reward_kwargs else {}),
               "time_scale": scale, "split": manifest.get("rows"),
+              **({"process": spec.process} if spec.process != "hold" else {}),  # hold: old runs keep their record
+              **({"validation": val_info["rows_before_test"]} if validation == "test_like" else {}),
               "conv": "linear"}  # pair_conv's convolution without a ReLU since 2026-11-25: older runs retrain
     rows, timing = _resume(run_dir, progress, {**record, "hyperparams": spec.reinforce_config().record(),
                                                "seed": spec.seed, "priority_queues": list(spec.priority_queues),
@@ -344,6 +450,10 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     test_metrics = play_greedy(policy, test, spec, scale, keep_schedule=True, record=True)
     _write_test_jobs(out_dir / "test_jobs.csv", test_metrics.pop("schedule"))
     write_agent_fingerprint(out_dir / "fingerprint.json", test_metrics.pop("recorder"), policy, spec, "trained")
+    c0 = time.process_time()
+    sampled = sampled_play(policy, test, spec, scale, play_seeds)
+    write_csv(out_dir / "test_sampled.csv", sampled)
+    sampled_cpu = time.process_time() - c0
     budget_rows = [r for r in budget_rows if float(r["fraction"]) < 1.0]
     budget_rows += [_budget_row(f, e, episode_jobs, test_metrics) for f, e in budget_eps.items() if e == n_episodes]
     write_csv(out_dir / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["fraction"]))
@@ -352,7 +462,9 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
                                        "reward": spec.reward, "reward_kwargs": dict(spec.reward_kwargs),
                                        "jobs": len(test), "stand_in": bool(is_stand_in(test)),
                                        "source": _source(test), "layer_widths": layer_widths(policy.net),
-                                       "parameters": parameter_count(policy.net)})
+                                       "parameters": parameter_count(policy.net), "process": spec.process,
+                                       "play_seeds": [int(p) for p in play_seeds], "sampled_cpu_s": sampled_cpu,
+                                       "validation": val_info})
     out = _timing_record(timing, spec, n_episodes, episode_jobs)
     write_json(out_dir / "timing.json", out)
     return out

@@ -389,6 +389,56 @@ def seed_mean(run: dict, col: str, n: int | None = None):
     return float(np.mean(vals)) if vals and all(v is not None for v in vals) else None
 
 
+def sampled_groups(run: dict, col: str, n: int | None = None):
+    """Per agent seed (the first ``n``), the test metric ``col`` of each sampled play pass
+    (``test_sampled.csv``, one row per play seed); None when any seed has no sampled play."""
+    groups = []
+    for r in seed_runs(run)[:n]:
+        frame = r.get("sampled")
+        if frame is None or frame.empty or col not in frame:
+            return None
+        groups.append(pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float))
+    return groups or None
+
+
+def play_count(run: dict, n: int | None = None) -> str:
+    """"5 play seeds x 2 agent seeds" for the sampled play behind a value."""
+    groups = sampled_groups(run, "mean_wait", n) or []
+    k = min((len(g) for g in groups), default=0)
+    return f"{k} play seed{'s' if k != 1 else ''} x {len(groups)} agent seed{'s' if len(groups) != 1 else ''}"
+
+
+def sampled_mean_ci(run: dict, col: str, n: int | None = None):
+    """(mean, low, high) of ``col`` over sampled play: the 95% bootstrap interval resamples agent
+    seeds, then play seeds within each; None without sampled play."""
+    from schedrl.report.convergence import bootstrap_ci
+
+    groups = sampled_groups(run, col, n)
+    return bootstrap_ci(groups) if groups else None
+
+
+def _sampled_ci(runs: dict, col: str, winner: str, loser: str, lower_better: bool):
+    """``advantage`` of ``winner`` over ``loser`` under sampled play (means over agent and play
+    seeds) with its 95% bootstrap interval (agent seeds, then play seeds; the two agents' passes
+    are independent draws, so unpaired); None without sampled play for both."""
+    from schedrl.report.convergence import bootstrap_diff
+
+    n = n_seeds(runs)
+    w, lo = sampled_groups(runs[winner], col, n), sampled_groups(runs[loser], col, n)
+    if w is None or lo is None:
+        return None
+    # the winner's advantage: 1 / metric for lower-is-better means mean(loser) / mean(winner) - 1
+    return bootstrap_diff(lo, w, relative=True) if lower_better else bootstrap_diff(w, lo, relative=True)
+
+
+def heuristics_text(item: dict, col: str) -> str:
+    """FCFS+EASY's and SJF+EASY's ``col`` on the same test jobs (Fig. 9's reference rows)."""
+    heur = item.get("heuristics")
+    if heur is None or heur.empty or col not in heur:
+        return ""
+    return "on the same test jobs " + ", ".join(f"{r['method']} {float(r[col]):.4g}" for _, r in heur.iterrows())
+
+
 def _paired_ci(runs: dict, col: str, winner: str, loser: str, lower_better: bool):
     """95% paired bootstrap interval of ``advantage`` for a mean metric: seeds resampled, then the
     test jobs within each (both encodings ran on the same test jobs), from each run's
@@ -493,6 +543,10 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
         if cis:
             fields["ci95"] = "; ".join(cis)
         fields["note_extra"] = note_base + ("; intervals: paired bootstrap over the test jobs" if cis else "")
+        sampled = _sampled_gap(runs, bound, cis, item)
+        if sampled:
+            fields["note_extra"] = _evidence(runs) + "; " + sampled.pop("note_extra")
+            fields.update(sampled)
         extra[f"fig9_metric_gap_{trace}"] = fields
         # --- which encoding wins each metric (section 5.2)
         for col, name, lower in _METRICS:
@@ -511,6 +565,13 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
             if ci is not None:
                 v = guard_win(v, ci[1], ci[2])
             half = 0.5 * (ci[2] - ci[1]) if ci is not None and np.all(np.isfinite(ci)) else 0.0
+            sampled = _sampled_winner(runs, col, name, win, lose, lower)
+            greedy_text = ""
+            if sampled is not None:  # the verdict on sampled play (DRAS's code's test), greedy in the note
+                greedy_text = (f"greedy play: {win.upper()} {'ahead' if adv > 0 else 'behind'} by {adv:+.1%}"
+                               + (f" {format_ci(*ci, percent=True)} (paired over test jobs)" if ci is not None else "")
+                               + f", {v}")
+                a, b, adv, ci, tied, v = sampled
             row = {"paper": PAPER, "claim_id": f"fig9_winner_{trace}_{col}",
                    "claim": f"{label}: {win.upper()} better than {lose.upper()} in {name} (section 5.2)",
                    "paper_value": f"{win.upper()} ahead (all gaps within {VALUES['metric_gap_pct'].get(trace)}%)",
@@ -520,10 +581,16 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
                    "ci95": format_ci(*ci, percent=True) if ci is not None else "",
                    "note": "; ".join(x for x in (
                        f"advantage = {'1 / ' if lower else ''}{name} of {win.upper()} over {lose.upper()}'s, minus 1",
-                       note_base + ("; interval: paired bootstrap over the test jobs" if ci is not None else
+                       (f"verdict on sampled play (as DRAS's code tests; {play_count(runs[win], n)}), interval: "
+                        "bootstrap over agent seeds, then play seeds" if greedy_text else
+                        "verdict on greedy play" + (" (no sampled play)" if not greedy_text else "")),
+                       greedy_text,
+                       note_base + ("; interval: paired bootstrap over the test jobs" if ci is not None and not greedy_text
+                                    else "" if greedy_text else
                                     "; no interval: a whole-schedule metric, one schedule per policy and "
                                     f"seed (closer than {TIE:.1%} counts as a tie); values are means over seeds"),
-                       "at_budgets: the paper's winner's advantage in %",
+                       heuristics_text(item, col),
+                       "at_budgets: the paper's winner's advantage in %, greedy play",
                        _agent_note(agents, trace, len(runs["sem"]["validation"]))) if x)}
             def fn(s_row, d_row, col=col, lower=lower, win=win):
                 pair = (s_row[col], d_row[col]) if win == "sem" else (d_row[col], s_row[col])
@@ -532,6 +599,63 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
             rows.append(_with_budgets(row, runs, fn, None, unit="training jobs", noise=100 * max(half, 0.01),
                                       long_rows=long_rows, fmt="{:+.2f}%"))
     return rows, extra
+
+
+def _sampled_winner(runs: dict, col: str, name: str, win: str, lose: str, lower: bool):
+    """(a, b, advantage, ci, tied, verdict) of a winner claim under sampled play; None without it."""
+    from schedrl.report.convergence import guard_win
+
+    n = n_seeds(runs)
+    ga, gb = sampled_groups(runs[win], col, n), sampled_groups(runs[lose], col, n)
+    ci = _sampled_ci(runs, col, win, lose, lower)
+    if ga is None or gb is None or ci is None:
+        return None
+    a, b = float(np.mean([g.mean() for g in ga])), float(np.mean([g.mean() for g in gb]))
+    adv = advantage(a, b, lower)
+    tied = abs(adv) < TIE and spans_zero_ci(ci)
+    v = "reproduced" if adv > 0 and not tied else "not reproduced"
+    return a, b, adv, ci, tied, guard_win(v, ci[1], ci[2])
+
+
+def spans_zero_ci(ci) -> bool:
+    from schedrl.report.convergence import spans_zero
+
+    return spans_zero(ci[1], ci[2])
+
+
+def _sampled_gap(runs: dict, bound: float, greedy_cis: list, item: dict) -> dict:
+    """Fig. 9's gap claim under sampled play (``ours``, ``verdict``, ``ci95``: SEM - DRAS relative
+    difference per metric over agent and play seeds), with the greedy values moved to the note;
+    {} without sampled play for both encodings."""
+    from schedrl.report.convergence import bootstrap_diff, format_ci
+
+    n = n_seeds(runs)
+    gaps, cis, greedy = {}, [], {}
+    for col, name, _ in _METRICS:
+        gs, gd = sampled_groups(runs["sem"], col, n), sampled_groups(runs["dras"], col, n)
+        if gs is None or gd is None:
+            return {}
+        a, b = float(np.mean([g.mean() for g in gs])), float(np.mean([g.mean() for g in gd]))
+        if max(abs(a), abs(b)) > 0:
+            gaps[name] = 100 * abs(a - b) / max(abs(a), abs(b))
+        cis.append(f"SEM vs DRAS {name} {format_ci(*bootstrap_diff(gs, gd, relative=True), percent=True)}")
+        ga, gb = seed_mean(runs["sem"], col, n), seed_mean(runs["dras"], col, n)
+        if ga is not None and gb is not None and max(abs(ga), abs(gb)) > 0:
+            greedy[name] = 100 * abs(ga - gb) / max(abs(ga), abs(gb))
+    if not gaps:
+        return {}
+    worst = max(gaps, key=gaps.get)
+    ours = gaps[worst]
+    v = "reproduced" if ours <= bound else "partly reproduced" if ours <= 2 * bound else "not reproduced"
+    g_worst = max(greedy, key=greedy.get) if greedy else None
+    note = (f"verdict on sampled play (as DRAS's code tests; {play_count(runs['sem'], n)}); ci95: SEM's relative "
+            "difference from DRAS per metric, bootstrap over agent seeds, then play seeds; greedy play: largest gap "
+            + (f"{greedy[g_worst]:.1f}% ({g_worst})" if g_worst else "n/a")
+            + (f", intervals paired over test jobs: {'; '.join(greedy_cis)}" if greedy_cis else "")
+            + "; at_budgets: greedy play")
+    heur = heuristics_text(item, "mean_wait")
+    return {"ours": f"{ours:.1f}% ({worst}; sampled play)", "verdict": v, "ci95": "; ".join(cis),
+            "note_extra": note + (f"; mean wait {heur}" if heur else "")}
 
 
 def speedup_order_rows(agents: dict) -> list[dict]:
@@ -631,7 +755,7 @@ def reference_agents(agents: dict, kind: str) -> dict:
                 if ref is None:
                     break
                 played.append({**r, "test": ref["test"], "test_jobs": ref.get("test_jobs"), "budgets": None,
-                               "fingerprint": ref.get("fingerprint")})
+                               "fingerprint": ref.get("fingerprint"), "sampled": None})  # greedy protocol only
             else:
                 runs[enc] = {**played[0], "seeds": played[1:]}
                 continue

@@ -253,8 +253,27 @@ def load_agents(agents_dir: str | Path, traces: list[str]) -> dict:
                                key=lambda d: int(d.name) if d.name.isdigit() else -1)
                 runs[enc]["seeds"] = [_load_run(d) for d in seeds]
         heur = pd.read_csv(base / "heuristics.csv") if (base / "heuristics.csv").exists() else pd.DataFrame()
-        out[trace] = {"runs": runs, "heuristics": heur}
+        variants = {}
+        for enc in ENC_LABEL:
+            for folder in sorted((base / enc).glob("*_*")):
+                if folder.name.startswith(VARIANT_PREFIXES) and (folder / "test.json").exists():
+                    variants.setdefault(folder.name, {})[enc] = _load_run(folder)
+        out[trace] = {"runs": runs, "heuristics": heur, "variants": variants}
     return out
+
+
+#: agents beside the faithful ones (issue 37 items 2 and 5), one seed each, in
+#: results/sem/agents/<trace>/<encoder>/<variant>/: process_<p> (the env's decision process p),
+#: reward_<r> (reward r: beyond the paper)
+VARIANT_PREFIXES = ("process_", "reward_")
+
+
+def variant_label(name: str) -> str:
+    """How a variant's Fig. 9 rows are labelled, e.g. "(DRAS's process)"."""
+    kind, _, value = name.partition("_")
+    if kind == "process":
+        return "(DRAS's process)" if value == "dras" else f"({value} process)"
+    return f"({value} reward, beyond the paper)"
 
 
 def _load_run(folder: Path) -> dict:
@@ -263,7 +282,7 @@ def _load_run(folder: Path) -> dict:
     run = {"validation": pd.read_csv(folder / "validation.csv"), "test": read_json(folder / "test.json"),
            "timing": read_json(folder / "timing.json"), "budgets": _csv_or_none(folder / "budgets.csv"),
            "test_jobs": _csv_or_none(folder / "test_jobs.csv"), "fingerprint": _json_or_none(folder / "fingerprint.json"),
-           "references": {}}
+           "sampled": _csv_or_none(folder / "test_sampled.csv"), "references": {}}
     for kind in REFERENCES:
         ref = folder / f"ref_{kind}"
         if (ref / "test.json").exists():
@@ -284,7 +303,8 @@ def fingerprint_paths(agents_dir: str | Path, traces: list[str]) -> list[Path]:
         for enc in ENC_LABEL:
             folder = Path(agents_dir) / trace / enc
             seeds = sorted((d for d in (folder / "seeds").glob("*") if d.name.isdigit()), key=lambda d: int(d.name))
-            for run in [folder] + seeds:
+            variants = sorted(d for d in folder.glob("*_*") if d.name.startswith(VARIANT_PREFIXES))
+            for run in [folder] + seeds + variants:
                 out += [p for p in [run / "fingerprint.json"] + [run / f"ref_{k}" / "fingerprint.json" for k in REFERENCES]
                         if p.exists()]
     return out
@@ -402,16 +422,46 @@ def fig8_convergence(agents: dict, png: str | Path, tolerance: float = 0.05, win
 
 
 # --------------------------------------------------------------------------- Fig. 9
+def _sampled_row(label: str, run: dict, seeds: int) -> dict | None:
+    """A Fig. 9 row of sampled play: each metric's mean over the agent seeds' play seeds and its
+    95% interval (``claims.sampled_mean_ci``); None without sampled play."""
+    from schedrl.papers.sem.agents import KIVIAT
+    from schedrl.report.convergence import format_ci
+
+    row = {"method": f"{label}, sampled", "play": "sampled", "passes": claims.play_count(run, seeds)}
+    for col, _, _ in KIVIAT:
+        ci = claims.sampled_mean_ci(run, col, seeds)
+        if ci is None:
+            return None
+        row[col], row[f"{col}_ci95"] = ci[0], format_ci(*ci, "{:.4g}")
+    return row
+
+
 def kiviat_table(agents: dict) -> pd.DataFrame:
-    """Per trace and method: the four Kiviat metrics, raw and normalised to the best method (1)."""
+    """Per trace and method: the four Kiviat metrics, raw and normalised to the best method (1).
+    Agents play greedily (the first seed's test, as before) and, where they were tested so, sampled
+    (means over agent and play seeds with 95% intervals); variants (DRAS's process, an aligned
+    reward) are labelled; FCFS+EASY and SJF+EASY ran on the same test jobs."""
     from schedrl.papers.sem.agents import KIVIAT
 
     rows = []
     for trace, item in agents.items():
-        methods = [{"method": ENC_LABEL[enc], **run["test"]} for enc, run in item["runs"].items()]
-        methods += item["heuristics"].to_dict("records")
+        runs = item["runs"]
+        seeds = claims.n_seeds(runs) if {"sem", "dras"} <= set(runs) else None
+        agent_runs = [(ENC_LABEL[enc], run, seeds) for enc, run in runs.items()]
+        for name, vruns in (item.get("variants") or {}).items():
+            agent_runs += [(f"{ENC_LABEL[enc]} {variant_label(name)}", run, 1) for enc, run in vruns.items()]
+        methods = []
+        for label, run, n in agent_runs:
+            methods.append({"method": label, "play": "greedy", "passes": "1 (first seed)", **run["test"]})
+            sampled = _sampled_row(label, run, n)
+            if sampled is not None:
+                methods.append(sampled)
+        methods += [{**m, "play": "", "passes": "1"} for m in item["heuristics"].to_dict("records")]
         for m in methods:
-            rows.append({"trace": trace, "method": m["method"], **{col: m.get(col) for col, _, _ in KIVIAT}})
+            rows.append({"trace": trace, "method": m["method"], "play": m.get("play", ""), "passes": m.get("passes", ""),
+                         **{col: m.get(col) for col, _, _ in KIVIAT},
+                         **{f"{col}_ci95": m.get(f"{col}_ci95", "") for col, _, _ in KIVIAT}})
     table = pd.DataFrame(rows)
     for col, _, invert in KIVIAT:
         if table.empty:
@@ -441,10 +491,13 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
         sub = table[table["trace"] == trace]
         for _, row in sub.iterrows():
             vals = np.nan_to_num([row[f"{c}_norm"] for c, _, _ in KIVIAT])
-            ls = "-" if row["method"] in ("SEM", "DRAS") else "--"
+            base = str(row["method"]).split(",")[0].split(" (")[0]
+            # greedy agents solid, sampled dotted, variants dash-dotted, heuristics dashed
+            ls = ("-." if "(" in str(row["method"]) else ":" if row.get("play") == "sampled" else "-") \
+                if base in ("SEM", "DRAS") else "--"
             lw = 3.0 if row["method"] == "SEM" else 1.4  # SEM drawn wider: it may lie right under DRAS
             ax.plot(np.append(angles, angles[0]), np.append(vals, vals[0]), ls=ls, lw=lw,
-                    color=colors.get(row["method"]), label=row["method"])
+                    color=colors.get(base), label=row["method"])
             if row["method"] in ("SEM", "DRAS"):
                 ax.fill(angles, vals, alpha=0.08, color=colors.get(row["method"]))
         ax.set_xticks(angles, labels, fontsize=7)
@@ -452,9 +505,18 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
         gap = claims.VALUES["metric_gap_pct"].get(trace)
         ax.set_title(f"{_trace_label(trace, agents)} (paper: SEM within {gap}% of DRAS)" if gap is not None
                      else _trace_label(trace, agents), fontsize=9)
-        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(-0.25, -0.2))
+        ax.legend(fontsize=6, loc="lower left", bbox_to_anchor=(-0.25, -0.2 - 0.03 * max(len(sub) - 4, 0)))
     fig.suptitle("Fig. 9: scheduling performance on the test jobs (1 = best method; larger is better)", fontsize=9)
     save_figure(fig, png, table)
+    md = Path(png).with_suffix(".md")
+    cols = ["trace", "method", "play", "passes"] + [c for col, _, _ in KIVIAT for c in (col, f"{col}_ci95")]
+    md.write_text(markdown_table(table[[c for c in cols if c in table.columns]], "Fig. 9: the test jobs",
+                                 "Greedy: the highest-probability valid slot (the first seed's test). Sampled: actions "
+                                 "drawn from the policy's softmax as DRAS's code tests, mean over agent seeds and play "
+                                 "seeds with a 95% bootstrap interval (agent seeds, then play seeds). FCFS+EASY and "
+                                 "SJF+EASY on the same test jobs. \"(DRAS's process)\": the same agents trained and tested "
+                                 "under DRAS's code's decision process (one seed); \"beyond the paper\": the same agents "
+                                 "with a reward aligned with the metric (one seed), not the paper's."))
     return table
 
 
