@@ -86,17 +86,28 @@ def test_fig9_rows_and_claims_on_sampled_play(tmp_path):
             "SEM (neg_slowdown reward, beyond the paper), sampled"} <= set(methods)
     row = table.set_index("method").loc["SEM, sampled"]
     assert row["mean_wait"] == pytest.approx(80.0) and row["mean_wait_ci95"].startswith("80 [")
+    assert "| 0.8 | 0.8 [0.8, 0.8] | 80 | 80 [" in (tmp_path / "fig9.md").read_text()
     assert row["passes"] == "5 play seeds x 1 agent seed"
     assert "SJF+EASY" in (tmp_path / "fig9.md").read_text()
     rows, extra = C.comparison_rows(agents, [])
     w = {r["claim_id"]: r for r in rows}["fig9_winner_theta_mean_wait"]
     assert w["verdict"] == "reproduced" and w["ours"].startswith("SEM ahead by +50.0%")
-    assert "verdict on sampled play" in w["note"] and "greedy play: SEM behind" in w["note"]
+    assert "verdict on sampled play" in w["note"] and "greedy play: SEM's advantage -10.0%" in w["note"]
     assert "FCFS+EASY 200" in w["note"] and "SJF+EASY 120" in w["note"]
     assert float(w["ci95"].split("[")[1].split("%")[0]) > 0
     gap = extra["fig9_metric_gap_theta"]
     assert gap["ours"].endswith("(mean wait; sampled play)") and gap["verdict"] == "not reproduced"
     assert "greedy play: largest gap" in gap["note_extra"]
+    # per-job sampled play: mean metrics' intervals resample passes, then test jobs (paired)
+    rng = np.random.default_rng(1)
+    for enc, scale in (("sem", 1.0), ("dras", 1.5)):
+        item["runs"][enc]["sampled_jobs"] = pd.DataFrame({"play_seed": np.repeat(range(5), 50),
+                                                          "job_id": np.tile(range(50), 5),
+                                                          "wait": scale * rng.exponential(80.0, 250), "slowdown": 1.0})
+    pairs = C._sampled_job_pairs(item["runs"], "mean_wait", "sem", "dras")
+    assert len(pairs[0]) == 5 and len(pairs[0][0]) == 50
+    w2 = {r["claim_id"]: r for r in C.comparison_rows(agents, [])[0]}["fig9_winner_theta_mean_wait"]
+    assert "then test jobs, paired" in w2["note"] and w2["ci95"] != w["ci95"]
     # references never inherit the agents' sampled play
     item["runs"]["sem"]["references"] = {"random": {"test": sem, "test_jobs": None}}
     item["runs"]["dras"]["references"] = {"random": {"test": dras, "test_jobs": None}}

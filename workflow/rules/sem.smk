@@ -103,6 +103,25 @@ if SEM_WINDOWS and SEM_WINDOWS.get("trace") not in SEM_NETWORKS:
 SEM_EXTRA_SEEDS = [int(s) for s in SEM_AGENTS.get("extra_seeds", [])]
 SEM_HYPERPARAMS = _json.dumps(SEM_AGENTS.get("hyperparams", {}), sort_keys=True)
 SEM_THREADS = int(SEM_AGENTS.get("threads", 1))
+# issue 37: the env's decision process (hold: ours), sampled test play (one pass per play seed, beside
+# greedy) and where validation jobs come from (split, or test_like: the block loaded like the test)
+SEM_PROCESS = SEM_AGENTS.get("process", "hold")
+SEM_PLAY_SEEDS = [int(s) for s in SEM_AGENTS.get("play_seeds", [])]
+SEM_VALIDATION = SEM_AGENTS.get("validation", "split")
+# Variants beside the faithful agents (one seed, the first): the same agents under another decision
+# process (process_<p>, e.g. DRAS's code's), or trained with another reward (reward_<r>: beyond the
+# paper, an objective-aligned reward), in results/sem/agents/<trace>/<encoder>/<variant>/.
+SEM_VARIANTS = {}
+for _t, _ps in SEM_AGENTS.get("extra_processes", {}).items():
+    for _p in _ps:
+        SEM_VARIANTS.setdefault(_t, {})[f"process_{_p}"] = {"process": _p}
+for _t, _r in SEM_AGENTS.get("aligned_rewards", {}).items():
+    SEM_VARIANTS.setdefault(_t, {})[f"reward_{_r}"] = {"reward": _r}
+_bad = sorted(set(SEM_VARIANTS) - set(SEM_AGENT_TRACES))
+if _bad:
+    sys.stderr.write(f"schedrl: config: sem.agents.extra_processes/aligned_rewards: {', '.join(_bad)} not in sem.agents.traces\n")
+    sys.exit(2)
+SEM_VARIANT_RUNS = [f"{t}/{enc}/{v}" for t, vs in SEM_VARIANTS.items() for v in vs for enc in ("sem", "dras")]
 
 
 def _sem_split(trace):
@@ -111,15 +130,27 @@ def _sem_split(trace):
             "manifest": f"{base}/split.json"}
 
 
-def _sem_agent_args(trace, encoder, seed=None):
+def _sem_agent_args(trace, encoder, seed=None, variant=None):
     net = SEM_NETWORKS[trace]
-    # reward_kwargs only when set, so runs with the reward's defaults keep their command (no retraining)
-    kwargs = f"--reward-kwargs '{_json.dumps(net['reward_kwargs'], sort_keys=True)}' " if net.get("reward_kwargs") else ""
+    over = SEM_VARIANTS.get(trace, {}).get(variant, {}) if variant else {}
+    reward = over.get("reward", net["reward"])
+    # reward_kwargs only when set, so runs with the reward's defaults keep their command (no retraining);
+    # a variant's own reward takes none (they are the configured reward's)
+    rk = net.get("reward_kwargs") if reward == net["reward"] else None
+    kwargs = f"--reward-kwargs '{_json.dumps(rk, sort_keys=True)}' " if rk else ""
+    process = over.get("process", SEM_PROCESS)
+    kwargs += f"--process {process} " if process != "hold" else ""
     return (f"--split-dir results/workloads/sem/{trace} --trace {trace} --encoder {encoder} "
-            f"--nodes {net['nodes']} --k {net['k']} --reward {net['reward']} {kwargs}"
+            f"--nodes {net['nodes']} --k {net['k']} --reward {reward} {kwargs}"
             f"--hidden {' '.join(str(h) for h in net['hidden'][encoder])} "
             f"--priority-queues {' '.join(str(q) for q in net.get('priority_queues', []))} "
             f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0) if seed is None else seed}")
+
+
+def _sem_test_args():
+    """Training's test and validation options, each only when set (old commands stay as they were)."""
+    return ((f"--play-seeds {' '.join(str(s) for s in SEM_PLAY_SEEDS)} " if SEM_PLAY_SEEDS else "")
+            + (f"--validation {SEM_VALIDATION} " if SEM_VALIDATION != "split" else ""))
 
 
 rule sem_train_agent:
@@ -132,11 +163,13 @@ rule sem_train_agent:
         budgets="results/sem/agents/{trace}/{encoder}/budgets.csv",
         test_jobs="results/sem/agents/{trace}/{encoder}/test_jobs.csv",
         fingerprint="results/sem/agents/{trace}/{encoder}/fingerprint.json",
+        sampled="results/sem/agents/{trace}/{encoder}/test_sampled.csv",
+        sampled_jobs="results/sem/agents/{trace}/{encoder}/test_jobs_sampled.csv",
     wildcard_constraints:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
     params:
-        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder),
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder) + " " + _sem_test_args(),
         episodes=SEM_AGENTS.get("episodes", 0),
     log:
         "logs/sem/train_{trace}_{encoder}.log",
@@ -164,12 +197,14 @@ rule sem_train_agent_seed:
         budgets="results/sem/agents/{trace}/{encoder}/seeds/{seed}/budgets.csv",
         test_jobs="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test_jobs.csv",
         fingerprint="results/sem/agents/{trace}/{encoder}/seeds/{seed}/fingerprint.json",
+        sampled="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test_sampled.csv",
+        sampled_jobs="results/sem/agents/{trace}/{encoder}/seeds/{seed}/test_jobs_sampled.csv",
     wildcard_constraints:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
         seed=r"\d+",
     params:
-        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)),
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)) + " " + _sem_test_args(),
         episodes=SEM_AGENTS.get("episodes", 0),
     log:
         "logs/sem/train_{trace}_{encoder}_seed{seed}.log",
@@ -184,6 +219,42 @@ rule sem_train_agent_seed:
     shell:
         "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
         "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/seeds/{wildcards.seed} > {log:q} 2>&1"
+
+
+rule sem_train_variant:
+    # the same agent (first seed) under another decision process or with another reward (issue 37)
+    input:
+        unpack(lambda wildcards: _sem_split(wildcards.trace)),
+    output:
+        test="results/sem/agents/{trace}/{encoder}/{variant}/test.json",
+        validation="results/sem/agents/{trace}/{encoder}/{variant}/validation.csv",
+        timing="results/sem/agents/{trace}/{encoder}/{variant}/timing.json",
+        budgets="results/sem/agents/{trace}/{encoder}/{variant}/budgets.csv",
+        test_jobs="results/sem/agents/{trace}/{encoder}/{variant}/test_jobs.csv",
+        fingerprint="results/sem/agents/{trace}/{encoder}/{variant}/fingerprint.json",
+        sampled="results/sem/agents/{trace}/{encoder}/{variant}/test_sampled.csv",
+        sampled_jobs="results/sem/agents/{trace}/{encoder}/{variant}/test_jobs_sampled.csv",
+    wildcard_constraints:
+        trace=alternatives(SEM_AGENT_TRACES),
+        encoder="sem|dras",
+        variant=r"(process|reward)_[a-z0-9_]+",
+    params:
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, variant=wildcards.variant)
+        + " " + _sem_test_args(),
+        episodes=SEM_AGENTS.get("episodes", 0),
+    log:
+        "logs/sem/train_{trace}_{encoder}_{variant}.log",
+    benchmark:
+        "benchmarks/results/sem/train_{trace}_{encoder}_{variant}.tsv"
+    threads: SEM_THREADS
+    resources:
+        mem_mb=lambda wildcards: 8000 if wildcards.encoder == "dras" else 2000,
+        runtime=lambda wildcards: 240 if wildcards.encoder == "dras" else 60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl sem train {params.args} --episodes {params.episodes} --threads {threads} "
+        "--out-dir results/sem/agents/{wildcards.trace}/{wildcards.encoder}/{wildcards.variant} > {log:q} 2>&1"
 
 
 # The no-learning references of every trained agent (issue 41): uniform random valid play and the
@@ -343,6 +414,9 @@ rule sem_agent_figures:
         seed_references=expand("results/sem/agents/{trace}/{encoder}/seeds/{seed}/ref_{agent}/test.json",
                                trace=SEM_AGENT_TRACES, encoder=["sem", "dras"], seed=SEM_EXTRA_SEEDS,
                                agent=SEM_REFERENCES),
+        variants=[f"results/sem/agents/{run}/test.json" for run in SEM_VARIANT_RUNS],
+        sampled=expand("results/sem/agents/{trace}/{encoder}/test_sampled.csv", trace=SEM_AGENT_TRACES,
+                       encoder=["sem", "dras"]),
         windows=expand("results/sem/window/dras_w{window}/window.json", window=SEM_WINDOWS.get("windows", [])),
         heuristics=expand("results/sem/agents/{trace}/heuristics.csv", trace=SEM_AGENT_TRACES),
         scaling=[f"results/sem/scaling/{enc}_x{f}/scaling.json" for enc, f in SEM_SCALING_POINTS],
@@ -353,6 +427,7 @@ rule sem_agent_figures:
         table4_md="figures/sem/table4_networks.md",
         fig8=figure("sem", "fig8_convergence"),
         fig9=figure("sem", "fig9_kiviat"),
+        fig9_md="figures/sem/fig9_kiviat.md",
         fig10=figure("sem", "fig10_train_inference_time"),
         fig11=figure("sem", "fig11_scaling"),
         fig3=figure("sem", "fig3_dras_cost_vs_size"),
@@ -388,4 +463,4 @@ if SEM_TRACES:
     register_targets("sem", SEM_FIGURES.TARGETS, rules)
     register("sem", rules.sem_agent_figures.output.fingerprints)  # the report's "what the agents learned"
     REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md,
-                            rules.sem_agent_figures.output.table4_md])
+                            rules.sem_agent_figures.output.table4_md, rules.sem_agent_figures.output.fig9_md])

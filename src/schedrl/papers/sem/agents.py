@@ -340,12 +340,24 @@ def test_like_validation(train: pd.DataFrame, val: pd.DataFrame, test: pd.DataFr
     return block, info
 
 
-def sampled_play(policy, test: pd.DataFrame, spec: AgentSpec, scale: float, play_seeds) -> pd.DataFrame:
-    """Test play as DRAS's code plays: one sampled pass per play seed (``play_rng``)."""
-    rows = []
+def sampled_play(policy, test: pd.DataFrame, spec: AgentSpec, scale: float, play_seeds,
+                 jobs_path=None) -> pd.DataFrame:
+    """Test play as DRAS's code plays: one sampled pass per play seed (``play_rng``); with
+    ``jobs_path`` each pass's per-job wait and slowdown too (``play_seed`` column), for intervals
+    that resample the test jobs as well as the passes."""
+    from schedrl import metrics
+
+    rows, jobs = [], []
     for p in play_seeds:
-        m = play_greedy(policy, test, spec, scale, rng=play_rng(spec, int(p)))
+        m = play_greedy(policy, test, spec, scale, rng=play_rng(spec, int(p)), keep_schedule=jobs_path is not None)
         rows.append({"play_seed": int(p), **{k: m.get(k) for k in SAMPLED_METRICS}})
+        if jobs_path is not None:
+            sched = m["schedule"]
+            jobs.append(pd.DataFrame({"play_seed": int(p), "job_id": sched["job_id"].to_numpy(),
+                                      "wait": metrics.wait_times(sched), "slowdown": metrics.slowdowns(sched)}))
+    if jobs_path is not None:
+        write_csv(jobs_path, pd.concat(jobs, ignore_index=True).sort_values(["play_seed", "job_id"])
+                  if jobs else pd.DataFrame(columns=["play_seed", "job_id", "wait", "slowdown"]))
     return pd.DataFrame(rows, columns=["play_seed", *SAMPLED_METRICS])
 
 
@@ -359,7 +371,8 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     """Train, validate after every episode and test one agent; writes into ``out_dir``:
     ``run/`` (the trainer's run folder), ``validation.csv`` (one row per episode), ``test.json``
     (metrics and inference time on the test part), ``test_sampled.csv`` (one sampled test pass
-    per ``play_seeds`` entry; no rows without play seeds) and ``timing.json`` (training time by part).
+    per ``play_seeds`` entry; no rows without play seeds; ``test_jobs_sampled.csv`` their per-job
+    waits and slowdowns) and ``timing.json`` (training time by part).
     ``validation``: "split" (the split's validation part) or "test_like" (``test_like_validation``).
 
     A rerun resumes: per-episode rows and times are kept in ``progress/`` (Snakemake deletes a
@@ -451,7 +464,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     _write_test_jobs(out_dir / "test_jobs.csv", test_metrics.pop("schedule"))
     write_agent_fingerprint(out_dir / "fingerprint.json", test_metrics.pop("recorder"), policy, spec, "trained")
     c0 = time.process_time()
-    sampled = sampled_play(policy, test, spec, scale, play_seeds)
+    sampled = sampled_play(policy, test, spec, scale, play_seeds, out_dir / "test_jobs_sampled.csv")
     write_csv(out_dir / "test_sampled.csv", sampled)
     sampled_cpu = time.process_time() - c0
     budget_rows = [r for r in budget_rows if float(r["fraction"]) < 1.0]

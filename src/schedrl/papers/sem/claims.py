@@ -417,16 +417,45 @@ def sampled_mean_ci(run: dict, col: str, n: int | None = None):
     return bootstrap_ci(groups) if groups else None
 
 
+def _sampled_job_pairs(runs: dict, col: str, a: str, b: str):
+    """Per (agent seed, play seed) pass, the per-job values of ``col``'s per-job quantity for
+    encodings ``a`` and ``b`` on the same test jobs (``test_jobs_sampled.csv``; the two passes of a
+    pair share the play seed's number, not its draws); None where missing."""
+    if col not in _PER_JOB:
+        return None
+    n = n_seeds(runs)
+    xs, ys = [], []
+    for ra, rb in zip(seed_runs(runs[a])[:n], seed_runs(runs[b])[:n]):
+        ja, jb = ra.get("sampled_jobs"), rb.get("sampled_jobs")
+        if ja is None or jb is None or ja.empty or jb.empty:
+            return None
+        for p in sorted(set(ja["play_seed"]) & set(jb["play_seed"])):
+            x = ja[ja["play_seed"] == p].set_index("job_id")[_PER_JOB[col]]
+            y = jb[jb["play_seed"] == p].set_index("job_id")[_PER_JOB[col]].reindex(x.index)
+            if y.isna().any():
+                return None
+            xs.append(x.to_numpy(dtype=float))
+            ys.append(y.to_numpy(dtype=float))
+    return (xs, ys) if xs else None
+
+
 def _sampled_ci(runs: dict, col: str, winner: str, loser: str, lower_better: bool):
     """``advantage`` of ``winner`` over ``loser`` under sampled play (means over agent and play
-    seeds) with its 95% bootstrap interval (agent seeds, then play seeds; the two agents' passes
-    are independent draws, so unpaired); None without sampled play for both."""
+    seeds) with its 95% bootstrap interval: for a mean over test jobs, passes (agent x play seeds)
+    resampled, then the test jobs within each, paired between the encodings; for a whole-schedule
+    metric agent seeds, then play seeds (the two agents' passes are independent draws, unpaired).
+    None without sampled play for both."""
     from schedrl.report.convergence import bootstrap_diff
 
     n = n_seeds(runs)
     w, lo = sampled_groups(runs[winner], col, n), sampled_groups(runs[loser], col, n)
     if w is None or lo is None:
         return None
+    pairs = _sampled_job_pairs(runs, col, winner, loser)
+    if pairs is not None:
+        xw, xl = pairs
+        return bootstrap_diff(xl, xw, relative=True, paired=True) if lower_better \
+            else bootstrap_diff(xw, xl, relative=True, paired=True)
     # the winner's advantage: 1 / metric for lower-is-better means mean(loser) / mean(winner) - 1
     return bootstrap_diff(lo, w, relative=True) if lower_better else bootstrap_diff(w, lo, relative=True)
 
@@ -436,7 +465,12 @@ def heuristics_text(item: dict, col: str) -> str:
     heur = item.get("heuristics")
     if heur is None or heur.empty or col not in heur:
         return ""
-    return "on the same test jobs " + ", ".join(f"{r['method']} {float(r[col]):.4g}" for _, r in heur.iterrows())
+    return "on the same test jobs " + ", ".join(f"{r['method']} {number(float(r[col]))}" for _, r in heur.iterrows())
+
+
+def number(v: float) -> str:
+    """32,880 for large values, 0.7545 / 121.5 for small ones."""
+    return f"{v:,.0f}" if np.isfinite(v) and abs(v) >= 1000 else f"{v:.4g}"
 
 
 def _paired_ci(runs: dict, col: str, winner: str, loser: str, lower_better: bool):
@@ -568,7 +602,7 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
             sampled = _sampled_winner(runs, col, name, win, lose, lower)
             greedy_text = ""
             if sampled is not None:  # the verdict on sampled play (DRAS's code's test), greedy in the note
-                greedy_text = (f"greedy play: {win.upper()} {'ahead' if adv > 0 else 'behind'} by {adv:+.1%}"
+                greedy_text = (f"greedy play: {win.upper()}'s advantage {adv:+.1%}"
                                + (f" {format_ci(*ci, percent=True)} (paired over test jobs)" if ci is not None else "")
                                + f", {v}")
                 a, b, adv, ci, tied, v = sampled
@@ -576,13 +610,14 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
                    "claim": f"{label}: {win.upper()} better than {lose.upper()} in {name} (section 5.2)",
                    "paper_value": f"{win.upper()} ahead (all gaps within {VALUES['metric_gap_pct'].get(trace)}%)",
                    "ours": (f"tied ({adv:+.2%}; " if tied else f"{win.upper()} {'ahead' if adv > 0 else 'behind'} "
-                            f"by {adv:+.1%} (") + f"{name}: {win.upper()} {a:.4g}, {lose.upper()} {b:.4g})",
+                            f"by {adv:+.1%} (") + f"{name}: {win.upper()} {number(a)}, {lose.upper()} {number(b)})",
                    "verdict": v,
                    "ci95": format_ci(*ci, percent=True) if ci is not None else "",
                    "note": "; ".join(x for x in (
                        f"advantage = {'1 / ' if lower else ''}{name} of {win.upper()} over {lose.upper()}'s, minus 1",
                        (f"verdict on sampled play (as DRAS's code tests; {play_count(runs[win], n)}), interval: "
-                        "bootstrap over agent seeds, then play seeds" if greedy_text else
+                        + ("bootstrap over passes (agent x play seeds), then test jobs, paired" if col in _PER_JOB
+                           else "bootstrap over agent seeds, then play seeds") if greedy_text else
                         "verdict on greedy play" + (" (no sampled play)" if not greedy_text else "")),
                        greedy_text,
                        note_base + ("; interval: paired bootstrap over the test jobs" if ci is not None and not greedy_text
@@ -638,7 +673,9 @@ def _sampled_gap(runs: dict, bound: float, greedy_cis: list, item: dict) -> dict
         a, b = float(np.mean([g.mean() for g in gs])), float(np.mean([g.mean() for g in gd]))
         if max(abs(a), abs(b)) > 0:
             gaps[name] = 100 * abs(a - b) / max(abs(a), abs(b))
-        cis.append(f"SEM vs DRAS {name} {format_ci(*bootstrap_diff(gs, gd, relative=True), percent=True)}")
+        pairs = _sampled_job_pairs(runs, col, "sem", "dras")
+        diff = bootstrap_diff(*pairs, relative=True, paired=True) if pairs else bootstrap_diff(gs, gd, relative=True)
+        cis.append(f"SEM vs DRAS {name} {format_ci(*diff, percent=True)}")
         ga, gb = seed_mean(runs["sem"], col, n), seed_mean(runs["dras"], col, n)
         if ga is not None and gb is not None and max(abs(ga), abs(gb)) > 0:
             greedy[name] = 100 * abs(ga - gb) / max(abs(ga), abs(gb))
@@ -649,7 +686,8 @@ def _sampled_gap(runs: dict, bound: float, greedy_cis: list, item: dict) -> dict
     v = "reproduced" if ours <= bound else "partly reproduced" if ours <= 2 * bound else "not reproduced"
     g_worst = max(greedy, key=greedy.get) if greedy else None
     note = (f"verdict on sampled play (as DRAS's code tests; {play_count(runs['sem'], n)}); ci95: SEM's relative "
-            "difference from DRAS per metric, bootstrap over agent seeds, then play seeds; greedy play: largest gap "
+            "difference from DRAS per metric, bootstrap over passes (agent x play seeds), then test jobs (mean wait, "
+            "mean slowdown; paired) or over agent seeds, then play seeds (utilisation, max wait); greedy play: largest gap "
             + (f"{greedy[g_worst]:.1f}% ({g_worst})" if g_worst else "n/a")
             + (f", intervals paired over test jobs: {'; '.join(greedy_cis)}" if greedy_cis else "")
             + "; at_budgets: greedy play")

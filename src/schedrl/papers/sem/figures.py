@@ -282,7 +282,8 @@ def _load_run(folder: Path) -> dict:
     run = {"validation": pd.read_csv(folder / "validation.csv"), "test": read_json(folder / "test.json"),
            "timing": read_json(folder / "timing.json"), "budgets": _csv_or_none(folder / "budgets.csv"),
            "test_jobs": _csv_or_none(folder / "test_jobs.csv"), "fingerprint": _json_or_none(folder / "fingerprint.json"),
-           "sampled": _csv_or_none(folder / "test_sampled.csv"), "references": {}}
+           "sampled": _csv_or_none(folder / "test_sampled.csv"),
+           "sampled_jobs": _csv_or_none(folder / "test_jobs_sampled.csv"), "references": {}}
     for kind in REFERENCES:
         ref = folder / f"ref_{kind}"
         if (ref / "test.json").exists():
@@ -316,6 +317,9 @@ def write_fingerprints(agents_dir: str | Path, traces: list[str], path: str | Pa
     from schedrl.io import write_csv
 
     frame = fingerprint_table(fingerprint_paths(agents_dir, traces))
+    if len(frame):  # a variant's agent is named as its Fig. 9 row: "SEM theta seed 0 (DRAS's process)"
+        variant = [next((x for x in Path(p).parts if x.startswith(VARIANT_PREFIXES)), "") for p in frame["path"]]
+        frame["agent"] = [f"{a} {variant_label(v)}" if v else a for a, v in zip(frame["agent"], variant)]
     lead = [c for c in ("agent", "kind", "trace", "encoder", "seed", "plays_as", "contested") if c in frame.columns]
     frame = frame[lead + [c for c in frame.columns if c not in lead]]
     write_csv(path, frame)
@@ -426,14 +430,13 @@ def _sampled_row(label: str, run: dict, seeds: int) -> dict | None:
     """A Fig. 9 row of sampled play: each metric's mean over the agent seeds' play seeds and its
     95% interval (``claims.sampled_mean_ci``); None without sampled play."""
     from schedrl.papers.sem.agents import KIVIAT
-    from schedrl.report.convergence import format_ci
 
     row = {"method": f"{label}, sampled", "play": "sampled", "passes": claims.play_count(run, seeds)}
     for col, _, _ in KIVIAT:
         ci = claims.sampled_mean_ci(run, col, seeds)
         if ci is None:
             return None
-        row[col], row[f"{col}_ci95"] = ci[0], format_ci(*ci, "{:.4g}")
+        row[col], row[f"{col}_ci95"] = ci[0], "{} [{}, {}]".format(*map(claims.number, ci))
     return row
 
 
@@ -510,7 +513,11 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
     save_figure(fig, png, table)
     md = Path(png).with_suffix(".md")
     cols = ["trace", "method", "play", "passes"] + [c for col, _, _ in KIVIAT for c in (col, f"{col}_ci95")]
-    md.write_text(markdown_table(table[[c for c in cols if c in table.columns]], "Fig. 9: the test jobs",
+    shown = table[[c for c in cols if c in table.columns]].copy()
+    for col, _, _ in KIVIAT:  # 32,880 rather than 3.288e+04
+        if col in shown:
+            shown[col] = [claims.number(float(v)) if pd.notna(v) else "" for v in shown[col]]
+    md.write_text(markdown_table(shown, "Fig. 9: the test jobs",
                                  "Greedy: the highest-probability valid slot (the first seed's test). Sampled: actions "
                                  "drawn from the policy's softmax as DRAS's code tests, mean over agent seeds and play "
                                  "seeds with a 95% bootstrap interval (agent seeds, then play seeds). FCFS+EASY and "
