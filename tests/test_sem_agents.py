@@ -215,6 +215,8 @@ def test_sem_observation_never_builds_per_node_arrays(tmp_path):
     (["--reward-kwargs", "{bad"], "--reward-kwargs"),
     (["--reward-kwargs", "[0]"], "--reward-kwargs: expected a JSON mapping"),
     (["--reward-kwargs", '{"floor": 0}'], "takes no parameter(s) floor"),
+    (["--process", "nope"], "process must be one of hold"),
+    (["--validation", "nope"], "validation must be one of split, test_like"),
 ])
 def test_train_command_bad_input_one_line(tmp_path, capsys, extra, needle):
     from schedrl.cli import main

@@ -578,7 +578,9 @@ def comparison_rows(agents: dict, long_rows: list) -> tuple[list[dict], dict]:
             fields["ci95"] = "; ".join(cis)
         fields["note_extra"] = note_base + ("; intervals: paired bootstrap over the test jobs" if cis else "")
         sampled = _sampled_gap(runs, bound, cis, item)
-        if sampled:
+        if not sampled:
+            fields["note_extra"] += "; verdict on greedy play (no sampled play)"
+        else:
             fields["note_extra"] = _evidence(runs) + "; " + sampled.pop("note_extra")
             fields.update(sampled)
         extra[f"fig9_metric_gap_{trace}"] = fields
