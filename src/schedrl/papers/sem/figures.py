@@ -485,7 +485,8 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
 
     table = kiviat_table(agents)
     traces = list(agents)
-    fig = plt.figure(figsize=(max(5.0 * len(traces), 7.0), 4.6), layout="constrained")
+    most = int(table.groupby("trace").size().max()) if len(table) else 4
+    fig = plt.figure(figsize=(max(5.0 * len(traces), 7.0), 4.6 + 0.16 * max(most - 6, 0)), layout="constrained")
     labels = [label for _, label, _ in KIVIAT]
     angles = np.linspace(0, 2 * np.pi, len(labels), endpoint=False)
     colors = {"SEM": ENC_COLOR["sem"], "DRAS": ENC_COLOR["dras"], "FCFS+EASY": "C2", "SJF+EASY": "C3"}
@@ -495,12 +496,15 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
         for _, row in sub.iterrows():
             vals = np.nan_to_num([row[f"{c}_norm"] for c, _, _ in KIVIAT])
             base = str(row["method"]).split(",")[0].split(" (")[0]
+            agent = str(row["method"]).split(",")[0]  # a variant gets its own colour
+            if agent not in colors:
+                colors[agent] = f"C{4 + (len(colors) - 4) % 6}"
             # greedy agents solid, sampled dotted, variants dash-dotted, heuristics dashed
             ls = ("-." if "(" in str(row["method"]) else ":" if row.get("play") == "sampled" else "-") \
                 if base in ("SEM", "DRAS") else "--"
             lw = 3.0 if row["method"] == "SEM" else 1.4  # SEM drawn wider: it may lie right under DRAS
             ax.plot(np.append(angles, angles[0]), np.append(vals, vals[0]), ls=ls, lw=lw,
-                    color=colors.get(base), label=row["method"])
+                    color=colors.get(agent, colors.get(base)), label=row["method"])
             if row["method"] in ("SEM", "DRAS"):
                 ax.fill(angles, vals, alpha=0.08, color=colors.get(row["method"]))
         ax.set_xticks(angles, labels, fontsize=7)
@@ -508,7 +512,7 @@ def fig9_kiviat(agents: dict, png: str | Path) -> pd.DataFrame:
         gap = claims.VALUES["metric_gap_pct"].get(trace)
         ax.set_title(f"{_trace_label(trace, agents)} (paper: SEM within {gap}% of DRAS)" if gap is not None
                      else _trace_label(trace, agents), fontsize=9)
-        ax.legend(fontsize=6, loc="lower left", bbox_to_anchor=(-0.25, -0.2 - 0.03 * max(len(sub) - 4, 0)))
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2 if len(sub) > 6 else 1)
     fig.suptitle("Fig. 9: scheduling performance on the test jobs (1 = best method; larger is better)", fontsize=9)
     save_figure(fig, png, table)
     md = Path(png).with_suffix(".md")
