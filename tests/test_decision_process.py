@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from env_play import random_episode
 from schedrl.envs import make_hpc_env
 from schedrl.errors import ConfigError
 from schedrl.sim import ClusterSpec, HPCSimulator, simulate
@@ -140,12 +141,7 @@ def test_every_event_random_picks_keep_capacity_and_integrate_rewards():
     env = make_hpc_env(jobs=jobs, cluster=16, process="every_event", encoder="sem", reward="neg_slowdown",
                        window=WINDOW, k=4)
     check_env(env, skip_render_check=True)
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    total, term = 0.0, False
-    while not term:
-        *_, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-        total += r
+    total, info = random_episode(env, seed=0)
     s = info["schedule"]
     start, end = s["start_time"].to_numpy(), s["end_time"].to_numpy()
     assert all(s["req_procs"][(start <= t) & (t < end)].sum() <= 16 for t in np.unique(start))

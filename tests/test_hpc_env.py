@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import schedrl.envs  # noqa: F401  (registers the envs)
+from env_play import random_episode
 from schedrl.envs import make_hpc_env
 from schedrl.envs.rewards import get_reward, runtime_utilisation_so_far
 from schedrl.errors import ConfigError
@@ -255,12 +256,7 @@ def test_random_agents_respect_capacity_and_reservations(seed):
 def test_neg_slowdown_return_is_minus_the_sum_of_slowdowns():
     jobs = _busy(80, nodes=16, seed=3)
     env = make_hpc_env(jobs=jobs, cluster=16, encoder="sem", reward="neg_slowdown", window=5, k=4)
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    total, term = 0.0, False
-    while not term:
-        *_, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-        total += r
+    total, info = random_episode(env, seed=0)
     s = info["schedule"]
     slowdown = (s["end_time"] - s["submit_time"]) / np.maximum(s["run_time"], 1.0)
     assert total == pytest.approx(-slowdown.sum(), rel=1e-9)
