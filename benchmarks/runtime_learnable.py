@@ -34,8 +34,8 @@ from pathlib import Path
 def _train_and_play(job: dict) -> dict:
     import torch
 
-    from schedrl.experiments.fingerprint import fingerprint, plays_as, sb3_view
     from schedrl.experiments.evaluate import load_run
+    from schedrl.experiments.fingerprint import fingerprint, plays_as, sb3_view
     from schedrl.papers.runtime import experiments as rx
 
     torch.set_num_threads(1)

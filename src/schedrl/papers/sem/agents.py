@@ -77,9 +77,8 @@ class AgentSpec:
             raise ConfigError(f"sem agents: encoder must be one of {', '.join(ENCODERS)}, got '{self.encoder}'")
         if self.nodes < 1 or self.k < 1 or self.window < 1:
             raise ConfigError("sem agents: nodes, k and window must be positive")
-        from schedrl.envs.rewards import get_reward
-
         from schedrl.envs.pick_reserve import PROCESSES
+        from schedrl.envs.rewards import get_reward
 
         if self.process not in PROCESSES:
             raise ConfigError(f"sem agents: process must be one of {', '.join(PROCESSES)}, got '{self.process}'")
