@@ -153,6 +153,7 @@ def test_rerun_is_skipped_and_a_higher_target_resumes(tmp_path):
     pd.testing.assert_frame_equal(curve.iloc[: len(curve_before)], curve_before)
     timing = json.loads((run / "timing.json").read_text())
     assert timing["resumed_from"] == first.steps and timing["wall_time_total_s"] >= timing["wall_time_s"]
+    assert timing["process_cpu_total_s"] > timing["process_cpu_s"] > 0  # the first segment's CPU is counted too
 
 
 def test_resume_from_checkpoint_after_a_crash(tmp_path):

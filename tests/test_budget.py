@@ -24,6 +24,7 @@ def test_cpu_time_is_summed_per_paper_against_its_budget(tmp_path):
     assert table.loc["mdp", "rule_runs"] == 2
     assert table.loc["mdp", "wall_hours"] == pytest.approx(1.5)
     assert table.loc["mdp", "cpu_core_hours"] == pytest.approx(1.0)
+    assert table.loc["mdp", "cpu_core_hours_max"] == pytest.approx(1.0 + 2 * 30 / 3600)  # one 30 s sample each
     assert table.loc["mdp", "share_of_budget"] == pytest.approx(0.5)
     assert table.loc["sem", "rule_runs"] == 0  # budgeted, not run yet
     assert table.loc["total", "cpu_core_hours"] == pytest.approx(3.0)
@@ -36,6 +37,6 @@ def test_budget_command_prints_markdown_and_names_a_missing_folder(tmp_path, cap
     assert main(["budget", "--benchmarks", str(tmp_path / "bench"), "--config", str(tmp_path / "c.yaml"),
                  "--format", "markdown"]) == 0
     out = capsys.readouterr().out
-    assert "| sem | 1 | 0.10 | 0.10 | 1.00 | 10% |" in out
+    assert "| sem | 1 | 0.10 | 0.10 | 0.11 | 1.00 | 10% |" in out
     assert main(["budget", "--benchmarks", str(tmp_path / "none")]) == 2
     assert "none: no benchmark folder" in capsys.readouterr().err

@@ -234,12 +234,19 @@ class RunFolder:
 
     def write_timing(self, wall: float, trained: int, **fields) -> dict:
         """``timing.json`` of a finished invocation: its wall time and rate of ``trained`` env steps,
-        ``fields`` (``steps``, ...) and ``wall_time_total_s`` summed over every segment of the run."""
+        ``fields`` (``steps``, ...), ``wall_time_total_s`` summed over every segment of the run, and
+        the CPU seconds of the process so far (``process_cpu_s``: its start-up included, and any run
+        trained earlier in the same process; ``process_cpu_total_s`` over every segment). Snakemake's
+        benchmark files sample CPU every 30 s and miss a rule's last interval, so cost models are
+        fitted to these."""
         from schedrl.io import write_json
 
+        cpu = time.process_time()
         timing = {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
                   "steps_per_s": round(trained / wall, 1) if wall > 0 else None,
-                  "wall_time_total_s": round(self._total_wall() + wall, 3)}
+                  "wall_time_total_s": round(self._total("wall_time_total_s") + wall, 3),
+                  "process_cpu_s": round(cpu, 3),
+                  "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
         write_json(self.timing_file, timing)
         return timing
 
@@ -249,16 +256,20 @@ class RunFolder:
         from schedrl.io import read_json, write_json
 
         previous = read_json(self.timing_file) if self.timing_file.exists() else {}
-        timing = {**previous, "interrupted": {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3)},
-                  "wall_time_total_s": round(self._total_wall() + wall, 3)}
+        cpu = time.process_time()
+        timing = {**previous, "interrupted": {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
+                                              "process_cpu_s": round(cpu, 3)},
+                  "wall_time_total_s": round(self._total("wall_time_total_s") + wall, 3),
+                  "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
         write_json(self.timing_file, timing)
         return timing
 
-    def _total_wall(self) -> float:
+    def _total(self, key: str) -> float:
+        """``key`` of the run's timing.json so far (0 before the first segment)."""
         from schedrl.io import read_json
 
         previous = read_json(self.timing_file) if self.timing_file.exists() else {}
-        return float(previous.get("wall_time_total_s", 0.0))
+        return float(previous.get(key, 0.0))
 
     # -- one invocation
     @contextmanager

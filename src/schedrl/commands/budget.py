@@ -11,7 +11,9 @@ def register(subparsers) -> None:
         help="core-hours per paper from Snakemake's benchmark files, against the config's budget",
         description="Sum the benchmark files of every rule run (benchmarks/results/<paper>/...tsv) per "
         "paper: rule runs, wall hours, CPU core-hours, and the share of the paper's budget "
-        "(config key budget.core_hours). Run it after a DAG run to see what each paper cost.",
+        "(config key budget.core_hours). Run it after a DAG run to see what each paper cost. "
+        "Snakemake samples a rule's CPU every 30 s, so the CPU sum is a lower bound and "
+        "cpu_core_hours_max adds one interval per rule; scripts/timed_run.py measures a run exactly.",
     )
     p.add_argument("--benchmarks", default="benchmarks/results", metavar="DIR",
                    help="folder of Snakemake benchmark files (default: %(default)s)")

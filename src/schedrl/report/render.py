@@ -293,7 +293,8 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
 
         table = formatted(benchmarks).rename(columns={"paper": "paper / group"})
         out += ['<a id="cost"></a>', "", "## Cost", "", "Every rule run with a `benchmark:` file, summed per group: wall hours, CPU "
-                "core-hours used, and the share of the default-scale budget (`budget.core_hours` in "
+                "core-hours used (Snakemake samples CPU every 30 s, so the sum is a lower bound; the "
+                "`max` column adds one sampling interval per rule), and the share of the default-scale budget (`budget.core_hours` in "
                 "config/config.yaml; the whole default DAG in <= 32 core-hours). `schedrl budget` prints "
                 "the same table.", "", _md_table(table), ""]
     if package_versions:

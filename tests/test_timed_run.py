@@ -1,0 +1,36 @@
+"""scripts/timed_run.py (how default runs are measured): the CPU of a command's grandchildren counts,
+the record is one JSON line, and a benchmark file that missed CPU shows as a ratio below 1."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "timed_run.py"
+spec = importlib.util.spec_from_file_location("timed_run", SCRIPT)
+timed_run = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(timed_run)
+
+# a grandchild (shell -> python) that spins for 0.6 s of CPU
+BUSY = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n"
+
+
+def test_grandchildren_cpu_counts_and_the_record_is_written(tmp_path):
+    record, bench = tmp_path / "runs.jsonl", tmp_path / "bench"
+    (bench / "p").mkdir(parents=True)
+    rc = timed_run.main(["--record", str(record), "--benchmarks", str(bench), "--",
+                         "sh", "-c", f"{sys.executable} -c '{BUSY}' && "
+                         f"printf 's\\tcpu_time\\n1.0\\t0.3\\n' > {bench}/p/rule.tsv"])
+    assert rc == 0
+    (line,) = record.read_text().splitlines()
+    got = json.loads(line)
+    assert got["exit"] == 0 and got["cpu_s"] >= 0.6 and got["core_hours"] == pytest.approx(got["cpu_s"] / 3600, abs=1e-3)
+    assert got["benchmark_files"] == 1 and got["benchmark_cpu_s"] == 0.3 and got["benchmark_over_exact"] < 0.5
+
+
+def test_exit_code_passes_through_and_a_missing_command_is_one_line(tmp_path, capsys):
+    assert timed_run.main(["--", "sh", "-c", "exit 3"]) == 3
+    assert timed_run.main(["--", str(tmp_path / "no-such-program")]) == 127
+    assert "cannot start" in capsys.readouterr().err
