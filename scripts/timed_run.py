@@ -22,7 +22,7 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t0
     rc = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
-    record = {"date": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+    record = {"date": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
               "command": command, "exit": rc, "commit": _commit(), "machine": _cpu_model(),
               "cpus": os.cpu_count(), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
               "core_hours": round(cpu / 3600, 3), "parallelism": round(cpu / wall, 2) if wall > 0 else None}
