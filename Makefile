@@ -59,7 +59,7 @@ plan: setup
 	python scripts/paper_scale_plan.py --config config/paper.yaml --out docs/paper-scale-plan.md
 
 lint: setup
-	ruff check src tests benchmarks
+	ruff check src tests benchmarks scripts
 	snakemake --lint
 
 clean:
