@@ -4,6 +4,9 @@
   for validation, the next 6,000 for testing. A trace too short for the requested counts either
   fails (``fit="error"``) or has every count scaled down by the same factor (``fit="shrink"``,
   keeping the number of episodes); the manifest records what was done.
+* :func:`load_matched_block` -- a block of ``n`` jobs, out of those before a test part, whose
+  offered load (:func:`offered_load`) is closest to the test's: a validation set loaded like the
+  test (SEM's issue 37).
 * :func:`mrsch_split` -- the MRSch paper: of a five-month log, the first three and a half months
   train, the next two weeks validate, the rest tests (month = 365.25 / 12 days, counted from the
   first submit).
@@ -21,7 +24,8 @@ import pandas as pd
 from schedrl.errors import ConfigError
 from schedrl.workloads.table import add_note, copy_attrs
 
-__all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part", "rebase_submit"]
+__all__ = ["sem_split", "mrsch_split", "MONTH_SECONDS", "take_part", "rebase_submit", "offered_load",
+           "load_matched_block"]
 
 MONTH_SECONDS = 365.25 / 12 * 86_400
 DAY_SECONDS = 86_400
@@ -130,3 +134,30 @@ def mrsch_split(frame: pd.DataFrame, train_months: float = 3.5, val_days: float 
         f"trace spans only {span:.2f} months < {total_months}",
     }
     return parts, manifest
+
+
+def offered_load(table: pd.DataFrame, nodes: int) -> float:
+    """Requested node-seconds (run time x size) over the machine's node-seconds between the first
+    and the last submission: how loaded a block of jobs keeps the machine (1 = full; NaN for fewer
+    than two distinct submit times)."""
+    submit = pd.to_numeric(table["submit_time"], errors="coerce").to_numpy(dtype=np.float64)
+    run = np.clip(pd.to_numeric(table["run_time"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
+    size = np.clip(pd.to_numeric(table["req_procs"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
+    span = float(np.nanmax(submit) - np.nanmin(submit)) if len(submit) > 1 else 0.0
+    return float(np.nansum(run * size) / (nodes * span)) if span > 0 else float("nan")
+
+
+def load_matched_block(before: pd.DataFrame, n: int, nodes: int, target: float) -> tuple[int, int]:
+    """Rows ``(start, end)`` of the block of ``n`` consecutive jobs of ``before`` (the jobs ahead of a
+    test part, in order) whose offered load is closest to ``target``. Candidates end at the last
+    row and step back one block length at a time; the latest wins a tie. ConfigError when
+    ``before`` holds fewer than ``n`` jobs."""
+    best, best_d = None, np.inf
+    for end in range(len(before), n - 1, -n):
+        d = abs(offered_load(before.iloc[end - n:end], nodes) - target)
+        if d < best_d - 1e-12:
+            best, best_d = end, d
+    if best is None or n <= 0:
+        raise ConfigError(f"a load-matched block of {n} jobs needs at least {n} jobs before the test part "
+                          f"(there are {len(before)})")
+    return best - n, best

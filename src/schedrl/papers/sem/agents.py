@@ -38,6 +38,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError
 from schedrl.io import read_json, write_csv, write_json
+from schedrl.workloads.splits import load_matched_block, offered_load
 
 ENCODERS = ("sem", "dras")
 #: where validation jobs come from: the split's validation part, or the block of the training and
@@ -287,21 +288,10 @@ def load_policy(path):
 
 
 # --------------------------------------------------------------------------- training
-def offered_load(table: pd.DataFrame, nodes: int) -> float:
-    """Requested node-seconds (run time x size) over the machine's node-seconds between the first
-    and the last submission: how loaded a block of jobs keeps the machine (1 = full)."""
-    submit = pd.to_numeric(table["submit_time"], errors="coerce").to_numpy(dtype=np.float64)
-    run = np.clip(pd.to_numeric(table["run_time"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
-    size = np.clip(pd.to_numeric(table["req_procs"], errors="coerce").to_numpy(dtype=np.float64), 0, None)
-    span = float(np.nanmax(submit) - np.nanmin(submit)) if len(submit) > 1 else 0.0
-    return float(np.nansum(run * size) / (nodes * span)) if span > 0 else float("nan")
-
-
 def test_like_validation(train: pd.DataFrame, val: pd.DataFrame, test: pd.DataFrame, nodes: int):
-    """Issue 37 item 3: a validation block of the validation part's size loaded like the test part.
-    Candidates: the consecutive blocks of the training and validation parts (the jobs before the
-    test part, in order) ending at the test part's start, one block length apart; the one whose
-    offered load is closest to the test's wins (the latest on a tie). Blocks inside the training
+    """Issue 37 item 3: a validation block of the validation part's size loaded like the test part,
+    chosen by the core's ``load_matched_block`` among the training and validation parts' jobs (the
+    jobs before the test part, in order). Blocks inside the training
     part overlap training episodes: only their load is new to the agent, not their jobs.
     Returns the block (submit times rebased to 0) and what was measured (also FCFS+EASY's
     utilisation of the block, the validation part and the test part)."""
@@ -312,14 +302,11 @@ def test_like_validation(train: pd.DataFrame, val: pd.DataFrame, test: pd.DataFr
     before = pd.concat([train, val], ignore_index=True)
     before.attrs = dict(val.attrs)
     target = offered_load(test, nodes)
-    best, best_d = None, np.inf
-    for end in range(len(before), n - 1, -n):
-        d = abs(offered_load(before.iloc[end - n:end], nodes) - target)
-        if d < best_d - 1e-12:
-            best, best_d = end, d
-    if best is None:
-        raise ConfigError(f"sem agents: validation test_like needs at least {n} jobs before the test part")
-    block = before.iloc[best - n:best].reset_index(drop=True)
+    try:
+        first, best = load_matched_block(before, n, nodes, target)
+    except ConfigError as e:
+        raise ConfigError(f"sem agents: validation test_like: {e}") from None
+    block = before.iloc[first:best].reset_index(drop=True)
     block.attrs = dict(val.attrs)
     block["submit_time"] = block["submit_time"] - block["submit_time"].min()
     cluster = ClusterSpec(nodes=int(nodes))
