@@ -35,13 +35,17 @@ def _commit() -> str | None:
 
 
 def _cpu_model() -> str:
+    """The CPU's model name and clock (virtual machines often report a generic name, and the same
+    name has run the same command at different speeds on different days)."""
+    fields = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    return f"{name}, {fields['cpu MHz']} MHz" if "cpu MHz" in fields else name
 
 
 def _sampled_cpu(root: Path, since: float) -> tuple[int, float]:
