@@ -309,13 +309,14 @@ def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 # Cost: measured training speed, for Snakemake's runtime resources and the config's budget.
 
 # Training CPU seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
-# function of the policy's parameter count: a + b * params, fitted (R^2 0.985) to the process CPU
-# time, less PROCESS_SECONDS of start-up, of the 62 100k-step training rules of the default run of
-# 2026-11-25 (`snakemake mdp --cores 2`, 2-vCPU machine otherwise idle for most of it): compact
-# (24,332 parameters) ~3,000 steps per CPU-second, image 1,821,708: ~480. Rates measured the same
-# day on the loaded machine were ~3x lower (the previous fit, (1.29e-3, 2.53e-9), said 4.73
-# core-hours for this run, measured at 1.55), so limits allow for that (``SAFETY``).
-SECONDS_PER_STEP = (3.34e-4, 9.5e-10)
+# function of the policy's parameter count: a + b * params, fitted (R^2 0.96) to the 49 300k-step
+# training rules of the default run of 2026-11-26 that ran in one piece (their benchmark CPU plus
+# 15 s, the mean CPU Snakemake's 30 s sampling misses, less PROCESS_SECONDS of start-up): compact
+# (24,332 parameters) ~1,100 steps per CPU-second, image 1,821,708: ~210. The fit of 2026-11-25
+# to that day's 100k-step run, (3.34e-4, 9.5e-10), was 2-2.7x faster: that run's sampled CPU missed
+# up to 30 s of every ~40-90 s rule, and that day's machine ran the same commands faster (that
+# whole run took 1.92 core-hours by `time`; today's rates put its 62 training rules alone at 2.8).
+SECONDS_PER_STEP = (8.96e-4, 2.0e-9)
 #: Cluster time limits: the cost model at a quarter of its speed (a loaded or slower node) + 10 min.
 SAFETY = 4.0
 
