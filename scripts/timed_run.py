@@ -49,20 +49,13 @@ def _cpu_model() -> str:
 
 
 def _sampled_cpu(root: Path, since: float) -> tuple[int, float]:
-    """Benchmark files under ``root`` written since ``since``: how many, and their CPU seconds summed."""
-    import pandas as pd
+    """Benchmark files under ``root`` written since ``since`` (read by ``schedrl budget``'s reader):
+    how many, and their CPU seconds summed."""
+    from schedrl.report.budget import read_benchmarks
 
-    n, total = 0, 0.0
-    for tsv in root.glob("**/*.tsv"):
-        if tsv.stat().st_mtime < since:
-            continue
-        try:
-            row = pd.read_csv(tsv, sep="\t").iloc[0]
-            total += float(row["cpu_time"])
-            n += 1
-        except (KeyError, IndexError, ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
-            continue  # a half-written or foreign file
-    return n, total
+    runs = read_benchmarks(root)
+    mine = runs[[Path(f).stat().st_mtime >= since for f in runs["file"]]]
+    return len(mine), float(mine["cpu_seconds"].fillna(0).sum())
 
 
 def main(argv: list[str] | None = None) -> int:
