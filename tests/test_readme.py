@@ -1,7 +1,8 @@
 """The README stays a five-minute read (issue 39, item 1), and the docs it points to stay reachable.
 
 * README.md has at most 200 lines; each row of its reproduction-status table at most 400 characters,
-  one row per paper.
+  one row per paper, each "paper | claims | core-h | date | note | detail"; the papers table at the top
+  names each paper's text.
 * Every relative link (and image) in README.md and docs/*.md points to a file of the repository,
   and an anchor to a heading of that file.
 * The README still states the test command that CI runs (``make test`` in .ci/run) and its block.
@@ -75,6 +76,21 @@ def test_status_rows_are_short_one_per_paper():
     assert [row.split("|")[1].strip().strip("`") for row in rows] == list(PAPERS)
     for row in rows:
         assert len(row) <= MAX_ROW, f"status row of {len(row)} characters (at most {MAX_ROW}): {row[:60]}..."
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == 6 and re.fullmatch(r"[\d.]+", cells[2]) and re.fullmatch(r"\d{4}-\d\d-\d\d", cells[3]), \
+            f"status row is not 'paper | claims | core-h | date | note | detail': {row[:80]}..."
+
+
+def test_papers_table_names_each_papers_text():
+    """The table at the top names each paper's text (a status row pasted there once went unnoticed)."""
+    from schedrl.papers import PAPERS
+
+    table = README.read_text().split("\n## ")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [row.split("|")[1].strip().strip("`") for row in rows] == list(PAPERS)
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == 3 and ".txt" in cells[1], f"papers-table row is not 'name | text | one line': {row[:80]}..."
 
 
 @pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
