@@ -34,10 +34,10 @@ def test_tiny_run_writes_fingerprints_references_and_claims_columns(tmp_path, mo
         assert main(["runtime", "train", "--spec", text, "--method", m, "--workload", "wl1_100a",
                      "--grid", grid, "--seed", "0", "--run-dir", str(run)]) == 0
         assert main(["runtime", "evaluate", "--spec", text, "--run-dir", str(run), "--out", str(rx.eval_path(run))]) == 0
-        for ref in references.REFERENCES:
-            out = rx.eval_path(references.reference_dir(rx.ROOT, ref, m, "wl1_100a", grid, 0))
-            assert main(["runtime", "evaluate-reference", "--spec", text, "--reference", ref, "--method", m,
-                         "--workload", "wl1_100a", "--grid", grid, "--seed", "0", "--out", str(out)]) == 0
+        assert main(["runtime", "evaluate-reference", "--spec", text, "--reference", "untrained", "--method", m,
+                     "--grid", grid, "--seed", "0"]) == 0
+    assert main(["runtime", "evaluate-reference", "--spec", text, "--reference", "random", "--grid", grid,
+                 "--seed", "0"]) == 0
     run = rx.run_dir(rx.ROOT, "proposal_nn1", "wl1_100a", grid, 0)
     fp = json.loads((run / "fingerprint.json").read_text())
     assert fp["kind"] == "trained" and fp["agent"] == "PPO Proposal (NN1) wl1_100a T8-M32-K1 draw 0 seed 0"
@@ -52,14 +52,26 @@ def test_tiny_run_writes_fingerprints_references_and_claims_columns(tmp_path, mo
         key = ["test", "estimator", "episode", "seed"]
         pd.testing.assert_frame_equal(played[key], trained[key])
         assert played["utilization"].between(0, 1).all()
-    rnd = json.loads((references.reference_dir(rx.ROOT, "random", "proposal_nn1", "wl1_100a", grid, 0)
-                      / "fingerprint.json").read_text())
+    # one random play stands in for both methods: the same episodes; the estimator cases repeat the oracle's
+    rnd_rows = {m: pd.read_csv(rx.eval_path(references.reference_dir(rx.ROOT, "random", m, "wl1_100a", grid, 0)))
+                for m in SPEC["agents"]["methods"]}
+    key = ["test", "episode", "utilization", "length"]
+    base = rnd_rows["baseline"][key].reset_index(drop=True)
+    pd.testing.assert_frame_equal(rnd_rows["proposal_nn1"][rnd_rows["proposal_nn1"]["estimator"] == "actual"][key]
+                                  .reset_index(drop=True), base)
+    by_estimator = rnd_rows["proposal_nn1"].groupby("estimator")["utilization"].apply(list)
+    oracle = list(base[base["test"] == rx.same_tendency("wl1_100a")]["utilization"])
+    assert by_estimator["request"] == by_estimator["running_accuracy"] == oracle
+    assert set(rnd_rows["proposal_nn1"]["method"]) == {"proposal_nn1"}
+    rnd = json.loads((references.group_dir(rx.ROOT, "random", "", grid, 0) / "fingerprint.json").read_text())
     assert rnd["actions"] == "uniform among the valid actions" and rnd["empty_slot_share"] == 0
+    assert rnd["agent"] == f"random valid all halves {grid} draw 0 seed 0" and rnd["method"] == "any"
     assert "entropy_median" not in rnd                      # no scores of a random player
     assert abs(rnd["agree_fcfs"] - rnd["chance"]) < 0.1      # random agrees with FCFS by chance only
     assert main(["runtime", "fingerprints", "--spec", text, "--out", "results/runtime/fingerprints.csv"]) == 0
     table = pd.read_csv("results/runtime/fingerprints.csv")
-    assert len(table) == 2 * 3 and sorted(table["kind"]) == sorted(["trained", "random", "untrained"] * 2)
+    # per trained agent, per untrained network (method) and one random play
+    assert len(table) == 2 + 2 + 1 and sorted(table["kind"]) == sorted(["trained", "untrained"] * 2 + ["random"])
     assert table["agent"].is_unique and {"method", "train", "grid", "seed", "draw", "agree_fcfs"} <= set(table.columns)
     # claims: RL rows carry the references' verdicts, Table 4 rows do not
     for w in rx.WORKLOADS:
@@ -92,6 +104,38 @@ def test_untrained_network_is_the_training_start(tmp_path, monkeypatch):
     one = references.untrained_model(SPEC, "baseline", "wl1_100a", "T8-M32-K1", 3)
     for (name, a), b in zip(two.policy.state_dict().items(), one.policy.state_dict().values(), strict=True):
         assert torch.equal(a, b), name
+
+
+def test_untrained_network_is_the_same_for_every_half(tmp_path, monkeypatch):
+    """Why one untrained play per method stands in for every training half (references.py)."""
+    import torch
+
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in ("wl1_100a", "wl2_rnda"):
+        write_swf(generate(w[:3], 20, seed=0), tmp_path / rx.workload_file(w))
+    a, b = (references.untrained_model(SPEC, "proposal_nn1", w, "T8-M32-K1", 3) for w in ("wl1_100a", "wl2_rnda"))
+    for (name, x), y in zip(a.policy.state_dict().items(), b.policy.state_dict().values(), strict=True):
+        assert torch.equal(x, y), name
+
+
+def test_random_play_does_not_depend_on_the_estimator(tmp_path, monkeypatch):
+    """Why the random reference's estimator cases repeat its oracle episodes: same seeds, same schedule."""
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in rx.WORKLOADS:
+        write_swf(generate(w[:3], 40, seed=1), tmp_path / rx.workload_file(w))
+    played = {e: rx.play_cases(SPEC, "proposal_nn1", "wl1_100a", "T8-M32-K1", 0, 0, "random",
+                               cases=[("wl1_050b", e)])[0] for e in rx.ESTIMATORS}
+    cols = ["utilization", "length", "reward", "scheduled"]
+    for e in rx.ESTIMATORS[1:]:
+        pd.testing.assert_frame_equal(played[e][cols], played["actual"][cols])
 
 
 def _paper_evals(shift: float = 0.0) -> pd.DataFrame:

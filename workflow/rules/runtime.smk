@@ -38,8 +38,6 @@ except ConfigError as _exc:
 RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
 RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace("seed0", "{rt_rep}")
 RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
-RUNTIME_REF = str(RREF.reference_dir(RX.ROOT, "{rt_ref}", "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace(
-    "seed0", "{rt_rep}")
 RUNTIME_REFERENCES = [f for ref in RREF.REFERENCES for f in RREF.reference_files(RUNTIME, ref)] if "agents" in RUNTIME else []
 RUNTIME_FINGERPRINTS = RREF.fingerprint_files(RUNTIME) if "agents" in RUNTIME else []
 
@@ -76,7 +74,6 @@ RUNTIME_SIM_STEP = RUNTIME_T4.get("sim_step", 60)
 wildcard_constraints:
     rt_workload=alternatives(RX.WORKLOADS),
     rt_method=alternatives(RX.METHODS),
-    rt_ref=alternatives(RREF.REFERENCES),
     rt_train=alternatives(RX.TRAIN_WORKLOADS),
     rt_grid=r"T\d+-M\d+-K\d+",
     rt_rep=r"(draw[1-9]\d*-)?seed\d+",
@@ -271,33 +268,70 @@ rule runtime_evaluate:
         "--threads {threads} > {log:q} 2>&1"
 
 
-# No-learning references (issue 41): per training run, uniform-random valid play and the untrained
-# network (the run's seed and hyperparameters, no training step) under the same evaluation protocol;
-# they need no trained model, so they run beside training.
-rule runtime_evaluate_reference:
+# No-learning references (issue 41): uniform-random valid play and the untrained network (the
+# run's seed and hyperparameters, no training step) under the same evaluation protocol. Neither has
+# learnt from its training half, so one play per group stands in for its runs (references.py):
+# random one per grid x seed x draw for every method, untrained one per method x grid x seed x draw;
+# each run's table is cut from it. They need no trained model, so they run beside training.
+def runtime_ref_path(ref, method, train, name="evaluation.csv"):
+    return str(RREF.reference_dir(RX.ROOT, ref, method, train, "{rt_grid}", "0") / name).replace("seed0", "{rt_rep}")
+
+
+RUNTIME_AGENT_METHODS = RUNTIME.get("agents", {}).get("methods", [])
+RUNTIME_AGENT_HALVES = RUNTIME.get("agents", {}).get("workloads", [])
+
+
+rule runtime_reference_random:
     input:
         swf=runtime_draw_swfs,
     output:
-        evaluation=str(RX.eval_path(RUNTIME_REF)),
-        fingerprint=f"{RUNTIME_REF}/fingerprint.json",
+        runs=[runtime_ref_path("random", m, w) for m in RUNTIME_AGENT_METHODS for w in RUNTIME_AGENT_HALVES],
+        evaluation=runtime_ref_path("random", RREF.ANY_METHOD, RX.ALL_HALVES),
+        fingerprint=runtime_ref_path("random", RREF.ANY_METHOD, RX.ALL_HALVES, "fingerprint.json"),
     params:
         spec=RUNTIME_SPEC,
         seed=runtime_seed,
         draw=runtime_draw,
     log:
-        "logs/runtime/references/{rt_ref}/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.log",
+        "logs/runtime/references/random/{rt_grid}/{rt_rep}/evaluate.log",
     benchmark:
-        "benchmarks/results/runtime/references/{rt_ref}/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.tsv"
+        "benchmarks/results/runtime/references/random/{rt_grid}/{rt_rep}/evaluate.tsv"
     threads: 1
     resources:
-        mem_mb=3000,
+        mem_mb=4000,
         runtime=60,
     conda:
         CONDA_ENV
     shell:
-        "schedrl runtime evaluate-reference --spec {params.spec:q} --reference {wildcards.rt_ref} "
-        "--method {wildcards.rt_method} --workload {wildcards.rt_train} --grid {wildcards.rt_grid} "
-        "--seed {params.seed} --draw {params.draw} --out {output.evaluation:q} --threads {threads} > {log:q} 2>&1"
+        "schedrl runtime evaluate-reference --spec {params.spec:q} --reference random --grid {wildcards.rt_grid} "
+        "--seed {params.seed} --draw {params.draw} --root {RX.ROOT} --threads {threads} > {log:q} 2>&1"
+
+
+rule runtime_reference_untrained:
+    input:
+        swf=runtime_draw_swfs,
+    output:
+        runs=[runtime_ref_path("untrained", "{rt_method}", w) for w in RUNTIME_AGENT_HALVES],
+        evaluation=runtime_ref_path("untrained", "{rt_method}", RX.ALL_HALVES),
+        fingerprint=runtime_ref_path("untrained", "{rt_method}", RX.ALL_HALVES, "fingerprint.json"),
+    params:
+        spec=RUNTIME_SPEC,
+        seed=runtime_seed,
+        draw=runtime_draw,
+    log:
+        "logs/runtime/references/untrained/{rt_method}/{rt_grid}/{rt_rep}/evaluate.log",
+    benchmark:
+        "benchmarks/results/runtime/references/untrained/{rt_method}/{rt_grid}/{rt_rep}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime evaluate-reference --spec {params.spec:q} --reference untrained --method {wildcards.rt_method} "
+        "--grid {wildcards.rt_grid} --seed {params.seed} --draw {params.draw} --root {RX.ROOT} --threads {threads} "
+        "> {log:q} 2>&1"
 
 
 rule runtime_fingerprints:

@@ -90,15 +90,21 @@ def register(subparsers) -> None:
     add_threads_option(e)
     e.set_defaults(func=run_evaluate)
 
-    r = sub.add_parser("evaluate-reference", help="play a no-learning reference in place of one trained run",
-                       description="Play 'random' (uniform among the valid actions) or 'untrained' (the run's "
-                       "network built with its seed, no training step) under the final evaluation's protocol "
-                       "(same cases and episode seeds) in place of run METHOD x WORKLOAD x GRID x SEED x DRAW; one "
-                       "row per episode, and the player's fingerprint.json beside --out. Needs no trained model.")
+    r = sub.add_parser("evaluate-reference", help="play a no-learning reference in place of a group of trained runs",
+                       description="Play 'random' (uniform among the valid actions) or 'untrained' (METHOD's "
+                       "network built with SEED, no training step) once under the final evaluation's protocol "
+                       "(same cases and episode seeds) over the cases of every run it stands in for: untrained, "
+                       "the runs of METHOD x every training half of --spec at GRID x SEED x DRAW; random, those "
+                       "of every method. Writes each run's table under ROOT/references/<ref>/<method>/<half>/ and "
+                       "the group's play and fingerprint.json under <ref>/<method or any>/all/. Needs no trained "
+                       "model.")
     add_spec_options(r, "runtime")
     r.add_argument("--reference", required=True, choices=("random", "untrained"), help="which reference")
-    _add_run_identity(r)
-    r.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    r.add_argument("--method", default="", help="untrained: baseline, proposal_nn1 or proposal_nn2 (random: ignored)")
+    r.add_argument("--grid", required=True, help="grid point of the runs, e.g. T512-M512-K4")
+    r.add_argument("--seed", type=int, required=True, help="seed of the runs (the untrained network's)")
+    r.add_argument("--draw", type=int, default=0, help="Lublin draw of the workloads (0: the config seed's)")
+    r.add_argument("--root", default="results/runtime", help="results folder of the runs (default: %(default)s)")
     add_threads_option(r)
     r.set_defaults(func=run_evaluate_reference)
 
@@ -181,9 +187,9 @@ def run_evaluate(args) -> int:
 def run_evaluate_reference(args) -> int:
     from schedrl.papers.runtime import references
 
-    table = references.evaluate_reference(args.reference, _spec(args.spec), args.method, args.workload, args.grid,
-                                          args.seed, args.draw, args.out, threads=args.threads)
-    print(f"{args.out}: {len(table)} episodes ({args.reference})")
+    files = references.evaluate_reference(args.reference, _spec(args.spec), args.method, args.grid, args.seed,
+                                          args.draw, args.root, threads=args.threads)
+    print(f"{files[-2]}: {args.reference} play of {len(files) - 2} runs' cases, and their tables")
     return 0
 
 

@@ -350,9 +350,13 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
 
 
 def agent_label(kind: str, method: str, train: str, grid: str, seed: int, draw: int) -> str:
-    who = {"trained": f"PPO {LABELS[method]}", "untrained": f"untrained {LABELS[method]}",
-           "random": f"random valid (in place of {LABELS[method]})"}[kind]
-    return f"{who} {train} {grid} draw {int(draw)} seed {int(seed)}"
+    """E.g. "PPO Proposal (NN1) wl1_100a T512-M512-K4 draw 0 seed 0"; a method outside ``LABELS``
+    (the random reference's ``any``) is left out, ``ALL_HALVES`` reads "all halves"."""
+    name = LABELS.get(method)
+    who = {"trained": f"PPO {name}", "untrained": f"untrained {name}",
+           "random": f"random valid (in place of {name})" if name else "random valid"}[kind]
+    where = "all halves" if train == ALL_HALVES else train
+    return f"{who} {where} {grid} draw {int(draw)} seed {int(seed)}"
 
 
 def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, kind: str, spec: dict, method: str,
@@ -372,14 +376,31 @@ def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, 
     return fp
 
 
+#: ``train`` label of a play over every training half at once (the no-learning references)
+ALL_HALVES = "all"
+
+
+def run_cases(spec: dict, method: str, train: str, estimators: bool = True) -> list[tuple[str, str]]:
+    """(test half, estimator) cases of a run's evaluation: its own half and every "b" half under
+    the oracle, then (proposal methods) the same-tendency "b" half under each other estimator."""
+    cases = [(train, "actual")] + [(t, "actual") for t in TEST_WORKLOADS]
+    if METHODS[method][0] == "runtime_proposal" and estimators:  # the baseline reads no estimate
+        cases += [(same_tendency(train), e) for e in spec["evaluate"]["estimators"][1:]]
+    return cases
+
+
 def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_seed: int, player, *,
                estimators: bool = True, episodes: int | None = None, record: bool = False,
-               env_id: str = ENV_ID):
+               env_id: str = ENV_ID, cases: list[tuple[str, str]] | None = None, who: str | None = None):
     """The evaluation protocol of ``evaluate`` for any player: an SB3 model (sampling as
     ``evaluate.deterministic`` says), ``"random"`` (uniform among each state's valid actions,
-    seeded by the run's identity) or a heuristic under the agent's action set (``fcfs_fit``,
-    ``sjf_fit``, ``largest_fit``: ``recording.FitPicker``). Returns the per-episode table and, with ``record``, the
-    ``recording.LockstepRecorder`` of every decision (else None)."""
+    seeded by the identity method x train x grid x draw x seed) or a heuristic under the agent's
+    action set (``fcfs_fit``, ``sjf_fit``, ``largest_fit``: ``recording.FitPicker``). ``cases``:
+    (test half, estimator) pairs to play instead of the run's (``run_cases``); ``train`` then
+    only labels the rows and the identity (the references' shared plays pass ``ALL_HALVES``);
+    ``who``: the identity's name in place of ``method`` (whose encoder is still the one played).
+    Returns the per-episode table and, with ``record``, the ``recording.LockstepRecorder`` of
+    every decision (else None)."""
     import pandas as pd
     import torch
 
@@ -389,9 +410,7 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
 
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
-    cases = [(train, "actual")] + [(t, "actual") for t in TEST_WORKLOADS]
-    if encoder == "runtime_proposal" and estimators:  # the baseline reads no estimate: its numbers would repeat
-        cases += [(same_tendency(train), e) for e in ev["estimators"][1:]]
+    cases = run_cases(spec, method, train, estimators) if cases is None else list(cases)
     # every case's episodes in one lockstep batch (seeded once: the batch is fixed by the spec)
     torch.manual_seed(int(ev["seed"]))
     played_episodes = range(int(ev["episodes"]) if episodes is None else min(int(episodes), int(ev["episodes"])))
@@ -399,7 +418,7 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
     envs = [make_env(env_id, env_kwargs(spec, encoder, test, training=False, estimator=estimator, draw=draw))
             for test, estimator, _ in labels]
     nodes = envs[0].unwrapped.cluster.nodes
-    identity = (int(ev["seed"]), method, train, grid, int(draw), int(run_seed))
+    identity = (int(ev["seed"]), who or method, train, grid, int(draw), int(run_seed))
     recorder = (LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
                 if record else None)
     if isinstance(player, str):

@@ -6,11 +6,21 @@
   ``claim_plays_as`` says what a claim's agents play as.
 * No-learning references: each training run gets two stand-ins played through the same protocol
   (``experiments.play_cases``: same cases, episode seeds, estimators), ``random`` (uniform among
-  the valid actions, i.e. the occupied window slots and X, seeded by the run's identity so the
-  three methods get independent plays, as three agents would) and ``untrained`` (the run's network
+  the valid actions, i.e. the occupied window slots and X) and ``untrained`` (the run's network
   built with its seed and hyperparameters, no training step; it samples like the trained one).
-  Their evaluation tables sit under ``results/runtime/references/<ref>/`` with the run folders'
-  layout; the claims are counted again on them (``claims.claims_rows(references=...)``).
+  Neither has learnt anything from its training half, so one play serves a whole group of runs
+  (``groups``): ``untrained`` one per method x grid x seed x draw (the network's weights depend
+  on the method and seed only: ``test_untrained_network_is_the_same_for_every_half``), ``random``
+  one per grid x seed x draw for every method (it reads no observation, so neither the method's
+  inputs nor the estimator change its play; the estimator cases repeat the oracle case's
+  episodes). Each run's table is cut from its group's play (same rows as a per-run play: own
+  half, every "b" half, estimator cases), so the two methods' random rows are the same episodes:
+  a comparison between them is a tie, which no count lets win. The untrained networks differ per
+  method and give the method-to-method spread of no learning. One play per group instead of per
+  run costs ~1/4 of the references' CPU at default scale (12 rules instead of 108).
+  Their tables sit under ``results/runtime/references/<ref>/`` with the run folders' layout,
+  the group's play and fingerprint in ``group_dir``; the claims are counted again on them
+  (``claims.claims_rows(references=...)``).
 
 Imports flow one way (A -> B: B imports A): recording -> experiments -> references.
 """
@@ -37,27 +47,69 @@ def reference_dir(root: str | Path, ref: str, method: str, train: str, grid: str
     return Path(root) / "references" / str(ref) / str(method) / str(train) / str(grid) / rx.replicate(draw, seed)
 
 
+#: ``method`` folder of the random reference's group play (it stands in for every method)
+ANY_METHOD = "any"
+
+
+def group_dir(root: str | Path, ref: str, method: str, grid: str, seed: int | str, draw: int | str = 0) -> Path:
+    """Folder of one group play (its evaluation.csv over every case and its fingerprint.json):
+    ``references/<ref>/<method, or 'any' for random>/all/<grid>/<rep>``."""
+    return reference_dir(root, ref, ANY_METHOD if ref == "random" else method, rx.ALL_HALVES, grid, seed, draw)
+
+
+def _first_grid_runs(spec: dict, root: str | Path = rx.ROOT) -> list[tuple]:
+    first = rx.grid_id(rx.grid_points(spec)[0])
+    return [r for r in rx.runs(spec, root) if r[2] == first]
+
+
 def reference_files(spec: dict, ref: str, root: str | Path = rx.ROOT) -> list[str]:
     """Evaluation tables of reference ``ref``: one per method x training half x seed x draw, in the
     folder of the grid's first point. The references have nothing to tune (the untrained network
     does not depend on T/M/K; random play has no parameters), and a reference played at every grid
     point would let the tuning rule pick its luckiest play (best of 75 at paper scale)."""
-    first = rx.grid_id(rx.grid_points(spec)[0])
-    return [str(rx.eval_path(reference_dir(root, ref, m, w, g, s, d)))
-            for m, w, g, s, d, _ in rx.runs(spec, root) if g == first]
+    return [str(rx.eval_path(reference_dir(root, ref, m, w, g, s, d))) for m, w, g, s, d, _ in _first_grid_runs(spec, root)]
+
+
+def groups(spec: dict, ref: str) -> list[tuple[str, str, int, int]]:
+    """(method, grid, seed, draw) of each group play of ``ref``; method ``ANY_METHOD`` for random."""
+    keys = [(ANY_METHOD if ref == "random" else m, g, s, d) for m, _, g, s, d, _ in _first_grid_runs(spec)]
+    return list(dict.fromkeys(keys))
+
+
+def group_members(spec: dict, ref: str, method: str) -> list[tuple[str, str]]:
+    """(method, training half) of the runs a group play of ``ref`` stands in for."""
+    methods = spec["agents"]["methods"] if ref == "random" else [method]
+    return [(m, w) for m in methods for w in spec["agents"]["workloads"]]
+
+
+def group_files(spec: dict, ref: str, method: str, grid: str, seed: int, draw: int,
+                root: str | Path = rx.ROOT) -> list[str]:
+    """What a group play writes: the members' evaluation tables, then its own table and fingerprint."""
+    own = group_dir(root, ref, method, grid, seed, draw)
+    return ([str(rx.eval_path(reference_dir(root, ref, m, w, grid, seed, draw)))
+             for m, w in group_members(spec, ref, method)] + [str(rx.eval_path(own)), str(own / "fingerprint.json")])
+
+
+def group_cases(spec: dict, ref: str, method: str) -> list[tuple[str, str]]:
+    """The union of the members' cases, each once; random plays the oracle cases only."""
+    cases = [c for m, w in group_members(spec, ref, method) for c in rx.run_cases(spec, m, w)]
+    if ref == "random":
+        cases = [(t, "actual") for t, _ in cases]
+    return list(dict.fromkeys(cases))
 
 
 def fingerprint_files(spec: dict, root: str | Path = rx.ROOT) -> list[str]:
-    """fingerprint.json of every trained agent, then of every reference."""
+    """fingerprint.json of every trained agent, then of every reference's group play."""
     trained = [str(Path(r[-1]) / "fingerprint.json") for r in rx.runs(spec, root)]
-    return trained + [str(Path(f).parent / "fingerprint.json") for ref in REFERENCES
-                      for f in reference_files(spec, ref, root)]
+    return trained + [str(group_dir(root, ref, *key) / "fingerprint.json") for ref in REFERENCES
+                      for key in groups(spec, ref)]
 
 
 def untrained_model(spec: dict, method: str, train: str, grid: str, seed: int, draw: int = 0):
     """The run's PPO as training builds it (same hyperparameters, network and seed), before any
     training step. The weights do not depend on the number of env copies (SB3 seeds torch before
-    it builds the policy), so one env copy stands in for training's eight."""
+    it builds the policy) nor on the training half (same observation space), so one env copy of
+    ``train`` stands in for training's eight on any half."""
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -79,10 +131,27 @@ def untrained_model(spec: dict, method: str, train: str, grid: str, seed: int, d
     return model
 
 
-def evaluate_reference(ref: str, spec: dict, method: str, train: str, grid: str, seed: int, draw: int,
-                       out: str | Path, threads: int = 1):
-    """Play reference ``ref`` in place of run (method, train, grid, seed, draw) under the final
-    evaluation's protocol; write its table to ``out`` and its fingerprint beside it."""
+def member_table(played, spec: dict, ref: str, method: str, train: str):
+    """Run (method, train)'s reference table cut from its group's play: its cases in ``run_cases``
+    order, each with the group's episodes of that case (random: the oracle case's, relabelled)."""
+    import pandas as pd
+
+    rows = []
+    for test, estimator in rx.run_cases(spec, method, train):
+        source = "actual" if ref == "random" else estimator
+        part = played[(played["test"] == test) & (played["estimator"] == source)].copy()
+        part["estimator"] = estimator
+        rows.append(part)
+    table = pd.concat(rows, ignore_index=True)
+    table["method"], table["train"] = method, train
+    return table
+
+
+def evaluate_reference(ref: str, spec: dict, method: str, grid: str, seed: int, draw: int,
+                       root: str | Path = rx.ROOT, threads: int = 1) -> list[str]:
+    """Play reference ``ref``'s group (method x grid x seed x draw; ``method`` is ignored for
+    random) once under the final evaluation's protocol; write the group's table and fingerprint
+    and each member run's table (``group_files``). Returns the files written."""
     import torch
 
     from schedrl.errors import ConfigError
@@ -90,17 +159,24 @@ def evaluate_reference(ref: str, spec: dict, method: str, train: str, grid: str,
 
     if ref not in REFERENCES:
         raise ConfigError(f"unknown reference '{ref}' (choose from: {', '.join(REFERENCES)})")
+    if ref == "untrained" and method not in rx.METHODS:
+        raise ConfigError(f"untrained reference: unknown method '{method}' (choose from: {', '.join(rx.METHODS)})")
     torch.set_num_threads(max(1, int(threads)))
-    if ref == "untrained":
-        player = untrained_model(spec, method, train, grid, seed, draw)
-        view = sb3_view(player)
-    else:
-        player, view = "random", AgentView()
-    table, recorder = rx.play_cases(spec, method, train, grid, int(draw), int(seed), player, record=True)
-    rx._write_table(table, out)
-    rx.write_agent_fingerprint(Path(out).parent / "fingerprint.json", recorder, view, ref, spec, method, train, grid,
-                            seed, draw, table)
-    return table
+    members = group_members(spec, ref, method)
+    if ref == "untrained":  # the weights are the same for every half: build them on the first
+        player = untrained_model(spec, method, members[0][1], grid, seed, draw)
+        view, who, encoder_of = sb3_view(player), method, method
+    else:  # random reads no observation: the smallest encoder is played
+        player, view, who, encoder_of = "random", AgentView(), ANY_METHOD, "baseline"
+    played, recorder = rx.play_cases(spec, encoder_of, rx.ALL_HALVES, grid, int(draw), int(seed), player,
+                                     record=True, cases=group_cases(spec, ref, method), who=who)
+    played["method"] = who
+    files = group_files(spec, ref, method, grid, seed, draw, root)
+    for (m, w), out in zip(members, files, strict=False):
+        rx._write_table(member_table(played, spec, ref, m, w), out)
+    rx._write_table(played, files[-2])
+    rx.write_agent_fingerprint(files[-1], recorder, view, ref, spec, who, rx.ALL_HALVES, grid, seed, draw, played)
+    return files
 
 
 def write_fingerprints(paths, out: str | Path):
