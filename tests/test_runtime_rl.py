@@ -284,12 +284,24 @@ def test_cost_model(capsys):
     total = sum(cost["config"][k] for k in ("train", "evaluate", "budget"))
     assert 1.0 < total <= 5.0                                                     # the default's 5 core-hours
     assert cost["config"]["budget"] <= 0.15 * total                               # checkpoints: <= 15%
+    assert sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) <= 4.8  # ~0.1 more: Table 4
     # 54 runs: 18 per method, each its steps at the method's measured rate
     steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
     assert cost["config"]["train"] == pytest.approx(18 * steps * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600)
     # evaluation: 7 oracle cases per agent, the two proposals 2 estimator cases more; 5 episodes each
-    assert cost["config"]["evaluate"] == pytest.approx(18 * (7 + 9 + 9) * 5 * rx.EVAL_STEPS_PER_EPISODE
-                                                       / rx.EVAL_STEPS_PER_S / 3600)
+    rates = rx.EVAL_STEPS_PER_S
+    assert cost["config"]["evaluate"] == pytest.approx(
+        18 * 5 * rx.EVAL_STEPS_PER_EPISODE * (7 / rates["baseline"] + 9 / rates["proposal_nn1"] + 9 / rates["proposal_nn2"])
+        / 3600)
+    # checkpoints: draw 0's 6 runs per method, 3 checkpoints x 7 cases x 2 episodes
+    brates = rx.BUDGET_STEPS_PER_S
+    assert cost["config"]["budget"] == pytest.approx(6 * 3 * 7 * 2 * rx.EVAL_STEPS_PER_EPISODE * sum(
+        1 / r for r in brates.values()) / 3600)
+    # references, one play per group and draw: random on the 12 halves; untrained baseline 12 cases,
+    # each proposal 12 + 6 x 2 estimator cases
+    refs = 3 * 5 * (12 * rx.RANDOM_STEPS_PER_EPISODE / rx.RANDOM_STEPS_PER_S + rx.EVAL_STEPS_PER_EPISODE * (
+        12 / rates["baseline"] + 24 / rates["proposal_nn1"] + 24 / rates["proposal_nn2"])) / 3600
+    assert cost["config"]["references"] == pytest.approx(refs)
     assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0
     assert "54 PPO runs" in capsys.readouterr().out
 
@@ -309,6 +321,14 @@ def test_draws_and_run_folders():
     assert [r[4] for r in rx.runs(spec)] == [0, 1, 2] and rx.draws(SPEC) == [0]
     assert rx.run_variant("baseline", "wl1_100a", "T1-M1-K1", 1) == "runtime/baseline/wl1_100a/T1-M1-K1/draw1"
     assert rx.budget_steps(360_000) == [45_000, 90_000, 180_000]
+    from schedrl.papers.runtime import budget
+
+    assert rx.budget_draws(spec) == [0, 1, 2] and len(budget.budget_files(spec)) == 3
+    spec["evaluate"] = {**spec["evaluate"], "budget_draws": [0]}
+    assert rx.budget_draws(spec) == [0] and budget.budget_files(spec) == [str(budget.budget_path(rx.runs(spec)[0][-1]))]
+    spec["evaluate"]["budget_draws"] = [3]
+    with pytest.raises(ConfigError, match=r"runtime.evaluate.budget_draws: draw 3 is not one of agents.draws"):
+        rx.check_spec(spec)
 
 
 def test_claims_at_budgets_and_intervals():
@@ -329,13 +349,17 @@ def test_claims_at_budgets_and_intervals():
     # checkpoints on the first of the final's episodes: the note says so, and the claims row carries it
     short = budget.with_final(final, ckpts[ckpts["episode"] == 0], 1000)
     note = budget.budget_rows(short, claims.paper_table4())[0]["rl_vs_heuristics"]["note"]
-    assert note.startswith("at budgets: 1 episode(s) per cell at the checkpoints") and note.endswith("2 at all")
+    assert note.startswith("at budgets: 1 episode(s) per cell at the checkpoints") and note.endswith("2 at all; the runs on Lublin draw(s) 0")
     # with_final(episodes=1): the whole-budget point on the same first episode as the checkpoints
     same = budget.with_final(final, ckpts[ckpts["episode"] == 0], 1000, episodes=1)
     assert set(same.loc[same["fraction"] == 1.0, "episode"]) == {0}
     assert len(same[same["fraction"] == 1.0]) == len(final[(final["estimator"] == "actual") & (final["episode"] == 0)])
     assert budget.budget_rows(same, claims.paper_table4())[0]["rl_vs_heuristics"]["note"].startswith(
         "at budgets: 1 episode(s) per cell at each")
+    # evaluate.budget_draws: only draw 0's runs played checkpoints; the whole-budget point is theirs only
+    both = pd.concat([final, final.assign(draw=1, utilization=final["utilization"] - 0.2)], ignore_index=True)
+    one = budget.with_final(both, ckpts, 1000)
+    assert set(one.loc[one["fraction"] == 1.0, "draw"]) == {0} and len(one) == len(evals)
     row = {"note": "x"}
     claims._add_budget(row, {"trend": "flat", "note": note})
     assert row == {"note": f"x; {note}", "trend": "flat"}

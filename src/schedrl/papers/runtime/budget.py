@@ -8,7 +8,10 @@
   first ``evaluate.budget_episodes`` of its episode seeds per case (3 of 5 at default scale: the
   checkpoints' plays were 20% of the run's CPU time with all 5; the issue's aim is <= 15%), and the
   whole-budget point of the series is the final evaluation's same first episodes (``with_final``),
-  so every budget rests on one protocol; the claim's own value uses all of them.
+  so every budget rests on one protocol; the claim's own value uses all of them. With
+  ``evaluate.budget_draws`` only the runs on those Lublin draws play checkpoints (default scale:
+  draw 0, 18 of the 54 runs; all three cost 17% of the paper's CPU time), and the whole-budget
+  point is those same runs' final evaluation: the series is of one set of agents.
 * **Claims at each budget.** ``budget_rows`` rebuilds Tables 5 and 6 from each budget's rows and
   recounts every RL claim with the same functions as the final claims (``claims.rl_counts``).
   "Flat" means the last doubling (1/2 -> all) moved the count by at most half the claim's
@@ -34,7 +37,9 @@ def budget_path(run: str | Path) -> Path:
 
 
 def budget_files(spec: dict, root: str | Path = rx.ROOT) -> list[str]:
-    return [str(budget_path(r[-1])) for r in rx.runs(spec, root)]
+    """The checkpoints' tables of the runs on ``experiments.budget_draws`` (default every run)."""
+    chosen = set(rx.budget_draws(spec))
+    return [str(budget_path(r[-1])) for r in rx.runs(spec, root) if r[4] in chosen]
 
 
 def checkpoint_for(run: str | Path, target: int) -> tuple[int, Path]:
@@ -69,11 +74,18 @@ def evaluate_checkpoints(run: str | Path, spec: dict, out: str | Path, threads: 
     return table
 
 
+#: columns naming one run in the evaluation tables
+RUN_KEYS = ("method", "train", "grid", "draw", "run_seed")
+
+
 def with_final(final: pd.DataFrame, budget: pd.DataFrame, steps: int, episodes: int | None = None) -> pd.DataFrame:
     """Checkpoint rows plus the final evaluation's oracle rows as fraction 1 (budget = ``steps``);
     ``episodes``: only its first that many per cell, the checkpoints' (``budget_episodes``), so a
     trend compares like with like (the claim's own value stays on all of them)."""
     last = final[final["estimator"] == "actual"]
+    runs = [c for c in RUN_KEYS if c in last.columns and c in budget.columns]
+    if runs:  # only the runs that played checkpoints (``evaluate.budget_draws``): one set of agents per series
+        last = last.merge(budget[runs].drop_duplicates(), on=runs)
     if episodes is not None:
         last = last[last["episode"] < int(episodes)]
     last = last.assign(fraction=1.0, budget=float(steps))
@@ -141,11 +153,14 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
               "table5_cells_within_tolerance": "share of Table 5 cells within tolerance",
               "table6_cells_within_tolerance": "share of Table 6 cells within tolerance"}
     per_cell = [int(evals.loc[evals["fraction"] == f, "episode"].nunique()) for f in fractions]
+    drawn = sorted(int(d) for d in evals["draw"].unique()) if "draw" in evals.columns else []
     if len(set(per_cell)) == 1:
         note = f"at budgets: {per_cell[0]} episode(s) per cell at each, the first of the final evaluation's episode seeds"
     else:
         note = (f"at budgets: {per_cell[0]} episode(s) per cell at the checkpoints (the first of the final "
                 f"evaluation's episode seeds), {per_cell[-1]} at all")
+    if drawn:
+        note += f"; the runs on Lublin draw(s) {', '.join(map(str, drawn))}"
     fields, long_rows = {}, []
     for key, (paper_value, noise) in _paper_targets().items():
         if not all(key in per[f] for f in fractions):

@@ -167,6 +167,9 @@ def check_spec(spec: dict) -> dict:
                 raise ConfigError(f"runtime.{key}: '{v}' is {what} (choose from: {', '.join(known)})")
     if spec["evaluate"]["estimators"][0] != "actual":
         raise ConfigError("runtime.evaluate.estimators must start with 'actual' (the tables' oracle)")
+    for d in spec["evaluate"].get("budget_draws", []):
+        if int(d) not in draws(spec):
+            raise ConfigError(f"runtime.evaluate.budget_draws: draw {d} is not one of agents.draws {draws(spec)}")
     return spec
 
 
@@ -454,22 +457,30 @@ def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
     return f"{HYPERPARAMS_VARIANT}/{method}/{workload}/{grid}" + (f"/draw{int(draw)}" if int(draw) else "")
 
 
-#: Steps per CPU second of a training rule: PPO with 8 DummyVecEnv copies at T 512 / M 512 / K 4 per
-#: method, the slowest rule of each in the default run started 2026-11-26 (13 of its 54 training
-#: rules, 320k steps each, otherwise idle machine: 127-171 CPU-s per baseline run, 158-204 NN1,
-#: 298-332 NN2; the run of 2026-11-24 at 360k steps, under load, took 190-260, 250-260 and 430-470;
-#: the short runs of benchmarks/bench_runtime_env.py give lower rates: they include start-up and
-#: one rollout). More epochs per update cost more, so grid
-#: points with K 8 or 10 are underestimated. Evaluation plays all of an agent's episodes in one
-#: lockstep batch. Evaluation rates, start-up included, from the 54 agents of the default run started
-#: 2026-11-26 (its rules' benchmark files, partly beside CI): final evaluations 12.0 k steps per
-#: CPU-s (2,250 episodes, 0.26 core-hours); budget checkpoints 9.3 k (5,670 episodes, 0.79 core-hours;
-#: three models loaded per rule).
-TRAIN_STEPS_PER_S = {"baseline": 1870.0, "proposal_nn1": 1570.0, "proposal_nn2": 960.0}
-EVAL_STEPS_PER_S = 12000.0
-BUDGET_STEPS_PER_S = 9300.0
-#: Mean steps of an evaluation episode on a 1000-job half (same run: 4,919 final, 4,687 checkpoints).
+#: Cost of the default run's rules, exact: each rule's wall time in the run started 2026-11-27
+#: (226 rules, two at a time on the 2-core machine, nothing else running), whose sum (20,432 s) is the
+#: exact CPU time that ``scripts/timed_run.py`` measured for the whole run (20,411 s); Snakemake's
+#: benchmark files had said 0.76 of it (they sample a rule's CPU every 30 s after its first 15 s, so
+#: a 40-s evaluation reads ~15 s). Rates include each rule's start-up (imports, workloads, envs).
+#: Training: steps per CPU second of a 320k-step PPO run (8 DummyVecEnv copies, T 512 / M 512 / K 4):
+#: 204 s baseline, 240 s NN1, 365 s NN2. The networks' forward and backward passes dominate: a
+#: 512-sample minibatch runs at 125-146 GFLOPS on one core (benchmarks/bench_runtime_env.py).
+TRAIN_STEPS_PER_S = {"baseline": 1570.0, "proposal_nn1": 1330.0, "proposal_nn2": 877.0}
+#: Final evaluation (all of an agent's episodes in one lockstep batch): 42 / 56 / 69 s for 35 / 45 /
+#: 45 episodes; the budget checkpoints (three models per rule): 72 / 88 / 109 s for 63 episodes.
+EVAL_STEPS_PER_S = {"baseline": 4060.0, "proposal_nn1": 3910.0, "proposal_nn2": 3180.0}
+BUDGET_STEPS_PER_S = {"baseline": 4080.0, "proposal_nn1": 3340.0, "proposal_nn2": 2710.0}
+#: Random play reads no network: 33 s for 35 baseline-case episodes (its episodes run ~5,300 steps).
+RANDOM_STEPS_PER_S = 5590.0
+#: Mean steps of an evaluation episode on a 1000-job half (4,919 final, 4,687 checkpoints; 2026-11-26).
 EVAL_STEPS_PER_EPISODE = 4900
+RANDOM_STEPS_PER_EPISODE = 5300
+
+
+def budget_draws(spec: dict) -> list[int]:
+    """Lublin draws whose runs play the budget checkpoints: ``evaluate.budget_draws`` (default all)."""
+    chosen = spec["evaluate"].get("budget_draws")
+    return draws(spec) if chosen is None else [d for d in draws(spec) if d in {int(x) for x in chosen}]
 
 
 def budget_episodes(spec: dict) -> int:
@@ -480,22 +491,32 @@ def budget_episodes(spec: dict) -> int:
 
 
 def estimate_core_hours(spec: dict) -> dict:
-    """Core-hours of the spec's PPO runs and their evaluations by the measured rates above."""
+    """Core-hours of the spec's PPO runs, their evaluations, budget checkpoints and no-learning
+    references by the measured rates above (each a group play: ``references.group_cases``)."""
     agents, ev = spec["agents"], spec["evaluate"]
-    per_method = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"]) * len(draws(spec))
+    per_draw = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"])
+    per_method = per_draw * len(draws(spec))
     train = sum(per_method * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] for m in agents["methods"]) / 3600
-    # own half + every "b" half; the proposal methods also the other estimators (evaluate())
-    cases = sum(1 + len(TEST_WORKLOADS) + (len(ev["estimators"]) - 1 if METHODS[m][0] == "runtime_proposal" else 0)
-                for m in agents["methods"])
-    steps = cases * int(ev["episodes"]) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
-    runs = per_method * len(agents["methods"])
-    # budget checkpoints (1/8, 1/4, 1/2): own half + every "b" half, oracle only
-    budget = 3 * (1 + len(TEST_WORKLOADS)) * budget_episodes(spec) * min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
-    # no-learning references (random, untrained): the final evaluation once per method x half x seed x
-    # draw (not per grid point), at the trained agents' rate (smoke: random 1.1x, untrained 1.0x its speed)
-    refs = 2 * per_method // len(grid_points(spec)) * steps / EVAL_STEPS_PER_S / 3600
-    return {"runs": runs, "train": train, "evaluate": per_method * steps / EVAL_STEPS_PER_S / 3600,
-            "budget": runs * budget / BUDGET_STEPS_PER_S / 3600, "references": refs}
+    episode = min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
+    episodes = int(ev["episodes"])
+    # own half + every "b" half; the proposal methods also the other estimators (run_cases)
+    evaluate = sum(per_method * len(run_cases(spec, m, agents["workloads"][0])) * episodes * episode
+                   / EVAL_STEPS_PER_S[m] for m in agents["methods"]) / 3600
+    # budget checkpoints (1/8, 1/4, 1/2) of the runs on budget_draws: own half + every "b" half, oracle only
+    budget_runs = per_draw * len(budget_draws(spec))
+    budget = sum(budget_runs * 3 * (1 + len(TEST_WORKLOADS)) * budget_episodes(spec) * episode
+                 / BUDGET_STEPS_PER_S[m] for m in agents["methods"]) / 3600
+    # one group play per grid point's first, seed and draw: random over the union of the oracle cases,
+    # untrained per method over its runs' cases (as references.group_cases)
+    groups = len(agents["seeds"]) * len(draws(spec))
+    halves = set(agents["workloads"]) | set(TEST_WORKLOADS)
+    random = groups * len(halves) * episodes * min(RANDOM_STEPS_PER_EPISODE, int(ev["max_steps"])) / RANDOM_STEPS_PER_S
+    untrained = 0.0
+    for m in agents["methods"]:
+        cases = {c for w in agents["workloads"] for c in run_cases(spec, m, w)}
+        untrained += groups * len(cases) * episodes * episode / EVAL_STEPS_PER_S[m]
+    return {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
+            "budget": budget, "references": (random + untrained) / 3600}
 
 
 def train_minutes(spec: dict, method: str) -> int:
