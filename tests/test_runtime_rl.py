@@ -326,6 +326,11 @@ def test_draws_and_run_folders():
     assert rx.budget_draws(spec) == [0, 1, 2] and len(budget.budget_files(spec)) == 3
     spec["evaluate"] = {**spec["evaluate"], "budget_draws": [0]}
     assert rx.budget_draws(spec) == [0] and budget.budget_files(spec) == [str(budget.budget_path(rx.runs(spec)[0][-1]))]
+    # the budget series is counted against its own draws' heuristics (schedrl runtime claims)
+    from schedrl.commands.runtime import _heuristics_runs
+
+    assert _heuristics_runs(spec, rx.ROOT, rx.budget_draws(spec)) == [rx.heuristics_file(w, 0) for w in rx.WORKLOADS]
+    assert len(_heuristics_runs(spec, rx.ROOT)) == 3 * len(rx.WORKLOADS)
     spec["evaluate"]["budget_draws"] = [3]
     with pytest.raises(ConfigError, match=r"runtime.evaluate.budget_draws: draw 3 is not one of agents.draws"):
         rx.check_spec(spec)

@@ -19,7 +19,8 @@
 #                                                        the no-learning references' verdicts (issue 41)
 #   results/runtime/agents/.../fingerprint.json          what each agent plays (schedrl.experiments.fingerprint)
 #   results/runtime/references/{random,untrained}/{method}/{train}/{grid}/{rep}/  the references' evaluation.csv
-#                                                        and fingerprint.json (same protocol, no training)
+#                                                        (same protocol, no training), cut from one play per group:
+#   results/runtime/references/{random/any,untrained/{method}}/all/{grid}/{rep}/  its evaluation.csv, fingerprint.json
 #   results/runtime/fingerprints.csv                     one row per evaluated agent, references included
 import json
 

@@ -24,20 +24,22 @@ def _spec(text: str) -> dict:
     return load_runtime_spec(text, agents=True)
 
 
-def _heuristics_runs(spec: dict, root: str) -> list[str]:
+def _heuristics_runs(spec: dict, root: str, draws: list[int] | None = None) -> list[str]:
+    """Table 4's heuristics files of ``draws`` (default: the agents' draws)."""
     from schedrl.papers.runtime import experiments as rx
 
-    return [rx.heuristics_file(w, d).replace(rx.ROOT, root, 1) for d in rx.draws(spec) for w in rx.WORKLOADS]
+    ds = rx.draws(spec) if draws is None else draws
+    return [rx.heuristics_file(w, d).replace(rx.ROOT, root, 1) for d in ds for w in rx.WORKLOADS]
 
 
-def _fit_runs(spec: dict, root: str) -> list[str]:
-    """The heuristics-under-the-agent's-action-set files of the agents' draws that exist (older
-    result folders have none: their tables and claims go without those columns)."""
+def _fit_runs(spec: dict, root: str, draws: list[int] | None = None) -> list[str]:
+    """The heuristics-under-the-agent's-action-set files of ``draws`` (default: the agents' draws)
+    when all exist (older result folders have none: their tables and claims go without those columns)."""
     from pathlib import Path
 
     from schedrl.papers.runtime import experiments as rx
 
-    files = [rx.fit_file(d).replace(rx.ROOT, root, 1) for d in rx.draws(spec)]
+    files = [rx.fit_file(d).replace(rx.ROOT, root, 1) for d in (rx.draws(spec) if draws is None else draws)]
     return files if all(Path(f).exists() for f in files) else []
 
 
@@ -142,8 +144,8 @@ def register(subparsers) -> None:
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's runtime agents",
                        description="PPO runs (methods x grid points x training halves x seeds) and their "
-                       "evaluations, in core-hours by the rates measured with benchmarks/bench_runtime_env.py "
-                       "(schedrl.papers.runtime.experiments).")
+                       "evaluations, budget checkpoints and no-learning references, in core-hours by the exact "
+                       "per-rule CPU of the default run of 2026-11-27 (schedrl.papers.runtime.experiments).")
     add_spec_options(k, "runtime")
     k.set_defaults(func=run_cost)
 
@@ -306,8 +308,12 @@ def run_claims(args) -> int:
             from schedrl.report.convergence import write_budget_table
 
             ckpts = rx.read_evaluations(budget.budget_files(spec, args.root))
+            # the series' agents are those of budget_draws: compare them with the same draws' heuristics
+            drawn = rx.budget_draws(spec)
+            budget_heur = heur if drawn == rx.draws(spec) else tables.heuristics_table(
+                _heuristics_runs(spec, args.root, drawn), _fit_runs(spec, args.root, drawn))
             budgets, long_rows = budget.budget_rows(budget.with_final(evals, ckpts, int(spec["agents"]["steps"]),
-                                                                      rx.budget_episodes(spec)), heur)
+                                                                      rx.budget_episodes(spec)), budget_heur)
             write_budget_table(args.budget_out, long_rows)
         rows = claims.claims_rows(t4, tables.table5_frame(evals, heur), tables.table6_frame(evals),
                                   tables.sensitivity_frame(evals), seed=args.seed, evals=rx.tuned(evals),

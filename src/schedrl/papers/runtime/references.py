@@ -1,8 +1,8 @@
 """What the runtime paper's agents play, and what no learning would give (issue 41).
 
 * Behaviour fingerprints: ``recording.LockstepRecorder`` records the evaluation's decisions and
-  ``experiments.write_agent_fingerprint`` writes ``fingerprint.json`` beside each evaluation
-  (trained agents and references alike); ``write_fingerprints`` gathers them, and
+  ``experiments.write_agent_fingerprint`` writes ``fingerprint.json`` beside each trained agent's
+  evaluation and in each reference's group folder (``group_dir``); ``write_fingerprints`` gathers them, and
   ``claim_plays_as`` says what a claim's agents play as.
 * No-learning references: each training run gets two stand-ins played through the same protocol
   (``experiments.play_cases``: same cases, episode seeds, estimators), ``random`` (uniform among
@@ -14,8 +14,13 @@
   one per grid x seed x draw for every method (it reads no observation, so neither the method's
   inputs nor the estimator change its play; the estimator cases repeat the oracle case's
   episodes). Each run's table is cut from its group's play (same rows as a per-run play: own
-  half, every "b" half, estimator cases), so the two methods' random rows are the same episodes:
-  a comparison between them is a tie, which no count lets win. The untrained networks differ per
+  half, every "b" half, estimator cases), so the methods' random rows are the same episodes and a
+  reference's rows on a "b" half are the same for every training half: a comparison between
+  methods (random) or between training halves (both) is a tie, which no count lets win. So on the
+  references, NN2 vs NN1, the proposal's gain and the baseline/proposal split (random) and the
+  same-tendency column maxima (both) are 0 by construction, not by chance; two independently
+  played no-learning agents would win about half of those comparisons by noise, which the
+  intervals on the trained agents' comparisons account for. The untrained networks differ per
   method and give the method-to-method spread of no learning. One play per group instead of per
   run costs ~1/4 of the references' CPU at default scale (12 rules instead of 108).
   Their tables sit under ``results/runtime/references/<ref>/`` with the run folders' layout,
@@ -143,6 +148,9 @@ def member_table(played, spec: dict, ref: str, method: str, train: str):
         part["estimator"] = estimator
         rows.append(part)
     table = pd.concat(rows, ignore_index=True)
+    expected = len(rx.run_cases(spec, method, train)) * int(played["episode"].nunique())
+    if len(table) != expected:  # a case missing from the group play would give a short table silently
+        raise ValueError(f"reference {ref} for {method} {train}: {len(table)} rows, expected {expected}")
     table["method"], table["train"] = method, train
     return table
 
