@@ -1,6 +1,7 @@
 # The reproduction report: every paper's claims table (claim, paper value, ours, verdict), the
 # markdown tables its rules register in REPORT_SECTIONS (common.smk) and its figures, gathered
 # into REPRODUCTION.md and one self-contained HTML page (figures embedded).
+from schedrl.report.recorded import recorded_path
 
 
 rule reproduction_report:
@@ -9,6 +10,8 @@ rule reproduction_report:
         sections=lambda wildcards: REPORT_SECTIONS,
         figures=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith(".png")],
         fingerprints=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith("/fingerprints.csv")],
+        # verdicts of recorded default runs, shown beside this build's (schedrl record)
+        recorded=lambda wildcards: [str(f) for f in map(recorded_path, PAPERS) if f.is_file()],
     output:
         report="results/report/REPRODUCTION.md",
         html="results/report/index.html",

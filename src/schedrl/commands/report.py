@@ -35,6 +35,7 @@ def paper_infos():
 
     from schedrl.papers import implemented, paper_values, titles
     from schedrl.papers.values import values_path
+    from schedrl.report.recorded import read_recorded, recorded_path
     from schedrl.report.render import Figure, PaperInfo
 
     infos = {}
@@ -47,6 +48,7 @@ def paper_infos():
             info.deviations = paper_values(paper).deviations
             status = values_path(paper).with_name("status.md")
             info.status = status.read_text() if status.is_file() else ""
+            info.recorded = read_recorded(recorded_path(paper))
         infos[paper] = info
     return infos
 

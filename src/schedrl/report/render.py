@@ -19,6 +19,7 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.report.claims import CAUSES, CLAIM_COLUMNS, OPTIONAL_COLUMNS, VERDICTS, read_claims
 from schedrl.report.convergence import NOT_CONVERGED
+from schedrl.report.recorded import recorded_section
 
 #: Packages whose versions the report lists (what produced the numbers).
 VERSIONED = ("schedrl", "numpy", "pandas", "scipy", "numba", "torch", "stable-baselines3", "sb3-contrib",
@@ -40,6 +41,7 @@ class PaperInfo:
     targets: int = 0  # files the paper's rules are expected to build (figures, tables, claims)
     status: str = ""  # markdown: measured runs and what they show (papers/<paper>/status.md)
     deviations: list[dict] = field(default_factory=list)  # paper_values.yaml's deviations
+    recorded: pd.DataFrame | None = None  # verdicts of recorded default runs (report/recorded.py)
 
 
 #: Columns of a paper's headline table, in order (claim columns renamed for readers).
@@ -259,6 +261,8 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             table = heads[list(HEADLINE)].assign(note=heads["note"].map(fold)).rename(columns=HEADLINE)
             table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
             out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
+        if info.recorded is not None:  # this build joins the recorded runs only at their scale
+            out += recorded_section(info.recorded, rows if scale == "default" and len(rows) else None, _md_table)
         if paper in fingerprints:
             out += fingerprint_section(fingerprints[paper])
         if info.status.strip():

@@ -1,0 +1,41 @@
+"""``schedrl record``: keep a default run's verdicts in the paper's ``recorded_runs.csv``."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "record",
+        help="record a default run's verdicts beside the paper's earlier runs (for the report)",
+        description="Copy each claim's verdict (and its no-learning references' verdicts) from a run's "
+        "claims table into the paper's recorded_runs.csv (beside its status.md), under RUN's name; a run "
+        "already recorded under that name is replaced. The report shows the recorded runs side by side "
+        "and marks the claims whose verdict changed.",
+    )
+    p.add_argument("--claims", required=True, metavar="CSV", help="the run's claims table (results/<paper>/claims.csv)")
+    p.add_argument("--run", required=True, metavar="NAME",
+                   help="the run's name: date, code and what set it apart, e.g. '2026-11-27, 5a85e72, 240k steps'")
+    p.add_argument("--source", default="", metavar="TEXT",
+                   help="where the rows come from (default: the claims table's path)")
+    p.add_argument("--into", default=None, metavar="CSV",
+                   help="recorded-runs table to update (default: the paper's recorded_runs.csv)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from schedrl.errors import InputFileError
+    from schedrl.report.claims import read_claims
+    from schedrl.report.recorded import read_recorded, record_run, recorded_path, write_recorded
+
+    claims = read_claims(args.claims)
+    papers = sorted(set(claims["paper"]))
+    if len(papers) != 1:
+        raise InputFileError(args.claims, f"holds claims of {len(papers)} papers ({', '.join(papers)}); record one at a time")
+    if not args.run.strip():
+        raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
+    into = args.into or recorded_path(papers[0])
+    frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims))
+    write_recorded(into, frame)
+    print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r}; "
+          f"{frame['run'].nunique()} run(s) recorded")
+    return 0

@@ -1,0 +1,105 @@
+"""Recorded default runs' verdicts: ``schedrl record`` keeps them, the report shows them side by side
+and marks the claims whose verdict changed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from schedrl.cli import main
+from schedrl.report.claims import write_claims
+from schedrl.report.recorded import read_recorded, recorded_path, side_by_side
+from schedrl.report.render import PaperInfo, render_report
+
+
+def _claims(path, verdicts: dict[str, str], paper: str = "alpha"):
+    rows = [{"paper": paper, "claim_id": cid, "claim": f"claim {cid}", "paper_value": "1", "ours": "1",
+             "verdict": v, "note": "", **({"random_verdict": "reproduced"} if cid == "rl" else {})}
+            for cid, v in verdicts.items()]
+    write_claims(path, rows)
+    return path
+
+
+def test_record_replaces_a_run_and_keeps_the_others(tmp_path, capsys):
+    into = tmp_path / "recorded_runs.csv"
+    old = _claims(tmp_path / "old.csv", {"rl": "reproduced", "t4": "not reproduced"})
+    new = _claims(tmp_path / "new.csv", {"rl": "not reproduced", "t4": "not reproduced", "extra": "partly reproduced"})
+    assert main(["record", "--claims", str(old), "--run", "2026-01-01 old", "--into", str(into)]) == 0
+    assert main(["record", "--claims", str(new), "--run", "2026-01-02 new", "--into", str(into),
+                 "--source", "the run's claims.csv"]) == 0
+    # recording the first run again replaces its rows, it does not add a third run
+    assert main(["record", "--claims", str(old), "--run", "2026-01-01 old", "--into", str(into)]) == 0
+    frame = read_recorded(into)
+    assert list(dict.fromkeys(frame["run"])) == ["2026-01-02 new", "2026-01-01 old"]
+    assert len(frame) == 5
+    got = frame.set_index(["run", "claim_id"])
+    assert got.loc[("2026-01-01 old", "rl"), "random_verdict"] == "reproduced"
+    assert got.loc[("2026-01-02 new", "rl"), "source"] == "the run's claims.csv"
+    assert capsys.readouterr().out.strip().splitlines()[-1].endswith("2 run(s) recorded")
+
+
+def test_side_by_side_marks_changes_and_missing_records(tmp_path):
+    recorded = pd.DataFrame([
+        {"run": "a", "claim_id": "rl", "claim": "RL", "verdict": "reproduced"},
+        {"run": "a", "claim_id": "t4", "claim": "T4", "verdict": "partly reproduced"},
+        {"run": "b", "claim_id": "rl", "claim": "RL", "verdict": "not reproduced"},
+        {"run": "b", "claim_id": "t4", "claim": "T4", "verdict": "partly reproduced"},
+        {"run": "b", "claim_id": "new", "claim": "New", "verdict": "not comparable"},
+    ])
+    table = side_by_side(recorded).set_index("claim_id")
+    assert table.loc["rl", ["a", "b", "changed"]].tolist() == ["R", "N", "yes"]
+    assert table.loc["t4", ["a", "b", "changed"]].tolist() == ["P", "P", ""]
+    # a claim one run did not have is no change
+    assert table.loc["new", ["a", "b", "changed"]].tolist() == ["-", "C", ""]
+    current = pd.DataFrame([{"claim_id": "t4", "claim": "T4", "verdict": "reproduced"}])
+    table = side_by_side(recorded, current).set_index("claim_id")
+    assert table.loc["t4", ["this build", "changed"]].tolist() == ["R", "yes"]
+    assert table.loc["rl", "this build"] == "-"
+
+
+def test_report_shows_recorded_runs_and_this_build_only_at_default_scale(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    claims = _claims(tmp_path / "results" / "alpha" / "claims.csv", {"rl": "not reproduced", "t4": "reproduced"})
+    recorded = pd.DataFrame([{"run": "2026-01-01 old", "claim_id": "rl", "claim": "claim rl", "verdict": "reproduced",
+                              "ours": "", "random_verdict": "", "untrained_verdict": "", "source": "status.md"}])
+    papers = {"alpha": PaperInfo("Alpha paper", recorded=recorded)}
+    text, _ = render_report([claims], [], "default", papers)
+    section = text[text.index("### Verdicts across recorded default runs (1)"):]
+    assert "| rl | claim rl | R | N | yes |" in section and "1 of 2 claims changed verdict" in section
+    assert "- *2026-01-01 old*: status.md" in section
+    text, _ = render_report([claims], [], "smoke", papers)  # smoke verdicts are not set beside default runs
+    section = text[text.index("### Verdicts across recorded default runs (1)"):text.index("### All claims")]
+    assert "this build" not in section and "| rl | claim rl | R |  |" in section
+
+
+@pytest.mark.parametrize("content, needles", [
+    ("run,claim_id\n", ["lacks column", "verdict"]),
+    ("run,claim_id,claim,verdict,ours,random_verdict,untrained_verdict,source\na,c,C,won,,,,x\n", [":2:", "'won'"]),
+    ("run,claim_id,claim,verdict,ours,random_verdict,untrained_verdict,source\n"
+     "a,c,C,reproduced,,,,x\na,c,C,reproduced,,,,x\n", [":3:", "recorded twice"]),
+])
+def test_bad_recorded_file_is_one_line_naming_it(tmp_path, capsys, content, needles):
+    into = tmp_path / "recorded_runs.csv"
+    into.write_text(content)
+    claims = _claims(tmp_path / "c.csv", {"rl": "reproduced"})
+    assert main(["record", "--claims", str(claims), "--run", "r", "--into", str(into)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(into) in err[0] and "Traceback" not in err[0]
+    assert all(n in err[0] for n in needles), err[0]
+
+
+def test_record_refuses_a_table_of_two_papers_and_an_empty_name(tmp_path, capsys):
+    a = _claims(tmp_path / "a.csv", {"x": "reproduced"})
+    frame = pd.concat([pd.read_csv(a), pd.read_csv(_claims(tmp_path / "b.csv", {"y": "reproduced"}, paper="beta"))])
+    frame.to_csv(tmp_path / "both.csv", index=False)
+    assert main(["record", "--claims", str(tmp_path / "both.csv"), "--run", "r", "--into", str(tmp_path / "o.csv")]) != 0
+    assert "2 papers" in capsys.readouterr().err
+    assert main(["record", "--claims", str(a), "--run", " ", "--into", str(tmp_path / "o.csv")]) != 0
+    assert "--run is empty" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_every_paper_recorded_file_reads():
+    for paper in ("deeprm", "mdp", "mrsch", "runtime", "sem"):
+        frame = read_recorded(recorded_path(paper))  # absent is no runs; present must be well formed
+        assert set(frame["verdict"]) <= {"reproduced", "partly reproduced", "not reproduced", "not comparable"}
