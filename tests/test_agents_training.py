@@ -52,11 +52,29 @@ def test_default_adam_is_the_fused_kernel_with_sb3s_eps(algo, eps):
 
 
 def test_a2c_keeps_rmsprop_and_a_named_optimizer_is_left_alone():
-    _, _, kwargs = resolve_hyperparams("a2c", load_hyperparams("a2c"))
-    assert "optimizer_class" not in kwargs["policy_kwargs"]  # A2C then builds its RMSprop
+    import torch
+
+    policy, _, kwargs = resolve_hyperparams("a2c", load_hyperparams("a2c", overrides={"rms_prop_eps": 1e-4}))
+    opt = algo_class("a2c")(policy, gym.make("CartPole-v1"), **kwargs).policy.optimizer
+    assert isinstance(opt, torch.optim.RMSprop) and opt.defaults["foreach"] is True
+    assert (opt.defaults["alpha"], opt.defaults["eps"], opt.defaults["weight_decay"]) == (0.99, 1e-4, 0)
     _, _, kwargs = resolve_hyperparams("ppo", load_hyperparams("ppo", overrides={
         "policy_kwargs": {"optimizer_class": "sgd"}}))
     assert "optimizer_kwargs" not in kwargs["policy_kwargs"]
+
+
+def test_a2c_multi_tensor_rmsprop_learns_the_same_weights_as_sb3s_own():
+    """The multi-tensor RMSprop is a speed-up only: A2C trained both ways ends on identical weights."""
+    import torch
+    from stable_baselines3 import A2C
+
+    policy, _, kwargs = resolve_hyperparams("a2c", load_hyperparams("a2c"))
+    ours = A2C(policy, gym.make("CartPole-v1"), seed=3, device="cpu", **kwargs).learn(300)
+    kwargs["policy_kwargs"] = {k: v for k, v in kwargs["policy_kwargs"].items() if not k.startswith("optimizer")}
+    sb3 = A2C(policy, gym.make("CartPole-v1"), seed=3, device="cpu", **kwargs).learn(300)
+    assert not sb3.policy.optimizer.defaults["foreach"]
+    for a, b in zip(ours.policy.parameters(), sb3.policy.parameters(), strict=True):
+        assert torch.equal(a, b)
 
 
 def test_acktr_and_unknown_algorithms_are_user_errors():
