@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from schedrl.cli import main
+from schedrl.commands.record import recorded_path
 from schedrl.report.claims import write_claims
-from schedrl.report.recorded import read_recorded, recorded_path, side_by_side
+from schedrl.report.recorded import read_recorded, side_by_side
 from schedrl.report.render import PaperInfo, render_report
 
 

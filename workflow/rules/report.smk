@@ -1,7 +1,7 @@
 # The reproduction report: every paper's claims table (claim, paper value, ours, verdict), the
 # markdown tables its rules register in REPORT_SECTIONS (common.smk) and its figures, gathered
 # into REPRODUCTION.md and one self-contained HTML page (figures embedded).
-from schedrl.report.recorded import recorded_path
+from schedrl.commands.record import recorded_path
 
 
 rule reproduction_report:

@@ -22,10 +22,17 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def recorded_path(paper: str):
+    """The paper's ``recorded_runs.csv`` (beside its ``status.md`` in the paper package)."""
+    from schedrl.papers.values import values_path
+
+    return values_path(paper).with_name("recorded_runs.csv")
+
+
 def run(args) -> int:
     from schedrl.errors import InputFileError
     from schedrl.report.claims import read_claims
-    from schedrl.report.recorded import read_recorded, record_run, recorded_path, write_recorded
+    from schedrl.report.recorded import read_recorded, record_run, write_recorded
 
     claims = read_claims(args.claims)
     papers = sorted(set(claims["paper"]))

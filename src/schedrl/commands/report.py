@@ -33,9 +33,10 @@ def paper_infos():
     """Title and figures of every paper, from the paper packages (a paper without one: title only)."""
     import importlib
 
+    from schedrl.commands.record import recorded_path
     from schedrl.papers import implemented, paper_values, titles
     from schedrl.papers.values import values_path
-    from schedrl.report.recorded import read_recorded, recorded_path
+    from schedrl.report.recorded import read_recorded
     from schedrl.report.render import Figure, PaperInfo
 
     infos = {}

@@ -250,9 +250,12 @@ def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
 
     c = rx.estimate_core_hours(_spec(args.spec))
-    print(f"~{c['train'] + c['evaluate'] + c['budget'] + c['references']:,.1f} core-hours: {c['runs']} PPO runs "
+    total = c['train'] + c['evaluate'] + c['budget'] + c['references']
+    slower, factor = rx.SLOWER_MACHINE
+    print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs "
           f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "
-          f"no-learning references {c['references']:,.2f}")
+          f"no-learning references {c['references']:,.2f}; ~{total * factor:,.1f} on the slower machine "
+          f"seen ({slower}: x{factor:g})")
     return 0
 
 

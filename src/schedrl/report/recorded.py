@@ -1,7 +1,7 @@
 """Verdicts of recorded default runs, so a report can show which verdicts a change of code moved.
 
 A run's ``results/<paper>/claims.csv`` lives on the machine that made it; what a paper keeps in the
-repository is ``recorded_runs.csv`` beside its ``status.md``: one row per claim per recorded run
+repository is ``recorded_runs.csv`` beside its ``status.md`` (``schedrl.commands.record.recorded_path``): one row per claim per recorded run
 (``RECORDED_COLUMNS``), written by ``schedrl record`` from the run's claims table. The report puts the
 recorded runs side by side, oldest first, with the current build's verdicts when it is at the
 recorded runs' scale, and marks the claims whose verdict differs between them.
@@ -21,13 +21,6 @@ from schedrl.report.claims import VERDICTS
 #: (the run's claims.csv, or a record reconstructed from its status.md when the file was lost).
 RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdict", "untrained_verdict", "source")
 SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C", "": "-"}
-
-
-def recorded_path(paper: str) -> Path:
-    """The paper's ``recorded_runs.csv`` (beside its ``status.md`` in the paper package)."""
-    from schedrl.papers.values import values_path
-
-    return values_path(paper).with_name("recorded_runs.csv")
 
 
 def read_recorded(path: str | Path) -> pd.DataFrame:

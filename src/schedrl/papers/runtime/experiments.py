@@ -472,6 +472,13 @@ EVAL_STEPS_PER_S = {"baseline": 4060.0, "proposal_nn1": 3910.0, "proposal_nn2": 
 BUDGET_STEPS_PER_S = {"baseline": 4080.0, "proposal_nn1": 3340.0, "proposal_nn2": 2710.0}
 #: Random play reads no network: 33 s for 35 baseline-case episodes (its episodes run ~5,300 steps).
 RANDOM_STEPS_PER_S = 5590.0
+#: The machines differ: sessions get one of two kinds, and the rates above are the faster kind's
+#: (AVX-512). On the other, an AMD EPYC at 2.45 GHz with AVX2 only (2026-11-27; 66 GFLOPS for a
+#: 512 x 1024 x 1024 matmul on one thread), the run of that day took 1.36-1.42x these rates' CPU
+#: for training and 1.3-1.4x for evaluation (15 trainings and 3 evaluations before it was stopped:
+#: 212 / 245 / 388 s per baseline / NN1 / NN2 run at 240k steps). The default run has to finish
+#: inside one 3-hour session on 2 cores on either kind, so it is sized by this factor.
+SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 1.45)
 #: Mean steps of an evaluation episode on a 1000-job half (4,919 final, 4,687 checkpoints; 2026-11-26).
 EVAL_STEPS_PER_EPISODE = 4900
 RANDOM_STEPS_PER_EPISODE = 5300
