@@ -306,7 +306,9 @@ def run_cost(args) -> int:
     print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs, {c['steps'] / 1e6:.1f} M steps {c['sb3']:.2f}, "
           f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
           f"rule start-up {c['startup']:.2f}, no-learning references ({c['reference_runs']} agents) "
-          f"{c['references']:.2f}, report-protocol selection ({c['selection_checks']} checks) {c['selection']:.2f}")
+          f"{c['references']:.2f}, report-protocol selection ({c['selection_checks']} checks) {c['selection']:.2f}; "
+          f"~{total * dx.SLOWER_MACHINE[1]:.1f} on the slower machine seen ({dx.SLOWER_MACHINE[0]}: "
+          f"x{dx.SLOWER_MACHINE[1]:g})")
     return 0
 
 

@@ -212,5 +212,7 @@ def run_cost(args) -> int:
           + (f" ({extra} on extra seeds {mx.extra_seeds(spec)})" if extra else "")
           + f" {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
-          f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}")
+          f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}; "
+          f"~{total * mx.SLOWER_MACHINE[1]:.1f} on the slower machine seen ({mx.SLOWER_MACHINE[0]}: "
+          f"x{mx.SLOWER_MACHINE[1]:g})")
     return 0

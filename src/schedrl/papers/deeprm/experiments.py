@@ -766,6 +766,11 @@ TRAIN_STEPS_PER_S = {
     "dqn": {"discrete-image": 516.0, "discrete-stacked": 1210.0},
     "trpo": {"discrete-image": 1956.0, "multibinary-image": 2130.0, "discrete-stacked": 2060.0},
 }
+#: These are the faster machine kind's (AVX-512). On the slower kind sessions also get (AMD EPYC at
+#: 2.45 GHz, AVX2 only; 2026-11-27) a real training rule (discrete-image, slowdown, 40k steps, one
+#: other rule beside it) ran A2C at 421 and PPO at 620 steps per CPU-second, start-up included:
+#: ~2.4x these rates' CPU (the other rules not measured there; taken alike).
+SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 2.4)
 #: DeepRM's REINFORCE trainer (compiled batched env step): env steps per CPU-second of a real rule
 #: and env steps per trajectory at the training rate 0.7, from the default run of 2026-11-25 (idle
 #: machine): 1,000 iterations at 0.7 (10 x 20 trajectories) = 37.7 M env steps in 522 CPU-s,
