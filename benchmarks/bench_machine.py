@@ -1,0 +1,81 @@
+"""Which kind of development machine is this, and what does each paper's default run cost on it?
+
+Sessions get one of two kinds of 2-core machine (docs/cost-and-budgets.md, "Two kinds of machine"):
+the faster (AVX-512; the cost models' rates) and an AMD EPYC with AVX2 only, ~1.5-2.4x slower per
+core. Before starting a default run that has to finish inside one session, this prints the CPU, its
+vector instructions and one-thread matmul speed (a 512 x 1024 x 1024 product, as the paper-sized
+networks' minibatches), the kind that follows, and each paper's ``schedrl <paper> cost`` estimate
+on this kind against the 5 core-hours and the ~2.3 hours of wall time (two rules at a time) that a
+session leaves for a run. Takes a few seconds:
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_machine.py [--config config/config.yaml]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import time
+from pathlib import Path
+
+import torch
+
+from schedrl.config import load_yaml
+
+#: one-thread GFLOPS of the product above: the slower kind 66 (2026-11-27), the faster 125-146
+SLOWER_BELOW_GFLOPS = 100.0
+BUDGET_CORE_HOURS, SESSION_WALL_HOURS, PARALLEL = 5.0, 2.4, 1.82  # parallelism: the runtime run, 2026-11-27
+
+
+def gflops(repeat: int = 30) -> float:
+    torch.set_num_threads(1)
+    a, b = torch.rand(512, 1024), torch.rand(1024, 1024)
+    for _ in range(3):
+        a @ b
+    t0 = time.process_time()
+    for _ in range(repeat):
+        a @ b
+    return 2 * 512 * 1024 * 1024 * repeat / (time.process_time() - t0) / 1e9
+
+
+def cpu_name() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def paper_totals(config: dict) -> dict[str, float]:
+    """Each paper's default-run estimate on the faster kind (the cost commands' totals)."""
+    out = {}
+    for paper, keys in (("runtime", ("train", "evaluate", "budget", "references")),
+                        ("mrsch", ("dfp", "scalar", "evaluate", "budgets", "select")),
+                        ("deeprm", ("sb3", "deeprm_agent", "evaluate", "startup", "references", "selection"))):
+        mod = importlib.import_module(f"schedrl.papers.{paper}.experiments")
+        spec = mod.load_spec(json.dumps(config[paper]))
+        cost = mod.estimate_core_hours(spec)
+        out[paper] = (sum(cost[k] for k in keys), mod.SLOWER_MACHINE[1])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "config" / "config.yaml"))
+    args = ap.parse_args()
+    speed = gflops()
+    slower = speed < SLOWER_BELOW_GFLOPS
+    print(f"CPU: {cpu_name()}; vector instructions: {torch.backends.cpu.get_cpu_capability()}; "
+          f"matmul {speed:.0f} GFLOPS on one thread (the slower kind: below {SLOWER_BELOW_GFLOPS:.0f})")
+    print(f"kind: {'slower (the cost models x their SLOWER_MACHINE factor)' if slower else 'faster (the cost models as they are)'}")
+    print(f"{'paper':8} {'core-h here':>11} {'wall h (2 cores)':>16}  fits 5 core-h and one session?")
+    for paper, (total, factor) in paper_totals(load_yaml(args.config)).items():
+        here = total * (factor if slower else 1.0)
+        wall = here / PARALLEL
+        fits = here <= BUDGET_CORE_HOURS and wall <= SESSION_WALL_HOURS
+        print(f"{paper:8} {here:11.1f} {wall:16.1f}  {'yes' if fits else 'no'}")
+
+
+if __name__ == "__main__":
+    main()
