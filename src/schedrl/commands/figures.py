@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schedrl.report.claims import VERDICT_SHORT
+
 FORMATS = ("text", "markdown", "csv")
-VERDICT_SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C"}
 
 
 def register(subparsers) -> None:

@@ -26,6 +26,8 @@ CLAIM_COLUMNS = ("paper", "claim_id", "claim", "paper_value", "ours", "verdict",
 #: ``cause`` (one of ``CAUSES`` that only the paper's code knows: ``claim_cause`` derives the rest).
 OPTIONAL_COLUMNS = ("ci95", "at_budgets", "trend", "converged") + REFERENCE_COLUMNS + ("cause",)
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable")
+#: One letter per verdict, as the report's tables and the figures' captions print it.
+VERDICT_SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C"}
 #: Why a claim is not (or only partly) reproduced, one per claim (issue 39).
 CAUSES = ("not converged", "in-sample only", "setup", "process", "agent = heuristic", "uninformative",
           "paper value not comparable", "disagrees")

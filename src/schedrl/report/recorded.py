@@ -3,7 +3,7 @@
 A run's ``results/<paper>/claims.csv`` lives on the machine that made it; what a paper keeps in the
 repository is ``recorded_runs.csv`` beside its ``status.md`` (``schedrl.commands.record.recorded_path``): one row per claim per recorded run
 (``RECORDED_COLUMNS``), written by ``schedrl record`` from the run's claims table. The report puts the
-recorded runs side by side, oldest first, with the current build's verdicts when it is at the
+recorded runs side by side in the order they were recorded (a run recorded again moves last), with the current build's verdicts when it is at the
 recorded runs' scale, and marks the claims whose verdict differs between them.
 """
 
@@ -15,12 +15,12 @@ import pandas as pd
 
 from schedrl.errors import InputFileError
 from schedrl.io import write_csv
-from schedrl.report.claims import VERDICTS
+from schedrl.report.claims import VERDICT_SHORT, VERDICTS
 
 #: ``run`` names the run (date, code, what set it apart); ``source`` says where its rows come from
 #: (the run's claims.csv, or a record reconstructed from its status.md when the file was lost).
 RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdict", "untrained_verdict", "source")
-SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C", "": "-"}
+SHORT = {**VERDICT_SHORT, "": "-"}  # "-": the run has no record of the claim
 
 
 def read_recorded(path: str | Path) -> pd.DataFrame:
@@ -67,7 +67,7 @@ def write_recorded(path: str | Path, frame: pd.DataFrame) -> None:
 def side_by_side(recorded: pd.DataFrame, current: pd.DataFrame | None = None,
                  current_name: str = "this build") -> pd.DataFrame:
     """One row per claim: its verdict (R/P/N/C, ``-`` where a run has no record of it) in each
-    recorded run, oldest first, then in ``current`` (a claims table) when given, and ``changed``:
+    recorded run, in the order recorded, then in ``current`` (a claims table) when given, and ``changed``:
     "yes" where the recorded verdicts differ (a missing one counts as no verdict)."""
     runs = list(dict.fromkeys(recorded["run"]))
     order = list(dict.fromkeys(list(recorded["claim_id"]) + ([] if current is None else list(current["claim_id"]))))
@@ -96,8 +96,8 @@ def recorded_section(recorded: pd.DataFrame, current: pd.DataFrame | None, md_ta
     sources = recorded.drop_duplicates("run").set_index("run")["source"]
     changed = int((table["changed"] == "yes").sum())
     lines = [f"### Verdicts across recorded default runs ({len(runs)})", "",
-             f"Each column is one recorded default run (`recorded_runs.csv`, written by `schedrl record`), oldest "
-             f"first{', then this build' if current is not None else ''}; R reproduced, P partly, N not, "
+             f"Each column is one recorded default run (`recorded_runs.csv`, written by `schedrl record`), in the "
+             f"order recorded{', then this build' if current is not None else ''}; R reproduced, P partly, N not, "
              f"C not comparable, - not recorded. {changed} of {len(table)} claims changed verdict.", "",
              md_table(table), ""]
     lines += [f"- *{run}*: {sources[run]}" for run in runs] + [""]

@@ -17,7 +17,14 @@ from pathlib import Path
 import pandas as pd
 
 from schedrl.errors import InputFileError
-from schedrl.report.claims import CAUSES, CLAIM_COLUMNS, OPTIONAL_COLUMNS, VERDICTS, read_claims
+from schedrl.report.claims import (
+    CAUSES,
+    CLAIM_COLUMNS,
+    OPTIONAL_COLUMNS,
+    VERDICT_SHORT,
+    VERDICTS,
+    read_claims,
+)
 from schedrl.report.convergence import NOT_CONVERGED
 from schedrl.report.recorded import recorded_section
 
@@ -71,7 +78,6 @@ CAUSE_TEXT = {
 CAUSE_SHORT = {"not converged": "not conv.", "in-sample only": "in-sample", "setup": "setup", "process": "process",
                "agent = heuristic": "heuristic", "uninformative": "uninf.", "paper value not comparable": "not comp.",
                "disagrees": "disagrees"}
-VERDICT_SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C"}
 FOLD_AT = 160  # characters of a note shown before the rest folds away
 
 
