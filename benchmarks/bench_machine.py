@@ -47,16 +47,14 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-def paper_totals(config: dict) -> dict[str, float]:
-    """Each paper's default-run estimate on the faster kind (the cost commands' totals)."""
+def paper_totals(config: dict) -> dict[str, tuple[float, float]]:
+    """Each paper's default-run estimate on the faster kind (what ``schedrl <paper> cost`` totals)
+    and its slower-kind factor."""
     out = {}
-    for paper, keys in (("runtime", ("train", "evaluate", "budget", "references")),
-                        ("mrsch", ("dfp", "scalar", "evaluate", "budgets", "select")),
-                        ("deeprm", ("sb3", "deeprm_agent", "evaluate", "startup", "references", "selection"))):
+    for paper in ("runtime", "mrsch", "deeprm"):
         mod = importlib.import_module(f"schedrl.papers.{paper}.experiments")
-        spec = mod.load_spec(json.dumps(config[paper]))
-        cost = mod.estimate_core_hours(spec)
-        out[paper] = (sum(cost[k] for k in keys), mod.SLOWER_MACHINE[1])
+        cost = mod.estimate_core_hours(mod.load_spec(json.dumps(config[paper])))
+        out[paper] = (sum(cost[k] for k in mod.COST_PARTS), mod.SLOWER_MACHINE[1])
     return out
 
 

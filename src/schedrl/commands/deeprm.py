@@ -302,7 +302,7 @@ def run_cost(args) -> int:
 
     spec = _spec(args.spec)
     c = dx.estimate_core_hours(spec)
-    total = c["sb3"] + c["deeprm_agent"] + c["evaluate"] + c["startup"] + c["references"] + c["selection"]
+    total = sum(c[k] for k in dx.COST_PARTS)
     print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs, {c['steps'] / 1e6:.1f} M steps {c['sb3']:.2f}, "
           f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
           f"rule start-up {c['startup']:.2f}, no-learning references ({c['reference_runs']} agents) "

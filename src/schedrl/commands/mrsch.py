@@ -206,7 +206,7 @@ def run_cost(args) -> int:
 
     spec = _spec(args.spec)
     c = mx.estimate_core_hours(spec)
-    total = c["dfp"] + c["scalar"] + c["evaluate"] + c["budgets"] + c["select"]
+    total = sum(c[k] for k in mx.COST_PARTS)
     extra = len(mx.seed_runs(spec))
     print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs"
           + (f" ({extra} on extra seeds {mx.extra_seeds(spec)})" if extra else "")

@@ -250,7 +250,7 @@ def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
 
     c = rx.estimate_core_hours(_spec(args.spec))
-    total = c['train'] + c['evaluate'] + c['budget'] + c['references']
+    total = sum(c[k] for k in rx.COST_PARTS)
     slower, factor = rx.SLOWER_MACHINE
     print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs "
           f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "

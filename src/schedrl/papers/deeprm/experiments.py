@@ -771,6 +771,8 @@ TRAIN_STEPS_PER_S = {
 #: other rule beside it) ran A2C at 421 and PPO at 620 steps per CPU-second, start-up included:
 #: ~2.4x these rates' CPU (the other rules not measured there; taken alike).
 SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 2.4)
+#: The parts of ``estimate_core_hours`` that add up to the run's core-hours (the rest are counts).
+COST_PARTS = ('sb3', 'deeprm_agent', 'evaluate', 'startup', 'references', 'selection')
 #: DeepRM's REINFORCE trainer (compiled batched env step): env steps per CPU-second of a real rule
 #: and env steps per trajectory at the training rate 0.7, from the default run of 2026-11-25 (idle
 #: machine): 1,000 iterations at 0.7 (10 x 20 trajectories) = 37.7 M env steps in 522 CPU-s,

@@ -344,6 +344,8 @@ DECISIONS_PER_JOB = {"two": 0.8, "three": 0.52}
 # 7.5-8.7 core-hours for the default's DFP runs (four runs of the benchmark) against the 4.4 these
 # rates give.
 SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 1.9)
+#: The parts of ``estimate_core_hours`` that add up to the run's core-hours (the rest are counts).
+COST_PARTS = ('dfp', 'scalar', 'evaluate', 'budgets', 'select')
 # Decisions per job under every_event relative to hold (issue 35), measured 2026-11-26 with uniformly
 # random valid picks on two job sets of each kind of the default config (800 jobs, 4,800 jobs per
 # group): hold 0.736 (two) / 0.389 (three) per job; every_event 1.499 / 1.895; every_event without
