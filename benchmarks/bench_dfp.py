@@ -14,9 +14,14 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
 then prints the extrapolated core-hours of the config's mrsch section (DFP runs, extra seeds
 included, x job sets x jobs per set x the decisions per job of the timed run, at its train rate;
 short job sets understate a loaded trace's decisions per job). Times are
-process CPU seconds (one thread), so a loaded machine does not inflate them. Usage:
+process CPU seconds (one thread), so a loaded machine does not inflate them.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_dfp.py [--config config/config.yaml] [--sets 3] [--jobs 60]
+``--device cuda`` (or ``cuda:N``) also times ``act``, ``update`` and ``train`` with the network on
+that GPU, in wall seconds (synchronised; the machine should be otherwise idle), beside the CPU's in
+the same run, and the extrapolated wall hours of the DFP runs, one after another, on that GPU.
+Usage:
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_dfp.py [--config config/config.yaml] [--sets 3] [--jobs 60] [--device cuda]
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from schedrl.agents.device import check_device
 from schedrl.agents.dfp import DFPAgent, adam, train_dfp
 from schedrl.config import load_yaml
 from schedrl.papers.mrsch import experiments as mx
@@ -40,11 +46,13 @@ def main() -> None:
     ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "config" / "config.yaml"))
     ap.add_argument("--sets", type=int, default=3, help="job sets of the timed training run")
     ap.add_argument("--jobs", type=int, default=60, help="jobs per job set of the timed training run")
+    ap.add_argument("--device", default="cpu", help="also time the network on this torch device (cuda, cuda:N)")
     args = ap.parse_args()
+    check_device(args.device)
     torch.set_num_threads(1)
     spec = mx.check_spec(load_yaml(args.config)["mrsch"])
     cfg = mx.dfp_config(spec, "mlp")
-    rates, per_job = {}, {}
+    rates, per_job, gpu_rates = {}, {}, {}
     for wl in ("S1", "S6"):
         frame = mx.read_part(wl, "train")
         env = mx.make_env(frame.iloc[:500], int(spec["window"]), **mx.env_kwargs(spec))
@@ -79,7 +87,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.process_time()
             res = train_dfp(lambda f=frame: mx.make_env(f.iloc[:args.jobs], int(spec["window"]), **mx.env_kwargs(spec)),
-                            cfg, sets, 0, tmp, measurement_key="utilization", goal_key="demand_share")
+                            cfg, sets, 0, tmp, measurement_key="utilization", goal_key="demand_share",
+                            checkpoint_every=spec["checkpoint_every"])
             cpu = time.process_time() - t0
         rates[wl] = res.steps / cpu
         per_job[wl] = res.steps / (args.sets * args.jobs)
@@ -87,13 +96,71 @@ def main() -> None:
               f"per decision {act + update / cfg.update_every:.4f} s (act + update / {cfg.update_every}); "
               f"train {rates[wl]:.2f} agent steps per CPU-s ({res.steps} steps, {per_job[wl]:.2f} per job; "
               f"process {mx.process(spec)})")
+        if args.device != "cpu":
+            gpu_rates[wl] = time_on_device(args.device, agent, obs, info, x, m, cfg, sets, frame, spec, args.jobs,
+                                           act, update, rates[wl])
     runs = mx.dfp_runs(spec) + [(g, st, o) for g, st, o, _ in mx.seed_runs(spec)]
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
     hours = sum(jobs * per_job["S1" if g == "two" else "S6"] / rates["S1" if g == "two" else "S6"] for g, _, _ in runs) / 3600
     print(f"{len(runs)} DFP runs x {jobs:,} training jobs: ~{hours:.1f} core-hours of DFP training at these rates "
           f"(CNN runs counted at the MLP rate)")
+    if gpu_rates:
+        gpu = sum(jobs * per_job["S1" if g == "two" else "S6"] / gpu_rates["S1" if g == "two" else "S6"]
+                  for g, _, _ in runs) / 3600
+        print(f"on {args.device} ({torch.cuda.get_device_name(args.device)}): ~{gpu:.2f} wall hours of DFP training, "
+              f"the {len(runs)} runs one after another ({hours / max(gpu, 1e-9):.1f}x fewer hours than one CPU core; "
+              f"fixed costs left out, and each run's process also holds one CPU core)")
+
+
+def time_on_device(device, agent, obs, info, x, m, cfg, sets, frame, spec, jobs, cpu_act, cpu_update, cpu_rate):
+    """act, update and train_dfp on ``device`` in synchronised wall seconds, printed beside the CPU's;
+    returns the train rate (agent steps per wall second)."""
+    def wall(fn, n):
+        fn()
+        torch.cuda.synchronize(device)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize(device)
+        return (time.perf_counter() - t0) / n
+
+    agent.to(device)
+    act = wall(lambda: agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None]), 50)
+    opt = adam(agent.net, cfg.learning_rate)
+    xd, md = x.to(device), m.to(device)
+
+    def step():
+        loss = agent.net(xd, md, md).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    update = wall(step, 20)
+    agent.to("cpu")
+    def train(job_sets):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            res = train_dfp(lambda: mx.make_env(frame.iloc[:jobs], int(spec["window"]), **mx.env_kwargs(spec)),
+                            cfg, job_sets, 0, tmp, measurement_key="utilization", goal_key="demand_share",
+                            checkpoint_every=spec["checkpoint_every"], device=device)
+            return res.steps, time.perf_counter() - t0
+
+    steps, secs = train(sets)
+    # the same sets four times over: the extra steps' rate leaves out the run's fixed costs (start,
+    # the ~0.6 GB of model and checkpoint files), which a 40-set default run spreads over far more steps
+    more_steps, more_secs = train(sets * 4)
+    rate, marginal = steps / secs, (more_steps - steps) / max(more_secs - secs, 1e-9)
+    print(f"   on {device}: act {act * 1e3:.2f} ms ({cpu_act / act:.1f}x the CPU's speed), update {update * 1e3:.1f} ms "
+          f"({cpu_update / update:.0f}x), train {rate:.1f} agent steps per wall s ({rate / cpu_rate:.1f}x the CPU's "
+          f"per CPU-s); without the fixed costs {marginal:.1f} ({marginal / cpu_rate:.1f}x)")
+    return marginal
 
 
 if __name__ == "__main__":
+    from schedrl.errors import ConfigError
+
     np.seterr(all="ignore")
-    main()
+    try:
+        main()
+    except ConfigError as e:
+        raise SystemExit(f"bench_dfp: {e}") from None

@@ -232,3 +232,45 @@ def test_replay_ratio_one_sample_per_decision(tmp_path):
     r = train_dfp(lambda: ToyEnv(length=16), cfg, [None] * 4, 0, tmp_path / "run")
     timing = json.loads((r.run_dir / "timing.json").read_text())
     assert timing["steps"] == 64 and timing["updates"] * cfg.batch_size / timing["steps"] == pytest.approx(1.0, abs=0.2)
+
+
+def test_device_auto_trains_where_torch_can_and_files_load_on_the_cpu(tmp_path):
+    """``device="auto"``: CUDA where torch sees it, else the CPU (this test runs anywhere); the
+    model is written from the CPU, so it loads on a machine without a GPU."""
+    import json
+
+    torch.set_num_threads(1)
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    train_dfp(lambda: ToyEnv(goal=[1.0, 0.2]), DFPConfig(**SMALL), [None] * 2, seed=0, run_dir=tmp_path / "run",
+              device="auto")
+    assert json.loads((tmp_path / "run" / "timing.json").read_text())["device"] == expected
+    state = torch.load(RunFolder(tmp_path / "run").model_file, weights_only=False)  # where it was saved
+    assert {w.device.type for w in state["weights"].values()} == {"cpu"}
+    agent = DFPAgent.load(RunFolder(tmp_path / "run").model_file)
+    assert agent.device == "cpu" and {p.device.type for p in agent.net.parameters()} == {"cpu"}
+    with pytest.raises(ConfigError, match="--device gpu"):
+        train_dfp(lambda: ToyEnv(), DFPConfig(**SMALL), [None], seed=0, run_dir=tmp_path / "bad", device="gpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_plays_as_the_cpu_does_and_runs_resume_across_devices(tmp_path):
+    """On a GPU: the same weights score actions as on the CPU (to float tolerance); a run started on
+    the GPU resumes on the CPU from its checkpoint, and its files hold CPU tensors only."""
+    torch.set_num_threads(1)
+    cfg = DFPConfig(**SMALL)
+    cpu = DFPAgent(4, 2, 3, cfg)
+    gpu = DFPAgent(4, 2, 3, cfg, net=build_net(4, 2, 3, cfg), device="cuda")
+    gpu.net.load_state_dict(cpu.net.state_dict())
+    rng = np.random.default_rng(0)
+    obs, meas, goal = rng.random((5, 4)), rng.random((5, 2)), rng.random((5, 2))
+    assert np.allclose(cpu.objectives(obs, meas, goal), gpu.objectives(obs, meas, goal), atol=1e-5)
+    _Interrupting.fired = False  # another test may have fired it
+    with pytest.raises(KeyboardInterrupt):
+        train_dfp(lambda: _Interrupting(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1,
+                  device="cuda")
+    res = train_dfp(lambda: _Interrupting(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
+    assert res.steps == 4 * 30
+    for path in (tmp_path / "c").rglob("*.pt"):
+        state = torch.load(path, weights_only=False)
+        assert {w.device.type for w in state["weights"].values()} == {"cpu"}
+        assert all(v.device.type == "cpu" for s in state["optimizer"]["state"].values() for v in s.values())

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.device import check_device, resolve_device
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 from schedrl.io import atomic_path
@@ -123,13 +124,14 @@ class DFPConfig:
 def _save_checkpoint(state: dict, path) -> None:
     """torch.save written atomically (a run killed mid-write leaves no truncated file for the rerun
     to trip over) and byte-stably (saved to memory first: a file target puts its temporary name
-    into the archive's member names)."""
+    into the archive's member names), with every tensor on the CPU (a file does not depend on the
+    device that wrote it, and loads on a machine without a GPU)."""
     import io
 
     import torch
 
     buf = io.BytesIO()
-    torch.save(state, buf)
+    torch.save(_on_cpu(state), buf)
     with atomic_path(path) as tmp:
         tmp.write_bytes(buf.getvalue())
 
@@ -227,11 +229,26 @@ def adam(net, lr: float):
 class DFPAgent:
     """A DFP network with its sizes; ``act`` / ``objectives`` score every action in one pass."""
 
-    def __init__(self, obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig, net=None):
+    def __init__(self, obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig, net=None, device: str = "cpu"):
         cfg.check()
         self.obs_dim, self.n_meas, self.n_actions, self.cfg = int(obs_dim), int(n_meas), int(n_actions), cfg
         self.net = net if net is not None else build_net(self.obs_dim, self.n_meas, self.n_actions, cfg)
+        self.device = "cpu"
+        self.to(device)
         self.offset_weights = np.asarray(cfg.offset_weights, dtype=np.float32)
+
+    def to(self, device: str) -> DFPAgent:
+        """Move the network to a torch ``device`` (``cpu``, ``cuda``, ``cuda:N``, ``auto``); play and
+        updates then run there, numpy in and out."""
+        self.device = resolve_device(device)
+        self.net.to(self.device)
+        return self
+
+    def tensor(self, array):
+        """``array`` as a float32 tensor on the agent's device."""
+        import torch
+
+        return torch.as_tensor(np.asarray(array, dtype=np.float32)).to(self.device)
 
     def temporal_goal(self, goal: np.ndarray) -> np.ndarray:
         """(batch, offsets * measurements): DFP's goal over the prediction vector."""
@@ -246,7 +263,7 @@ class DFPAgent:
         meas = np.atleast_2d(np.asarray(meas, dtype=np.float32))
         goal = np.atleast_2d(np.asarray(goal, dtype=np.float32))
         with torch.no_grad():
-            out = self.net(torch.as_tensor(obs), torch.as_tensor(meas), torch.as_tensor(goal)).numpy()
+            out = self.net(self.tensor(obs), self.tensor(meas), self.tensor(goal)).cpu().numpy()
         return out.reshape(len(obs), self.n_actions, len(self.cfg.offsets), self.n_meas) / self.cfg.target_scale
 
     def objectives(self, obs, meas, goal) -> np.ndarray:
@@ -279,14 +296,30 @@ class DFPAgent:
         _save_checkpoint(self.state_dict(), path)
 
     @classmethod
-    def load(cls, path) -> DFPAgent:
+    def load(cls, path, device: str = "cpu") -> DFPAgent:
         import torch
 
         state = torch.load(path, map_location="cpu", weights_only=False)
         agent = cls(state["obs_dim"], state["n_meas"], state["n_actions"], DFPConfig(**state["config"]))
         agent.net.load_state_dict(state["weights"])
         agent.net.eval()
-        return agent
+        return agent.to(device)
+
+
+def _on_cpu(state):
+    """A state dict (nested dicts and lists too) with its tensors on the CPU (CPU tensors as they are)."""
+    import torch
+
+    if isinstance(state, torch.Tensor):
+        return state if state.device.type == "cpu" else state.detach().cpu()
+    if isinstance(state, dict):
+        out = type(state)((k, _on_cpu(v)) for k, v in state.items())
+        if hasattr(state, "_metadata"):  # a module's state dict: its version record travels with it
+            out._metadata = state._metadata
+        return out
+    if isinstance(state, list):
+        return [_on_cpu(v) for v in state]
+    return state
 
 
 class Replay:
@@ -368,7 +401,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
               fixed_goal: Sequence[float] | None = None, config: dict | None = None,
               checkpoint_every: int | None = None, threads: int = 1, on_mismatch: str = "error",
               max_steps: int | None = None, episode_labels: Sequence[str] | None = None,
-              keep_at: dict[int, Sequence[str]] | None = None) -> DFPResult:
+              keep_at: dict[int, Sequence[str]] | None = None, device: str = "cpu") -> DFPResult:
     """Train a DFP agent on ``episodes`` (one ``reset(options=...)`` dict per episode, in order).
 
     Measurements are read from ``info[measurement_key]`` after every reset and step; the goal from
@@ -378,10 +411,13 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     the episodes in ``config.json`` (the options themselves may hold job tables). ``keep_at``:
     {episode count: file names} - the model after that many episodes is also saved under those
     names in the run folder (the budget checkpoints that claims evaluate at a share of training).
+    ``device``: where the network plays and learns (``agents.device``); the replay stays in host
+    memory and each batch is copied over. Files are written from the CPU, so they load anywhere.
     """
     import torch
 
     cfg.check()
+    check_device(device)
     episodes = list(episodes)
     begin_run(len(episodes), "episodes", checkpoint_every, threads)
     checkpoint_every = default_checkpoint_every(len(episodes), checkpoint_every)
@@ -402,7 +438,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     meas = _vector(info, measurement_key, None, "measurements")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    agent = DFPAgent(int(np.prod(obs.shape)), len(meas), int(env.action_space.n), cfg)
+    agent = DFPAgent(int(np.prod(obs.shape)), len(meas), int(env.action_space.n), cfg, device=device)
     optimizer = adam(agent.net, cfg.learning_rate)
     replay = Replay(cfg.replay_size, agent.obs_dim, agent.n_meas, len(cfg.offsets))
     first, steps, rows, losses, epsilon = 0, 0, [], [], float(cfg.epsilon_start)
@@ -419,10 +455,10 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
 
     def update() -> float:
         o, m, g, a, target, valid = replay.sample(cfg.batch_size, rng)
-        pred = agent.net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(g))
-        taken = pred[torch.arange(len(a)), torch.as_tensor(a)]  # loss on the taken action only
-        v = torch.as_tensor(valid)
-        err = (taken - torch.as_tensor(target) * cfg.target_scale) ** 2 * v
+        pred = agent.net(agent.tensor(o), agent.tensor(m), agent.tensor(g))
+        taken = pred[torch.arange(len(a)), torch.as_tensor(a).to(agent.device)]  # loss on the taken action only
+        v = agent.tensor(valid)
+        err = (taken - agent.tensor(target) * cfg.target_scale) ** 2 * v
         loss = err.sum() / v.sum().clamp(min=1.0)
         optimizer.zero_grad()
         loss.backward()
@@ -430,6 +466,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
         return float(loss.detach())
 
     def snapshot(episode: int) -> dict:
+        # live tensors (no copy off the GPU every episode): _save_checkpoint moves them to the CPU
         return {"weights": agent.net.state_dict(), "optimizer": optimizer.state_dict(), "episode": episode,
                 "steps": steps, "epsilon": epsilon, "curve": list(rows), "losses": list(losses),
                 "rng": rng.bit_generator.state}
@@ -509,7 +546,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     agent.save(folder.model_file)
     folder.write_timing(wall, steps - steps_before, episodes=len(episodes), steps=int(steps),
                         episodes_trained=len(episodes) - first, resumed_from_episode=int(first),
-                        updates=len(losses), threads=int(threads), device="cpu")
+                        updates=len(losses), threads=int(threads), device=agent.device)
     return DFPResult(Path(run_dir), len(episodes), steps, wall, steps_trained=steps - steps_before)
 
 

@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.device import resolve_device
 from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
@@ -414,15 +415,6 @@ def make_policy(env, cfg: ReinforceConfig) -> ReinforcePolicy:
     net = build_network(int(np.prod(shape)), n_out, cfg.hidden, cfg.activation, cfg.network)
     meta = {"network": cfg.network, "hidden": list(cfg.hidden), "activation": cfg.activation}
     return ReinforcePolicy(net, head, n_out, shape, meta, cfg.mask_actions)
-
-
-def resolve_device(device: str) -> str:
-    """``auto``: ``cuda`` where torch sees a CUDA device, else ``cpu``; other names unchanged."""
-    if device != "auto":
-        return device
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def make_optimizer(params, cfg: ReinforceConfig):

@@ -61,27 +61,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def check_device(device: str) -> None:
-    """cpu, auto, cuda or cuda:N, and CUDA only where there is one (no silent fallback to the CPU)."""
-    import re
-
-    from schedrl.errors import ConfigError
-
-    if device in ("cpu", "auto"):
-        return
-    if not re.fullmatch(r"cuda(:\d+)?", device):
-        raise ConfigError(f"--device {device}: use cpu, cuda, cuda:N or auto")
-    import torch
-
-    if not torch.cuda.is_available():
-        raise ConfigError(f"--device {device}: this machine has no CUDA device (use cpu or auto)")
-    index = int(device.partition(":")[2] or 0)
-    if index >= torch.cuda.device_count():
-        raise ConfigError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s) here")
-
-
 def run(args) -> int:
     import schedrl.envs  # noqa: F401  (registers schedrl/* ids, so '--env schedrl/DeepRM-v0' works)
+    from schedrl.agents.device import check_device
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.agents.registry import check_action_space
     from schedrl.agents.tensorboard import require_tensorboard

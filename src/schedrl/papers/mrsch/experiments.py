@@ -126,6 +126,9 @@ def check_spec(spec: dict) -> dict:
         raise ConfigError(f"mrsch.ask_when_none_fits must be true or false, not {ask!r}")
     if not ask and proc != "every_event":
         raise ConfigError(f"mrsch.ask_when_none_fits: false applies to process every_event only, not {proc}")
+    from schedrl.agents.device import check_device
+
+    check_device(spec.get("device", "cpu"), "mrsch.device")
     extra = spec.get("extra_seeds", [])
     if (not isinstance(extra, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in extra)
             or len(set(extra)) != len(extra) or int(spec["seed"]) in extra):
@@ -469,7 +472,7 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
                                                        "window": int(spec["window"]), **env_kwargs(spec),
                                                        "budget_models": {str(k): v for k, v in keep.items()}},
                      threads=threads, on_mismatch="restart", episode_labels=labels,
-                     checkpoint_every=spec["checkpoint_every"], keep_at=keep)
+                     checkpoint_every=spec["checkpoint_every"], keep_at=keep, device=spec.get("device", "cpu"))
 
 
 # ---------------------------------------------------------------------------------------------
