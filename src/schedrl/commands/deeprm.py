@@ -299,6 +299,7 @@ def run_fingerprints(args) -> int:
 
 def run_cost(args) -> int:
     from schedrl.papers.deeprm import experiments as dx
+    from schedrl.report.budget import on_slower_kind
 
     spec = _spec(args.spec)
     c = dx.estimate_core_hours(spec)
@@ -307,8 +308,7 @@ def run_cost(args) -> int:
           f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
           f"rule start-up {c['startup']:.2f}, no-learning references ({c['reference_runs']} agents) "
           f"{c['references']:.2f}, report-protocol selection ({c['selection_checks']} checks) {c['selection']:.2f}; "
-          f"~{total * dx.SLOWER_MACHINE[1]:.1f} on the slower machine seen ({dx.SLOWER_MACHINE[0]}: "
-          f"x{dx.SLOWER_MACHINE[1]:g})")
+          + on_slower_kind(total, dx.SLOWER_MACHINE[1]))
     return 0
 
 

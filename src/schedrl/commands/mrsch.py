@@ -203,6 +203,7 @@ def run_select(args) -> int:
 
 def run_cost(args) -> int:
     from schedrl.papers.mrsch import experiments as mx
+    from schedrl.report.budget import on_slower_kind
 
     spec = _spec(args.spec)
     c = mx.estimate_core_hours(spec)
@@ -213,6 +214,5 @@ def run_cost(args) -> int:
           + f" {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
           f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}; "
-          f"~{total * mx.SLOWER_MACHINE[1]:.1f} on the slower machine seen ({mx.SLOWER_MACHINE[0]}: "
-          f"x{mx.SLOWER_MACHINE[1]:g})")
+          + on_slower_kind(total, mx.SLOWER_MACHINE[1]))
     return 0

@@ -248,14 +248,13 @@ def run_evaluate_budget(args) -> int:
 
 def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
+    from schedrl.report.budget import on_slower_kind
 
     c = rx.estimate_core_hours(_spec(args.spec))
     total = sum(c[k] for k in rx.COST_PARTS)
-    slower, factor = rx.SLOWER_MACHINE
     print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs "
           f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "
-          f"no-learning references {c['references']:,.2f}; ~{total * factor:,.1f} on the slower machine "
-          f"seen ({slower}: x{factor:g})")
+          f"no-learning references {c['references']:,.2f}; " + on_slower_kind(total, rx.SLOWER_MACHINE[1]))
     return 0
 
 

@@ -21,6 +21,16 @@ import pandas as pd
 
 COLUMNS = ["paper", "rule_runs", "wall_hours", "cpu_core_hours", "cpu_core_hours_max", "budget_core_hours",
            "share_of_budget"]
+#: The slower of the two 2-core machine kinds sessions and CI get (docs/cost-and-budgets.md, "Two
+#: kinds of machine"); each paper's ``SLOWER_MACHINE`` = (this, its cost model's factor there).
+SLOWER_KIND = "AMD EPYC, AVX2 only (2026-11-27)"
+
+
+def on_slower_kind(total: float, factor: float) -> str:
+    """The cost commands' last clause: ``total`` core-hours at the slower kind's ``factor``."""
+    return f"~{total * factor:.1f} on the slower machine seen ({SLOWER_KIND}: x{factor:g})"
+
+
 #: Snakemake's benchmark sampling: every SHORT_INTERVAL s for the first SHORT_SPAN s, then every INTERVAL s.
 INTERVAL, SHORT_INTERVAL, SHORT_SPAN = 30.0, 0.5, 15.0
 

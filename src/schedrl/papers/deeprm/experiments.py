@@ -48,6 +48,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError
 from schedrl.io import read_result
+from schedrl.report.budget import SLOWER_KIND
 
 ROOT = "results/deeprm"  # every run, evaluation and the claims table of this paper
 ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
@@ -770,7 +771,7 @@ TRAIN_STEPS_PER_S = {
 #: 2.45 GHz, AVX2 only; 2026-11-27) a real training rule (discrete-image, slowdown, 40k steps, one
 #: other rule beside it) ran A2C at 421 and PPO at 620 steps per CPU-second, start-up included:
 #: ~2.4x these rates' CPU (the other rules not measured there; taken alike).
-SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 2.4)
+SLOWER_MACHINE = (SLOWER_KIND, 2.4)
 #: The parts of ``estimate_core_hours`` that add up to the run's core-hours (the rest are counts).
 COST_PARTS = ('sb3', 'deeprm_agent', 'evaluate', 'startup', 'references', 'selection')
 #: DeepRM's REINFORCE trainer (compiled batched env step): env steps per CPU-second of a real rule

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import ConfigError
+from schedrl.report.budget import SLOWER_KIND
 from schedrl.report.convergence import BUDGET_FRACTIONS
 
 ROOT = Path("results/mrsch")
@@ -346,7 +347,7 @@ DECISIONS_PER_JOB = {"two": 0.8, "three": 0.52}
 # at 0.36-0.47 s per batch of 32 (0.19 here) and 6.3-8.5 agent steps per CPU-second of training:
 # 7.5-8.7 core-hours for the default's DFP runs (four runs of the benchmark) against the 4.4 these
 # rates give.
-SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 1.9)
+SLOWER_MACHINE = (SLOWER_KIND, 1.9)
 #: The parts of ``estimate_core_hours`` that add up to the run's core-hours (the rest are counts).
 COST_PARTS = ('dfp', 'scalar', 'evaluate', 'budgets', 'select')
 # Decisions per job under every_event relative to hold (issue 35), measured 2026-11-26 with uniformly

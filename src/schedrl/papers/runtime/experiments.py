@@ -31,6 +31,7 @@ import numpy as np
 
 from schedrl.errors import ConfigError
 from schedrl.papers import paper_values
+from schedrl.report.budget import SLOWER_KIND
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -478,7 +479,7 @@ RANDOM_STEPS_PER_S = 5590.0
 #: for training and 1.3-1.4x for evaluation (15 trainings and 3 evaluations before it was stopped:
 #: 212 / 245 / 388 s per baseline / NN1 / NN2 run at 240k steps). The default run has to finish
 #: inside one 3-hour session on 2 cores on either kind, so it is sized by this factor.
-SLOWER_MACHINE = ("AMD EPYC, AVX2 only (2026-11-27)", 1.45)
+SLOWER_MACHINE = (SLOWER_KIND, 1.45)
 #: The parts of ``estimate_core_hours`` that add up to the run's core-hours (the rest are counts).
 COST_PARTS = ('train', 'evaluate', 'budget', 'references')
 #: Mean steps of an evaluation episode on a 1000-job half (4,919 final, 4,687 checkpoints; 2026-11-26).
