@@ -6,8 +6,10 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
   the head of the window always picked (no agent), under the config's decision process
   (``mrsch.process``, ``experiments.env_kwargs``);
 * ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions);
-* ``update``: seconds per gradient update at the config's batch size, fused Adam (the trainer's)
-  against PyTorch's default multi-tensor Adam;
+* ``update``: seconds per gradient update at the config's batch size with fused Adam (the
+  trainer's); on S1 also with glibc's default allocator (before ``keep_freed_blocks``, which
+  ``train_dfp`` calls) and the first layer's weight gradient in nn.Linear's (out, in) layout
+  against ``InputLinear``'s (in, out), the layouts the trainer used before and uses now;
 * ``train``: agent steps per second of ``train_dfp`` with the config's ``mrsch.dfp`` settings on
   ``--sets`` job sets of ``--jobs`` jobs (replay, updates and epsilon-greedy play included);
 
@@ -34,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from schedrl.agents.allocator import keep_freed_blocks
 from schedrl.agents.device import check_device
 from schedrl.agents.dfp import DFPAgent, adam, train_dfp
 from schedrl.config import load_yaml
@@ -69,20 +72,20 @@ def main() -> None:
         act = (time.process_time() - t0) / 20
         b = cfg.batch_size
         x, m = torch.rand(b, obs.shape[0]), torch.rand(b, len(info["utilization"]))
-        update = {}
-        for name, opt in (("default Adam", torch.optim.Adam(agent.net.parameters(), lr=cfg.learning_rate)),
-                          ("fused Adam", adam(agent.net, cfg.learning_rate))):
-            for i in range(6):  # the first step allocates the optimiser's state: not timed
-                if i == 1:
-                    t0 = time.process_time()
-                loss = agent.net(x, m, m).pow(2).mean()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            update[name] = (time.process_time() - t0) / 5
-        print(f"{wl}: update (batch {b}) default Adam {update['default Adam']:.2f} s, fused Adam (used) "
-              f"{update['fused Adam']:.2f} s: {update['default Adam'] / update['fused Adam']:.1f}x")
-        update = update["fused Adam"]
+        opt = adam(agent.net, cfg.learning_rate)
+        if wl == "S1":  # the allocator's setting holds for the rest of the process: compare once
+            unmapped = timed_update(agent.net, opt, x, m)
+            keep_freed_blocks()
+            update = timed_update(agent.net, opt, x, m)
+            g, w = torch.rand(b, cfg.state_hidden[0]), torch.rand(b, obs.shape[0])
+            out_in = cpu_seconds(lambda g=g, w=w: g.t() @ w, 5)
+            in_out = cpu_seconds(lambda g=g, w=w: w.t() @ g, 5)
+            print(f"{wl}: update (batch {b}, fused Adam) {unmapped:.2f} s with glibc's default allocator, "
+                  f"{update:.2f} s with freed blocks kept (used): {unmapped / update:.1f}x; first layer's weight "
+                  f"gradient {out_in * 1e3:.0f} ms as (out, in), {in_out * 1e3:.0f} ms as (in, out) (used): "
+                  f"{out_in / in_out:.1f}x")
+        else:
+            update = timed_update(agent.net, opt, x, m)
         sets = [{"jobs": f} for f in real_jobsets(frame, args.sets, args.jobs)]
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.process_time()
@@ -110,6 +113,26 @@ def main() -> None:
         print(f"on {args.device} ({torch.cuda.get_device_name(args.device)}): ~{gpu:.2f} wall hours of DFP training, "
               f"the {len(runs)} runs one after another ({hours / max(gpu, 1e-9):.1f}x fewer hours than one CPU core; "
               f"fixed costs left out, and each run's process also holds one CPU core)")
+
+
+def timed_update(net, opt, x, m) -> float:
+    """Process CPU seconds of one update of ``net`` on the batch ``x``, ``m`` (mean of 5)."""
+    for i in range(6):  # the first step allocates the optimiser's state: not timed
+        if i == 1:
+            t0 = time.process_time()
+        loss = net(x, m, m).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return (time.process_time() - t0) / 5
+
+
+def cpu_seconds(fn, n: int) -> float:
+    fn()
+    t0 = time.process_time()
+    for _ in range(n):
+        fn()
+    return (time.process_time() - t0) / n
 
 
 def time_on_device(device, agent, obs, info, x, m, cfg, sets, frame, spec, jobs, cpu_act, cpu_update, cpu_rate):

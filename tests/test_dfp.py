@@ -106,6 +106,66 @@ def test_act_masks_and_follows_the_goal_batched():
     assert set(explored.tolist()) == {0, 2}
 
 
+def test_exploring_rows_skip_the_network_and_draw_as_before():
+    """Rows that explore never read the network (all exploring: no forward pass at all), and the
+    random stream is drawn as when every row was scored first: the same actions for a seed."""
+    agent = DFPAgent(4, 2, 3, DFPConfig(**SMALL))
+    obs, meas, goal = np.random.default_rng(1).random((50, 4)), np.zeros((50, 2)), np.ones((50, 2))
+    mask = np.array([[True, False, True]] * 50)
+    greedy = agent.act(obs, meas, goal, mask)
+    rng = np.random.default_rng(7)
+    got = agent.act(obs, meas, goal, mask, epsilon=0.4, rng=rng)
+    ref_rng = np.random.default_rng(7)  # the order of draws before: explore flags, then one choice per explored row
+    explore = ref_rng.random(50) < 0.4
+    want = greedy.copy()
+    for b in np.flatnonzero(explore):
+        want[b] = ref_rng.choice(np.flatnonzero(mask[b]))
+    assert 0 < explore.sum() < 50 and (got == want).all()
+
+    def no_network(*_):
+        raise AssertionError("the network was asked for an exploring row")
+
+    agent.objectives = no_network
+    assert set(agent.act(obs, meas, goal, mask, epsilon=1.0, rng=rng).tolist()) <= {0, 2}
+
+
+def test_input_layer_keeps_nn_linear_values_and_loads_either_layout():
+    """The state module's first layer holds its weight as (in, out) for a faster gradient: the same
+    initial values and outputs as nn.Linear's, and an (out, in) file loads into it."""
+    from schedrl.agents.dfp import InputLinear
+
+    torch.manual_seed(3)
+    ref = torch.nn.Linear(40, 6)
+    torch.manual_seed(3)
+    layer = InputLinear(40, 6)
+    assert layer.weight.shape == (40, 6) and torch.equal(layer.weight, ref.weight.t())
+    x = torch.rand(5, 40)
+    assert torch.allclose(layer(x), ref(x), atol=1e-6)
+    fresh = InputLinear(40, 6)
+    fresh.load_state_dict(ref.state_dict())  # the layout written before
+    assert torch.equal(fresh.weight, ref.weight.t())
+    fresh.load_state_dict(layer.state_dict())
+    assert torch.equal(fresh.weight, layer.weight)
+    loss = layer(x).pow(2).sum()
+    loss.backward()
+    assert layer.weight.grad.shape == (40, 6) and layer.weight.grad.is_contiguous()
+
+
+def test_keeping_freed_blocks_is_taken_on_glibc():
+    """The allocator setting train_dfp makes takes effect on glibc (in a fresh process), and is a
+    plain no-op elsewhere."""
+    import platform
+    import subprocess
+    import sys
+
+    from schedrl.agents.allocator import keep_freed_blocks
+
+    if platform.libc_ver()[0] == "glibc":
+        code = "from schedrl.agents.allocator import keep_freed_blocks as k; raise SystemExit(0 if k() else 1)"
+        assert subprocess.run([sys.executable, "-c", code], env={}).returncode == 0
+    assert isinstance(keep_freed_blocks(), bool)
+
+
 def test_config_errors():
     with pytest.raises(ConfigError, match="state_module"):
         DFPConfig.from_dict({"state_module": "rnn"})

@@ -105,6 +105,8 @@ def blind_inputs(probe: Probe) -> list[str]:
             problems.append(f"{inp.name}: no first layer found")
         for name, layer in inp.first:
             grad = layer.weight.grad
+            if getattr(layer, "in_out", False) and grad is not None:  # DFP's InputLinear keeps (in, out)
+                grad = grad.t()
             if grad is None:
                 problems.append(f"{inp.name}: layer {name} got no gradient at all")
                 continue
