@@ -52,6 +52,7 @@ Layout under ``root`` (results/mrsch):
 
 from __future__ import annotations
 
+import math
 import time
 from functools import cache
 from pathlib import Path
@@ -357,6 +358,14 @@ COST_PARTS = ('dfp', 'scalar', 'evaluate', 'budgets', 'select')
 EVERY_EVENT_FACTOR = {True: {"two": 1.499 / 0.736, "three": 1.895 / 0.389},
                       False: {"two": 1.034 / 0.736, "three": 0.788 / 0.389}}
 PICK_S, UPDATE_S, UPDATE_S_PER_SAMPLE, CNN_UPDATE_S = 0.0184, 0.172, 0.0015, 0.090
+# Since 2026-11-27 (3cfb57b) an MLP update keeps glibc's freed blocks and holds the first layer's
+# weight as (in, out) (bench_dfp.py on the slower kind: 0.18-0.23 s per batch of 32, 0.27-0.47
+# before), and an exploring decision no longer runs the network (~90% of a pick's CPU: 11 ms of 12).
+# bench_dfp.py's train rates there went from 8.4 / 6.8 to 15.5 / 14.8 agent steps per CPU-s (S1 /
+# S6, three runs each): an MLP decision of the default config costs 0.50 of what it did. The update
+# factor is set to give that with the pick's share below; assumed on both kinds until a default
+# run refits these rates.
+MLP_UPDATE_SPEEDUP, PICK_FORWARD_SHARE = 0.45, 0.9
 
 
 # From the same run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
@@ -412,8 +421,24 @@ def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
     """Estimated seconds of one DFP training run of ``spec`` on one core (from the rates above)."""
     d = dfp_config(spec, state)
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
-    update = CNN_UPDATE_S * d.batch_size / 64 if state == "cnn" else UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size
-    return jobs * DECISIONS_PER_JOB[group] * decision_factor(spec, group) * (PICK_S + update / d.update_every)
+    update = (CNN_UPDATE_S * d.batch_size / 64 if state == "cnn"
+              else (UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size) * MLP_UPDATE_SPEEDUP)
+    pick = PICK_S * (1 - PICK_FORWARD_SHARE * mean_epsilon(d))
+    return jobs * DECISIONS_PER_JOB[group] * decision_factor(spec, group) * (pick + update / d.update_every)
+
+
+def mean_epsilon(d) -> float:
+    """The share of a DFP run's decisions that explore (no forward pass): the schedule's mean over
+    the run for ``run`` and ``run_inverse`` (whose mean is min + (start - min) b ln((1 + b) / b));
+    0 for the per-step schedules, an upper bound on their cost."""
+    from schedrl.agents.dfp import INVERSE_B
+
+    span = d.epsilon_start - d.epsilon_min
+    if d.epsilon_per == "run":
+        return d.epsilon_min + span / 2
+    if d.epsilon_per == "run_inverse":
+        return d.epsilon_min + span * INVERSE_B * math.log((1 + INVERSE_B) / INVERSE_B)
+    return 0.0
 
 
 #: Shares of training whose models are kept besides the final one (issue 24's budgets).
