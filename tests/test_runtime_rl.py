@@ -285,8 +285,9 @@ def test_cost_model(capsys):
     assert 1.0 < total <= 5.0                                                     # the default's 5 core-hours
     assert cost["config"]["budget"] <= 0.15 * total                               # checkpoints: <= 15%
     assert sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) <= 4.8  # ~0.1 more: Table 4
-    # ... and on the slower machine kind too, so the run ends inside one 3-hour session on 2 cores
-    assert sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) * rx.SLOWER_MACHINE[1] <= 4.5
+    # ... and on the slower machine kind too (Table 4 and the figures included), so the run ends
+    # inside one 3-hour session on 2 cores (~2.5 h at the parallelism of 1.9 measured)
+    assert (sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) + 0.1) * rx.SLOWER_MACHINE[1] <= 4.85
     # 54 runs: 18 per method, each its steps at the method's measured rate
     steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
     assert cost["config"]["train"] == pytest.approx(18 * steps * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600)
@@ -295,9 +296,9 @@ def test_cost_model(capsys):
     assert cost["config"]["evaluate"] == pytest.approx(
         18 * 5 * rx.EVAL_STEPS_PER_EPISODE * (7 / rates["baseline"] + 9 / rates["proposal_nn1"] + 9 / rates["proposal_nn2"])
         / 3600)
-    # checkpoints: draw 0's 6 runs per method, 3 checkpoints x 7 cases x 2 episodes
+    # checkpoints: draw 0's 6 runs per method, 3 checkpoints x 7 cases x 1 episode
     brates = rx.BUDGET_STEPS_PER_S
-    assert cost["config"]["budget"] == pytest.approx(6 * 3 * 7 * 2 * rx.EVAL_STEPS_PER_EPISODE * sum(
+    assert cost["config"]["budget"] == pytest.approx(6 * 3 * 7 * 1 * rx.EVAL_STEPS_PER_EPISODE * sum(
         1 / r for r in brates.values()) / 3600)
     # references, one play per group and draw: random on the 12 halves; untrained baseline 12 cases,
     # each proposal 12 + 6 x 2 estimator cases

@@ -5,7 +5,7 @@
   protocol (sampled actions, the same episode seeds, lockstep batches) on the cases the RL claims
   read: the agent's own "a" half (Table 5) and every "b" half (Table 6), oracle estimates. The
   sensitivity estimators are left out: the only claim on them is beyond the paper. They play the
-  first ``evaluate.budget_episodes`` of its episode seeds per case (2 of 5 at default scale: the
+  first ``evaluate.budget_episodes`` of its episode seeds per case (1 of 5 at default scale: the
   checkpoints' plays were 20% of the run's CPU time with all 5; the issue's aim is <= 15%), and the
   whole-budget point of the series is the final evaluation's same first episodes (``with_final``),
   so every budget rests on one protocol; the claim's own value uses all of them. With
