@@ -3,7 +3,9 @@
 For every SB3 algorithm (with the hyperparameters of ``schedrl/agents/hyperparams`` for a DeepRM
 variant) it trains for ``--steps`` env steps twice in one run: on ``schedrl/DeepRM-v0`` and on
 ``NullEnv``, an env with the same observation and action spaces that returns a constant
-observation (so the trainer's own cost is all that is left). It prints env steps per second of
+observation (so the trainer's own cost is all that is left). ``--sb3-own`` also trains with SB3's own
+MlpPolicy and torch's RMSprop in place of ``LeanMlpPolicy`` and the exact-root RMSprop (the same
+numbers: tests/test_lean_policy.py) and prints the speed-up. It prints env steps per second of
 process CPU time for both and the env's share of training time, ``1 - ours/null``, with the
 issue's goal (the env costs <= 10%). ``--n-envs`` compares vectorised rollouts (DummyVecEnv) with
 n_envs = 1 at equal sample budgets; ``--profile`` prints the top of a cProfile of the slowest run.
@@ -33,10 +35,15 @@ SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
 GOAL_ENV_SHARE = 0.10
 
 
-def _rate(algo: str, hp: dict, make, steps: int, n_envs: int, profile: bool = False):
+def _rate(algo: str, hp: dict, make, steps: int, n_envs: int, profile: bool = False, sb3_own: bool = False):
+    import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     policy, _, kwargs = resolve_hyperparams(algo, hp)
+    if sb3_own:  # SB3's MlpPolicy and torch's RMSprop: what schedrl.agents.lean_policy / rmsprop replace
+        policy = hp.get("policy", "MlpPolicy")
+        if kwargs["policy_kwargs"].get("optimizer_class").__name__ == "RMSprop":
+            kwargs["policy_kwargs"]["optimizer_class"] = torch.optim.RMSprop
     env = DummyVecEnv([make for _ in range(n_envs)])
     model = algo_class(algo)(policy, env, seed=0, device="cpu", verbose=0, **kwargs)
     prof = cProfile.Profile() if profile else None
@@ -58,12 +65,15 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["discrete-image"])
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1], help="vectorised env counts to compare")
     parser.add_argument("--profile", action="store_true", help="profile the slowest run on our env")
+    parser.add_argument("--sb3-own", action="store_true",
+                        help="also train with SB3's MlpPolicy and torch's RMSprop and print our speed-up")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
     print(f"{'variant':18s} {'algo':5s} {'n_envs':>6s} {'ours steps/s':>12s} {'null steps/s':>12s} "
-          f"{'env share':>9s} {'goal':>6s} {'vs n_envs=1':>11s}")
+          f"{'env share':>9s} {'goal':>6s} {'vs n_envs=1':>11s}" + (f" {'SB3 own':>8s} {'ours/own':>8s}"
+                                                                   if args.sb3_own else ""))
     slowest = None
     for variant in args.variants:
         kwargs = dx.env_kwargs(SPEC, variant, "slowdown")
@@ -81,8 +91,12 @@ def main() -> None:
                 null, _ = _rate(algo, hp, lambda kw=kwargs: NullEnv(make_env(dx.ENV_ID, kw)), args.steps, n)
                 share = max(0.0, 1 - ours / null)
                 base = base or ours
+                own = ""
+                if args.sb3_own:
+                    rate, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n, sb3_own=True)
+                    own = f" {rate:8.0f} {ours / rate:7.2f}x"
                 print(f"{variant:18s} {algo:5s} {n:6d} {ours:12.0f} {null:12.0f} {share:9.1%} "
-                      f"{'met' if share <= GOAL_ENV_SHARE else 'missed':>6s} {ours / base:10.2f}x", flush=True)
+                      f"{'met' if share <= GOAL_ENV_SHARE else 'missed':>6s} {ours / base:10.2f}x{own}", flush=True)
                 if slowest is None or ours < slowest[0]:
                     slowest = (ours, algo, hp, kwargs, n)
     if args.profile and slowest:

@@ -35,7 +35,7 @@ def test_every_algo_has_a_yaml_that_resolves():
         if is_own_loop(algo):  # schedrl's REINFORCE: its YAML is checked in test_reinforce.py
             continue
         policy, n_envs, kwargs = resolve_hyperparams(algo, load_hyperparams(algo))
-        assert policy == "MlpPolicy" and n_envs >= 1
+        assert getattr(policy, "__name__", policy) in ("MlpPolicy", "LeanMlpPolicy") and n_envs >= 1
         assert "activation_fn" in kwargs["policy_kwargs"]
         assert not isinstance(kwargs["policy_kwargs"]["activation_fn"], str)
 
@@ -63,18 +63,22 @@ def test_a2c_keeps_rmsprop_and_a_named_optimizer_is_left_alone():
     assert "optimizer_kwargs" not in kwargs["policy_kwargs"]
 
 
-def test_a2c_multi_tensor_rmsprop_learns_the_same_weights_as_sb3s_own():
-    """The multi-tensor RMSprop is a speed-up only: A2C trained both ways ends on identical weights."""
+def test_a2c_rmsprop_learns_sb3s_weights_up_to_the_rounding_of_the_root():
+    """The multi-tensor RMSprop with an exact root is a speed-up: A2C trained both ways ends on the
+    same weights up to torch's one-ulp roots (schedrl.agents.rmsprop)."""
     import torch
     from stable_baselines3 import A2C
 
+    from schedrl.agents.rmsprop import RMSprop
+
     policy, _, kwargs = resolve_hyperparams("a2c", load_hyperparams("a2c"))
     ours = A2C(policy, gym.make("CartPole-v1"), seed=3, device="cpu", **kwargs).learn(300)
+    assert type(ours.policy.optimizer) is RMSprop
     kwargs["policy_kwargs"] = {k: v for k, v in kwargs["policy_kwargs"].items() if not k.startswith("optimizer")}
-    sb3 = A2C(policy, gym.make("CartPole-v1"), seed=3, device="cpu", **kwargs).learn(300)
+    sb3 = A2C("MlpPolicy", gym.make("CartPole-v1"), seed=3, device="cpu", **kwargs).learn(300)
     assert not sb3.policy.optimizer.defaults["foreach"]
     for a, b in zip(ours.policy.parameters(), sb3.policy.parameters(), strict=True):
-        assert torch.equal(a, b)
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
 
 
 def test_acktr_and_unknown_algorithms_are_user_errors():

@@ -134,8 +134,9 @@ def _policy_kwargs(raw: dict) -> dict:
     return out
 
 
-def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
-    """Turn plain hyperparameters into ``(policy, n_envs, kwargs)`` for the SB3 class.
+def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, int, dict[str, Any]]:
+    """Turn plain hyperparameters into ``(policy, n_envs, kwargs)`` for the SB3 class (``policy``: the
+    name, or for SB3's actor-critic MlpPolicy the class ``LeanMlpPolicy``).
 
     Unknown keys raise ConfigError naming the key and the algorithm.
     """
@@ -170,7 +171,19 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str, int, di
     if "policy_kwargs" in params:
         params["policy_kwargs"] = _policy_kwargs(params["policy_kwargs"] or {})
     _fused_adam(cls, params)
-    return policy, n_envs, params
+    return _lean_policy(cls, policy), n_envs, params
+
+
+def _lean_policy(cls, policy: str):
+    """SB3's actor-critic MlpPolicy as ``LeanMlpPolicy``: the same numbers without a distribution
+    object per step (schedrl.agents.lean_policy); any other policy as named."""
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+    if policy == "MlpPolicy" and cls.policy_aliases.get(policy) is ActorCriticPolicy:
+        from schedrl.agents.lean_policy import LeanMlpPolicy
+
+        return LeanMlpPolicy
+    return policy
 
 
 def _fused_adam(cls, params: dict[str, Any]) -> None:
@@ -179,7 +192,7 @@ def _fused_adam(cls, params: dict[str, Any]) -> None:
     Adam's per-tensor Python loop was a third of a DQN update on the DeepRM image state; the fused
     kernel is ~9x faster per step (benchmarks/bench_agents.py). Only where SB3 would build its
     default Adam: the optimizer is not named in ``policy_kwargs`` and A2C is not on RMSprop (there
-    SB3's RMSprop gets the multi-tensor kernel). SB3 adds eps 1e-5 for actor-critic policies only
+    SB3's RMSprop gets the multi-tensor kernel and an exact square root). SB3 adds eps 1e-5 for actor-critic policies only
     when no optimizer_kwargs are given, so it is passed here too.
     """
     import torch.optim as optim
@@ -191,7 +204,10 @@ def _fused_adam(cls, params: dict[str, Any]) -> None:
     if "use_rms_prop" in inspect.signature(cls.__init__).parameters and params.get("use_rms_prop", True):
         # A2C on RMSprop (its default): SB3's own optimizer and settings, with torch's multi-tensor
         # kernel instead of its per-tensor loop on CPU (the same arithmetic; ~15% of an A2C update)
-        pk["optimizer_class"] = optim.RMSprop
+        # and the square root taken exactly (schedrl.agents.rmsprop: torch's is slow on zeros)
+        from schedrl.agents.rmsprop import RMSprop
+
+        pk["optimizer_class"] = RMSprop
         pk["optimizer_kwargs"] = {"alpha": 0.99, "eps": params.get("rms_prop_eps", 1e-5), "weight_decay": 0,
                                   "foreach": True}
         return

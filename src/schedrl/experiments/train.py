@@ -231,7 +231,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 
     fresh = not run_dir.exists()
     folder.write_config({**config, "total_steps": int(total_steps), "versions": _versions()},
-                        {**hyperparams, "policy": policy, "n_envs": n_envs})
+                        {**hyperparams, "policy": hyperparams.get("policy", "MlpPolicy"), "n_envs": n_envs})
 
     def env_factory(index: int):
         def thunk():
