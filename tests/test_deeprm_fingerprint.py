@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -136,3 +137,45 @@ def test_claims_carry_the_references(tmp_path):
     rows = {r["claim_id"]: r for r in claims_rows(spec, tmp_path / "b")}
     assert rows["d2-a2c-slowdown@heldout"]["uninformative"] == "no"
     assert rows["d2-a2c-slowdown@heldout"]["random_verdict"] == "not reproduced"
+
+
+def test_one_process_for_every_protocol_writes_the_separate_runs_files(root, tmp_path, capsys):
+    """The workflow plays an agent's protocols in one rule (``--protocol ... --out-dir``): the files
+    equal, byte for byte, those of one process per protocol (the fixture's), and so do the budget
+    checkpoints' and a baseline's."""
+    run = dx.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
+    spec = json.dumps(SPEC)
+    out = tmp_path / "merged"
+    assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--protocol",
+                 *dx.AGENT_PROTOCOLS, "--run-dir", str(run), "--out-dir", str(out)]) == 0
+    written = dx.eval_outputs(out, dx.AGENT_PROTOCOLS, fingerprint=True)
+    assert len(written) == 9
+    for path in map(Path, written):
+        assert path.read_bytes() == (run / path.name).read_bytes(), path.name
+    # budgets: both protocols in one process, as each alone
+    assert main(["deeprm", "evaluate-budgets", "--spec", spec, "--protocol", *dx.PROTOCOLS, "--run-dir", str(run),
+                 "--out-dir", str(out)]) == 0
+    for protocol in dx.PROTOCOLS:
+        alone = tmp_path / f"budget_{protocol}.csv"
+        assert main(["deeprm", "evaluate-budgets", "--spec", spec, "--protocol", protocol, "--run-dir", str(run),
+                     "--out", str(alone)]) == 0
+        assert dx.budget_path(out, protocol).read_bytes() == alone.read_bytes()
+    # a baseline: both protocols in one process, as each alone
+    base = tmp_path / "sjf"
+    assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
+                 "--protocol", *dx.PROTOCOLS, "--out-dir", str(base)]) == 0
+    assert sorted(p.name for p in base.iterdir()) == sorted(Path(p).name for p in dx.eval_outputs(base, dx.PROTOCOLS))
+    alone = dx.eval_paths(tmp_path / "sjf-alone", "report")
+    assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
+                 "--protocol", "report", "--out-jobs", str(alone["jobs"]), "--out-episodes", str(alone["episodes"])]) == 0
+    assert alone["episodes"].read_bytes() == dx.eval_paths(base, "report")["episodes"].read_bytes()
+    capsys.readouterr()
+    # several protocols need --out-dir; one needs both tables named; one clear line each
+    for argv, says in ((["--protocol", *dx.PROTOCOLS, "--out-jobs", "j.csv", "--out-episodes", "e.csv"], "--out-dir"),
+                       (["--protocol", "report", "--out-jobs", "j.csv"], "--out-episodes"),
+                       (["--out-dir", str(tmp_path / "x"), "--out-jobs", "j.csv"], "leave out --out-jobs")):
+        assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
+                     *argv]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "x").exists()

@@ -170,7 +170,7 @@ def test_killed_evaluation_and_figure_are_rebuilt(reference, reference_root, tmp
         (root / rel).unlink(missing_ok=True)
 
     def evaluating():  # the evaluation command has started (its log exists)
-        return (root / "logs/deeprm/discrete-image/deeprm_pg/rate0.7/seed0/evaluate_heldout.log").exists()
+        return (root / "logs/deeprm/discrete-image/deeprm_pg/rate0.7/seed0/evaluate.log").exists()
 
     killed = _kill_when(_start(root, ALL), evaluating, sig)
     _assert_whole(root)

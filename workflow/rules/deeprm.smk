@@ -46,7 +46,6 @@ wildcard_constraints:
     baseline=alternatives(DEEPRM["baselines"]),
     fig=alternatives(DF.FIGURES),
     rate=r"\d+(\.\d+)?",
-    protocol=alternatives(DX.AGENT_PROTOCOLS),
 
 
 rule deeprm_train:
@@ -82,20 +81,20 @@ rule deeprm_train:
         "--run-dir {params.run_dir} > {log:q} 2>&1"
 
 
+# An agent's protocols (held out, the report's, greedy) play in one rule: one start-up, one job.
 rule deeprm_evaluate_agent:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        jobs=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["jobs"]),
-        episodes=str(DX.eval_paths(DEEPRM_RUN, "{protocol}")["episodes"]),
-        fingerprint=str(DX.fingerprint_path(DEEPRM_RUN, "{protocol}")),
+        DX.eval_outputs(DEEPRM_RUN, DX.AGENT_PROTOCOLS, fingerprint=True),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
+        protocols=" ".join(DX.AGENT_PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate_{protocol}.log",
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -103,9 +102,8 @@ rule deeprm_evaluate_agent:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
-        "--run-dir {params.run_dir} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
-        "--out-fingerprint {output.fingerprint:q} --threads {threads} > {log:q} 2>&1"
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {params.protocols} "
+        "--run-dir {params.run_dir} --out-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_train_pg:
@@ -134,20 +132,21 @@ rule deeprm_train_pg:
         "--run-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
 
 
+# DeepRM's agent: both protocols at its training rate in one rule; greedy only where the claims read it
+# (the box rate's runs), a rule of its own.
 rule deeprm_evaluate_pg:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        jobs=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["jobs"]),
-        episodes=str(DX.eval_paths(DEEPRM_PG_RUN, "{protocol}")["episodes"]),
-        fingerprint=str(DX.fingerprint_path(DEEPRM_PG_RUN, "{protocol}")),
+        DX.eval_outputs(DEEPRM_PG_RUN, DX.PROTOCOLS, fingerprint=True),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
+        protocols=" ".join(DX.PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_{protocol}.log",
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -155,9 +154,32 @@ rule deeprm_evaluate_pg:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
-        "--run-dir {params.run_dir} --rates {wildcards.rate} --out-jobs {output.jobs:q} "
-        "--out-episodes {output.episodes:q} --out-fingerprint {output.fingerprint:q} --threads {threads} > {log:q} 2>&1"
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {params.protocols} "
+        "--run-dir {params.run_dir} --rates {wildcards.rate} --out-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_evaluate_pg_greedy:
+    input:
+        model=f"{DEEPRM_PG_RUN}/model.zip",
+    output:
+        DX.eval_outputs(DEEPRM_PG_RUN, [DX.GREEDY], fingerprint=True),
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=subpath(input.model, parent=True),
+        protocol=DX.GREEDY,
+    log:
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_greedy.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_greedy.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {params.protocol} "
+        "--run-dir {params.run_dir} --rates {wildcards.rate} --out-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_random:
@@ -226,14 +248,15 @@ rule deeprm_budget_agent:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        str(DX.budget_path(DEEPRM_RUN, "{protocol}")),
+        [str(DX.budget_path(DEEPRM_RUN, p)) for p in DX.PROTOCOLS],
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
+        protocols=" ".join(DX.PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget_{protocol}.log",
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -241,22 +264,23 @@ rule deeprm_budget_agent:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {wildcards.protocol} "
-        "--run-dir {params.run_dir} --out {output:q} --threads {threads} > {log:q} 2>&1"
+        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {params.protocols} "
+        "--run-dir {params.run_dir} --out-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_budget_pg:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        str(DX.budget_path(DEEPRM_PG_RUN, "{protocol}")),
+        [str(DX.budget_path(DEEPRM_PG_RUN, p)) for p in DX.PROTOCOLS],
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
+        protocols=" ".join(DX.PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget_{protocol}.log",
+        "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -264,20 +288,21 @@ rule deeprm_budget_pg:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {wildcards.protocol} "
-        "--run-dir {params.run_dir} --rate {wildcards.rate} --out {output:q} --threads {threads} > {log:q} 2>&1"
+        "schedrl deeprm evaluate-budgets --spec {params.spec:q} --protocol {params.protocols} "
+        "--run-dir {params.run_dir} --rate {wildcards.rate} --out-dir {params.run_dir} --threads {threads} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_baseline:
     output:
-        jobs=str(DX.eval_paths(DEEPRM_BASE, "{protocol}")["jobs"]),
-        episodes=str(DX.eval_paths(DEEPRM_BASE, "{protocol}")["episodes"]),
+        DX.eval_outputs(DEEPRM_BASE, DX.PROTOCOLS),
     params:
         spec=DEEPRM_SPEC,
+        out_dir=DEEPRM_BASE,
+        protocols=" ".join(DX.PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/baseline/{baseline}/evaluate_{protocol}.log",
+        "logs/deeprm/{variant}/baseline/{baseline}/evaluate.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/baseline/{baseline}/evaluate_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/baseline/{baseline}/evaluate.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -285,9 +310,8 @@ rule deeprm_evaluate_baseline:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
-        "--baseline {wildcards.baseline} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} "
-        "> {log:q} 2>&1"
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {params.protocols} "
+        "--baseline {wildcards.baseline} --out-dir {params.out_dir} > {log:q} 2>&1"
 
 
 rule deeprm_evaluate_authors:
@@ -295,17 +319,17 @@ rule deeprm_evaluate_authors:
         lambda wildcards: [str(p) for v, n, files in DEEPRM_AUTHORS if (v, n) == (wildcards.variant, wildcards.authors)
                            for p in files],
     output:
-        jobs=str(DX.eval_paths(DEEPRM_AUTHORS_DIR, "{protocol}")["jobs"]),
-        episodes=str(DX.eval_paths(DEEPRM_AUTHORS_DIR, "{protocol}")["episodes"]),
+        DX.eval_outputs(DEEPRM_AUTHORS_DIR, DX.PROTOCOLS),
     wildcard_constraints:
         authors=alternatives(sorted({n for _, n, _ in DEEPRM_AUTHORS})),
-        protocol=alternatives(DX.PROTOCOLS),
     params:
         spec=DEEPRM_SPEC_AUTHORS,
+        out_dir=DEEPRM_AUTHORS_DIR,
+        protocols=" ".join(DX.PROTOCOLS),
     log:
-        "logs/deeprm/{variant}/authors/{authors}/evaluate_{protocol}.log",
+        "logs/deeprm/{variant}/authors/{authors}/evaluate.log",
     benchmark:
-        "benchmarks/results/deeprm/{variant}/authors/{authors}/evaluate_{protocol}.tsv"
+        "benchmarks/results/deeprm/{variant}/authors/{authors}/evaluate.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -313,8 +337,8 @@ rule deeprm_evaluate_authors:
     conda:
         CONDA_ENV
     shell:
-        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {wildcards.protocol} "
-        "--authors {wildcards.authors} --out-jobs {output.jobs:q} --out-episodes {output.episodes:q} > {log:q} 2>&1"
+        "schedrl deeprm evaluate --spec {params.spec:q} --variant {wildcards.variant} --protocol {params.protocols} "
+        "--authors {wildcards.authors} --out-dir {params.out_dir} > {log:q} 2>&1"
 
 
 rule deeprm_figure:

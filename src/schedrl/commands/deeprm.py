@@ -46,10 +46,12 @@ def register(subparsers) -> None:
                      help="a published agent of the report's authors, <algo>-<objective> (a2c-slowdown, "
                      "ppo-completion_time, deeprm_pg-slowdown, ...), read from deeprm.reference_dirs and "
                      "played with SB2's integer cast (schedrl.agents.sb2_reference)")
-    e.add_argument("--protocol", choices=["heldout", "report", "heldout_greedy"], default="heldout",
-                   help="evaluation protocol (default: %(default)s)")
-    e.add_argument("--out-jobs", required=True, metavar="CSV", help="per-job table to write")
-    e.add_argument("--out-episodes", required=True, metavar="CSV", help="per-episode table to write")
+    e.add_argument("--protocol", nargs="+", choices=["heldout", "report", "heldout_greedy"], default=["heldout"],
+                   help="evaluation protocol(s), played one after another in one process (default: heldout)")
+    e.add_argument("--out-dir", metavar="DIR", help="write each protocol's eval_<protocol>_jobs.csv and "
+                   "_episodes.csv (agents: also _fingerprint.json) into DIR (needed for several protocols)")
+    e.add_argument("--out-jobs", metavar="CSV", help="one protocol: per-job table to write")
+    e.add_argument("--out-episodes", metavar="CSV", help="one protocol: per-episode table to write")
     e.add_argument("--rates", type=float, nargs="+", metavar="RATE",
                    help="evaluate at these rates only (default: the protocol's rates: eval.rates; "
                    "heldout_greedy: eval.box_rate)")
@@ -81,10 +83,11 @@ def register(subparsers) -> None:
                        "per-episode CSV with columns fraction and budget (claims against training budget).")
     _spec_arg(b)
     b.add_argument("--run-dir", required=True, metavar="DIR", help="run folder ('schedrl train' or train-agent)")
-    b.add_argument("--protocol", choices=["heldout", "report"], default="heldout",
-                   help="evaluation protocol (default: %(default)s)")
+    b.add_argument("--protocol", nargs="+", choices=["heldout", "report"], default=["heldout"],
+                   help="evaluation protocol(s) (default: heldout)")
     b.add_argument("--rate", type=float, help="job arrival rate (default: eval.box_rate)")
-    b.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    b.add_argument("--out", metavar="CSV", help="one protocol: per-episode table to write")
+    b.add_argument("--out-dir", metavar="DIR", help="write each protocol's eval_<protocol>_budget.csv into DIR")
     b.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     b.set_defaults(func=run_evaluate_budgets)
 
@@ -141,21 +144,57 @@ def register(subparsers) -> None:
     t.set_defaults(func=run_table)
 
 
+def _outputs(args, protocols: list[str], paths, single: dict, what: str) -> list[tuple[str, dict]]:
+    """(protocol, {file kind: path}) for each protocol asked: ``paths(protocol)`` under ``--out-dir``,
+    else the one-protocol options ``single`` (kind -> value, None when not given)."""
+    protocols = list(dict.fromkeys(protocols))
+    given = [f"--{k.replace('_', '-')}" for k, v in single.items() if v]
+    if args.out_dir:
+        if given:
+            raise ConfigError(f"--out-dir names every {what} file; leave out {', '.join(given)}")
+        return [(p, paths(p)) for p in protocols]
+    if len(protocols) > 1:
+        raise ConfigError(f"--protocol {' '.join(protocols)}: several protocols write into --out-dir, "
+                          f"not {', '.join(given) or 'one file'}")
+    needed = [f"--{k.replace('_', '-')}" for k, v in single.items() if not v and k != "out_fingerprint"]
+    if needed:
+        raise ConfigError(f"give --out-dir, or {' and '.join(needed)}")
+    return [(protocols[0], {k.removeprefix("out_"): v for k, v in single.items()})]
+
+
 def run_evaluate(args) -> int:
+    """Every protocol of ``--protocol`` in one process: an agent's three evaluations pay one start-up
+    (torch, SB3, numba) and one Snakemake job."""
     import torch
 
-    from schedrl.io import write_csv
     from schedrl.papers.deeprm import experiments as dx
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
-    setup = dx.protocol_setup(spec, args.protocol)
-    if args.authors:
-        return _evaluate_authors(args, spec, setup)
-    if args.baseline and args.protocol == dx.GREEDY:
+    if args.baseline and dx.GREEDY in args.protocol:
         raise ConfigError(f"--protocol {dx.GREEDY} plays trained agents greedily; give --run-dir, not --baseline")
+
+    def paths(protocol):
+        out = dict(dx.eval_paths(args.out_dir, protocol))
+        out["fingerprint"] = dx.fingerprint_path(args.out_dir, protocol) if args.run_dir else None
+        return out
+
+    single = {"out_jobs": args.out_jobs, "out_episodes": args.out_episodes, "out_fingerprint": args.out_fingerprint}
+    for protocol, out in _outputs(args, args.protocol, paths, single, "evaluation"):
+        setup = dx.protocol_setup(spec, protocol)
+        if args.authors:
+            _evaluate_authors(args, spec, setup, protocol, out)
+        else:
+            _evaluate_one(args, spec, setup, protocol, out)
+    return 0
+
+
+def _evaluate_one(args, spec: dict, setup: dict, protocol: str, out: dict) -> None:
+    """A trained run (``--run-dir``) or a heuristic (``--baseline``) under ``protocol``."""
+    from schedrl.papers.deeprm import experiments as dx
+
     if args.run_dir:
-        best = setup["overrides"] if args.protocol == "report" else None
+        best = setup["overrides"] if protocol == "report" else None
         make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"],
                                                       best_in_sample=best)
     else:
@@ -165,24 +204,28 @@ def run_evaluate(args) -> int:
     rates = setup["rates"] if not args.rates else args.rates
     play = dx.evaluate_recorded if args.run_dir else dx.evaluate_over_rates  # agents are fingerprinted
     jobs, episodes, *decisions = play(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
-                                      protocol=args.protocol)
+                                      protocol=protocol)
     if args.run_dir:
         episodes["model"] = make_policy.chosen  # which checkpoint was played (report: best in-sample)
-        print(f"played {make_policy.chosen}")
-        if args.out_fingerprint:
-            _write_fingerprint(args, dx, make_policy, decisions[0], rates, len(episodes))
-    write_csv(args.out_jobs, jobs, float_format="%.6g")
-    write_csv(args.out_episodes, episodes, float_format="%.6g")
-    print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
-    return 0
+        print(f"{protocol}: played {make_policy.chosen}")
+        if out.get("fingerprint"):
+            _write_fingerprint(args, dx, make_policy, decisions[0], rates, len(episodes), protocol, out["fingerprint"])
+    _write_tables(out, jobs, episodes)
 
 
-def _evaluate_authors(args, spec: dict, setup: dict) -> int:
-    """The authors' agent under ``args.protocol``; DeepRM's agent plays each rate with the file
+def _write_tables(out: dict, jobs, episodes) -> None:
+    from schedrl.io import write_csv
+
+    write_csv(out["jobs"], jobs, float_format="%.6g")
+    write_csv(out["episodes"], episodes, float_format="%.6g")
+    print(f"{out['episodes']}: {len(episodes)} episodes, {len(jobs)} jobs")
+
+
+def _evaluate_authors(args, spec: dict, setup: dict, protocol: str, out: dict) -> None:
+    """The authors' agent under ``protocol``; DeepRM's agent plays each rate with the file
     trained at that rate (rates without one are skipped)."""
     import pandas as pd
 
-    from schedrl.io import write_csv
     from schedrl.papers.deeprm import experiments as dx
 
     algo, _, objective = args.authors.partition("-")
@@ -196,20 +239,16 @@ def _evaluate_authors(args, spec: dict, setup: dict) -> int:
             print(f"authors' {args.authors}: no file trained at rate {rate:g}, skipped")
             continue
         j, e = dx.evaluate_over_rates(make_policy, kwargs, [rate], setup["episodes"], setup["jobset_seed"],
-                                      protocol=args.protocol)
+                                      protocol=protocol)
         e["model"] = make_policy.chosen
         jobs.append(j)
         episodes.append(e)
     if not episodes:
         raise ConfigError(f"authors' {args.authors}: nothing to play at rates {rates}")
-    jobs, episodes = pd.concat(jobs, ignore_index=True), pd.concat(episodes, ignore_index=True)
-    write_csv(args.out_jobs, jobs, float_format="%.6g")
-    write_csv(args.out_episodes, episodes, float_format="%.6g")
-    print(f"{args.out_episodes}: {len(episodes)} episodes, {len(jobs)} jobs")
-    return 0
+    _write_tables(out, pd.concat(jobs, ignore_index=True), pd.concat(episodes, ignore_index=True))
 
 
-def _write_fingerprint(args, dx, make_policy, decisions, rates, n_episodes: int) -> None:
+def _write_fingerprint(args, dx, make_policy, decisions, rates, n_episodes: int, protocol: str, path) -> None:
     from schedrl.io import read_json
 
     config = read_json(f"{args.run_dir}/config.json")
@@ -217,11 +256,11 @@ def _write_fingerprint(args, dx, make_policy, decisions, rates, n_episodes: int)
     objective = config["env_kwargs"].get("reward", "slowdown")
     rate = float(config["env_kwargs"]["new_job_rate"]) if algo == dx.DEEPRM_AGENT else None
     fp = dx.write_agent_fingerprint(
-        args.out_fingerprint, decisions, make_policy.model,
+        path, decisions, make_policy.model,
         agent=dx.agent_name(args.variant, algo, objective, seed, rate=rate), kind="trained", variant=args.variant,
-        algo=algo, objective=objective, seed=seed, protocol=args.protocol, rates=";".join(f"{r:g}" for r in rates),
+        algo=algo, objective=objective, seed=seed, protocol=protocol, rates=";".join(f"{r:g}" for r in rates),
         episodes=int(n_episodes), model=make_policy.chosen)
-    print(f"{args.out_fingerprint}: {fp['contested']} contested of {fp['decisions']} decisions"
+    print(f"{path}: {fp['contested']} contested of {fp['decisions']} decisions"
           + (f", plays as {fp['plays_as']}" if fp.get("plays_as") else ""))
 
 
@@ -252,9 +291,12 @@ def run_evaluate_budgets(args) -> int:
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     rate = float(spec["eval"]["box_rate"] if args.rate is None else args.rate)
-    episodes = dx.evaluate_budgets(spec, args.run_dir, args.protocol, rate)
-    write_csv(args.out, episodes, float_format="%.6g")
-    print(f"{args.out}: {len(episodes)} episodes of checkpoints {sorted(set(episodes['model']))}")
+    for protocol, out in _outputs(args, args.protocol, lambda p: {"out": dx.budget_path(args.out_dir, p)},
+                                  {"out": args.out}, "budget"):
+        episodes = dx.evaluate_budgets(spec, args.run_dir, protocol, rate)
+        path = out["out"]
+        write_csv(path, episodes, float_format="%.6g")
+        print(f"{path}: {len(episodes)} episodes of checkpoints {sorted(set(episodes['model']))}")
     return 0
 
 

@@ -170,6 +170,17 @@ def eval_paths(folder: str | Path, protocol: str = "heldout") -> dict[str, Path]
     return {"jobs": folder / f"eval_{protocol}_jobs.csv", "episodes": folder / f"eval_{protocol}_episodes.csv"}
 
 
+def eval_outputs(folder: str | Path, protocols, fingerprint: bool = False) -> list[str]:
+    """Every file one evaluation rule writes into ``folder`` for ``protocols`` (per-job and
+    per-episode tables, and with ``fingerprint`` the agent's behaviour fingerprint)."""
+    out = []
+    for protocol in protocols:
+        out += [str(p) for p in eval_paths(folder, protocol).values()]
+        if fingerprint:
+            out.append(str(fingerprint_path(folder, protocol)))
+    return out
+
+
 def check_protocol(protocol: str) -> str:
     if protocol not in AGENT_PROTOCOLS:
         raise ConfigError(f"unknown evaluation protocol '{protocol}' (choose from: {', '.join(AGENT_PROTOCOLS)})")
@@ -857,7 +868,10 @@ def estimate_core_hours(spec: dict) -> dict:
         * int(agent.get("trajectories", 0)) * PG_STEPS_PER_TRAJECTORY / PG_STEPS_PER_S
     played = (runs + len(pg_runs) + len(spec["baselines"]) * len(spec["variants"])) * episodes \
         + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes
-    rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + 2 * len(pg_runs) + 30
+    # rules: an SB3 run's evaluation (every protocol) and budget checkpoints, a heuristic's evaluation,
+    # a DeepRM-agent run's evaluation (the box rate's also greedy and budgets), figures and tables
+    box_pg = sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))
+    rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + len(pg_runs) + 2 * box_pg + 30
     # no-learning references (issue 41): one rule each plays every protocol, greedy at the box rate
     refs = len(reference_runs(spec))
     ref_episodes = episodes + int(ev["episodes"])
