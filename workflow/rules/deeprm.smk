@@ -98,7 +98,7 @@ rule deeprm_evaluate_agent:
     threads: 1
     resources:
         mem_mb=1500,
-        runtime=60,
+        runtime=90,  # three protocols one after another
     conda:
         CONDA_ENV
     shell:
