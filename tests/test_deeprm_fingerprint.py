@@ -179,3 +179,20 @@ def test_one_process_for_every_protocol_writes_the_separate_runs_files(root, tmp
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+def test_budget_checkpoints_are_those_of_the_steps_asked_for(tmp_path):
+    """PPO ends its last rollout past the steps asked for (96 for 80 here, 300,032 for 300,000 at
+    default scale); the budget evaluation still plays the checkpoints at 1/8, 1/4 and 1/2 of the 80,
+    not those of the 96 (which would shift each share to the next checkpoint)."""
+    from schedrl.agents import load_hyperparams
+    from schedrl.experiments.train import train
+
+    run = dx.run_dir(tmp_path, "discrete-image", "ppo", "slowdown", 0)
+    params = {**load_hyperparams("ppo", "deeprm-discrete-image"), "n_steps": 32, "batch_size": 32}
+    result = train(dx.ENV_ID, dx.env_kwargs(SPEC, "discrete-image", "slowdown"), "ppo", params, 80, 0, run,
+                   wrappers=dx.WRAPPERS, checkpoint_every=10)
+    assert result.steps == 96
+    budgets = dx.evaluate_budgets(SPEC, run, "heldout", 0.7)
+    assert budgets.groupby("fraction")["budget"].first().to_dict() == {0.125: 10, 0.25: 20, 0.5: 40}
+    assert set(budgets["model"]) == {"step_10.zip", "step_20.zip", "step_40.zip"}

@@ -718,7 +718,9 @@ def evaluate_budgets(spec: dict, run: str | Path, protocol: str, rate: float) ->
     algo = config["algo"]
     pg = algo == DEEPRM_AGENT
     folder = RunFolder(run, prefix="iter_", suffix=".pt") if pg else RunFolder(run)
-    target = int(read_json(run / "timing.json")["iterations" if pg else "steps"])
+    # the steps asked for, not those trained: PPO and TRPO finish their last rollout past the target
+    # (300,032 of 300,000), and 1/8 of that would skip the checkpoint at 1/8 for the one at 1/4
+    target = int(config.get("total_steps") or read_json(run / "timing.json")["iterations" if pg else "steps"])
     setup = protocol_setup(spec, protocol)
     kwargs = {**config["env_kwargs"], **setup["overrides"]}
     frames = []
