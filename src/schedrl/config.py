@@ -162,6 +162,7 @@ def load_section(text: str, section: str) -> dict:
         doc = load_yaml(text)  # JSON files parse as YAML too
         if not isinstance(doc, dict):
             raise ConfigError(f"{source}: expected a mapping (the {section} section, or a config holding it)")
+        doc = over_default(doc, text)
         top = load_yaml(DEFAULT_SCHEMA_DIR / "config.schema.yaml").get("properties", {})
         if section in doc:
             spec = doc[section]
@@ -184,6 +185,25 @@ def load_section(text: str, section: str) -> dict:
         where = f"{section} spec" if source == "--spec" else f"{source}: {section} spec"
         raise ConfigError(f"{where}: {message}")
     return spec
+
+
+def merge_config(base: dict, over: dict) -> dict:
+    """``over`` merged into a copy of ``base`` as Snakemake merges a ``--configfile``: mappings key
+    by key, everything else (lists included) replaced."""
+    out = dict(base)
+    for key, value in (over or {}).items():
+        out[key] = merge_config(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def over_default(doc: dict, path: str | Path) -> dict:
+    """A scale file that holds only the keys it changes (``config/paper-budget.yaml``) merged over the
+    ``config.yaml`` beside it, as the pipeline runs it; any other mapping as it is."""
+    path = Path(path)
+    default = path.with_name("config.yaml")
+    if "scale" not in doc or path.name == "config.yaml" or not default.is_file():
+        return doc
+    return merge_config(load_yaml(default), doc)
 
 
 def _exists(text: str) -> bool:

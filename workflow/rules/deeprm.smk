@@ -455,6 +455,13 @@ rule deeprm_tables:
         "> {log:q} 2>&1"
 
 
+# The paper-budget scale's target (config/paper-budget.yaml): only what its trained agents feed.
+rule deeprm_paper_budget:
+    input:
+        [f for t in DF.trained_targets(DEEPRM) for f in t.files()],
+        rules.deeprm_fingerprints.output,
+
+
 register_targets("deeprm", DF.TARGETS, rules)
 register("deeprm", *rules.deeprm_fingerprints.output)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)

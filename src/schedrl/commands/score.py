@@ -39,21 +39,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in (over or {}).items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
 def load_config(scale: str, files: list[str] | None = None) -> dict:
     """config/config.yaml with the scale's file (or ``files``) merged over it, as Snakemake merges."""
-    from schedrl.config import load_yaml, validate_config
+    from schedrl.config import load_yaml, merge_config, validate_config
 
     config = load_yaml("config/config.yaml") if Path("config/config.yaml").is_file() else {}
     extra = files if files is not None else ([SCALES[scale]] if SCALES[scale] else [])
     for name in extra:
-        config = _merge(config, load_yaml(name) or {})
+        config = merge_config(config, load_yaml(name) or {})
     if not config:
         raise ConfigError("config/config.yaml not found: run schedrl score from the pipeline's root")
     return validate_config(config, source="config from " + ", ".join(["config/config.yaml", *extra]))

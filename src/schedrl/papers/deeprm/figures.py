@@ -735,3 +735,17 @@ TARGETS: list[Target] = [
     Target("deeprm", "claims", claims.claims_rows, "deeprm_claims", "Claims of the report: ours vs the report's",
            kind="claims", claims=("",)),
 ]
+
+
+def trained_targets(spec: dict) -> list[Target]:
+    """The targets a scale that trains only some variants' agents can build (``config/paper-budget.yaml``):
+    every figure whose variant trains the agents it draws, the figures of ours, tables and claims."""
+    def drawn(target: Target) -> bool:
+        if target.name == "deeprm_agent_curve":
+            return bool(spec.get("deeprm_agent"))
+        if target.name not in FIGURES:
+            return True
+        fig = FIGURES[target.name]
+        have = dx.variant_spec(spec, fig.variant)["algos"]
+        return bool(have) and set(fig.algos) <= set(have)
+    return [t for t in TARGETS if drawn(t)]
