@@ -573,6 +573,15 @@ def episodes_table(spec: dict, root: str | Path, variant: str, *, objectives=Non
         for name in spec["baselines"]:
             frame = read_csv(eval_paths(baseline_dir(root, variant, name), protocol)["episodes"])
             frames.append(frame.assign(policy=label(name), algo=name, objective="", seed=-1))
+    return _concat_episodes(frames)
+
+
+def _concat_episodes(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The frames as one; none (a variant that trains no agent at this scale, config/paper-budget.yaml,
+    and only its agents asked for) is an empty table with the columns readers select on."""
+    if not frames:
+        return pd.DataFrame(columns=["policy", "algo", "objective", "seed", "rate", "load", "episode",
+                                     "mean_slowdown", "mean_completion_time"])
     return pd.concat(frames, ignore_index=True)
 
 
@@ -749,7 +758,7 @@ def budget_episodes(spec: dict, root: str | Path, variant: str, protocol: str, f
     files), with the columns of ``episodes_table``."""
     frames = [_budget_part(budget_path(run_dir(root, variant, a, o, s), protocol), fraction)
               .assign(policy=label(a, o), algo=a, objective=o, seed=s) for a, o, s in agent_runs(spec, variant)]
-    return pd.concat(frames, ignore_index=True)
+    return _concat_episodes(frames)
 
 
 def deeprm_agent_budget_episodes(spec: dict, root: str | Path, protocol: str, fraction: float) -> pd.DataFrame | None:

@@ -576,7 +576,8 @@ def table_load130_markdown(spec: dict, root) -> str:
     agent = spec.get("deeprm_agent")
     for variant in spec["variants"]:
         frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
-        greedy = dx.at_rate(dx.episodes_table(spec, root, variant, protocol=dx.GREEDY, baselines=False), rate)
+        greedy = dx.episodes_table(spec, root, variant, protocol=dx.GREEDY, baselines=False)
+        greedy = greedy if greedy.empty else dx.at_rate(greedy, rate)  # empty: no agent of the variant here
         if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
             frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
             greedy = pd.concat([greedy, dx.at_rate(dx.deeprm_agent_episodes(spec, root, dx.GREEDY), rate)],
