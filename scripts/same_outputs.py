@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Compare two output trees file by file, as `make test-slurm` needs: byte for byte, except that
-zip archives (Stable-Baselines3 models) are compared member by member, and SB3's ``data`` member
-without what holds wall-clock time (``start_time``; ``ep_info_buffer``, whose entries carry each
-episode's elapsed seconds). Two runs of the same seeded rule then agree on everything that the
-model *is*, and a real difference (weights, hyperparameters, step counts) still shows.
+zip archives (Stable-Baselines3 models) are compared member by member: the weights and optimizer
+state (``*.pth``) byte for byte, and SB3's ``data`` member as JSON values, without what holds
+wall-clock time (``start_time``; ``ep_info_buffer``, whose entries carry each episode's elapsed
+seconds) and with the memory addresses taken out of the reprs SB3 writes beside each pickled object
+(``"forward": "<function LeanMlpPolicy.forward at 0x7f23...>"``), which differ per process. Two runs
+of the same seeded rule then agree on everything that the model *is*, and a real difference
+(weights, optimizer state, hyperparameters, step counts, the pickled objects) still shows.
 
     python scripts/same_outputs.py DIR_A DIR_B [--skip REGEX ...]
 
@@ -20,6 +23,27 @@ import zipfile
 from pathlib import Path
 
 WALL_CLOCK_KEYS = ("start_time", "ep_info_buffer")
+# " at 0x7f23c3e29620" in a repr: where the object sat in that process's memory.
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _no_addresses(value: object) -> object:
+    """``value`` with every string's memory addresses removed (nested dicts and lists too).
+
+    For an object it cannot store as JSON, SB3 writes ``:serialized:`` (the cloudpickle it loads)
+    and, for reading only, the reprs of the object's attributes. Only the reprs are normalised: the
+    ``:serialized:`` blobs are still compared byte for byte, since they are what SB3 unpickles (a
+    class by module and name, a schedule as its class and values) and hold no address; skipping them
+    would hide a changed class or learning rate. The reprs, less their addresses, are compared too:
+    they name the class and its methods.
+    """
+    if isinstance(value, str):
+        return ADDRESS.sub("", value)
+    if isinstance(value, dict):
+        return {k: _no_addresses(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_addresses(v) for v in value]
+    return value
 
 
 def _sb3_data(raw: bytes) -> object:
@@ -30,11 +54,12 @@ def _sb3_data(raw: bytes) -> object:
     if isinstance(data, dict):
         for key in WALL_CLOCK_KEYS:
             data.pop(key, None)
-    return data
+    return _no_addresses(data)
 
 
 def same_file(a: Path, b: Path) -> bool:
-    """Equal bytes, or (both zips) the same members with equal contents, SB3 ``data`` less wall time."""
+    """Equal bytes, or (both zips) the same members with equal contents, SB3 ``data`` less wall time
+    and memory addresses."""
     if a.read_bytes() == b.read_bytes():
         return True
     if not (zipfile.is_zipfile(a) and zipfile.is_zipfile(b)):
