@@ -9,7 +9,7 @@ import pytest
 from schedrl.cli import main
 from schedrl.commands.record import recorded_path
 from schedrl.report.claims import write_claims
-from schedrl.report.recorded import read_recorded, side_by_side
+from schedrl.report.recorded import budget_side_by_side, read_recorded, side_by_side
 from schedrl.report.render import PaperInfo, render_report
 
 
@@ -65,11 +65,11 @@ def test_report_shows_recorded_runs_and_this_build_only_at_default_scale(tmp_pat
                               "ours": "", "random_verdict": "", "untrained_verdict": "", "source": "status.md"}])
     papers = {"alpha": PaperInfo("Alpha paper", recorded=recorded)}
     text, _ = render_report([claims], [], "default", papers)
-    section = text[text.index("### Verdicts across recorded default runs (1)"):]
+    section = text[text.index("### Verdicts across recorded runs (1)"):]
     assert "| rl | claim rl | R | N | yes |" in section and "1 of 2 claims changed verdict" in section
     assert "- *2026-01-01 old*: status.md" in section
     text, _ = render_report([claims], [], "smoke", papers)  # smoke verdicts are not set beside default runs
-    section = text[text.index("### Verdicts across recorded default runs (1)"):text.index("### All claims")]
+    section = text[text.index("### Verdicts across recorded runs (1)"):text.index("### All claims")]
     assert "this build" not in section and "| rl | claim rl | R |  |" in section
 
 
@@ -104,3 +104,60 @@ def test_every_paper_recorded_file_reads():
     for paper in ("deeprm", "mdp", "mrsch", "runtime", "sem"):
         frame = read_recorded(recorded_path(paper))  # absent is no runs; present must be well formed
         assert set(frame["verdict"]) <= {"reproduced", "partly reproduced", "not reproduced", "not comparable"}
+
+
+def _rl_claims(path, rows, paper: str = "alpha"):
+    write_claims(path, [{"paper": paper, "claim_id": cid, "claim": f"claim {cid}", "paper_value": "3.9", "ours": ours,
+                         "verdict": verdict, "note": "", "ci95": ci, "trend": trend, "random_verdict": rnd,
+                         "untrained_verdict": "not reproduced" if rnd else ""}
+                        for cid, ours, verdict, ci, trend, rnd in rows])
+    return path
+
+
+def test_paper_budget_run_is_recorded_with_its_scale_and_values_beside_the_default(tmp_path):
+    into = tmp_path / "recorded_runs.csv"
+    default = _rl_claims(tmp_path / "d.csv", [("rl-a", "9.47", "not reproduced", "[8.5, 10.4]", "flat", "not reproduced"),
+                                              ("rl-b", "3.0", "reproduced", "", "flat", "reproduced"),
+                                              ("sim", "4.93", "reproduced", "", "", "")])
+    budget = _rl_claims(tmp_path / "b.csv", [("rl-a", "3.8", "reproduced", "[3.6, 4.0]", "toward paper", "not reproduced"),
+                                             ("sim", "4.93", "reproduced", "", "", "")])
+    assert main(["record", "--claims", str(default), "--run", "2026-11-28, abc, 300k", "--into", str(into)]) == 0
+    assert main(["record", "--claims", str(budget), "--run", "2026-11-29, def, paper budget 1 M", "--into", str(into),
+                 "--scale", "paper-budget"]) == 0
+    frame = read_recorded(into)
+    assert frame.drop_duplicates("run").set_index("run")["scale"].to_dict() == {
+        "2026-11-28, abc, 300k": "default", "2026-11-29, def, paper budget 1 M": "paper-budget"}
+    table, d, b = budget_side_by_side(frame)
+    assert (d, b) == ("2026-11-28, abc, 300k", "2026-11-29, def, paper budget 1 M")
+    table = table.set_index("claim_id")
+    assert list(table.index) == ["rl-a", "rl-b"]  # the simulator's claim is no RL claim
+    assert table.loc["rl-a", ["paper", "default: ours", "default: 95% CI", "paper budget: ours",
+                              "paper budget: 95% CI", "paper budget: trend", "paper budget: verdict"]].tolist() == [
+        "3.9", "9.47", "[8.5, 10.4]", "3.8", "[3.6, 4.0]", "toward paper", "R (N/N)"]
+    # a claim whose agents the paper-budget run did not train says so
+    assert table.loc["rl-b", ["default: verdict", "paper budget: ours", "paper budget: verdict"]].tolist() == [
+        "R (R/N)", "not run", "not run"]
+
+
+def test_a_file_recorded_before_the_scale_column_reads_as_default_runs(tmp_path):
+    old = tmp_path / "recorded_runs.csv"
+    old.write_text("run,claim_id,claim,verdict,ours,random_verdict,untrained_verdict,source\n"
+                   "r,c,C,reproduced,1,reproduced,,x\n")
+    frame = read_recorded(old)
+    assert frame.loc[0, "scale"] == "default" and frame.loc[0, "ci95"] == ""
+    table, d, b = budget_side_by_side(frame)
+    assert (d, b) == ("r", None) and table.loc[0, "paper budget: ours"] == "not run"
+
+
+def test_report_says_when_no_paper_budget_run_is_recorded_and_that_sems_default_is_its_budget(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    claims = [_claims(tmp_path / "results" / p / "claims.csv", {"rl": "reproduced"}, paper=p) for p in ("alpha", "sem")]
+    recorded = pd.DataFrame([{"run": "2026-01-01 old", "claim_id": "rl", "claim": "claim rl", "verdict": "reproduced",
+                              "ours": "1", "random_verdict": "not reproduced", "untrained_verdict": "",
+                              "source": "x"}])
+    papers = {"alpha": PaperInfo("Alpha paper", recorded=recorded), "sem": PaperInfo("SEM", recorded=recorded)}
+    text, _ = render_report(claims, [], "default", papers)
+    alpha = text[text.index("## Alpha paper"):text.index("## SEM")]
+    assert "### RL claims at the default budget and at the paper's" in alpha
+    assert "No run at the paper's budget is recorded yet" in alpha and "| rl | claim rl |" in alpha
+    assert "already trains at the paper's budget" in text[text.index("## SEM"):]

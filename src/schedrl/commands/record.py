@@ -1,4 +1,4 @@
-"""``schedrl record``: keep a default run's verdicts in the paper's ``recorded_runs.csv``."""
+"""``schedrl record``: keep a run's verdicts (default or paper-budget scale) in the paper's ``recorded_runs.csv``."""
 
 from __future__ import annotations
 
@@ -6,15 +6,20 @@ from __future__ import annotations
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "record",
-        help="record a default run's verdicts beside the paper's earlier runs (for the report)",
-        description="Copy each claim's verdict (and its no-learning references' verdicts) from a run's "
-        "claims table into the paper's recorded_runs.csv (beside its status.md), under RUN's name; a run "
-        "already recorded under that name is replaced. The report shows the recorded runs side by side "
-        "and marks the claims whose verdict changed.",
+        help="record a run's verdicts beside the paper's earlier runs (for the report)",
+        description="Copy each claim's verdict, value, paper value, 95%% interval, budget trend and its "
+        "no-learning references' verdicts from a run's claims table into the paper's recorded_runs.csv "
+        "(beside its status.md), under RUN's name; a run already recorded under that name is replaced. The "
+        "report shows the recorded runs side by side, marks the claims whose verdict changed, and sets each "
+        "RL claim of the last default run beside the last paper-budget run.",
     )
     p.add_argument("--claims", required=True, metavar="CSV", help="the run's claims table (results/<paper>/claims.csv)")
     p.add_argument("--run", required=True, metavar="NAME",
-                   help="the run's name: date, code and what set it apart, e.g. '2026-11-27, 5a85e72, 240k steps'")
+                   help="the run's name: date, code, machine kind, core-hours and what set it apart, e.g. "
+                   "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget')")
+    p.add_argument("--scale", default="default", choices=("default", "paper-budget"),
+                   help="the config the run used: default (config/config.yaml) or paper-budget "
+                   "(config/paper-budget.yaml, the papers' own training budgets); default: %(default)s")
     p.add_argument("--source", default="", metavar="TEXT",
                    help="where the rows come from (default: the claims table's path)")
     p.add_argument("--into", default=None, metavar="CSV",
@@ -41,8 +46,8 @@ def run(args) -> int:
     if not args.run.strip():
         raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
     into = args.into or recorded_path(papers[0])
-    frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims))
+    frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims), args.scale)
     write_recorded(into, frame)
-    print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r}; "
+    print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
           f"{frame['run'].nunique()} run(s) recorded")
     return 0

@@ -1,4 +1,5 @@
-"""Verdicts of recorded default runs, so a report can show which verdicts a change of code moved.
+"""Verdicts of recorded runs, so a report can show which verdicts a change of code moved, and each RL
+claim at the default budget beside the paper's own training budget (``config/paper-budget.yaml``).
 
 A run's ``results/<paper>/claims.csv`` lives on the machine that made it; what a paper keeps in the
 repository is ``recorded_runs.csv`` beside its ``status.md`` (``schedrl.commands.record.recorded_path``): one row per claim per recorded run
@@ -17,10 +18,19 @@ from schedrl.errors import InputFileError
 from schedrl.io import write_csv
 from schedrl.report.claims import VERDICT_SHORT, VERDICTS
 
-#: ``run`` names the run (date, code, what set it apart); ``source`` says where its rows come from
-#: (the run's claims.csv, or a record reconstructed from its status.md when the file was lost).
-RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdict", "untrained_verdict", "source")
+#: ``run`` names the run (date, code, machine kind, core-hours, what set it apart); ``source`` says where
+#: its rows come from (the run's claims.csv, or a record reconstructed from its status.md when the file
+#: was lost); ``scale`` is the config it ran (``SCALES``); the value columns are the claims table's.
+RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdict", "untrained_verdict", "source",
+                    "scale", "paper_value", "ci95", "trend")
+#: Columns a file recorded before they existed may lack (read as empty; ``scale`` as "default").
+LATER_COLUMNS = ("scale", "paper_value", "ci95", "trend")
+#: The scales a recorded run can be of: default (config/config.yaml) or the papers' own training budgets.
+SCALES = ("default", "paper-budget")
 SHORT = {**VERDICT_SHORT, "": "-"}  # "-": the run has no record of the claim
+#: Papers whose default scale already trains at the paper's own budget (no paper-budget part).
+DEFAULT_IS_PAPER_BUDGET = {"sem": "SEM's default already trains at the paper's budget (section 4.1: 100 episodes "
+                                  "of 600 jobs), so its default runs are its paper-budget runs."}
 
 
 def read_recorded(path: str | Path) -> pd.DataFrame:
@@ -33,6 +43,7 @@ def read_recorded(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
         raise InputFileError(path, f"not a recorded-runs CSV ({str(exc).splitlines()[0]})") from None
+    frame = with_later_columns(frame)
     missing = [c for c in RECORDED_COLUMNS if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"recorded-runs table lacks column(s) {', '.join(missing)}")
@@ -41,6 +52,9 @@ def read_recorded(path: str | Path) -> pd.DataFrame:
         if bad or (col == "verdict" and (frame[col] == "").any()):
             line = (bad or list(frame.index[frame[col] == ""]))[0] + 2  # header is line 1
             raise InputFileError(path, f"{col} {frame[col].iloc[line - 2]!r} is none of {', '.join(VERDICTS)}", line)
+    bad = [i for i, v in enumerate(frame["scale"]) if v not in SCALES]
+    if bad:
+        raise InputFileError(path, f"scale {frame['scale'].iloc[bad[0]]!r} is none of {', '.join(SCALES)}", bad[0] + 2)
     dup = frame.duplicated(["run", "claim_id"])
     if dup.any():
         line = int(dup.to_numpy().nonzero()[0][0]) + 2
@@ -49,13 +63,28 @@ def read_recorded(path: str | Path) -> pd.DataFrame:
     return frame[list(RECORDED_COLUMNS)].copy()
 
 
-def record_run(recorded: pd.DataFrame, claims: pd.DataFrame, run: str, source: str) -> pd.DataFrame:
-    """``recorded`` with ``run``'s rows replaced by ``claims`` (a paper's claims table)."""
+def with_later_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the ``LATER_COLUMNS`` a file recorded before them lacks (empty; scale "default")."""
+    frame = frame.copy()
+    for col in LATER_COLUMNS:
+        if col not in frame.columns:
+            frame[col] = ""
+    frame["scale"] = frame["scale"].fillna("").astype(str).replace("", "default")
+    return frame
+
+
+def record_run(recorded: pd.DataFrame, claims: pd.DataFrame, run: str, source: str,
+               scale: str = "default") -> pd.DataFrame:
+    """``recorded`` with ``run``'s rows replaced by ``claims`` (a paper's claims table) of ``scale``."""
     if not run.strip():
         raise ValueError("a recorded run needs a name (date, code, what set it apart)")
-    rows = pd.DataFrame({c: claims[c] if c in claims.columns else "" for c in RECORDED_COLUMNS if c not in ("run", "source")})
+    if scale not in SCALES:
+        raise ValueError(f"scale {scale!r} is none of {', '.join(SCALES)}")
+    rows = pd.DataFrame({c: claims[c] if c in claims.columns else ""
+                         for c in RECORDED_COLUMNS if c not in ("run", "source", "scale")})
     rows.insert(0, "run", run)
     rows["source"] = source
+    rows["scale"] = scale
     kept = recorded[recorded["run"] != run]
     return pd.concat([kept, rows[list(RECORDED_COLUMNS)]], ignore_index=True)
 
@@ -95,10 +124,75 @@ def recorded_section(recorded: pd.DataFrame, current: pd.DataFrame | None, md_ta
     runs = list(dict.fromkeys(recorded["run"]))
     sources = recorded.drop_duplicates("run").set_index("run")["source"]
     changed = int((table["changed"] == "yes").sum())
-    lines = [f"### Verdicts across recorded default runs ({len(runs)})", "",
-             f"Each column is one recorded default run (`recorded_runs.csv`, written by `schedrl record`), in the "
+    lines = [f"### Verdicts across recorded runs ({len(runs)})", "",
+             f"Each column is one recorded run (`recorded_runs.csv`, written by `schedrl record`; a paper-budget "
+             f"run says so in its name), in the "
              f"order recorded{', then this build' if current is not None else ''}; R reproduced, P partly, N not, "
              f"C not comparable, - not recorded. {changed} of {len(table)} claims changed verdict.", "",
              md_table(table), ""]
     lines += [f"- *{run}*: {sources[run]}" for run in runs] + [""]
     return lines
+
+
+def _last_run(recorded: pd.DataFrame, scale: str) -> str | None:
+    runs = list(dict.fromkeys(recorded.loc[recorded["scale"] == scale, "run"]))
+    return runs[-1] if runs else None
+
+
+def _is_rl(row) -> bool:
+    """An RL claim: it has no-learning references or a budget trend (claims about trained agents)."""
+    return any(str(row.get(c, "")).strip() for c in ("random_verdict", "untrained_verdict", "trend"))
+
+
+def _cell(row, missing: str) -> dict[str, str]:
+    if row is None:
+        return {"ours": missing, "95% CI": "", "trend": "", "verdict": missing}
+    refs = "/".join(SHORT[str(row[c])] for c in ("random_verdict", "untrained_verdict"))
+    return {"ours": str(row["ours"]), "95% CI": str(row["ci95"]), "trend": str(row["trend"]),
+            "verdict": f"{SHORT[str(row['verdict'])]} ({refs})" if refs != "-/-" else SHORT[str(row["verdict"])]}
+
+
+def budget_side_by_side(recorded: pd.DataFrame) -> tuple[pd.DataFrame, str | None, str | None]:
+    """Each RL claim of the last recorded default run and the last paper-budget run side by side:
+    the paper's value, then per budget ours, its 95% interval, its trend over the budget and its
+    verdict with the random / untrained references' verdicts in brackets; "not run" where the
+    paper-budget run has no record of the claim (or there is no such run). Returns (table, default
+    run, paper-budget run)."""
+    recorded = with_later_columns(recorded).fillna("")
+    default, budget = _last_run(recorded, "default"), _last_run(recorded, "paper-budget")
+    by_run = {name: recorded[recorded["run"] == name].set_index("claim_id") for name in (default, budget) if name}
+    ids = [cid for name in (default, budget) if name for cid, row in by_run[name].iterrows() if _is_rl(row)]
+    rows = []
+    for cid in dict.fromkeys(ids):
+        got = {name: (by_run[name].loc[cid] if name and cid in by_run[name].index else None) for name in (default, budget)}
+        first = next(r for r in got.values() if r is not None)
+        paper = next((str(r["paper_value"]) for r in got.values() if r is not None and str(r["paper_value"])), "")
+        row = {"claim_id": cid, "claim": first["claim"], "paper": paper}
+        for prefix, name in (("default", default), ("paper budget", budget)):
+            cell = _cell(got[name], "not recorded" if prefix == "default" else "not run")
+            row.update({f"{prefix}: {k}": v for k, v in cell.items()})
+        rows.append(row)
+    return pd.DataFrame(rows), default, budget
+
+
+def budget_section(paper: str, recorded: pd.DataFrame, md_table) -> list[str]:
+    """Markdown lines of a paper's "RL claims at default and at the paper's budget"."""
+    head = "### RL claims at the default budget and at the paper's"
+    if paper in DEFAULT_IS_PAPER_BUDGET:
+        return [head, "", DEFAULT_IS_PAPER_BUDGET[paper], ""]
+    if recorded.empty:
+        return []
+    table, default, budget = budget_side_by_side(recorded)
+    if table.empty:
+        return []
+    lines = [head, "",
+             "Each RL claim (one with no-learning references or a budget trend) in the last recorded default run "
+             f"(*{default or 'none recorded'}*) and the last run at the paper's own training budget "
+             f"(*{budget or 'none recorded'}*, `config/paper-budget.yaml`). Verdict R/P/N/C with the uniform-random "
+             "valid policy's and the untrained network's verdicts in brackets (the same verdict there means the "
+             "claim says nothing about learning); trend over 1/8, 1/4, 1/2 and all of that run's training; "
+             "*not run*: the paper-budget run did not train the agents behind the claim.", ""]
+    if budget is None:
+        lines += ["No run at the paper's budget is recorded yet for this paper: every claim below reads *not run*.", ""]
+    cols = [c for c in table.columns if c != "claim_id" and (table[c].astype(str) != "").any()]
+    return lines + [md_table(table[["claim_id", *cols]]), ""]

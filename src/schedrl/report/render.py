@@ -26,7 +26,7 @@ from schedrl.report.claims import (
     read_claims,
 )
 from schedrl.report.convergence import NOT_CONVERGED
-from schedrl.report.recorded import recorded_section
+from schedrl.report.recorded import budget_section, recorded_section
 
 #: Packages whose versions the report lists (what produced the numbers).
 VERSIONED = ("schedrl", "numpy", "pandas", "scipy", "numba", "torch", "stable-baselines3", "sb3-contrib",
@@ -267,7 +267,9 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             table = heads[list(HEADLINE)].assign(note=heads["note"].map(fold)).rename(columns=HEADLINE)
             table = table.loc[:, [c for c in table.columns if (table[c].astype(str) != "").any()]]
             out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
-        if info.recorded is not None:  # this build joins the recorded runs only at their scale
+        if info.recorded is not None:
+            out += budget_section(paper, info.recorded, _md_table)
+            # this build joins the recorded runs only at the default scale
             out += recorded_section(info.recorded, rows if scale == "default" and len(rows) else None, _md_table)
         if paper in fingerprints:
             out += fingerprint_section(fingerprints[paper])
