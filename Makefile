@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine:
 #   make all    set up .venv and run the whole pipeline at default scale (snakemake --cores 8 all)
-#   make test   set up .venv and run the test command (pytest, dry runs of all three scales, smoke DAG)
+#   make test   set up .venv and run the test command (pytest, dry runs of every scale, smoke DAG)
 # Override the scale or cores: make all CONFIG=config/smoke.yaml CORES=2
 
 VENV ?= .venv
@@ -46,6 +46,8 @@ pytest: setup
 dryrun: setup
 	for c in config/config.yaml config/smoke.yaml config/paper.yaml; do \
 	  snakemake all -n --quiet rules --configfile $$c || exit 1; done
+	for t in $$(python scripts/paper_budget_targets.py); do \
+	  snakemake $$t -n --quiet rules --configfile config/paper-budget.yaml || exit 1; done
 
 test: pytest dryrun smoke
 

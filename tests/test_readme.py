@@ -1,7 +1,7 @@
 """The README stays a five-minute read (issue 39, item 1), and the docs it points to stay reachable.
 
 * README.md has at most 200 lines; each row of its reproduction-status table at most 400 characters,
-  one row per paper, each "paper | claims | core-h | date | note | detail"; the papers table at the top
+  one row per paper, each "paper | claims | core-h | date | at the paper's budget | note | detail"; the papers table at the top
   names each paper's text.
 * Every relative link (and image) in README.md and docs/*.md points to a file of the repository,
   and an anchor to a heading of that file.
@@ -32,6 +32,7 @@ ALLOWED_MISSING = {
 TEST_BLOCK = """\
 pytest -q
 for c in config/config.yaml config/smoke.yaml config/paper.yaml; do snakemake all -n --configfile $c; done
+for t in $(python scripts/paper_budget_targets.py); do snakemake $t -n --configfile config/paper-budget.yaml; done
 snakemake all --cores 2 --configfile config/smoke.yaml
 """
 
@@ -77,8 +78,8 @@ def test_status_rows_are_short_one_per_paper():
     for row in rows:
         assert len(row) <= MAX_ROW, f"status row of {len(row)} characters (at most {MAX_ROW}): {row[:60]}..."
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert len(cells) == 6 and re.fullmatch(r"[\d.]+", cells[2]) and re.fullmatch(r"\d{4}-\d\d-\d\d", cells[3]), \
-            f"status row is not 'paper | claims | core-h | date | note | detail': {row[:80]}..."
+        assert len(cells) == 7 and re.fullmatch(r"[\d.]+", cells[2]) and re.fullmatch(r"\d{4}-\d\d-\d\d", cells[3]), \
+            f"status row is not 'paper | claims | core-h | date | at the paper's budget | note | detail': {row[:80]}..."
 
 
 def test_papers_table_names_each_papers_text():
@@ -126,10 +127,11 @@ def test_docs_pages_open_with_what_they_hold(page):
     assert not first.startswith(("#", "|", "```", "*")), f"{page.name} should open with a sentence"
 
 
-def test_figures_page_is_the_figures_listing(capsys):
+def test_figures_page_is_the_figures_listing(capsys, tmp_path):
     from schedrl.cli import main
 
-    assert main(["figures", "--format", "markdown"]) == 0
+    # an empty --root: not the claims files an earlier run left in the checkout's results/
+    assert main(["figures", "--format", "markdown", "--root", str(tmp_path)]) == 0
     table = capsys.readouterr().out.strip()
     assert table in (ROOT / "docs" / "figures.md").read_text(), \
         "docs/figures.md is stale: paste `schedrl figures --format markdown`"
