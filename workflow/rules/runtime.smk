@@ -492,3 +492,12 @@ register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)
 if RUNTIME_FINGERPRINTS:
     register("runtime", rules.runtime_fingerprints.output[0])
 REPORT_SECTIONS.extend([rules.runtime_table4.output.md, rules.runtime_table5.output.md, rules.runtime_table6.output.md])
+
+
+# The paper-budget scale's target (config/paper-budget.yaml: baseline and proposal NN1 at the paper's
+# 4 M steps on wl2_rnda): its runs, their evaluations, budget checkpoints, no-learning references and
+# fingerprints, Table 4's heuristics, the claims and the figures those runs feed; nothing else.
+rule runtime_paper_budget:
+    input:
+        [f for t in RUNTIME_FIGURES.trained_targets(RUNTIME) for f in t.files()],
+        RUNTIME_FINGERPRINTS and rules.runtime_fingerprints.output,

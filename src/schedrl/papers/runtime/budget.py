@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from schedrl.papers.runtime import experiments as rx
@@ -164,11 +165,18 @@ def budget_rows(evals: pd.DataFrame, t4: pd.DataFrame) -> tuple[dict[str, dict],
                 f"evaluation's episode seeds), {per_cell[-1]} at all")
     if drawn:
         note += f"; the runs on Lublin draw(s) {', '.join(map(str, drawn))}"
+    # a scale that trains fewer methods or halves than the paper (config/paper-budget.yaml) has no
+    # series for a claim on runs it did not train (its claims row says so)
+    methods = [m for m in rx.METHODS if m in set(evals["method"])]
+    halves = [w for w in rx.TRAIN_WORKLOADS if w in set(evals["train"])]
+    absent = claims.untrained_claims(methods, halves) if claims.scope_note(methods, halves) else {}
     fields, long_rows = {}, []
     for key, (paper_value, noise) in _paper_targets().items():
-        if not all(key in per[f] for f in fractions):
+        if key in absent or not all(key in per[f] for f in fractions):
             continue
         values = [per[f][key] for f in fractions]
+        if not any(np.isfinite(v) for v in values):
+            continue
         band = (paper_value - 2 * noise, paper_value + 2 * noise)
         f_, rows = cv.budget_fields(rx.PAPER, key, [steps[f] for f in fractions], values, paper_value, unit=UNIT,
                                     noise=noise, label=labels.get(key, key), band=band, fractions=fractions)

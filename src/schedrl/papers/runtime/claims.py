@@ -40,7 +40,16 @@ import pandas as pd
 
 from schedrl.experiments.heuristics import heuristic_claims
 from schedrl.papers.runtime import tables
-from schedrl.papers.runtime.experiments import ALGORITHMS, PAPER, VALUES, same_tendency, tuned
+from schedrl.papers.runtime.experiments import (
+    ALGORITHMS,
+    LABELS,
+    METHODS,
+    PAPER,
+    TRAIN_WORKLOADS,
+    VALUES,
+    same_tendency,
+    tuned,
+)
 from schedrl.papers.runtime.intervals import comparison_cis
 from schedrl.papers.runtime.tables import ALL_BELOW, BACKFILL, PLAIN
 
@@ -233,6 +242,49 @@ def rl_counts(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
     return out
 
 
+def trained_scope(t5: pd.DataFrame | None, t6: pd.DataFrame | None) -> tuple[list[str], list[str]]:
+    """(methods, training halves) that trained agents at this scale, in the paper's order, as the
+    tables hold them (a scale may train fewer than the paper's 3 x 6: ``config/paper-budget.yaml``)."""
+    methods, halves = set(), set()
+    for table, half in ((t5, "workload"), (t6, "train")):
+        if table is not None and len(table):
+            methods |= set(table["method"])
+            halves |= set(table[half])
+    return [m for m in METHODS if m in methods], [w for w in TRAIN_WORKLOADS if w in halves]
+
+
+def scope_note(methods: list[str], halves: list[str]) -> str:
+    """"only ... trained at this scale" when fewer than the paper's methods or training halves trained; else ""."""
+    if set(methods) >= set(METHODS) and set(halves) >= set(TRAIN_WORKLOADS):
+        return ""
+    return (f"only {', '.join(LABELS[m] for m in methods) or 'no method'} on {', '.join(halves) or 'no half'} "
+            f"trained at this scale (the paper: {len(METHODS)} methods x {len(TRAIN_WORKLOADS)} training halves)")
+
+
+def untrained_claims(methods: list[str], halves: list[str]) -> dict[str, str]:
+    """RL claim id -> what it compares that this scale did not train (its row reads "not comparable")."""
+    out = {}
+    nn = [LABELS[m] for m in ("proposal_nn1", "proposal_nn2") if m not in methods]
+    if nn:
+        out["nn2_beats_nn1"] = " and ".join(nn)
+    if "baseline" not in methods or not {"proposal_nn1", "proposal_nn2"} & set(methods):
+        what = LABELS["baseline"] if "baseline" not in methods else "a proposal (NN1 or NN2)"
+        out["proposal_gain"] = out["below_heuristics_split"] = what
+    if len(halves) < 2:
+        out["same_tendency_best"] = "a second training half (a column's maximum is over the training halves)"
+    return out
+
+
+def _absent(claim_id: str, claim: str, paper_value, ours: str, what: str, scope: str) -> dict:
+    """The row of a claim on runs this scale did not train: ``ours`` is the count the tables allow
+    (e.g. 0/0), the verdict "not comparable", the note says what is missing."""
+    return _row(claim_id, claim, paper_value, ours, "not comparable",
+                f"{what} not trained at this scale" + (f"; {scope}" if scope else ""))
+
+
+SPLIT_CLAIM = "of those, the proposal (NN1 + NN2) below SJF/FCFS more often than the baseline (the paper: it generalises worse)"
+
+
 def split_verdict(ours: tuple, paper: tuple) -> str:
     """Below-heuristics cells, baseline vs proposal: reproduced when the proposal's share is larger
     (the paper's 9 of 50 vs 1 of 25), not when it is not; not comparable without both."""
@@ -261,14 +313,26 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
     ours = rl_counts(t5, t4, t6)
     paper = rl_counts(paper_table5(), paper_table4(), paper_table6())
     cis = comparison_cis(evals, t4) if evals is not None and len(evals) else {}
+    scope = scope_note(*trained_scope(t5, t6))
+    absent = untrained_claims(*trained_scope(t5, t6)) if scope else {}
+
+    def scoped(row: dict) -> dict:
+        """A count over fewer cells than the paper's says which runs this scale trained."""
+        if scope:
+            row["note"] = f"{row['note']}; {scope}" if row.get("note") else scope
+        return row
+
     for table, key in ((t5, "table5"), (t6, "table6")):
         if table is not None and len(table):
-            rows.append(_within(table, key))
+            rows.append(scoped(_within(table, key)))
             _add_budget(rows[-1], (budgets or {}).get(f"{key}_cells_within_tolerance"))
     for key, claim in COUNT_CLAIMS.items():
         if key not in ours:
             continue
         (oh, on), (ph, pn) = ours[key], paper[key]
+        if key in absent:
+            rows.append(_absent(key, claim, f"{ph}/{pn}", f"{oh}/{on}", absent[key], scope))
+            continue
         text = VALUES[key]
         # like with like: the verdict compares ours with the paper's printed cells counted by the
         # same rule (no tie wins); the text's number and the counts with ties are in the note
@@ -291,11 +355,16 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
             row["verdict"] = cis[key]["guard"](row["verdict"])
             row["note"] += f"; {cis[key]['note']}"
         _add_budget(row, (budgets or {}).get(key))
-        rows.append(row)
+        rows.append(scoped(row))
         if key == "below_heuristics_other" and "below_heuristics_split" in ours:
             o, p = ours["below_heuristics_split"], paper["below_heuristics_split"]
-            split = _row("below_heuristics_split", "of those, the proposal (NN1 + NN2) below SJF/FCFS more often "
-                         "than the baseline (the paper: it generalises worse)",
+            if "below_heuristics_split" in absent:
+                rows.append(_absent("below_heuristics_split", SPLIT_CLAIM,
+                                    f"baseline {p[0][0]}/{p[0][1]}, proposal {p[1][0]}/{p[1][1]}",
+                                    f"baseline {o[0][0]}/{o[0][1]}, proposal {o[1][0]}/{o[1][1]}",
+                                    absent["below_heuristics_split"], scope))
+                continue
+            split = _row("below_heuristics_split", SPLIT_CLAIM,
                          f"baseline {p[0][0]}/{p[0][1]}, proposal {p[1][0]}/{p[1][1]}",
                          f"baseline {o[0][0]}/{o[0][1]}, proposal {o[1][0]}/{o[1][1]}", split_verdict(o, p),
                          "the text: 1 vs 9 of 10 (verdict on the direction)"
@@ -305,7 +374,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
                 split.update(cis["below_heuristics_split"]["fields"])
                 split["note"] += f"; {cis['below_heuristics_split']['note']}"
             _add_budget(split, (budgets or {}).get("below_heuristics_split"))
-            rows.append(split)
+            rows.append(scoped(split))
     fit = [a for a in tables.FIT if t4 is not None and a in t4.columns]
     if fit and t5 is not None and len(t5):
         # beyond the paper (issue 38): the heuristics under the agent's own action set
@@ -323,6 +392,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
         if "rl_vs_fit_heuristics" in cis:
             rows[-1].update(cis["rl_vs_fit_heuristics"]["fields"])
             rows[-1]["note"] += f"; {cis['rl_vs_fit_heuristics']['note']}"
+        scoped(rows[-1])
     if sens is not None and len(sens):
         kept = sens[(sens["estimator"] == "running_accuracy") & sens["method"].str.startswith("proposal")]
         if len(kept):
@@ -331,6 +401,7 @@ def rl_claims(t5: pd.DataFrame | None, t4: pd.DataFrame | None, t6: pd.DataFrame
                              "online predictor (request x running mean accuracy)", "-",
                              f"{float(kept['kept'].mean()):.3f} (min {float(kept['kept'].min()):.3f})",
                              "not comparable", "the paper names no predictor"))
+            scoped(rows[-1])
     return rows
 
 

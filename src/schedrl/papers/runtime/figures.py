@@ -334,3 +334,18 @@ TARGETS: list[Target] = [
     Target("runtime", "claims", claims.claims_rows, "runtime_claims", "Claims of Tables 4-6: ours vs the paper's",
            kind="claims", claims=("",)),
 ]
+
+
+def trained_targets(spec: dict) -> list[Target]:
+    """The targets a scale that trains only some runs can build (``config/paper-budget.yaml``):
+    Table 4 and the claims always; with agents, Tables 5-6, the learning curves and the budget
+    figure (drawn from whatever runs it trains); the sensitivity figure only when a proposal
+    method trains (the baseline reads no estimate)."""
+    methods = spec.get("agents", {}).get("methods", [])
+    def drawn(target: Target) -> bool:
+        if target.name in ("table4", "claims"):
+            return True
+        if not methods:
+            return False
+        return target.name != "sensitivity" or any(METHODS[m][0] == "runtime_proposal" for m in methods)
+    return [t for t in TARGETS if drawn(t)]
