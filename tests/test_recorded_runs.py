@@ -161,3 +161,15 @@ def test_report_says_when_no_paper_budget_run_is_recorded_and_that_sems_default_
     assert "### RL claims at the default budget and at the paper's" in alpha
     assert "No run at the paper's budget is recorded yet" in alpha and "| rl | claim rl |" in alpha
     assert "already trains at the paper's budget" in text[text.index("## SEM"):]
+
+
+def test_status_history_is_folded_and_its_markdown_still_renders(tmp_path, monkeypatch):
+    from schedrl.report.render import render_html, status_lines
+
+    status = "Current: **15 R**.\n\n## History\n\n**2026-11-25 run**\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n"
+    lines = status_lines(status)
+    assert lines[0] == "Current: **15 R**." and lines[-1] == "</details>"
+    assert status_lines("no history heading") == ["no history heading"]
+    html_text = render_html("\n".join(lines), tmp_path)
+    body = html_text[html_text.index("<details"):html_text.index("</details>")]
+    assert "<strong>2026-11-25 run</strong>" in body and "<table>" in body

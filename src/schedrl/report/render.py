@@ -93,6 +93,23 @@ def fold(note: str) -> str:
     return f"<details><summary>{head}</summary>{rest}</details>"
 
 
+#: The heading in a paper's status.md above which it states its current state (at most ~30 lines)
+#: and below which its dated history follows, oldest last; the report folds the history away.
+HISTORY_HEADING = "## History"
+
+
+def status_lines(status: str) -> list[str]:
+    """A paper's status.md for the report: its current state as written, its dated history (below
+    ``HISTORY_HEADING``) folded under ``<details>`` (markdown inside still renders)."""
+    text = status.strip()
+    at = text.find(f"\n{HISTORY_HEADING}\n")
+    if at < 0:
+        return [text]
+    current, history = text[:at].strip(), text[at + len(HISTORY_HEADING) + 2:].strip()
+    return [current, "", '<details markdown="1"><summary>History: the dated runs and findings behind the current '
+            "state</summary>", "", history, "", "</details>"]
+
+
 def cause_section(rows: pd.DataFrame) -> list[str]:
     """Markdown lines: the paper's claims that are not (fully) reproduced, grouped by cause."""
     missed = rows[rows["cause"] != ""]
@@ -274,7 +291,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         if paper in fingerprints:
             out += fingerprint_section(fingerprints[paper])
         if info.status.strip():
-            out += ["### Status and measured runs", "", info.status.strip(), ""]
+            out += ["### Status and measured runs", "", *status_lines(info.status), ""]
         if info.deviations:
             out += [f"### Deviations from the paper ({len(info.deviations)})", "", _md_table(pd.DataFrame(
                 [{"what": d["what"], "paper": d["paper"], "ours": d["ours"], "reason": d["reason"],
@@ -328,7 +345,7 @@ def render_html(markdown_text: str, report_dir: str | Path) -> str:
     """The report as one HTML page: figures embedded as data URIs (no file beside it is needed)."""
     import markdown
 
-    body = markdown.markdown(markdown_text, extensions=["tables"], output_format="html")
+    body = markdown.markdown(markdown_text, extensions=["tables", "md_in_html"], output_format="html")
 
     def embed(match: re.Match) -> str:
         alt, src = match.group(1), match.group(2)
