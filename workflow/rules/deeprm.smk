@@ -455,13 +455,60 @@ rule deeprm_tables:
         "> {log:q} 2>&1"
 
 
-# The paper-budget scale's target (config/paper-budget.yaml): only what its trained agents feed.
+# The report protocol plays one sampled episode of an agent's best-in-sample model: replay it on the
+# same sequence at the box rate with DX.REPLAY_SAMPLING_SEEDS sampling seeds (a constant, not a config
+# key: a new key in the deeprm section would change every rule's params). Only the headline claims'
+# agents (discrete phase 2, slowdown) are asked for (DX.replay_files).
+rule deeprm_replay:
+    input:
+        model=f"{DEEPRM_RUN}/model.zip",
+    output:
+        str(DX.replay_path(DEEPRM_RUN)),
+    params:
+        spec=DEEPRM_SPEC,
+        run_dir=subpath(input.model, parent=True),
+        sampling_seeds=DX.REPLAY_SAMPLING_SEEDS,
+    log:
+        "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/replay.log",
+    benchmark:
+        "benchmarks/results/deeprm/{variant}/{algo}/{objective}/seed{seed}/replay.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm replay --spec {params.spec:q} --run-dir {params.run_dir} "
+        "--sampling-seeds {params.sampling_seeds} --out {output:q} --threads {threads} > {log:q} 2>&1"
+
+
+rule deeprm_replay_table:
+    input:
+        DX.replay_table_inputs(DEEPRM, DEEPRM_ROOT),
+    output:
+        "figures/deeprm/replay_insample.md",
+    params:
+        spec=DEEPRM_SPEC,
+        root=lambda wildcards: DEEPRM_ROOT,
+    log:
+        "logs/deeprm/replay_insample.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl deeprm table --replay --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+# The paper-budget scale's target (config/paper-budget.yaml): only what its trained agents feed
+# (the replay table among the targets; its replays also named).
 rule deeprm_paper_budget:
     input:
         [f for t in DF.trained_targets(DEEPRM) for f in t.files()],
         rules.deeprm_fingerprints.output,
+        DX.replay_files(DEEPRM, DEEPRM_ROOT),
 
 
 register_targets("deeprm", DF.TARGETS, rules)
 register("deeprm", *rules.deeprm_fingerprints.output)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)
+REPORT_SECTIONS.extend(rules.deeprm_replay_table.output)

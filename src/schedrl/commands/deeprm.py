@@ -91,6 +91,24 @@ def register(subparsers) -> None:
     b.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     b.set_defaults(func=run_evaluate_budgets)
 
+    y = sub.add_parser("replay", help="replay the report protocol's model with many sampling seeds",
+                       description="The report protocol plays one sampled episode of a run's best-in-sample model "
+                       "(best_model.zip of the training-time selection) on its seed-42 sequence, so a win can be "
+                       "a lucky draw. Replay that model on the same sequence (the protocol's job-set seed, "
+                       "overrides and episodes) at --rate once per sampling seed 0..N-1 (the samplers seeded "
+                       "with it; seed 42 would be the protocol's own episode) and write one row per episode: "
+                       "sampling_seed, mean_slowdown as the protocol counts it (placed jobs only), the played "
+                       "model and its training step.")
+    _spec_arg(y)
+    y.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl train'")
+    y.add_argument("--sampling-seeds", type=int, metavar="N", default=None,
+                   help="replays, with sampling seeds 0..N-1 (default: REPLAY_SAMPLING_SEEDS of "
+                   "schedrl.papers.deeprm.experiments, 20)")
+    y.add_argument("--rate", type=float, help="job arrival rate (default: eval.box_rate)")
+    y.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
+    y.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    y.set_defaults(func=run_replay)
+
     a = sub.add_parser("train-agent", help="train DeepRM's own REINFORCE agent (Mao et al.) at one rate",
                        description="Train the policy-gradient agent of Mao et al. 2016 (algorithm "
                        "deeprm_pg, hyperparams/deeprm_pg.yaml) for slowdown at --rate with the "
@@ -137,9 +155,15 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
                        description="Write the 130%-load table (every policy beside the report's numbers) "
-                       "or, with --timing, the training-throughput table.")
+                       "or, with --timing, the training-throughput table, or, with --replay, the report "
+                       "protocol's in-sample result replayed with many sampling seeds (reads the runs' "
+                       "replay_report.csv of 'schedrl deeprm replay').")
     _spec_and_root(t)
-    t.add_argument("--timing", action="store_true", help="training throughput instead of results")
+    which = t.add_mutually_exclusive_group()
+    which.add_argument("--timing", action="store_true", help="training throughput instead of results")
+    which.add_argument("--replay", action="store_true",
+                       help="discrete phase 2's slowdown agents replayed on the seed-42 sequence: median, "
+                       "10-90%% and share below SJF of their sampling seeds")
     t.add_argument("--out", required=True, metavar="MD", help="markdown file to write")
     t.set_defaults(func=run_table)
 
@@ -300,6 +324,28 @@ def run_evaluate_budgets(args) -> int:
     return 0
 
 
+def run_replay(args) -> int:
+    import torch
+
+    from schedrl.io import write_csv
+    from schedrl.papers.deeprm import experiments as dx
+
+    torch.set_num_threads(max(1, args.threads))
+    spec = _spec(args.spec)
+    seeds = dx.REPLAY_SAMPLING_SEEDS if args.sampling_seeds is None else args.sampling_seeds
+    if seeds < 1:
+        raise ConfigError(f"--sampling-seeds must be >= 1, got {seeds}")
+    rate = float(spec["eval"]["box_rate"] if args.rate is None else args.rate)
+    if not any(abs(rate - r) < 1e-9 for r in spec["eval"]["rates"]):
+        raise ConfigError(f"--rate {rate:g} is not one of eval.rates {spec['eval']['rates']}")
+    replays = dx.replay_report(spec, args.run_dir, seeds, rate=rate)
+    write_csv(args.out, replays, float_format="%.6g")
+    values = replays.groupby("sampling_seed")["mean_slowdown"].mean()
+    print(f"{args.out}: {replays['model'].iloc[0]} replayed with {len(values)} sampling seeds at rate "
+          f"{rate:g}: mean slowdown median {values.median():.2f}, {values.min():.2f}-{values.max():.2f}")
+    return 0
+
+
 def run_train_agent(args) -> int:
     from schedrl.papers.deeprm import experiments as dx
 
@@ -357,5 +403,6 @@ def run_cost(args) -> int:
 def run_table(args) -> int:
     from schedrl.papers.deeprm import figures
 
-    (figures.training_speed if args.timing else figures.table_load130)(_spec(args.spec), args.root, args.out)
+    draw = figures.training_speed if args.timing else figures.replay_insample if args.replay else figures.table_load130
+    draw(_spec(args.spec), args.root, args.out)
     return 0

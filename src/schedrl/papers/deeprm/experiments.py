@@ -31,6 +31,11 @@ Two evaluation protocols (``PROTOCOLS``), each written to its own files (``eval_
   hang on sampling, and greedy play is where starvation shows (a greedy policy that withholds a
   long job withholds it for good).
 
+The report protocol plays one sampled episode per seed, so its in-sample result can be a lucky draw:
+``replay_report`` replays its chosen model on the same sequence at the box rate with
+``REPLAY_SAMPLING_SEEDS`` (20) sampling seeds and ``replay_summary`` puts a median, a 10-90% range and
+the share below SJF on it (discrete phase 2's slowdown agents, ``replay_runs``).
+
 Every per-episode table carries the slowdown three ways: ``mean_slowdown_all``,
 ``mean_slowdown_placed`` and the never-placed jobs (``n_never_placed``, ``never_placed_lengths``,
 lengths joined by ";"); ``mean_slowdown`` / ``mean_completion_time`` are the protocol's headline.
@@ -47,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import ConfigError
-from schedrl.io import read_result
+from schedrl.io import read_json, read_result
 from schedrl.report.budget import SLOWER_KIND
 
 ROOT = "results/deeprm"  # every run, evaluation and the claims table of this paper
@@ -409,6 +414,138 @@ def best_in_sample_model(run: str | Path, final_model, config: dict, overrides: 
         if best is None or scores[name] >= scores[best[0]]:
             best = (name, model)
     return best[1], best[0], scores
+
+
+# ---------------------------------------------------------------------------------------------
+# The report protocol replayed (issue 57 item 3). That protocol plays ONE sampled episode per seed
+# of the run's best-in-sample model on the seed-42 sequence, so a win over SJF can be a lucky draw.
+# A replay plays the same model on the same sequence at the box rate once per sampling seed.
+
+#: Sampling seeds of a replay: the samplers are seeded 0, 1, ..., 19. A constant, not a config key:
+#: every rule's params embed the whole ``deeprm`` section, so a new key would rerun every rule of a
+#: run already built. Twenty draws put a median and a 10-90% range on the protocol's one draw
+#: (status.md, "Not a lucky episode", checked by hand with 20 before it was in the DAG).
+REPLAY_SAMPLING_SEEDS = 20
+REPLAY_FILE = "replay_report.csv"  # inside the run folder
+#: The replays behind the headline claims ("A2C and TRPO beat SJF at 130%"): discrete phase 2's
+#: slowdown-trained SB3 agents.
+REPLAY_VARIANT = "discrete-image"
+REPLAY_OBJECTIVE = "slowdown"
+
+
+def replay_path(folder: str | Path) -> Path:
+    return Path(folder) / REPLAY_FILE
+
+
+def replay_runs(spec: dict) -> list[tuple[str, int]]:
+    """(algo, seed) of the agents replayed: ``REPLAY_VARIANT``'s SB3 agents trained for
+    ``REPLAY_OBJECTIVE`` (none when the scale does not train them)."""
+    if REPLAY_VARIANT not in spec["variants"] or REPLAY_OBJECTIVE not in spec["objectives"]:
+        return []
+    return [(a, s) for a, _, s in agent_runs(spec, REPLAY_VARIANT, [REPLAY_OBJECTIVE])]
+
+
+def replay_files(spec: dict, root: str | Path = ROOT) -> list[str]:
+    return [str(replay_path(run_dir(root, REPLAY_VARIANT, a, REPLAY_OBJECTIVE, s))) for a, s in replay_runs(spec)]
+
+
+def replay_table_inputs(spec: dict, root: str | Path = ROOT) -> list[str]:
+    """What the replay table reads: the replays, each agent's report-protocol episodes (its one draw)
+    and SJF's (deterministic: one value per rate)."""
+    runs = replay_runs(spec)
+    files = replay_files(spec, root)
+    files += [str(eval_paths(run_dir(root, REPLAY_VARIANT, a, REPLAY_OBJECTIVE, s), "report")["episodes"])
+              for a, s in runs]
+    if runs and "sjf" in spec["baselines"]:
+        files.append(str(eval_paths(baseline_dir(root, REPLAY_VARIANT, "sjf"), "report")["episodes"]))
+    return files
+
+
+def sampling_seed_list(sampling_seeds: int | Iterable[int]) -> list[int]:
+    """``n`` -> seeds 0..n-1; a list of seeds as given (distinct)."""
+    if isinstance(sampling_seeds, (int, np.integer)):
+        if sampling_seeds < 1:
+            raise ConfigError(f"sampling seeds must be >= 1, got {sampling_seeds}")
+        return list(range(int(sampling_seeds)))
+    seeds = [int(s) for s in sampling_seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ConfigError(f"sampling seeds must be distinct and at least one, got {seeds}")
+    return seeds
+
+
+def replay_policy_factory(model, seed: int) -> Callable:
+    """``make_policy(env)`` of the report protocol's sampled play with its samplers seeded ``seed``:
+    torch's (A2C, PPO, TRPO sample their actions from it; the report protocol seeds it with its job-set
+    seed, ``agent_policy_factory``) and numpy's global RNG and the action space, which DQN's
+    epsilon-greedy draw reads (the report protocol leaves those unseeded)."""
+    torch_seeded = model_policy_factory(model, False, seed)
+
+    def make_policy(env):
+        np.random.seed(seed)
+        model.action_space.seed(seed)
+        return torch_seeded(env)
+
+    make_policy.model = model
+    return make_policy
+
+
+def _chosen_step(chosen: str, model) -> int:
+    """Training step of the played model: from ``best_model.zip (step N ...)`` or ``step_N.zip``,
+    else (the final model) the model's own step count."""
+    match = re.search(r"step[ _](\d+)", chosen)
+    return int(match.group(1)) if match else int(model.num_timesteps)
+
+
+def replay_report(spec: dict, run: str | Path, sampling_seeds: int | Iterable[int] = REPLAY_SAMPLING_SEEDS,
+                  rate: float | None = None) -> pd.DataFrame:
+    """Replay the report protocol's model of ``run`` (``agent_policy_factory(run, best_in_sample=...)``:
+    ``best_model.zip`` of the training-time selection) on the protocol's job sequence (its seed,
+    overrides, episodes) at ``rate`` (default ``eval.box_rate``), once per sampling seed.
+
+    The model is chosen once, as the report protocol chooses it (with its seed). Everything but the
+    sampler is the protocol's: the env and its job sequence are seeded with the protocol's job-set
+    seed, so the replay of sampling seed ``eval.report.jobset_seed`` (42) is the protocol's own
+    episode, and seed s is the protocol's play with its sampler seeded s. Returns the per-episode
+    table of ``evaluate_over_rates`` (``mean_slowdown`` as the protocol counts it: placed jobs only)
+    with columns sampling_seed, algo, seed (training), model (which file) and model_step."""
+    setup = protocol_setup(spec, "report")
+    rate = float(spec["eval"]["box_rate"] if rate is None else rate)
+    seeds = sampling_seed_list(sampling_seeds)
+    chosen, kwargs = agent_policy_factory(run, setup["deterministic"], setup["jobset_seed"],
+                                          best_in_sample=setup["overrides"])
+    config = read_json(Path(run) / "config.json")
+    kwargs = {**kwargs, **setup["overrides"]}
+    step = _chosen_step(chosen.chosen, chosen.model)
+    frames = []
+    for s in seeds:
+        _, episodes = evaluate_over_rates(replay_policy_factory(chosen.model, s), kwargs, [rate], setup["episodes"],
+                                          setup["jobset_seed"], protocol="report")
+        episodes.insert(0, "sampling_seed", s)
+        frames.append(episodes)
+    out = pd.concat(frames, ignore_index=True)
+    out.insert(1, "algo", config["algo"])
+    out.insert(2, "seed", int(config["seed"]))
+    out["model"] = chosen.chosen
+    out["model_step"] = step
+    return out
+
+
+def replay_summary(replays: pd.DataFrame, sjf: float | None) -> pd.DataFrame:
+    """Per agent (algo, seed) of replay tables: the played model's step, replays, median, 10th and
+    90th percentile (numpy's linear interpolation) of the mean slowdown per sampling seed (the mean
+    over its episodes; the report protocol plays one), and the share of sampling seeds strictly below
+    ``sjf`` (NaN without one)."""
+    per_seed = (replays.groupby(["algo", "seed", "sampling_seed"], sort=False)
+                .agg(mean_slowdown=("mean_slowdown", "mean"), model_step=("model_step", "first")).reset_index())
+    rows = []
+    for (algo, seed), part in per_seed.groupby(["algo", "seed"], sort=False):
+        values = part["mean_slowdown"].to_numpy(dtype=float)
+        rows.append({"algo": algo, "seed": int(seed), "model_step": int(part["model_step"].iloc[0]),
+                     "replays": len(values), "median": float(np.median(values)),
+                     "p10": float(np.percentile(values, 10)), "p90": float(np.percentile(values, 90)),
+                     "share_below_sjf": float(np.mean(values < sjf)) if sjf is not None else np.nan,
+                     "sjf": np.nan if sjf is None else float(sjf)})
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -862,8 +999,9 @@ def agent_minutes(spec: dict, rate: float | str) -> int:
 
 def estimate_core_hours(spec: dict) -> dict:
     """Core-hours of a deeprm section by the rates above: SB3 training, the DeepRM agent, evaluations
-    (both protocols, every rate; budget checkpoints at three shares, one rate), rule start-up, the
-    no-learning references and the report protocol's checks during training (``report_selection``)."""
+    (both protocols, every rate; budget checkpoints at three shares, one rate; the report protocol's
+    replays), rule start-up, the no-learning references and the report protocol's checks during
+    training (``report_selection``)."""
     ev = spec["eval"]
     sb3, runs, steps, checks, selection = 0.0, 0, 0, 0, 0.0
     sel = report_selection(spec)
@@ -883,12 +1021,14 @@ def estimate_core_hours(spec: dict) -> dict:
     agent = spec.get("deeprm_agent") or {}
     pg = sum(deeprm_agent_iterations(spec, r) for r, _ in pg_runs) * int(agent.get("jobsets", 0)) \
         * int(agent.get("trajectories", 0)) * PG_STEPS_PER_TRAJECTORY / PG_STEPS_PER_S
+    replays = len(replay_runs(spec))  # the report protocol replayed REPLAY_SAMPLING_SEEDS times at the box rate
     played = (runs + len(pg_runs) + len(spec["baselines"]) * len(spec["variants"])) * episodes \
-        + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes
-    # rules: an SB3 run's evaluation (every protocol) and budget checkpoints, a heuristic's evaluation,
-    # a DeepRM-agent run's evaluation (the box rate's also greedy and budgets), figures and tables
+        + (runs + sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))) * budget_episodes \
+        + replays * REPLAY_SAMPLING_SEEDS * int((ev.get("report") or {}).get("episodes", 1))
+    # rules: an SB3 run's evaluation (every protocol), budget checkpoints and replay, a heuristic's
+    # evaluation, a DeepRM-agent run's evaluation (the box rate's also greedy and budgets), figures and tables
     box_pg = sum(1 for r, _ in pg_runs if np.isclose(r, ev["box_rate"]))
-    rules = 2 * runs + len(spec["baselines"]) * len(spec["variants"]) + len(pg_runs) + 2 * box_pg + 30
+    rules = 2 * runs + replays + len(spec["baselines"]) * len(spec["variants"]) + len(pg_runs) + 2 * box_pg + 30
     # no-learning references (issue 41): one rule each plays every protocol, greedy at the box rate
     refs = len(reference_runs(spec))
     ref_episodes = episodes + int(ev["episodes"])

@@ -1,9 +1,10 @@
 """Figures 5.1-5.18 and the report tables of the SB3 DeepRM report (deeprm-sb3-report.txt).
 
 One function per figure, named after it (``fig5_1(spec, root, png)`` ... ``fig5_18``), each saving
-PNG, PDF and the plotted numbers as CSV; ``table_load130`` and ``training_speed`` write the
-markdown tables of the reproduction report. ``FIGURES`` says what each figure shows and which runs
-it reads (``figure_inputs``: the Snakemake input function); ``TARGETS`` lists every output.
+PNG, PDF and the plotted numbers as CSV; ``table_load130``, ``training_speed`` and
+``replay_insample`` write the markdown tables of the reproduction report. ``FIGURES`` says what
+each figure shows and which runs it reads (``figure_inputs``: the Snakemake input function);
+``TARGETS`` lists every output.
 Agents are aggregated over training seeds (mean, error bars = standard error over seeds).
 Load sweeps and box plots show both evaluation protocols side by side (``dx.PROTOCOLS``: held-out,
 every job counted | the report's seed-42 sequence, placed jobs only), with the report's stated
@@ -702,6 +703,53 @@ def training_speed(spec: dict, root: str | Path, md: str | Path) -> str:
     return text
 
 
+def replay_insample_markdown(spec: dict, root) -> str:
+    """Markdown table: each discrete phase-2 slowdown agent's report-protocol model replayed on the
+    seed-42 sequence with ``dx.REPLAY_SAMPLING_SEEDS`` sampling seeds (``dx.replay_report``), its
+    median and 10-90% range beside the protocol's one draw, SJF and the report's number."""
+    rate = float(spec["eval"]["box_rate"])
+    variant = dx.REPLAY_VARIANT
+    lines = [f"### DeepRM (SB3 report): the report protocol's in-sample result replayed ({variant}, rate {rate:g})", ""]
+    runs = dx.replay_runs(spec)
+    if not runs:
+        return "\n".join(lines + [f"No {variant} agent is trained for {dx.REPLAY_OBJECTIVE} at this scale."]) + "\n"
+    sjf = None
+    if "sjf" in spec["baselines"]:
+        frame = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), "report")["episodes"])
+        sjf = float(dx.at_rate(frame, rate)["mean_slowdown"].mean())
+    seed42, last = dx.protocol_setup(spec, "report")["jobset_seed"], dx.REPLAY_SAMPLING_SEEDS - 1
+    lines += [f"The report protocol plays one sampled episode of each agent's best-in-sample model "
+              f"(best_model.zip, chosen by the checks on the seed-{seed42} sequence while training) on that "
+              f"same sequence, so a win can be a lucky draw. Here that model replays the sequence with "
+              f"sampling seeds 0..{last} (`schedrl deeprm replay`): mean slowdown over the placed jobs, as "
+              "the protocol counts it. Below SJF: share of the replays strictly below SJF's value on the "
+              "same sequence (SJF is deterministic). The protocol's draw: its own episode (sampler seeded "
+              f"{seed42}), the value the claims read.", "",
+              "| agent | seed | model step | replays | median | 10-90% | below SJF | the protocol's draw | SJF "
+              "| paper |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for algo, seed in runs:
+        folder = dx.run_dir(root, variant, algo, dx.REPLAY_OBJECTIVE, seed)
+        row = dx.replay_summary(dx.read_csv(dx.replay_path(folder)), sjf).iloc[0]
+        drawn = dx.at_rate(dx.read_csv(dx.eval_paths(folder, "report")["episodes"]), rate)["mean_slowdown"]
+        paper = claims.paper_at_130(variant, algo, "mean_slowdown")
+        cells = [dx.label(algo, dx.REPLAY_OBJECTIVE), str(seed), f"{int(row['model_step']):,}",
+                 str(int(row["replays"])), f"{row['median']:.2f}", f"{row['p10']:.2f}-{row['p90']:.2f}",
+                 "" if sjf is None else f"{row['share_below_sjf']:.0%}", f"{drawn.mean():.2f}",
+                 "" if sjf is None else f"{sjf:.2f}", "" if paper is None else f"{paper:g}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def replay_insample(spec: dict, root: str | Path, md: str | Path) -> str:
+    """The report protocol's in-sample result replayed with many sampling seeds (markdown)."""
+    from schedrl.io import write_text
+
+    text = replay_insample_markdown(spec, root)
+    write_text(md, text)
+    return text
+
+
 def _claims_of(name: str) -> tuple[str, ...]:
     """Claim ids (prefixes) of a figure: claims about its variant."""
     short = {"discrete-image": "d2-", "discrete-stacked": "d1-", "multibinary-stacked": "mb1-",
@@ -733,6 +781,9 @@ TARGETS: list[Target] = [
            "Every policy at the report's 130% load beside its numbers", kind="markdown", claims=("d1-", "d2-")),
     Target("deeprm", "training_speed", training_speed, "deeprm_tables",
            "Training throughput and wall time per agent", kind="markdown"),
+    Target("deeprm", "replay_insample", replay_insample, "deeprm_replay_table",
+           f"The report protocol's in-sample result replayed with {dx.REPLAY_SAMPLING_SEEDS} sampling seeds "
+           "(discrete phase 2, slowdown): median, 10-90%, share below SJF", kind="markdown", claims=("d2-",)),
     Target("deeprm", "claims", claims.claims_rows, "deeprm_claims", "Claims of the report: ours vs the report's",
            kind="claims", claims=("",)),
 ]
