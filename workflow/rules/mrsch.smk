@@ -178,9 +178,9 @@ def mrsch_models(workload, seed=None):
     group = MRX.group_of(workload)
     if seed is not None:
         return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, "mlp", seed))]
-    states = ["mlp", "cnn"] if group == "two" else ["mlp"]
-    return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, s)) for s in states] + [
-        f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"]
+    # the CNN variant and scalar RL where the config trains them (config/paper-budget.yaml: neither)
+    return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, s)) for _, s in MRX.agent_states(MRSCH, group)] + (
+        [f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"] if MRX.has_scalar(MRSCH) else [])
 
 
 rule mrsch_evaluate:
@@ -272,7 +272,7 @@ use rule mrsch_evaluate_insample as mrsch_evaluate_insample_seed with:
 # Issue 24: the DFP agents after 1/8, 1/4 and 1/2 of their training, on the same test splits and
 # in-sample sets as the final evaluation (one job per group, every episode of a model in lockstep).
 def mrsch_budget_models(group, seed=None):
-    states = ["mlp", "cnn"] if group == "two" and seed is None else ["mlp"]
+    states = [s for _, s in MRX.agent_states(MRSCH, group, seed)]
     # with selection on, the final models are played here too (the main evaluation plays the selected ones)
     fractions = MRX.BUDGET_FRACTIONS if MRX.select_on_validation(MRSCH) else MRX.BUDGET_SNAPSHOTS
     return [str(MRX.budget_model(MRSCH_ROOT, group, s, f, seed=seed)) for s in states for f in fractions]
@@ -536,6 +536,19 @@ rule mrsch_budget:
         CONDA_ENV
     shell:
         "schedrl mrsch figure budget --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
+
+
+# The paper-budget scale's target (config/paper-budget.yaml): only what its trained runs feed -- the
+# main DFP agents at the paper's 200,000 training jobs, their selection on the validation splits,
+# evaluations beside FCFS and the GA with their random and untrained references, budget
+# checkpoints, fingerprints, the figures they draw (not Fig. 3 without the CNN variant, nor Fig. 4
+# without the other orderings) and the claims.
+rule mrsch_paper_budget:
+    input:
+        [f for t in MRSCH_FIGURES.trained_targets(MRSCH) for f in t.files()],
+        rules.mrsch_fingerprints.output,
+    log:
+        "logs/mrsch/paper_budget.log",
 
 
 register_targets("mrsch", MRSCH_FIGURES.TARGETS, rules)

@@ -50,6 +50,17 @@ def _row(claim_id, claim, paper_value, ours, verdict, note="") -> dict:
             "verdict": verdict, "note": note}
 
 
+def _missing(claim_id, claim, paper_value, what) -> dict:
+    """A claim whose runs the config does not train (config/paper-budget.yaml: the CNN variant, the
+    other orderings, scalar RL): not comparable, and the note says which (``experiments.is_missing``)."""
+    return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} {mx.NOT_TRAINED}")
+
+
+def baselines_named(frame: pd.DataFrame) -> str:
+    """The paper's baselines ``frame`` holds, in words ('FCFS, GA, scalar RL')."""
+    return ", ".join(METHOD_NAMES[m] for m in MAIN_METHODS if m != "mrsch" and (frame["method"] == m).any())
+
+
 def _at_least(key: str, ours: float) -> str:
     """An "up to X" claim: reproduced when our largest gain reaches X less its tolerance (a larger
     gain also reproduces it), partly within twice the tolerance, else not reproduced."""
@@ -408,34 +419,24 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                           else goals2]) if b2 else []
         ev = evidence(spec, jobs2, two[0])
 
-        adv = mlp_advantage(m2)
-        a = float(adv["advantage"].max())
-        row = _row("fig3-mlp-over-cnn", "MLP beats CNN by up to 7% across the four metrics",
-                   "7%", f"{a:.1%}", _at_least("fig3.mlp_over_cnn_max", a) if a >= 0 else "not reproduced",
-                   "largest relative advantage over metrics and S1-S5; " + scale)
-        top = str(adv.loc[adv["advantage"].idxmax(), "metric"]) if len(adv) and np.isfinite(a) else ""
-        if top in ("mean_wait_h", "mean_slowdown") and jobs2 is not None:  # a user-level metric: its interval
-            gains = mx.improvement(m2, top, baselines=("mrsch_cnn",))
-            wl = str(gains.loc[gains["gain"].idxmax(), "workload"])
-            _, lo, hi = gain_ci(jobs2, wl, "wait_h" if top == "mean_wait_h" else "slowdown", "mrsch_cnn")
-            if np.isfinite(lo):
-                row["ci95"] = cv.format_ci(a, lo, hi, percent=True)
-                row["verdict"] = cv.guard_win(row["verdict"], lo, hi)
-                row["note"] += f"; CI on {top} at {wl}: {ev}"
-        rows.append(budgets.fields(row, [float(mlp_advantage(f)["advantage"].max()) for f in frames],
-                                   VALUES["fig3.mlp_over_cnn_max"], key="fig3.mlp_over_cnn_max"))
-        losses = []
-        for o in spec["orderings"]:
-            f = mx.read_csv(mx.dfp_dir(root, "two", "mlp", o) / "losses.csv")
-            losses.append(f.assign(ordering=o))
-        losses = pd.concat(losses, ignore_index=True)
-        best, final = best_ordering(losses), final_losses(losses)
-        lo, hi = min(final.values()), max(final.values())
-        rows.append(_row("fig4-ordering", "Sampled, then real, then synthetic job sets converge fastest to the lowest loss",
-                         VALUES["fig4.best_ordering"], best,
-                         "reproduced" if best == VALUES["fig4.best_ordering"] else "not reproduced",
-                         f"lowest mean loss over the last tenth of updates among {len(spec['orderings'])} orderings; "
-                         f"final losses {lo:.4g}-{hi:.4g} ({hi / lo - 1:.1%} apart); {eps}"))
+        if mx.has_cnn(spec):
+            rows.append(fig3_row(m2, jobs2, frames, budgets, ev, scale))
+        else:
+            rows.append(_missing("fig3-mlp-over-cnn", "MLP beats CNN by up to 7% across the four metrics", "7%",
+                                 "the CNN variant"))
+        if not mx.has_orderings(spec):  # the paper's ordering alone: nothing to rank it against
+            rows.append(_missing("fig4-ordering", "Sampled, then real, then synthetic job sets converge fastest to the "
+                                 "lowest loss", VALUES["fig4.best_ordering"], "the other job-set orderings"))
+        else:
+            losses = pd.concat([mx.read_csv(mx.dfp_dir(root, "two", "mlp", o) / "losses.csv").assign(ordering=o)
+                                for o in spec["orderings"]], ignore_index=True)
+            best, final = best_ordering(losses), final_losses(losses)
+            lo, hi = min(final.values()), max(final.values())
+            rows.append(_row("fig4-ordering", "Sampled, then real, then synthetic job sets converge fastest to the lowest loss",
+                             VALUES["fig4.best_ordering"], best,
+                             "reproduced" if best == VALUES["fig4.best_ordering"] else "not reproduced",
+                             f"lowest mean loss over the last tenth of updates among {len(spec['orderings'])} orderings; "
+                             f"final losses {lo:.4g}-{hi:.4g} ({hi / lo - 1:.1%} apart); {eps}"))
 
         def fig5_count(frame):
             main = frame[frame["method"].isin(MAIN_METHODS)]
@@ -455,7 +456,10 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                                    key="fig5.best_workloads"))
 
         # scalar RL above the GA on S3 (section V-C, Fig. 5)
-        if "S3" in two:
+        if "S3" in two and not mx.has_scalar(spec):
+            rows.append(_missing("fig5-scalar-over-ga-s3", "Scalar RL has higher utilisation than the GA on S3",
+                                 f"higher on {VALUES['scalar_rl.better_on']}", "scalar RL"))
+        elif "S3" in two:
             p3 = m2[m2["workload"] == "S3"].set_index("method")
             diff = {r: float(p3.loc["scalar_rl", r] - p3.loc["ga", r]) for r in ("node_util", "bb_util")}
             n_up = sum(v > 0 for v in diff.values())
@@ -511,7 +515,7 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
         rows.append(_row("fig6-rise-with-bb", "Mean wait and slowdown rise with burst-buffer demand (S1 < S2, S3 < S4, S1 < S3, S2 < S4)",
                          f"{kn} of {kn}", f"{k} of {kn}",
                          "reproduced" if k == kn else ("partly reproduced" if k >= kn / 2 else "not reproduced"),
-                         "the mean over FCFS, GA, scalar RL and MRSch of each workload's mean wait and slowdown, "
+                         f"the mean over {baselines_named(m2)}, MRSch of each workload's mean wait and slowdown, "
                          "compared on the pairs where Table III raises the burst-buffer demand (S5 halves node requests)"))
         fw = fcfs_worst(m2, AXES_TWO)
         rows.append(_row("fig7-fcfs-worst", "FCFS has the smallest Kiviat area on every workload S1-S5",
@@ -571,7 +575,8 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
         ev = evidence(spec, jobs3, three[0])
         p3 = m3[m3["method"].isin(["fcfs", "scalar_rl"])].pivot(index="workload", columns="method",
                                                                   values=["mean_wait_h", "mean_slowdown"])
-        collapsed = bool(len(p3)) and bool(np.allclose(p3.xs("fcfs", axis=1, level=1), p3.xs("scalar_rl", axis=1, level=1)))
+        collapsed = (mx.has_scalar(spec) and bool(len(p3))
+                     and bool(np.allclose(p3.xs("fcfs", axis=1, level=1), p3.xs("scalar_rl", axis=1, level=1))))
         undertrained = (f"; scalar RL (REINFORCE, {spec['scalar_rl']['iterations']} iterations) is undertrained with power: "
                         "its schedules equal FCFS's on every workload" if collapsed else "")
         wins, n, names = kiviat_best(m3, AXES_THREE)
@@ -605,8 +610,12 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                          "every pick at one scheduling instance, 1 CPU thread"))
     rows += insample_rows(spec, root, two, three, budgets)
     process = mx.process_note(spec)  # issue 35: every comparison plays its methods under one process
+    absent = mx.not_trained(spec)
+    if absent:  # a scale that trains only some runs (config/paper-budget.yaml) says so in every comparison
+        process = (f"{', '.join(absent)} {mx.NOT_TRAINED}"
+                   + ("" if mx.has_scalar(spec) else " (MRSch compared with FCFS and the GA)") + f"; {process}")
     for r in rows:
-        if r["claim_id"] != "state-size":
+        if r["claim_id"] != "state-size" and not mx.is_missing(r):
             r["note"] = f"{r['note']}; {process}" if r["note"] else process
     cv.write_budget_table(Path(root) / "claims_budget.csv", budgets.long)
     if references:
@@ -614,6 +623,27 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
 
         rows = add_references(spec, root, rows, claims_rows)
     return rows
+
+
+def fig3_row(m2: pd.DataFrame, jobs2, frames: list[pd.DataFrame], budgets: Budgets, ev: str, scale: str) -> dict:
+    """Fig. 3's claim: MLP's largest advantage over the CNN variant (S1-S5), with the interval of a
+    user-level metric and its values at budgets."""
+    adv = mlp_advantage(m2)
+    a = float(adv["advantage"].max())
+    row = _row("fig3-mlp-over-cnn", "MLP beats CNN by up to 7% across the four metrics",
+               "7%", f"{a:.1%}", _at_least("fig3.mlp_over_cnn_max", a) if a >= 0 else "not reproduced",
+               "largest relative advantage over metrics and S1-S5; " + scale)
+    top = str(adv.loc[adv["advantage"].idxmax(), "metric"]) if len(adv) and np.isfinite(a) else ""
+    if top in ("mean_wait_h", "mean_slowdown") and jobs2 is not None:  # a user-level metric: its interval
+        gains = mx.improvement(m2, top, baselines=("mrsch_cnn",))
+        wl = str(gains.loc[gains["gain"].idxmax(), "workload"])
+        _, lo, hi = gain_ci(jobs2, wl, "wait_h" if top == "mean_wait_h" else "slowdown", "mrsch_cnn")
+        if np.isfinite(lo):
+            row["ci95"] = cv.format_ci(a, lo, hi, percent=True)
+            row["verdict"] = cv.guard_win(row["verdict"], lo, hi)
+            row["note"] += f"; CI on {top} at {wl}: {ev}"
+    return budgets.fields(row, [float(mlp_advantage(f)["advantage"].max()) for f in frames],
+                          VALUES["fig3.mlp_over_cnn_max"], key="fig3.mlp_over_cnn_max")
 
 
 def gain_row(claim_id: str, claim: str, key: str, frame: pd.DataFrame, jobs, metric: str, where: str, text: str,
@@ -624,7 +654,7 @@ def gain_row(claim_id: str, claim: str, key: str, frame: pd.DataFrame, jobs, met
     _, lo, hi = gain_ci(jobs, wl, "wait_h" if metric == "mean_wait_h" else "slowdown", base)
     verdict = cv.guard_win(_at_least(key, g), lo, hi)
     row = _row(claim_id, claim, f"{VALUES[key]:.0%}", f"{g:.1%}", verdict,
-               f"largest over {where} and FCFS, GA, scalar RL ({wl} vs {METHOD_NAMES.get(base, base)}); negative = MRSch "
+               f"largest over {where} and {baselines_named(frame)} ({wl} vs {METHOD_NAMES.get(base, base)}); negative = MRSch "
                f"worse everywhere; lowest {text}: {lowest(frame, metric)}; CI: {evidence}")
     if np.isfinite(lo):
         row["ci95"] = cv.format_ci(g, lo, hi, percent=True)

@@ -39,6 +39,11 @@ resample seeds in their intervals. The CNN variant and the other orderings (Figs
 ``seed``: their claims are ablations, and seeding them too would add ~1.5 core-hours at default
 scale (by ``dfp_seconds``), past mrsch's share of 4.
 
+Scales that train less (config/paper-budget.yaml). ``cnn: null`` trains no CNN variant,
+``scalar_rl: null`` no scalar-RL baseline (no evaluation plays it), ``orderings`` holding the
+paper's alone no other ordering; the claims that need them read "not comparable ... not trained at
+this scale" (``not_trained``), the others compare what was trained.
+
 Layout under ``root`` (results/mrsch):
   dfp/<group>/<state>/<ordering>/    DFP run folder (model.zip, learning_curve.csv, losses.csv, timing.json)
                                      + budget_<f>.zip; with dfp.select_on_validation (paper ordering):
@@ -115,7 +120,7 @@ def check_spec(spec: dict) -> dict:
         group_of(w)
     if spec["fig8"]["workload"] not in spec["workloads"]:
         raise ConfigError("mrsch.fig8.workload must be one of mrsch.workloads")
-    for state in STATES:
+    for state in STATES if has_cnn(spec) else ("mlp",):
         dfp_config(spec, state)  # unknown or bad DFP hyperparameters fail here, with their name
     sel = spec["dfp"].get("select_on_validation", False)
     if not isinstance(sel, bool):
@@ -193,6 +198,46 @@ def groups(spec: dict) -> list[str]:
     return [g for g in GROUPS if any(w in spec["workloads"] for w in GROUPS[g])]
 
 
+def has_cnn(spec: dict) -> bool:
+    """Whether the spec trains the CNN variant (Fig. 3; ``cnn: null``, as config/paper-budget.yaml,
+    trains none)."""
+    return spec.get("cnn") is not None
+
+
+def has_scalar(spec: dict) -> bool:
+    """Whether the spec trains the scalar-RL baseline (``scalar_rl: null``: none, and no evaluation
+    plays it)."""
+    return spec.get("scalar_rl") is not None
+
+
+def has_orderings(spec: dict) -> bool:
+    """Whether the spec trains other job-set orderings besides the paper's (Fig. 4's comparison)."""
+    return len(spec["orderings"]) > 1
+
+
+#: The note of a claim whose runs the config does not train (it reads "not comparable").
+NOT_TRAINED = "not trained at this scale"
+
+
+def is_missing(row: dict) -> bool:
+    """Whether a claim row is one whose runs are not trained at this scale (its note's first part
+    ends in ``NOT_TRAINED``)."""
+    return row.get("verdict") == "not comparable" and str(row.get("note", "")).split(";")[0].endswith(NOT_TRAINED)
+
+
+def agent_states(spec: dict, group: str, seed: int | None = None) -> list[tuple[str, str]]:
+    """(method, state module) of the DFP agents an evaluation of ``group`` plays: the MLP agent, and
+    on S1-S5 the CNN variant when the spec trains it (never for an extra seed)."""
+    cnn = group == "two" and seed is None and has_cnn(spec)
+    return [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if cnn else [])
+
+
+def not_trained(spec: dict) -> list[str]:
+    """What the spec leaves untrained, in words (empty at the smoke, default and paper scales)."""
+    return ([] if has_cnn(spec) else ["the CNN variant"]) + ([] if has_orderings(spec) else ["the other job-set orderings"]) \
+        + ([] if has_scalar(spec) else ["scalar RL"])
+
+
 def group_workloads(spec: dict, group: str) -> list[str]:
     return [w for w in GROUPS[group] if w in spec["workloads"]]
 
@@ -226,7 +271,7 @@ def dfp_runs(spec: dict) -> list[tuple[str, str, str]]:
     """(group, state, ordering) of every DFP run the spec trains on the base seed."""
     runs = [(g, "mlp", PAPER_ORDERING) for g in groups(spec)]
     if "two" in groups(spec):
-        runs += [("two", "cnn", PAPER_ORDERING)]
+        runs += [("two", "cnn", PAPER_ORDERING)] if has_cnn(spec) else []
         runs += [("two", "mlp", o) for o in spec["orderings"][1:]]
     return runs
 
@@ -328,6 +373,8 @@ def dfp_config(spec: dict, state: str):
     from schedrl.agents.dfp import DFPConfig
 
     params = {k: v for k, v in spec["dfp"].items() if k != "select_on_validation"}
+    if state == "cnn" and not has_cnn(spec):
+        raise ConfigError("mrsch.cnn is null: this config trains no CNN variant")
     if state == "cnn":
         params.update(spec["cnn"])
     params["state_module"] = state
@@ -395,7 +442,8 @@ def estimate_core_hours(spec: dict) -> dict:
     and every evaluation at the highest group's factor: an upper bound)."""
     s = spec["scalar_rl"]
     more = max([decision_factor(spec, g) for g in groups(spec)] or [1.0])
-    scalar_steps = int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
+    scalar_steps = (int(s["iterations"]) * int(s["trajectories"]) * int(s["examples"]) * int(spec["jobs_per_set"])
+                    if has_scalar(spec) else 0)
     test_jobs = int(spec["eval"]["max_jobs"]) or 1931  # the Theta 2022 test splits hold 1,931 jobs
     runs = [(g, st) for g, st, _ in dfp_runs(spec)] + [(g, st) for g, st, _, _ in seed_runs(spec)]
     n_seeds = len(seeds(spec))
@@ -408,7 +456,7 @@ def estimate_core_hours(spec: dict) -> dict:
             # the DFP models at 1/8, 1/4, 1/2 of training on the same test splits and in-sample sets
             # (and the final ones when the main evaluation plays the selected ones); per group the
             # base seed's MLP (and CNN for two) and each extra seed's MLP
-            "budgets": sum(decision_factor(spec, g) * ((2 if g == "two" else 1) + n_seeds - 1)
+            "budgets": sum(decision_factor(spec, g) * (len(agent_states(spec, g)) + n_seeds - 1)
                            * len(BUDGET_FRACTIONS if select_on_validation(spec) else BUDGET_SNAPSHOTS) * BUDGET_S_PER_JOB[g]
                            * (len(group_workloads(spec, g)) * test_jobs + int(spec["jobsets"]["real"]) * int(spec["jobs_per_set"]))
                            for g in groups(spec)) / 3600,
@@ -524,6 +572,8 @@ class FixedWeightReward(gym.Wrapper):
 def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=WORKLOAD_DIR):
     from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
 
+    if not has_scalar(spec):
+        raise ConfigError("mrsch.scalar_rl is null: this config trains no scalar-RL baseline")
     s = spec["scalar_rl"]
     names = group_workloads(spec, group)
     frames = [read_part(w, "train", base) for w in names]
@@ -690,7 +740,7 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, se
     w = int(spec["window"])
     rows, per_job = ([], []) if extra is not None else baseline_rows(spec, frame, workload, root, record)
     goals = None
-    agents = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" and extra is None else [])
+    agents = agent_states(spec, group, extra)
     for method, state in agents:
         agent = DFPAgent.load(eval_model(spec, root, group, state, extra))
         plays = [("", agent)]
@@ -747,8 +797,8 @@ def ga_plays(spec: dict) -> list[tuple[str, int, str]]:
 
 def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
                   record=None) -> tuple[list[dict], list[pd.DataFrame]]:
-    """FCFS, the GA, the exhaustive check and scalar RL on ``frame``: metrics rows and per-job rows
-    (``record``: scalar RL fingerprinted, with its random and untrained references)."""
+    """FCFS, the GA, the exhaustive check and scalar RL (when the spec trains it) on ``frame``: metrics
+    rows and per-job rows (``record``: scalar RL fingerprinted, with its random and untrained references)."""
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
@@ -769,6 +819,8 @@ def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
         rows.append(metrics_row(sched, cluster, method, workload, wall_s=time.perf_counter() - t0,
                                 decisions=sched.attrs["sim"]["optimiser_calls"]))
         per_job.append(job_rows(sched, method, workload))
+    if not has_scalar(spec):
+        return rows, per_job
     policy = ReinforcePolicy.load(scalar_dir(root, group) / "model.zip")
     plays = [("", policy)]
     if record is not None:
@@ -923,7 +975,7 @@ def evaluate_budgets(spec: dict, group: str, root=ROOT, base=WORKLOAD_DIR, threa
     for wl in insample_workloads(spec, group):
         cases += [("train", wl, f.reset_index(drop=True)) for f in trained_real_sets(spec, wl, base)]
     own = _extra(spec, seed)
-    states = [("mrsch", "mlp")] + ([("mrsch_cnn", "cnn")] if group == "two" and own is None else [])
+    states = agent_states(spec, group, own)
     metrics, goals = [], []
     # with selection on, the main evaluation plays the selected model: the final one is played
     # here too, so that the budget curve's last point stays the whole of training

@@ -26,9 +26,9 @@ MAIN = ("fcfs", "ga", "scalar_rl", "mrsch")  # the paper's four methods
 
 
 def _shown(frame: pd.DataFrame) -> list[str]:
-    """The paper's four methods, then the diagnostic rows the evaluation holds (issue 35's GA
-    under ``hold``: drawn hatched or dashed, in no claim)."""
-    return list(MAIN) + [m for m in mx.DIAGNOSTIC if (frame["method"] == m).any()]
+    """The paper's four methods (those the evaluation holds: a scale may train no scalar RL), then
+    the diagnostic rows it holds (issue 35's GA under ``hold``: drawn hatched or dashed, in no claim)."""
+    return [m for m in (*MAIN, *mx.DIAGNOSTIC) if (frame["method"] == m).any()]
 
 
 def _process(spec) -> str:
@@ -70,6 +70,10 @@ def _three(spec):
 # Fig. 3 --------------------------------------------------------------------------------------
 def fig3(spec: dict, root, png) -> pd.DataFrame:
     """MLP vs CNN state module: the four metrics per workload S1-S5 and MLP's relative advantage."""
+    if not mx.has_cnn(spec):
+        from schedrl.errors import ConfigError
+
+        raise ConfigError("MRSch Fig. 3 needs the CNN variant, and mrsch.cnn is null (no CNN trained at this scale)")
     wls = _two(spec)
     frame = mx.all_metrics(spec, root, wls)
     frame = frame[frame["method"].isin(["mrsch", "mrsch_cnn"])]
@@ -269,3 +273,11 @@ TARGETS: list[Target] = [
            kind="claims", claims=("",)),
 ]
 CAPTIONS = {t.name: t.caption for t in TARGETS}
+
+
+def trained_targets(spec: dict) -> list[Target]:
+    """The targets a scale that trains only the main agents can build (``config/paper-budget.yaml``):
+    every figure but Fig. 3 without the CNN variant and Fig. 4 without the other orderings, the
+    budget figure and the claims."""
+    skip = ({"fig3"} if not mx.has_cnn(spec) else set()) | ({"fig4"} if not mx.has_orderings(spec) else set())
+    return [t for t in TARGETS if t.name not in skip]

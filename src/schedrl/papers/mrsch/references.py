@@ -188,7 +188,7 @@ def add_references(spec: dict, root, rows: list[dict], claims_rows) -> list[dict
     table = read_table(root)
     for row in rows:
         cid = row["claim_id"]
-        if claim_agents(cid) is None:
+        if claim_agents(cid) is None or mx.is_missing(row):  # no agent, or its runs not trained at this scale
             continue
         plays = plays_as_of(table, cid)
         row.update(reference_fields(row["verdict"], verdicts.get("random", {}).get(cid, ""),
