@@ -7,7 +7,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "record",
         help="record a run's verdicts beside the paper's earlier runs (for the report)",
-        description="Copy each claim's verdict, value, paper value, 95%% interval, budget trend and its "
+        description="Copy each claim's verdict, value, paper value, 95% interval, budget trend and its "
         "no-learning references' verdicts from a run's claims table into the paper's recorded_runs.csv "
         "(beside its status.md), under RUN's name; a run already recorded under that name is replaced. The "
         "report shows the recorded runs side by side, marks the claims whose verdict changed, and sets each "
