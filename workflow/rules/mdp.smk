@@ -8,7 +8,11 @@
 #   results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}/eval_episodes.csv
 #   each beside a fingerprint.json (issue 41: what the agent plays), collected in results/mdp/fingerprints.csv
 #   results/mdp/reference/{random,untrained}/...   the same evaluations by the no-learning references
+#   results/mdp/reference/sjf/H{horizon}/eval_episodes.csv   SJF on every scenario's trials (issue 60)
 #   figures/mdp/fig{3,4,5,6}.{png,pdf,csv}, figures/mdp/*_ttests.md, results/mdp/claims.csv
+#   results/mdp/claims_scenario{scenario}.csv   the claims of one scenario's runs (one recorded run each)
+# A scale may set fig3, transfer, horizon_study and fig5 null (config/paper-budget.yaml): their
+# rules are then asked for nothing and their claims read "not comparable".
 import json
 
 from schedrl.agents.hyperparams import hyperparams_file
@@ -147,6 +151,28 @@ rule mdp_reference:
         "--threads {threads} > {log:q} 2>&1"
 
 
+rule mdp_sjf:
+    # issue 60: SJF on every scenario's evaluation trials (main horizon), the level beside the agents
+    input:
+        MDP_VALUES,
+    output:
+        MX.sjf_path(MDP_ROOT, MDP["horizon"]),
+    params:
+        spec=MDP_SPEC,
+    log:
+        "logs/mdp/reference_sjf.log",
+    benchmark:
+        "benchmarks/results/mdp/reference_sjf.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "python -m schedrl.papers.mdp.sjf --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
+
+
 rule mdp_fingerprints:
     input:
         MX.fingerprint_files(MDP, MDP_ROOT),
@@ -250,6 +276,8 @@ rule mdp_fig3:
 rule mdp_fig4:
     input:
         evaluations=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"]),
+        references=MX.claims_inputs(MDP, MDP_ROOT)["references"],
+        sjf=MX.sjf_path(MDP_ROOT, MDP["horizon"]),
         values=MDP_VALUES,
     output:
         figure("mdp", "fig4"),
@@ -290,7 +318,7 @@ rule mdp_fig5:
 rule mdp_fig6:
     input:
         transfer=MX.transfer_files(MDP, MDP_ROOT),
-        own=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=[MDP["transfer"]["variant"]]),
+        own=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=MX.transfer_variants(MDP)[:1]),
         values=MDP_VALUES,
     output:
         figure("mdp", "fig6"),
@@ -310,8 +338,8 @@ rule mdp_fig6:
 
 rule mdp_horizon:
     input:
-        evaluations=MX.evaluation_files(MDP, MDP_ROOT, variants=MDP["horizon_study"]["variants"],
-                                        scenarios=MDP["horizon_study"]["scenarios"]),
+        evaluations=MX.evaluation_files(MDP, MDP_ROOT, variants=(MX.horizon_study(MDP) or {}).get("variants", []),
+                                        scenarios=(MX.horizon_study(MDP) or {}).get("scenarios", [])),
         values=MDP_VALUES,
     output:
         "figures/mdp/horizon_ttests.md",
@@ -328,14 +356,7 @@ rule mdp_horizon:
 
 rule mdp_claims:
     input:
-        evaluations=MX.evaluation_files(MDP, MDP_ROOT),
-        transfer=MX.transfer_files(MDP, MDP_ROOT),
-        curves=MX.curve_files(MDP, MDP_ROOT),
-        timings=MX.timing_files(MDP, MDP_ROOT),
-        bench=MX.bench_path(MDP_ROOT),
-        budgets=MX.budget_files(MDP, MDP_ROOT),
-        fingerprints=MX.fingerprint_files(MDP, MDP_ROOT, kinds=["trained"]),
-        references=[p for agent in MX.REFERENCE_AGENTS for p in MX.reference_files(MDP, MDP_ROOT, agent)],
+        **MX.claims_inputs(MDP, MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
@@ -370,6 +391,57 @@ rule mdp_budget:
         "schedrl mdp figure budget --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
-register_targets("mdp", MDP_FIGURES.TARGETS, rules)
+rule mdp_claims_scenario:
+    # the claims of one scenario's runs (the spec narrowed to it: MX.only_scenarios), for a scale run
+    # one scenario at a time (config/paper-budget.yaml), each recorded with its own verdicts
+    input:
+        unpack(lambda wildcards: MX.claims_inputs(MX.only_scenarios(MDP, [int(wildcards.scenario)]), MDP_ROOT)),
+        values=MDP_VALUES,
+        hyperparams=MDP_HYPERPARAMS,
+    output:
+        claims=f"{MDP_ROOT}/claims_scenario{{scenario}}.csv",
+        budget=f"{MDP_ROOT}/claims_budget_scenario{{scenario}}.csv",
+    params:
+        spec=lambda wildcards: json.dumps(MX.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/claims_scenario{scenario}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp claims --spec {params.spec:q} --root {params.root} --out {output.claims:q} "
+        "--budget-out {output.budget:q} > {log:q} 2>&1"
+
+
+# The paper-budget scale's target (config/paper-budget.yaml: C+S+R and image-like at the paper's 3 M
+# steps): the runs of every configured scenario, their evaluations, budget checkpoints, fingerprints,
+# the random, untrained and SJF references, Fig. 4 and its t-tests, the budget figure and the claims.
+rule mdp_paper_budget:
+    input:
+        [f for t in MDP_FIGURES.trained_targets(MDP) for f in t.files()],
+        rules.mdp_fingerprints.output,
+    log:
+        "logs/mdp/paper_budget.log",
+
+
+# One scenario at a time (each its own recorded run): mdp_paper_budget_s3, _s6, ... build that
+# scenario's runs, evaluations, budget checkpoints and references, and its claims table.
+for _sid in MDP["scenarios"]:
+
+    rule:
+        name:
+            f"mdp_paper_budget_s{_sid}"
+        input:
+            f"{MDP_ROOT}/claims_scenario{_sid}.csv",
+            MX.fingerprint_files(MX.only_scenarios(MDP, [_sid]), MDP_ROOT, kinds=["trained"]),
+        log:
+            f"logs/mdp/paper_budget_s{_sid}.log",
+
+
+register_targets("mdp", MDP_FIGURES.trained_targets(MDP), rules)
 register("mdp", rules.mdp_fingerprints.output[0])
-REPORT_SECTIONS.extend([rules.mdp_fig4.output.md, rules.mdp_fig6.output.md, rules.mdp_horizon.output[0]])
+REPORT_SECTIONS.extend(
+    [rules.mdp_fig4.output.md]
+    + ([rules.mdp_fig6.output.md] if MX.transfer_spec(MDP) else [])
+    + ([rules.mdp_horizon.output[0]] if MX.horizon_study(MDP) else [])
+)

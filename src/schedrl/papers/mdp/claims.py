@@ -35,8 +35,8 @@ def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict: str, n
             "verdict": verdict, "note": note}
 
 
-def _missing(claim_id: str, claim: str, paper_value: str, what: str) -> dict:
-    return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} not trained at this scale")
+def _missing(claim_id: str, claim: str, paper_value: str, what: str, done: str = "trained") -> dict:
+    return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} not {done} at this scale")
 
 
 def _scenarios(ids) -> str:
@@ -64,6 +64,8 @@ def param_rows() -> list[dict]:
 
 def fig3_rows(spec: dict, root) -> list[dict]:
     claim = "The compact MDP converges faster than the image-like MDP (Fig. 3)"
+    if not mx.fig3_scenarios(spec):
+        return [_missing("fig3-converge", claim, "compact faster", "Fig. 3's image-like and compact runs")]
     data = mx.fig3_data(spec, root)
     faster, parts, unsettled = 0, [], []
     conclusive = 0
@@ -166,6 +168,17 @@ def _with(row: dict, fields: dict | None = None, ci95: str = "") -> dict:
     return row
 
 
+def reference_note(spec: dict, root, scenarios=None) -> str:
+    """"; on the same trials, no-learning references' mean slowdown: s3 SJF 4.12, random image-like
+    ..." for the scenarios whose reference tables exist ("" when none does)."""
+    parts = []
+    for sid in scenarios if scenarios is not None else spec["scenarios"]:
+        levels = mx.reference_levels(spec, root, int(sid))
+        if levels:
+            parts.append(f"s{sid} " + ", ".join(f"{k} {v:.3f}" for k, v in levels.items()))
+    return "; on the same trials, no-learning references' mean slowdown: " + "; ".join(parts) if parts else ""
+
+
 # ---------------------------------------------------------------------------------------------
 # Fig. 4
 
@@ -225,6 +238,7 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
              "waiting is charged once where the agent is asked again; issue 36) and never-started jobs count as "
              "started at T; other readings: " + "; ".join(readings))
     ci_text = "; ".join(f"s{s}: {_ci(c)}" for s, c in final.items())
+    levels = reference_note(spec, root)
     rows, long = [], []
     # not worse (a share over the scenarios)
     tol = VALUES.tolerance("fig4.not_worse_share", "abs")
@@ -236,7 +250,7 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     rows.append(_with(_row(ids[0], claims_text[0], paper[0], f"{summ['share']:.0%} (worse: {_scenarios(summ['worse'])})",
                            verdict, f"mean slowdown over trials; worse = mean above image-like's; ci95: C+S+R minus "
                            f"image-like per scenario; {_evidence(spec)}; "
-                           f"{VALUES.describe('fig4.not_worse_share')}{scope}{guard}{other}"), fields, ci_text))
+                           f"{VALUES.describe('fig4.not_worse_share')}{scope}{guard}{levels}{other}"), fields, ci_text))
     # significantly better set
     better = summ["better"]
     expected = {s for s in VALUES["fig4.better_scenarios"] if s in evaluated}
@@ -250,11 +264,14 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     fields, lr = _budget(ids[1], "paper's better set: share C+S+R sig. better",
                          spec, fractions, agree, 1.0, 0.5 / max(1, len(expected)))
     long += lr
+    none = "; none of the paper's scenarios trained at this scale" if not expected else ""
+    per = "; per scenario: " + "; ".join(f"s{s} C+S+R {c['a']:.3f} vs image-like {c['b']:.3f}, p {c['p']:.3g}"
+                                         for s, c in final.items())
     rows.append(_with(_row(ids[1], claims_text[1], paper[1], _scenarios(better), verdict,
                            f"Welch's t-test on per-trial slowdowns (mean over seeds), p <= {alpha:g}, and the 95% "
                            f"interval of the difference below 0; agree on {len(expected & better)} of {len(expected)} "
-                           f"of the paper's scenarios, {len(better - expected)} extra; {_evidence(spec)}{scope}{other}"),
-                      fields, ci_text))
+                           f"of the paper's scenarios, {len(better - expected)} extra{per}; {_evidence(spec)}{scope}{none}"
+                           f"{levels}{other}"), fields, ci_text))
     # scenario 6
     if 6 not in evaluated:
         rows.append(_missing(ids[2], claims_text[2], paper[2], "scenario 6"))
@@ -271,7 +288,8 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
         long += lr
         rows.append(_with(_row(ids[2], claims_text[2], paper[2],
                                f"C+S+R {r['a']:.3f} vs image-like {r['b']:.3f}, p = {r['p']:.3g}", verdict,
-                               f"partly: image-like better but not significantly; {_evidence(spec)}{other}"),
+                               f"partly: image-like better but not significantly; {_evidence(spec)}"
+                               f"{reference_note(spec, root, [6])}{other}"),
                           fields, _ci(r)))
     return rows, long
 
@@ -285,6 +303,8 @@ def fig5_rows(spec: dict, root) -> list[dict]:
     claim = ("Increasing H adds a linear factor to image-like training time and a constant factor to "
              "compact training time (Fig. 5)")
     paper = "image-like: linear in H; compact: constant factor"
+    if not spec.get("fig5"):
+        return [_missing("fig5-horizon-time", claim, paper, "Fig. 5's horizon benchmark", "run")]
     bench = mx.read_csv(mx.bench_path(root))
     parts, linear, constant = [], [], []
     for (name, sid), g in bench.groupby(["variant", "scenario"], sort=True):
@@ -344,7 +364,12 @@ def _better_share(outcome: dict[int, dict]) -> float:
 def fig6_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     from schedrl.report.convergence import guard_win
 
-    t = spec["transfer"]
+    t = mx.transfer_spec(spec)
+    if t is None:
+        pv = float(VALUES["fig6.transfer_better_share"])
+        claim = ("The compact agent trained in one scenario beats the agents trained in each scenario in 80% of "
+                 "the scenarios, without retraining (Fig. 6)")
+        return [_missing("fig6-transfer", claim, f"{pv:.0%}", "Fig. 6's transferred agent")], []
     claim = (f"The {mx.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} beats the agents "
              "trained in each scenario in 80% of the scenarios, without retraining (Fig. 6)")
     alpha = float(VALUES["fig6.alpha"])
@@ -409,6 +434,11 @@ def horizon_outcome(spec: dict, root, fraction: float = 1.0, ci: bool = True) ->
 
 
 def horizon_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
+    if mx.horizon_study(spec) is None:
+        claim = (f"H does not change learning: H {spec['horizon']} vs a second horizon's t-tests reject equal "
+                 "performance only 36.6% of the time (p <= 1%)")
+        return [_missing("horizon-share", claim, f"{float(VALUES['horizon.reject_share']):.1%}",
+                         "the second horizon's runs (horizon_study)")], []
     claim = (f"H does not change learning: H {spec['horizon']} vs H {spec['horizon_study']['horizon']} t-tests "
              "reject equal performance only 36.6% of the time (p <= 1%)")
     data = horizon_outcome(spec, root)
@@ -441,16 +471,20 @@ RL_CLAIMS = ("fig3-converge",) + REFERENCE_CLAIMS
 
 def claim_agents(spec: dict, claim_id: str) -> list[tuple[int, str, int, int, bool]]:
     """``(horizon, variant, scenario, seed, transferred?)`` of the agents a claim rests on."""
-    H, seeds, study, t = int(spec["horizon"]), [int(s) for s in spec["seeds"]], spec["horizon_study"], spec["transfer"]
+    H, seeds, study, t = int(spec["horizon"]), [int(s) for s in spec["seeds"]], mx.horizon_study(spec), mx.transfer_spec(spec)
     if claim_id == "fig3-converge":
-        keys = [(H, v, int(s)) for v in ("image", "compact") for s in spec["fig3"]["scenarios"]]
+        keys = [(H, v, int(s)) for v in ("image", "compact") for s in mx.fig3_scenarios(spec)]
     elif claim_id.startswith("fig4-"):
         sids = [6] if claim_id == "fig4-scenario6" else [int(s) for s in spec["scenarios"]]
         keys = [(H, v, s) for v in (mx.PROPOSED, mx.BASE) for s in sids if v in spec["variants"]]
     elif claim_id == "fig6-transfer":
+        if t is None:
+            return []
         out = [(H, t["variant"], int(t["scenario"]), seed, True) for seed in seeds]
         return out + [(H, t["variant"], int(s), seed, False) for s in spec["scenarios"] for seed in seeds]
     elif claim_id == "horizon-share":
+        if study is None:
+            return []
         keys = [(h, v, int(s)) for h in mx.horizons(spec) for v in study["variants"] for s in study["scenarios"]]
     else:
         return []

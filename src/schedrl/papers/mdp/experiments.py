@@ -58,6 +58,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError, InputFileError
 from schedrl.io import read_result
+from schedrl.report.budget import SLOWER_KIND
 
 ROOT = "results/mdp"
 ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
@@ -185,7 +186,9 @@ def load_spec(text: str) -> dict:
 
 
 def check_spec(spec: dict) -> dict:
-    """Cross-key checks the JSON schema cannot express; ConfigError names the key."""
+    """Cross-key checks the JSON schema cannot express; ConfigError names the key. ``fig3``,
+    ``transfer``, ``horizon_study`` and ``fig5`` may be null (a scale that trains only the runs behind
+    Fig. 4, config/paper-budget.yaml): their claims then read "not comparable"."""
     scenarios, variants = list(spec["scenarios"]), list(spec["variants"])
     for sid in scenarios:
         scenario(sid)
@@ -198,33 +201,70 @@ def check_spec(spec: dict) -> dict:
                                   "which must run too")
     if BASE not in variants:
         raise ConfigError(f"mdp.variants must hold '{BASE}' (the base MDP every comparison refers to)")
-    for sid in spec["fig3"]["scenarios"]:
+    for sid in fig3_scenarios(spec):
         if sid not in scenarios:
             raise ConfigError(f"mdp.fig3.scenarios: {sid} is not one of mdp.scenarios")
-    if "compact" not in variants:
-        raise ConfigError("mdp.variants must hold 'compact' (Fig. 3 contrasts it with 'image')")
-    t = spec["transfer"]
-    if t["variant"] not in variants or variant(t["variant"]).obs_mode != "compact":
-        raise ConfigError("mdp.transfer.variant must be a compact variant of mdp.variants (only the "
-                          "compact state has the same size in every scenario)")
-    if t["scenario"] not in scenarios:
-        raise ConfigError(f"mdp.transfer.scenario {t['scenario']} is not one of mdp.scenarios")
-    for sid in spec["fig5"]["scenarios"]:
+    if fig3_scenarios(spec) and "compact" not in variants:
+        raise ConfigError("mdp.variants must hold 'compact' (Fig. 3 contrasts it with 'image'; or set mdp.fig3 null)")
+    t = spec.get("transfer")
+    if t is not None:
+        if t["variant"] not in variants or variant(t["variant"]).obs_mode != "compact":
+            raise ConfigError("mdp.transfer.variant must be a compact variant of mdp.variants (only the "
+                              "compact state has the same size in every scenario)")
+        if t["scenario"] not in scenarios:
+            raise ConfigError(f"mdp.transfer.scenario {t['scenario']} is not one of mdp.scenarios")
+    for sid in (spec.get("fig5") or {}).get("scenarios", []):
         scenario(sid)
     train = spec["train"]
     if int(train["steps"]) % (8 * int(train["checkpoint_every"])):
         raise ConfigError("mdp.train.checkpoint_every must divide mdp.train.steps / 8 (the budget evaluations "
                           "read the checkpoints at 1/8, 1/4 and 1/2 of training)")
-    study = spec["horizon_study"]
-    if study["horizon"] == spec["horizon"]:
-        raise ConfigError("mdp.horizon_study.horizon must differ from mdp.horizon")
-    for sid in study["scenarios"]:
-        if sid not in scenarios:
-            raise ConfigError(f"mdp.horizon_study.scenarios: {sid} is not one of mdp.scenarios")
-    for name in study["variants"]:
-        if name not in variants:
-            raise ConfigError(f"mdp.horizon_study.variants: '{name}' is not one of mdp.variants")
+    study = horizon_study(spec)
+    if study is not None:
+        if study["horizon"] == spec["horizon"]:
+            raise ConfigError("mdp.horizon_study.horizon must differ from mdp.horizon")
+        for sid in study["scenarios"]:
+            if sid not in scenarios:
+                raise ConfigError(f"mdp.horizon_study.scenarios: {sid} is not one of mdp.scenarios")
+        for name in study["variants"]:
+            if name not in variants:
+                raise ConfigError(f"mdp.horizon_study.variants: '{name}' is not one of mdp.variants")
     return spec
+
+
+# The parts of the design a scale may leave out (null in its config): each helper says what runs.
+
+def fig3_scenarios(spec: dict) -> list[int]:
+    """Scenarios of Fig. 3's learning-curve panels ([] when ``fig3`` is null)."""
+    return [int(s) for s in (spec.get("fig3") or {}).get("scenarios", [])]
+
+
+def horizon_study(spec: dict) -> dict | None:
+    """The second-horizon study (None when ``horizon_study`` is null)."""
+    return spec.get("horizon_study") or None
+
+
+def transfer_spec(spec: dict) -> dict | None:
+    """Fig. 6's transfer (None when ``transfer`` is null)."""
+    return spec.get("transfer") or None
+
+
+def only_scenarios(spec: dict, scenarios) -> dict:
+    """The spec narrowed to ``scenarios`` (one recorded run per scenario, the per-scenario claims):
+    Fig. 3's panels and the horizon study keep theirs among them, the transfer goes where its source
+    scenario is not among them; Fig. 5's benchmark stays (it trains no agent of a scenario)."""
+    keep = [int(s) for s in spec["scenarios"] if int(s) in {int(x) for x in scenarios}]
+    if not keep:
+        raise ConfigError(f"mdp: none of scenarios {sorted(scenarios)} is one of mdp.scenarios {spec['scenarios']}")
+    out = {**spec, "scenarios": keep}
+    panels = [s for s in fig3_scenarios(spec) if s in keep]
+    out["fig3"] = {**spec["fig3"], "scenarios": panels} if panels else None
+    t = transfer_spec(spec)
+    out["transfer"] = t if t is not None and int(t["scenario"]) in keep else None
+    study = horizon_study(spec)
+    kept = [int(s) for s in study["scenarios"] if int(s) in keep] if study else []
+    out["horizon_study"] = {**study, "scenarios": kept} if kept else None
+    return out
 
 
 @dataclass(frozen=True)
@@ -239,14 +279,15 @@ def runs(spec: dict) -> list[Run]:
     """Every training run: all variants x scenarios at the main horizon, then the horizon study."""
     main = [Run(int(spec["horizon"]), v, int(s), int(seed)) for v in spec["variants"] for s in spec["scenarios"]
             for seed in spec["seeds"]]
-    study = spec["horizon_study"]
+    study = horizon_study(spec)
     other = [Run(int(study["horizon"]), v, int(s), int(seed)) for v in study["variants"]
-             for s in study["scenarios"] for seed in spec["seeds"]]
+             for s in study["scenarios"] for seed in spec["seeds"]] if study else []
     return main + other
 
 
 def horizons(spec: dict) -> list[int]:
-    return [int(spec["horizon"]), int(spec["horizon_study"]["horizon"])]
+    study = horizon_study(spec)
+    return [int(spec["horizon"])] + ([int(study["horizon"])] if study else [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,7 +333,7 @@ def evaluation_files(spec: dict, root: str | Path = ROOT, horizon: int | None = 
 def curve_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     """Learning curves Fig. 3 reads: image and compact at the main horizon, Fig. 3's scenarios."""
     return [str(run_dir(root, spec["horizon"], v, s, seed) / "learning_curve.csv")
-            for v in ("image", "compact") for s in spec["fig3"]["scenarios"] for seed in spec["seeds"]]
+            for v in ("image", "compact") for s in fig3_scenarios(spec) for seed in spec["seeds"]]
 
 
 def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
@@ -300,7 +341,9 @@ def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 
 
 def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
-    t = spec["transfer"]
+    t = transfer_spec(spec)
+    if t is None:
+        return []
     return [str(eval_path(transfer_dir(root, spec["horizon"], name, t["scenario"], seed)))
             for name in transfer_variants(spec) for seed in spec["seeds"]]
 
@@ -375,18 +418,58 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     evaluate = sum(eval_seconds(r, trials) for r in all_runs + moved)
     checkpoints = len(budget_fractions())
     budget = checkpoints * sum(eval_seconds(r, trials) for r in budget_runs(spec) + moved)
-    bench = spec["fig5"]
+    bench = spec.get("fig5")
     timing = sum(train_seconds(Run(int(h), name, int(s), 0), int(bench["steps"]) + 50)
-                 for name in ("image", "compact") for s in bench["scenarios"] for h in bench["horizons"])
+                 for name in ("image", "compact") for s in bench["scenarios"] for h in bench["horizons"]) if bench else 0.0
     # issue 41: recording the fingerprinted trials of every evaluation, and the two reference agents
-    # playing every evaluation again (no training)
+    # playing every evaluation again (no training); SJF plays each scenario's trials once
     recorded = (len(all_runs) + len(moved)) * min(trials, FINGERPRINT_TRIALS) * EVAL_STEPS_PER_TRIAL
     record = recorded * FINGERPRINT_SECONDS_PER_STEP
-    references = len(REFERENCE_AGENTS) * (evaluate + record)
-    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 12
+    sjf = sum(eval_seconds(Run(H, BASE, int(s), 0), trials) + trials * EVAL_STEPS_PER_TRIAL * SJF_SECONDS_PER_STEP
+              for s in spec["scenarios"])
+    references = len(REFERENCE_AGENTS) * (evaluate + record) + sjf
+    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 13
     return {"train": train / 3600, "evaluate": (evaluate + record) / 3600, "budget": budget / 3600,
             "bench": timing / 3600, "references": references / 3600,
             "startup": jobs * PROCESS_SECONDS / 3600, "runs": len(all_runs)}
+
+
+#: The parts of ``estimate_core_hours`` that sum to a config's core-hours.
+COST_PARTS = ("train", "evaluate", "budget", "bench", "references", "startup")
+#: SJF's pick (the slot jobs that fit now, the shortest) per agent step, on top of the env's step.
+SJF_SECONDS_PER_STEP = 2e-5
+
+#: The slower machine kind (docs/cost-and-budgets.md) against this model: the smoke config's
+#: scenario-9 image-like training command, 8,192 steps on one thread, took 44.6 CPU-s there (issue
+#: 60, 2026-11-28) where the model says 42.2 with its start-up (x1.06). The rates above were fitted
+#: on 2026-11-26 to a run two rules at a time, whose image-like rules ran at about the slower kind's
+#: speed; compact runs (SB3's per-step overhead) have not been timed on the slower kind.
+SLOWER_MACHINE = (SLOWER_KIND, 1.06)
+
+
+def cost_total(spec: dict) -> float:
+    cost = estimate_core_hours(spec)
+    return float(sum(cost[k] for k in COST_PARTS))
+
+
+def scenario_costs(spec: dict) -> dict[int, float]:
+    """Per scenario, the core-hours of the spec narrowed to it (``only_scenarios``): what one
+    recorded run of one scenario costs (``mdp_paper_budget_s<N>``), the no-learning references of
+    that scenario and its share of the fixed jobs included."""
+    return {int(s): cost_total(only_scenarios(spec, [s])) for s in spec["scenarios"]}
+
+
+def cost_note(spec: dict) -> str:
+    """What ``schedrl mdp cost`` can add to its line after the total (as the other papers' cost
+    commands do): the slower machine kind, and with several scenarios each as its own run."""
+    from schedrl.report.budget import on_slower_kind
+
+    factor = SLOWER_MACHINE[1]
+    note = on_slower_kind(cost_total(spec), factor) + " (image-like training timed there, compact not)"
+    if len(spec["scenarios"]) > 1:
+        note += "; one run per scenario (snakemake mdp_paper_budget_s<N>): " + ", ".join(
+            f"scenario {s} ~{c:.2f} (slower kind ~{c * factor:.2f})" for s, c in scenario_costs(spec).items())
+    return note
 
 
 def reference_minutes(spec: dict) -> int:
@@ -519,7 +602,7 @@ def evaluate_agent(model, spec: dict, variant_name: str, source: int, horizon: i
 
     target = int(source) if scenario_id is None else int(scenario_id)
     kwargs = env_kwargs(variant_name, target, horizon, transitions=transitions)
-    if not isinstance(model, RandomValid):
+    if hasattr(model, "observation_space"):  # a network (not a picker such as RandomValid or SJF)
         space = model.observation_space.shape
         probe = make_env(ENV_ID, {**kwargs, "jobset_seed": 0})
         shape = probe.observation_space.shape
@@ -665,7 +748,7 @@ def _reference_jobs(spec: dict, root: str | Path, agent: str) -> list[tuple[Run,
     transferred agents'."""
     ref = reference_root(root, agent)
     out = [(r, False, eval_path(run_folder(ref, r))) for r in runs(spec)]
-    t, H = spec["transfer"], int(spec["horizon"])
+    t, H = transfer_spec(spec), int(spec["horizon"])
     out += [(Run(H, name, int(t["scenario"]), int(seed)), True,
              eval_path(transfer_dir(ref, H, name, t["scenario"], seed)))
             for name in transfer_variants(spec) for seed in spec["seeds"]]
@@ -694,6 +777,71 @@ def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: in
     return written
 
 
+# SJF on the same trials (issue 60's third reference, beside random and untrained play): each
+# scenario's evaluation trials at the main horizon played once by the grid's SJF (of the slot jobs
+# that fit now the shortest, the void action when none fits) in the base MDP's env. SJF reads the
+# cluster, not the observation, so one play per scenario stands for every MDP; its number is a
+# level to read the agents against, not a claim's verdict.
+SJF = "sjf"
+
+
+class Heuristic:
+    """A grid heuristic (``schedrl.schedulers.grid``: sjf, packer, random) as a picker ``picker(env)``."""
+
+    def __init__(self, name: str):
+        from schedrl.schedulers.grid import get_policy
+
+        self.name, self.fn = name, get_policy(name)
+
+    def __call__(self, env) -> int:
+        return int(self.fn(env.unwrapped))
+
+
+def sjf_path(root: str | Path, horizon: int | str) -> Path:
+    """SJF's per-trial table of every scenario at ``horizon`` (column ``scenario``)."""
+    return reference_root(root, SJF) / f"H{horizon}" / "eval_episodes.csv"
+
+
+def evaluate_sjf(spec: dict) -> pd.DataFrame:
+    """SJF on ``eval.trials`` trials of every scenario of the spec at the main horizon, the job sets
+    every agent plays (one row per scenario and trial; ``variant`` names the env played in)."""
+    H = int(spec["horizon"])
+    frames = [evaluate_agent(Heuristic(SJF), spec, BASE, int(s), H) for s in spec["scenarios"]]
+    frame = pd.concat(frames, ignore_index=True)
+    frame.insert(0, "policy", SJF)
+    return frame
+
+
+def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC) -> pd.Series | None:
+    """Per trial, SJF's ``metric`` in ``scenario_id`` (None when SJF's table or that scenario is absent)."""
+    path = sjf_path(root, spec["horizon"])
+    if not Path(path).exists():
+        return None
+    frame = read_csv(path)
+    part = frame[frame["scenario"] == int(scenario_id)]
+    return None if part.empty else part.set_index("trial")[metric]
+
+
+def reference_levels(spec: dict, root: str | Path, scenario_id: int) -> dict[str, float]:
+    """Mean slowdown over the trials of ``scenario_id`` (main horizon) of the no-learning references
+    that exist on disk: SJF, and per MDP of the spec's Fig. 4 pair the uniform-random valid policy
+    and the untrained network (their seeds' mean); keys like "SJF", "random image-like"."""
+    H, out = int(spec["horizon"]), {}
+    sjf = sjf_trials(root, spec, scenario_id)
+    if sjf is not None:
+        out["SJF"] = float(sjf.mean())
+    for agent in REFERENCE_AGENTS:
+        for name in (BASE, PROPOSED):
+            if name not in spec["variants"]:
+                continue
+            try:
+                values = per_trial(reference_root(root, agent), spec, H, name, scenario_id)
+            except (InputFileError, FileNotFoundError):
+                continue
+            out[f"{'random' if agent == 'random' else 'untrained'} {VARIANTS[name].label}"] = float(values.mean())
+    return out
+
+
 def fingerprint_files(spec: dict, root: str | Path = ROOT, kinds: Iterable[str] = AGENT_KINDS) -> list[str]:
     """``fingerprint.json`` of every evaluated agent: trained runs and transfers, then references."""
     out = []
@@ -703,6 +851,18 @@ def fingerprint_files(spec: dict, root: str | Path = ROOT, kinds: Iterable[str] 
         else:
             out += [p for p in reference_files(spec, root, kind) if p.endswith("fingerprint.json")]
     return out
+
+
+def claims_inputs(spec: dict, root: str | Path = ROOT) -> dict[str, list[str]]:
+    """What the claims of ``spec`` read, by kind (the inputs of the rules ``mdp_claims`` and
+    ``mdp_claims_scenario``): evaluations, transfers, Fig. 3's curves, timings, Fig. 5's benchmark,
+    budget checkpoints, the trained agents' fingerprints, the no-learning references and SJF."""
+    return {"evaluations": evaluation_files(spec, root), "transfer": transfer_files(spec, root),
+            "curves": curve_files(spec, root), "timings": timing_files(spec, root),
+            "bench": [str(bench_path(root))] if spec.get("fig5") else [],
+            "budgets": budget_files(spec, root), "fingerprints": fingerprint_files(spec, root, kinds=["trained"]),
+            "references": [p for agent in REFERENCE_AGENTS for p in reference_files(spec, root, agent)],
+            "sjf": [str(sjf_path(root, spec["horizon"]))]}
 
 
 def fingerprints_path(root: str | Path = ROOT) -> Path:
@@ -780,23 +940,25 @@ def budget_files(spec: dict, root: str | Path = ROOT) -> list[str]:
     proposed MDPs (and its skipped-time-charged twin), the transfer variant's own agents, the
     horizon study's runs, and the transferred agents."""
     out = [str(budget_path(run_folder(root, r))) for r in runs(spec) if r in set(budget_runs(spec))]
-    t = spec["transfer"]
+    t = transfer_spec(spec)
     for name in transfer_variants(spec):
         out += [str(budget_path(transfer_dir(root, spec["horizon"], name, t["scenario"], seed))) for seed in spec["seeds"]]
     return out
 
 
 def budget_runs(spec: dict) -> list[Run]:
-    H, study = int(spec["horizon"]), spec["horizon_study"]
-    wanted = {BASE, PROPOSED, spec["transfer"]["variant"]}
+    H, study, t = int(spec["horizon"]), horizon_study(spec), transfer_spec(spec)
+    wanted = {BASE, PROPOSED} | ({t["variant"]} if t else set())
     wanted |= {sum_twin(n) for n in list(wanted) if sum_twin(n)}
     return [r for r in runs(spec)
             if (r.horizon == H and r.variant in wanted)
-            or (r.variant in study["variants"] and r.scenario in study["scenarios"])]
+            or (study is not None and r.variant in study["variants"] and r.scenario in study["scenarios"])]
 
 
 def transfer_variants(spec: dict) -> list[str]:
-    """The transfer variant and, when it runs too, its skipped-time-charged twin."""
+    """The transfer variant and, when it runs too, its skipped-time-charged twin ([] without a transfer)."""
+    if transfer_spec(spec) is None:
+        return []
     name = spec["transfer"]["variant"]
     twin = sum_twin(name)
     return [name] + ([twin] if twin and twin in spec["variants"] else [])
@@ -1048,7 +1210,7 @@ def fig3_data(spec: dict, root) -> pd.DataFrame:
     main horizon in Fig. 3's scenarios, with flatness and convergence speed per curve."""
     H, window = int(spec["horizon"]), int(spec["train"]["curve_window"])
     frames = []
-    for sid in spec["fig3"]["scenarios"]:
+    for sid in fig3_scenarios(spec):
         for name in ("image", "compact"):
             curves = [read_csv(run_dir(root, H, name, sid, seed) / "learning_curve.csv") for seed in spec["seeds"]]
             stats = curve_stats(curves, window)

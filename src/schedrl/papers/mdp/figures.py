@@ -174,6 +174,14 @@ def fig4_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
                 p = _fmt_p(row["p_vs_image"])
                 cells.append(f"{row['mean_slowdown']:.3f} ({'**' + p + '**' if row['significant'] else p})")
         lines.append(f"| {sid} | " + " | ".join(cells) + f" | {_paper_outcome(int(sid))} |")
+    levels = {int(sid): mx.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
+    names = list(dict.fromkeys(k for v in levels.values() for k in v))
+    if names:
+        lines += ["", "No-learning references on the same trials (mean slowdown; random and untrained: the mean "
+                  "over the seeds' references in each MDP's env):", "",
+                  "| scenario | " + " | ".join(names) + " |", "|" + " --- |" * (len(names) + 1)]
+        lines += [f"| {sid} | " + " | ".join(f"{got[n]:.3f}" if n in got else "n/a" for n in names) + " |"
+                  for sid, got in levels.items()]
     return _write(md, "\n".join(lines) + "\n")
 
 
@@ -391,3 +399,20 @@ TARGETS: list[Target] = [
            kind="claims", claims=("",)),
 ]
 CAPTIONS = {t.name: t.caption for t in TARGETS}
+
+
+def trained_targets(spec: dict) -> list[Target]:
+    """The targets a scale that leaves parts of the design out can build (``config/paper-budget.yaml``:
+    Fig. 4's pair only): no Fig. 3 without its panels, no Fig. 5 without its benchmark, no Fig. 6
+    without a transfer, no H-vs-H table without the second horizon; Fig. 4, the budget figure and
+    the claims always."""
+    absent = set()
+    if not mx.fig3_scenarios(spec):
+        absent.add("fig3")
+    if not spec.get("fig5"):
+        absent.add("fig5")
+    if mx.transfer_spec(spec) is None:
+        absent |= {"fig6", "fig6_ttests"}
+    if mx.horizon_study(spec) is None:
+        absent.add("horizon_ttests")
+    return [t for t in TARGETS if t.name not in absent]
