@@ -214,5 +214,5 @@ def run_cost(args) -> int:
           f"{cost['train']:.2f}, evaluation with fingerprints {cost['evaluate']:.2f}, budget checkpoints "
           f"{cost['budget']:.2f} ({cost['budget'] / total:.0%}), random and untrained references "
           f"{cost['references']:.2f} ({cost['references'] / total:.0%}), Fig. 5 benchmark {cost['bench']:.2f}, "
-          f"job start-up {cost['startup']:.2f})")
+          f"job start-up {cost['startup']:.2f}); " + mx.cost_note(spec))
     return 0

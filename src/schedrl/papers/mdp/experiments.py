@@ -467,7 +467,7 @@ def cost_note(spec: dict) -> str:
     factor = SLOWER_MACHINE[1]
     note = on_slower_kind(cost_total(spec), factor) + " (image-like training timed there, compact not)"
     if len(spec["scenarios"]) > 1:
-        note += "; one run per scenario (snakemake mdp_paper_budget_s<N>): " + ", ".join(
+        note += "; per scenario (each a run of its own at the paper-budget scale: mdp_paper_budget_s<N>): " + ", ".join(
             f"scenario {s} ~{c:.2f} (slower kind ~{c * factor:.2f})" for s, c in scenario_costs(spec).items())
     return note
 
