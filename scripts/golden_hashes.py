@@ -129,7 +129,7 @@ def _swf_frame(rng, n: int, **cols):
     return frame[list(SWF_FIELDS)]
 
 
-def run_sem(work: Path) -> tuple[Path, Path, int]:
+def run_sem(work: Path, hidden=(64, 32), encoder: str = "sem") -> tuple[Path, Path, int]:
     """SEM-encoded REINFORCE (DRAS's learner) on a 64-node synthetic split: 3 training episodes of 40 jobs, 4 trajectories each."""
     import numpy as np
 
@@ -138,7 +138,7 @@ def run_sem(work: Path) -> tuple[Path, Path, int]:
     from schedrl.workloads.swf import write_swf
 
     split = work / "sem_split"
-    split.mkdir(parents=True, exist_ok=True)
+    split.mkdir(parents=True, exist_ok=True)  # (bench_pins.py also plays DRAS's default Theta widths)
     rng, n = np.random.default_rng(3), 200
     frame = _swf_frame(rng, n, submit_time=np.sort(rng.integers(0, 20_000, n)), run_time=rng.integers(60, 3_000, n),
                        req_procs=rng.choice([2, 4, 8, 16, 32], n), req_time=3_600)
@@ -149,9 +149,9 @@ def run_sem(work: Path) -> tuple[Path, Path, int]:
     (split / "split.json").write_text(json.dumps(manifest))
     hp = {"discount": 0.6, "baseline": "normalise", "optimizer": "adam", "learning_rate": 0.01,
           "trajectories": 4, "examples_per_update": 1, "mask_actions": True}
-    spec = A.AgentSpec(trace="theta", encoder="sem", nodes=64, k=4, hidden=[64, 32], reward="dras_theta",
+    spec = A.AgentSpec(trace="theta", encoder=encoder, nodes=64, k=4, hidden=list(hidden), reward="dras_theta",
                        hyperparams=hp, window=10)
-    out = work / "sem"
+    out = work / f"sem_{encoder}"
     timing = A.train_agent(split, spec, out)
     return out / "run" / "model.zip", out / "test_jobs.csv", int(timing["steps"])
 

@@ -54,7 +54,7 @@ def test_golden_hashes_of_this_machine_kind():
                   f"against the {', '.join(sorted(golden))} kind: identical {', '.join(same) or 'none'}; "
                   f"different {', '.join(differ) or 'none'}; add this kind's entry with '{write}' and commit "
                   f"{FILE}")
-        warnings.warn(reason)
+        warnings.warn(reason, stacklevel=1)
         pytest.skip(reason)
     entry = golden[kind]
     moved = _moved(entry, now)
