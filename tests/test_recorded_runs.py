@@ -120,6 +120,7 @@ def test_paper_budget_run_is_recorded_with_its_scale_and_values_beside_the_defau
                                               ("rl-b", "3.0", "reproduced", "", "flat", "reproduced"),
                                               ("sim", "4.93", "reproduced", "", "", "")])
     budget = _rl_claims(tmp_path / "b.csv", [("rl-a", "3.8", "reproduced", "[3.6, 4.0]", "toward paper", "not reproduced"),
+                                             ("rl-b", "n/a", "not comparable", "", "", ""),
                                              ("sim", "4.93", "reproduced", "", "", "")])
     assert main(["record", "--claims", str(default), "--run", "2026-11-28, abc, 300k", "--into", str(into)]) == 0
     assert main(["record", "--claims", str(budget), "--run", "2026-11-29, def, paper budget 1 M", "--into", str(into),
@@ -134,7 +135,7 @@ def test_paper_budget_run_is_recorded_with_its_scale_and_values_beside_the_defau
     assert table.loc["rl-a", ["paper", "default: ours", "default: 95% CI", "paper budget: ours",
                               "paper budget: 95% CI", "paper budget: trend", "paper budget: verdict"]].tolist() == [
         "3.9", "9.47", "[8.5, 10.4]", "3.8", "[3.6, 4.0]", "toward paper", "R (N/N)"]
-    # a claim whose agents the paper-budget run did not train says so
+    # a claim whose agents the paper-budget run did not train (not comparable, no value) says so
     assert table.loc["rl-b", ["default: verdict", "paper budget: ours", "paper budget: verdict"]].tolist() == [
         "R (R/N)", "not run", "not run"]
 

@@ -22,9 +22,9 @@ from schedrl.report.claims import VERDICT_SHORT, VERDICTS
 #: its rows come from (the run's claims.csv, or a record reconstructed from its status.md when the file
 #: was lost); ``scale`` is the config it ran (``SCALES``); the value columns are the claims table's.
 RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdict", "untrained_verdict", "source",
-                    "scale", "paper_value", "ci95", "trend")
+                    "scale", "paper_value", "ci95", "at_budgets", "trend")
 #: Columns a file recorded before they existed may lack (read as empty; ``scale`` as "default").
-LATER_COLUMNS = ("scale", "paper_value", "ci95", "trend")
+LATER_COLUMNS = ("scale", "paper_value", "ci95", "at_budgets", "trend")
 #: The scales a recorded run can be of: default (config/config.yaml) or the papers' own training budgets.
 SCALES = ("default", "paper-budget")
 SHORT = {**VERDICT_SHORT, "": "-"}  # "-": the run has no record of the claim
@@ -144,11 +144,17 @@ def _is_rl(row) -> bool:
     return any(str(row.get(c, "")).strip() for c in ("random_verdict", "untrained_verdict", "trend"))
 
 
+def _not_run(row) -> bool:
+    """A claim whose agents the run did not train (its claims code: not comparable, no value)."""
+    return str(row["verdict"]) == "not comparable" and str(row["ours"]).strip() in ("", "n/a")
+
+
 def _cell(row, missing: str) -> dict[str, str]:
     if row is None:
-        return {"ours": missing, "95% CI": "", "trend": "", "verdict": missing}
+        return {"ours": missing, "95% CI": "", "at 1/8, 1/4, 1/2": "", "trend": "", "verdict": missing}
     refs = "/".join(SHORT[str(row[c])] for c in ("random_verdict", "untrained_verdict"))
-    return {"ours": str(row["ours"]), "95% CI": str(row["ci95"]), "trend": str(row["trend"]),
+    return {"ours": str(row["ours"]), "95% CI": str(row["ci95"]), "at 1/8, 1/4, 1/2": str(row["at_budgets"]),
+            "trend": str(row["trend"]),
             "verdict": f"{SHORT[str(row['verdict'])]} ({refs})" if refs != "-/-" else SHORT[str(row["verdict"])]}
 
 
@@ -165,6 +171,8 @@ def budget_side_by_side(recorded: pd.DataFrame) -> tuple[pd.DataFrame, str | Non
     rows = []
     for cid in dict.fromkeys(ids):
         got = {name: (by_run[name].loc[cid] if name and cid in by_run[name].index else None) for name in (default, budget)}
+        if budget and got[budget] is not None and _not_run(got[budget]):
+            got[budget] = None  # not trained at the paper's budget: "not run", not "not comparable"
         first = next(r for r in got.values() if r is not None)
         paper = next((str(r["paper_value"]) for r in got.values() if r is not None and str(r["paper_value"])), "")
         row = {"claim_id": cid, "claim": first["claim"], "paper": paper}
@@ -190,8 +198,8 @@ def budget_section(paper: str, recorded: pd.DataFrame, md_table) -> list[str]:
              f"(*{default or 'none recorded'}*) and the last run at the paper's own training budget "
              f"(*{budget or 'none recorded'}*, `config/paper-budget.yaml`). Verdict R/P/N/C with the uniform-random "
              "valid policy's and the untrained network's verdicts in brackets (the same verdict there means the "
-             "claim says nothing about learning); trend over 1/8, 1/4, 1/2 and all of that run's training; "
-             "*not run*: the paper-budget run did not train the agents behind the claim.", ""]
+             "claim says nothing about learning); the value at 1/8, 1/4 and 1/2 of that run's training and the trend "
+             "to all of it; *not run*: the paper-budget run did not train the agents behind the claim.", ""]
     if budget is None:
         lines += ["No run at the paper's budget is recorded yet for this paper: every claim below reads *not run*.", ""]
     cols = [c for c in table.columns if c != "claim_id" and (table[c].astype(str) != "").any()]
