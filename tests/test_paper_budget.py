@@ -60,3 +60,10 @@ def test_paper_budget_target_per_paper_is_in_the_dag():
     for paper in load_yaml(BUDGET):
         if paper in ("deeprm", "mdp", "mrsch", "runtime"):
             assert f"rule {paper}_paper_budget" in text, paper
+
+
+def test_schedrl_config_checks_the_scale_file_as_merged(capsys):
+    from schedrl.cli import main
+
+    assert main(["config", str(BUDGET)]) == 0
+    assert capsys.readouterr().out.strip().endswith(": ok")

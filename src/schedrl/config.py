@@ -133,9 +133,12 @@ def validate_config(config: dict, schema_dir: str | Path = DEFAULT_SCHEMA_DIR, s
 
 
 def load_config(path: str | Path, schema_dir: str | Path = DEFAULT_SCHEMA_DIR) -> dict:
-    """Load and validate a pipeline config file."""
-    config = load_yaml(path)
-    return validate_config(config, schema_dir, source=str(path))
+    """Load and validate a pipeline config file; a scale file that holds only the keys it changes
+    (``config/paper-budget.yaml``) is merged over the ``config.yaml`` beside it first, as the pipeline runs it."""
+    raw = load_yaml(path)
+    config = over_default(raw, path) if isinstance(raw, dict) else raw
+    source = str(path) if config is raw else f"{path} merged over {Path(path).with_name('config.yaml')}"
+    return validate_config(config, schema_dir, source=source)
 
 
 def load_section(text: str, section: str) -> dict:
