@@ -101,6 +101,17 @@ def register(subparsers) -> None:
     f.add_argument("--out", required=True, metavar="CSV", help="the table to write")
     f.set_defaults(func=run_fingerprints)
 
+    c = sub.add_parser("compare-budgets", help="the main agent at the default and at the paper budget, same test splits",
+                       description="Reads two results/mrsch trees (a default run and a paper-budget run, "
+                       "config/paper-budget.yaml) and writes, per workload and group, FCFS, the GA, random valid "
+                       "picks, the untrained network and both agents with 95%% intervals, and both agents' "
+                       "fingerprints (schedrl.papers.mrsch.budgets).")
+    c.add_argument("--default", required=True, metavar="DIR", help="results/mrsch of the default-budget run")
+    c.add_argument("--paper", required=True, metavar="DIR", help="results/mrsch of the paper-budget run")
+    c.add_argument("--out", required=True, metavar="MD", help="the Markdown table to write (a .csv beside it)")
+    c.add_argument("--title", default="", help="the table's heading")
+    c.set_defaults(func=run_compare_budgets)
+
     add_figure_step(sub, "mrsch", FIGURES, partial(draw_paper_figure, "mrsch"), help="draw one figure (fig3 ... fig10)",
                     description="Draw figure NAME from the results under --root into --out (.png, .pdf, .csv).")
 
@@ -165,6 +176,21 @@ def run_fingerprints(args) -> int:
     frame = fingerprint_csv(args.dirs, args.out)
     cols = [c for c in ("agent", "decisions", "contested", "asked_per_job", "plays_as") if c in frame]
     print(frame[cols].to_string(index=False))
+    return 0
+
+
+def run_compare_budgets(args) -> int:
+    from pathlib import Path
+
+    from schedrl.io import write_csv, write_text
+    from schedrl.papers.mrsch import budgets
+
+    table = budgets.compare(args.default, args.paper)
+    fingerprints = budgets.fingerprint_rows(args.default, args.paper)
+    out = Path(args.out)
+    write_csv(out.with_suffix(".csv"), table, float_format="%.6g")
+    write_text(out, budgets.markdown(table, fingerprints, args.title))
+    print(f"{out}: {len(table)} rows ({out.with_suffix('.csv')})")
     return 0
 
 
