@@ -176,3 +176,29 @@ def test_fit_pick_chooses_among_the_jobs_that_fit_now():
     env.step(1)  # C starts: no node is free, so nothing fits
     assert list(env.unwrapped.sim.queue) == [1, 3]
     assert [fit_pick(env, h) for h in ("fcfs", "sjf", "largest")] == [-1, -1, -1]
+
+
+def test_window_optimum_is_the_set_the_optimiser_would_start():
+    """Hand case: 10 nodes; once A (8 nodes) runs, 2 are free: B (5) does not fit, C (2) and
+    D (1) do, but not together: the optimiser fills both nodes with C, so a C pick agrees with it and
+    a D pick does not. Before that, with 10 free nodes and A (8), B (5), C (2), D (1) waiting, the
+    largest utilisation gain is A + C (10 of 10 nodes; B + C + D fills 8)."""
+    import pandas as pd
+
+    from schedrl.experiments.fingerprint import window_optimum
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3, 4], "submit_time": [0, 0, 0, 0], "run_time": [1000, 100, 50, 20],
+                         "req_procs": [8, 5, 2, 1], "req_time": [1000, 100, 50, 20]})
+    env = make_hpc_env("pick_reserve", jobs=jobs, cluster=10, encoder="sem", reward="neg_slowdown", window=5, k=4)
+    env.reset(seed=0)
+    assert list(np.flatnonzero(window_optimum(env))) == [0, 2]  # A and C
+    rec = FingerprintRecorder(env, window_optimum=True)
+    rec.record(None, 0)  # A: in the optimiser's set
+    env.step(0)
+    assert list(np.flatnonzero(window_optimum(env))) == [1]  # queue B, C, D with 2 free: C (window slot 1)
+    rec.record(None, 2)  # D: fits, but not the optimiser's pick
+    fp = fingerprint(rec.decisions)
+    assert fp["contested"] == 2 and fp["agree_ga"] == 0.5
+    # pick-reserve: every window job is a valid pick (one that does not fit is reserved), so the
+    # set holds 2 of 4 valid actions, then 1 of 3 (B, C, D)
+    assert fp["ga_set_share"] == pytest.approx((2 / 4 + 1 / 3) / 2)

@@ -78,6 +78,7 @@ def test_evaluation_writes_fingerprints_and_references(tmp_path):
     assert fp["asked_per_job"] == fp["decisions"] / 30 and 0 <= fp["contested"] <= fp["decisions"]
     assert fp["agent"].startswith("MRSch DFP (MLP) S1 seed 0") and fp["split"] == "test"
     assert fp["contested"] > 0 and 0 <= fp["agree_fcfs"] <= 1
+    assert 0 <= fp["agree_ga"] <= 1 and 0 < fp["ga_set_share"] <= 1  # the window optimiser beside every agent
     assert fp["greedy_matches_played"] == 1.0  # dfp_view's scores ran: their argmax is the played action
     # the untrained reference is the model's architecture, so its fingerprint has the scores too
     assert "spread_across_slots" in json.loads((out / "fingerprints" / "scalar_rl-untrained.json").read_text())

@@ -15,7 +15,12 @@ more valid actions; a decision with one valid action says nothing about the poli
   the masked softmax (logits only), the spread of a slot's score across states against the spread
   across slots within a state (a state-blind policy has the first near 0), the greedy action on
   zeroed observations and how often it equals the played one;
-* for networks, the share of hidden units that are constant (dead) on the evaluation states.
+* for networks, the share of hidden units that are constant (dead) on the evaluation states;
+* with ``window_optimum`` (multi-resource HPC envs: MRSch's), ``agree_ga``: how often the played job
+  is one the window optimiser would start now (``schedrl.schedulers.ga.optimise_window`` searched
+  exhaustively: the Pareto-best set the MRSch paper's GA baseline searches for, picked by its rule),
+  and ``ga_set_share``, the mean share of the valid actions in that set (uniform play's expected
+  agreement).
 
 ``FingerprintRecorder(env).wrap(policy)`` records while the pipeline plays its evaluation;
 ``fingerprint(decisions, view)`` summarises; ``plays_as(fp)`` names a picker the agent follows on
@@ -105,6 +110,22 @@ def heuristic_picks(jobs: np.ndarray, mask: np.ndarray) -> dict[str, int]:
             "smallest_area": int(cand[np.argmin(length * size)]), "largest": int(cand[np.argmax(size)])}
 
 
+def window_optimum(env) -> np.ndarray:
+    """Bool mask over an HPC env's actions: the window jobs the window optimiser (exhaustive, its
+    default pick rule) would start at this decision, against the simulator's free resources."""
+    from schedrl.schedulers.ga import optimise_window
+
+    base = env.unwrapped
+    sim = base.sim
+    q = np.asarray(sim.queue[: base.window], dtype=np.int64)
+    out = np.zeros(_n_actions(base), dtype=bool)
+    if len(q):
+        choice = optimise_window(sim.jobs.demand[q], sim.free, capacity=sim.capacity.astype(np.float64),
+                                 exhaustive_max=len(q))
+        out[: len(q)] = choice.mask
+    return out
+
+
 def fit_pick(env, heuristic: str) -> int:
     """The action of ``heuristic`` (a key of ``heuristic_picks``) among the window's jobs that fit
     the free resources of an HPC env's simulator now, or -1 when none fits: a heuristic under an
@@ -128,15 +149,19 @@ class Decisions:
     actions: list = field(default_factory=list)
     picks: list = field(default_factory=list)
     inputs: list = field(default_factory=list)
+    optimum: list = field(default_factory=list)  # the window optimiser's set per decision (optional)
     total: int = 0  # every decision seen, contested or not
 
-    def add(self, mask: np.ndarray, action: int, picks: dict, policy_input: Any = None) -> None:
+    def add(self, mask: np.ndarray, action: int, picks: dict, policy_input: Any = None,
+            optimum: np.ndarray | None = None) -> None:
         self.total += 1
         if mask.sum() < 2:
             return
         self.masks.append(mask.copy())
         self.actions.append(int(action))
         self.picks.append(picks)
+        if optimum is not None:
+            self.optimum.append(optimum)
         if policy_input is not None and len(self.inputs) < MAX_SCORED:
             self.inputs.append(policy_input)
 
@@ -146,12 +171,14 @@ class FingerprintRecorder:
 
     ``policy_input(obs, env)`` says what the scores function will need later (default: the
     observation; DFP also needs measurements and goal). Use the recorder's env for the window,
-    whatever the policy's second argument is.
+    whatever the policy's second argument is. ``window_optimum``: also record the window optimiser's
+    set at each decision (``agree_ga``).
     """
 
-    def __init__(self, env, policy_input: Callable | None = None):
+    def __init__(self, env, policy_input: Callable | None = None, window_optimum: bool = False):
         self.env = env
         self.policy_input = policy_input or (lambda obs, env: np.array(obs, copy=True))
+        self.window_optimum = window_optimum
         self.decisions = Decisions()
 
     def record(self, obs, action) -> None:
@@ -160,8 +187,8 @@ class FingerprintRecorder:
             self.decisions.total += 1
             return
         a = discrete_action(action, mask)
-        self.decisions.add(mask, a, heuristic_picks(window_jobs(self.env), mask),
-                           self.policy_input(obs, self.env))
+        self.decisions.add(mask, a, heuristic_picks(window_jobs(self.env), mask), self.policy_input(obs, self.env),
+                           window_optimum(self.env) if self.window_optimum else None)
 
     def wrap(self, policy: Callable) -> Callable:
         def recorded(obs, second=None):
@@ -284,6 +311,11 @@ def fingerprint(decisions: Decisions, view: AgentView | None = None) -> dict[str
         fp[f"agree_slot_{k}"] = float(c / n)
     fp["top_slot"] = int(np.argmax(counts))
     fp["top_slot_share"] = float(counts.max() / n)
+    if len(decisions.optimum) == n:
+        opt = np.stack(decisions.optimum)
+        fp["agree_ga"] = float(np.mean(opt[np.arange(n), np.clip(actions, 0, opt.shape[1] - 1)]
+                                       & (actions >= 0) & (actions < opt.shape[1])))
+        fp["ga_set_share"] = float(np.mean((opt & masks).sum(axis=1) / masks.sum(axis=1)))
     fp["plays_as"] = plays_as(fp)
     view = view or AgentView()
     if view.scores is None or not decisions.inputs:

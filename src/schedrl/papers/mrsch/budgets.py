@@ -31,8 +31,8 @@ NO_LEARNING = {"FCFS": ("fcfs", ""), "GA": ("ga", ""), "GA holding": ("ga_hold",
                "random valid picks": ("mrsch", "random"), "untrained network": ("mrsch", "untrained")}
 AGENTS = ("default", "paper budget")
 METRICS = {"mean_wait_h": ("wait_h", "mean wait (h)"), "mean_slowdown": ("slowdown", "mean slowdown")}
-FINGERPRINT_COLUMNS = ("asked_per_job", "contested", "agree_fcfs", "agree_slot_0", "agree_sjf", "top_slot",
-                       "top_slot_share", "entropy_median", "plays_as")
+FINGERPRINT_COLUMNS = ("asked_per_job", "contested", "agree_ga", "ga_set_share", "agree_fcfs", "agree_slot_0",
+                       "agree_sjf", "top_slot", "top_slot_share", "plays_as")
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -147,10 +147,11 @@ def markdown(table: pd.DataFrame, fingerprints: pd.DataFrame | None, title: str 
     if fingerprints is not None and not fingerprints.empty:
         cols = list(fingerprints.columns)
         lines += ["## What each agent plays (test-split fingerprints)", "",
-                  "agree_fcfs: share of contested decisions where it picked FCFS's job; agree_slot_0: the "
-                  "window's head; top_slot_share: its most frequent slot; entropy_median: of its scores "
-                  "over the valid slots. The GA plays outside the env and has no per-decision pick to "
-                  "agree with.", "",
+                  "Shares of contested decisions. agree_ga: the agent started a job the window optimiser "
+                  "(exhaustive, the optimum the GA searches for) would start at that decision; ga_set_share: "
+                  "the share of valid picks in that set (what uniform play agrees by expectation); "
+                  "agree_fcfs: FCFS's job; agree_slot_0: the window's head; top_slot_share: its most "
+                  "frequent slot.", "",
                   "| " + " | ".join(cols) + " |", "| --- " * len(cols) + "|"]
         for _, r in fingerprints.iterrows():
             lines.append("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in r) + " |")

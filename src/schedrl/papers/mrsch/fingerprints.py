@@ -9,7 +9,9 @@ measurements, goal)) and of the scalar-RL baseline (REINFORCE, ``reinforce_view`
 ``fingerprint.json``-style file per agent into ``<eval dir>/fingerprints/<method>[-<reference>].json``
 with the agent's identity and ``asked_per_job`` (decisions / jobs: issue 35 found the agent asked
 a fraction of the times the paper's simulator asks it). Budget checkpoints are not fingerprinted.
-The GA and FCFS are heuristics and play outside the env: no fingerprint.
+The GA and FCFS are heuristics and play outside the env: no fingerprint of their own, but every
+agent's fingerprint says how often it starts a job the window optimiser would start at that
+decision (``agree_ga``, beside ``ga_set_share``: what uniform play agrees by expectation).
 
 References. The same evaluation plays each trained agent's seat twice more with no learning:
 ``random`` (a seeded uniform choice among the env's valid actions) and ``untrained`` (the same
@@ -90,7 +92,8 @@ class Record:
     def recorder(self, label: str, view_fn, meta: dict, dfp: bool):
         if label not in self.recorders:
             # DFP scores need (obs, measurements, goal); play_picker fills the last two per decision
-            rec = fpm.FingerprintRecorder(None, policy_input=(lambda o, e: None) if view_fn is None else None)
+            rec = fpm.FingerprintRecorder(None, policy_input=(lambda o, e: None) if view_fn is None else None,
+                                          window_optimum=True)
             rec.dfp = dfp
             self.recorders[label] = (rec, view_fn, meta)
             self.jobs[label] = 0
