@@ -104,7 +104,7 @@ def register(subparsers) -> None:
     c = sub.add_parser("compare-budgets", help="the main agent at the default and at the paper budget, same test splits",
                        description="Reads two results/mrsch trees (a default run and a paper-budget run, "
                        "config/paper-budget.yaml) and writes, per workload and group, FCFS, the GA, random valid "
-                       "picks, the untrained network and both agents with 95%% intervals, and both agents' "
+                       "picks, the untrained network and both agents with 95% intervals, and both agents' "
                        "fingerprints (schedrl.papers.mrsch.budgets).")
     c.add_argument("--default", required=True, metavar="DIR", help="results/mrsch of the default-budget run")
     c.add_argument("--paper", required=True, metavar="DIR", help="results/mrsch of the paper-budget run")
