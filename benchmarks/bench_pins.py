@@ -9,7 +9,7 @@ with the default config's Theta widths (4000, 1000: a matrix-product-bound netwo
 processes (the switches act only before the libraries load): one warm-up run, then repeats until
 ``--min-cpu`` CPU seconds; steps / process CPU time, the best of ``--tries`` processes per setting.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_pins.py                       # the default candidate
+    OMP_NUM_THREADS=1 python benchmarks/bench_pins.py                       # the pipeline's pins
     python benchmarks/bench_pins.py --pins MKL_CBWR=COMPATIBLE --trainers a2c,dqn
 """
 
@@ -26,7 +26,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CANDIDATE = "MKL_CBWR=COMPATIBLE,ATEN_CPU_CAPABILITY=default"
+sys.path.insert(0, str(ROOT / "src"))
+from schedrl import codepaths  # noqa: E402 - loads no math library
+
+CANDIDATE = ",".join(f"{k}={v}" for k, v in codepaths.PINS.items())  # the pipeline's own pins
 EXTRA = ("sem_dras_wide",)
 
 
@@ -108,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         best = {"as_is": 0.0, "pinned": 0.0}
         for _ in range(args.tries):  # interleaved, so a neighbour's load falls on both alike
-            best["as_is"] = max(best["as_is"], measure(name, {}, args.min_cpu))
-            best["pinned"] = max(best["pinned"], measure(name, pins, args.min_cpu))
+            # both with the pipeline's pins off, so only the pins named act in the pinned one
+            best["as_is"] = max(best["as_is"], measure(name, {codepaths.OPT_OUT: "1"}, args.min_cpu))
+            best["pinned"] = max(best["pinned"], measure(name, {codepaths.OPT_OUT: "1", **pins}, args.min_cpu))
         rows[name] = {**best, "ratio": best["pinned"] / best["as_is"]}
         print(f"{name:14} {best['as_is']:12.0f} {best['pinned']:9.0f} {rows[name]['ratio']:13.2f}", flush=True)
     if args.json:

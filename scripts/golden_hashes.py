@@ -14,6 +14,8 @@ holds timestamps) and of the evaluation table (its CSV bytes).
     python scripts/golden_hashes.py --write             # store them as this machine kind's entry
     python scripts/golden_hashes.py --env MKL_CBWR=COMPATIBLE --json    # one switch, as JSON
 
+The hashes are of the pipeline's own code path: ``schedrl.codepaths`` caps torch's kernels and oneDNN
+at AVX2 (``SCHEDRL_NO_PINS=1``, e.g. ``--env SCHEDRL_NO_PINS=1``, measures the path the CPU selects).
 ``--env KEY=VALUE`` is set before torch, numpy or numba load (run each switch in a fresh process).
 The entries of ``tests/golden/hashes.json`` are keyed by machine kind (``benchmarks/bench_machine.py``:
 ``slower`` = no AVX-512, ``faster`` = AVX-512) and record the CPU, its instruction sets and the
@@ -249,6 +251,7 @@ def machine() -> dict:
     if not any(k in os.environ for k in SWITCHES if k != "SCHEDRL_NO_PINS") and "torch" in sys.modules:
         return _machine_here()
     env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
+    env.update(SCHEDRL_NO_PINS="1")  # the CPU's own path: the kind is the hardware's, not the pins'
     env.setdefault("OMP_NUM_THREADS", "1")
     out = subprocess.run([sys.executable, "-c", _KIND_CODE, str(Path(__file__).resolve().parent)], env=env,
                          capture_output=True, text=True, check=True)
@@ -328,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write and (args.env or trainers != list(TRAINERS)):
         ap.error("--write stores the entry of all trainers as installed: no --env or --trainers")
     sys.path.insert(0, str(ROOT / "src"))  # a checkout without `pip install -e .` still runs
+    from schedrl import codepaths  # the pipeline's pins, as every way into it sets them (--env wins)
+
+    codepaths.apply()
     with contextlib.redirect_stdout(sys.stderr):  # the commands' own lines: stdout keeps the hashes
         result = compute(trainers)
     if not args.no_machine:
@@ -347,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         m = result["machine"]
         golden[m["kind"]] = {"cpu": m["cpu"], "torch_capability": m["torch_capability"], "isa": m["isa"],
                              "matmul_gflops": m["matmul_gflops"], "versions": result["versions"],
-                             "made": time.strftime("%Y-%m-%d"),
+                             "made": time.strftime("%Y-%m-%d"), "switches": result["switches"],
                              "trainers": {k: {"weights": v["weights"], "evaluation": v["evaluation"]}
                                           for k, v in result["trainers"].items()}}
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)

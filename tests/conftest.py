@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import schedrl  # noqa: F401 - first, so the math libraries' code-path pins act in every test (issue 61)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TRACES = REPO.parent / "shared" / "traces"
 

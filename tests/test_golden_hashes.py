@@ -68,3 +68,16 @@ def test_golden_hashes_of_this_machine_kind():
             lines.append("code-path switches set: " + ", ".join(f"{k}={v}" for k, v in now["switches"].items()))
         lines.append(f"if the change is intended, rerun '{write}' and commit the file")
         pytest.fail("\n".join(lines), pytrace=False)
+
+
+def test_golden_entries_agree_across_machine_kinds():
+    """Under the pipeline's pins (schedrl.codepaths) every trainer gives the same weights and evaluation
+    on every machine kind recorded: the claim docs/reliability.md makes, checked on the committed
+    entries (each made on its own kind by scripts/golden_hashes.py --write)."""
+    golden = gh.read_golden()
+    if len(golden) < 2:
+        pytest.skip(f"{FILE} holds one machine kind; nothing to compare across")
+    differ = [name for name in gh.TRAINERS
+              if len({tuple(sorted(entry["trainers"][name].items())) for entry in golden.values()}) > 1]
+    assert not differ, f"{FILE}: these trainers' files differ between the {', '.join(sorted(golden))} kinds: " \
+                       + ", ".join(differ)

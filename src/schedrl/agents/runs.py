@@ -239,10 +239,12 @@ class RunFolder:
         trained earlier in the same process; ``process_cpu_total_s`` over every segment). Snakemake's
         benchmark files sample CPU every 30 s and miss a rule's last interval, so cost models are
         fitted to these."""
+        from schedrl import codepaths
         from schedrl.io import write_json
 
         cpu = time.process_time()
         timing = {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
+                  "code_path": codepaths.describe(),  # files are the same on both x86 kinds only when pinned
                   "steps_per_s": round(trained / wall, 1) if wall > 0 else None,
                   "wall_time_total_s": round(self._total("wall_time_total_s") + wall, 3),
                   "process_cpu_s": round(cpu, 3),
