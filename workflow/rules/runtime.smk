@@ -488,10 +488,33 @@ rule runtime_budget:
         "schedrl runtime figure budget --spec {params.spec:q} --root {RX.ROOT} --out {output.png:q} > {log:q} 2>&1"
 
 
+# The paper's two questions at every budget (issue 59): trained vs random valid play, the untrained
+# network and the best fit heuristic; proposal minus baseline where the estimate carries information.
+rule runtime_questions:
+    input:
+        heuristics=RUNTIME_HEURISTICS,
+        fit=RUNTIME_FIT,
+        evaluations=RX.evaluation_files(RUNTIME),
+        budget=RB.budget_files(RUNTIME),
+        references=RUNTIME_REFERENCES,
+    output:
+        "figures/runtime/questions.md",
+    params:
+        spec=RUNTIME_SPEC,
+    log:
+        "logs/runtime/questions.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime questions --spec {params.spec:q} --root {RX.ROOT} --out {output:q} > {log:q} 2>&1"
+
+
 register_targets("runtime", RUNTIME_FIGURES.TARGETS, rules)
 if RUNTIME_FINGERPRINTS:
     register("runtime", rules.runtime_fingerprints.output[0])
-REPORT_SECTIONS.extend([rules.runtime_table4.output.md, rules.runtime_table5.output.md, rules.runtime_table6.output.md])
+register("runtime", rules.runtime_questions.output[0])
+REPORT_SECTIONS.extend([rules.runtime_table4.output.md, rules.runtime_table5.output.md, rules.runtime_table6.output.md,
+                        rules.runtime_questions.output[0]])
 
 
 # The paper-budget scale's target (config/paper-budget.yaml: baseline and proposal NN1 at the paper's
@@ -501,3 +524,4 @@ rule runtime_paper_budget:
     input:
         [f for t in RUNTIME_FIGURES.trained_targets(RUNTIME) for f in t.files()],
         RUNTIME_FINGERPRINTS and rules.runtime_fingerprints.output,
+        rules.runtime_questions.output,

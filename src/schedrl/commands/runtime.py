@@ -142,6 +142,18 @@ def register(subparsers) -> None:
     h.add_argument("--out", required=True, metavar="CSV", help="table to write")
     h.set_defaults(func=run_fit_heuristics)
 
+    q = sub.add_parser("questions", help="does PPO learn, does the estimate help: answers with intervals",
+                       description="The paper's two questions at every budget of the runs listed by --spec: each "
+                       "trained agent against random valid play, the untrained network and the best fit heuristic; "
+                       "proposal minus baseline where the estimate carries information (*_rnd halves); 95% "
+                       "intervals over episodes (schedrl.papers.runtime.questions).")
+    add_spec_options(q, "runtime")
+    q.add_argument("--root", default="results/runtime", help="results folder of the runs (default: %(default)s)")
+    q.add_argument("--extra", action="append", default=[], metavar="LABEL=DIR",
+                   help="another evaluated run folder to add as an agent (e.g. a MaskablePPO run); repeatable")
+    q.add_argument("--out", required=True, metavar="MD", help="the Markdown to write")
+    q.set_defaults(func=run_questions)
+
     k = sub.add_parser("cost", help="estimate the core-hours of a config's runtime agents",
                        description="PPO runs (methods x grid points x training halves x seeds) and their "
                        "evaluations, budget checkpoints and no-learning references, in core-hours by the exact "
@@ -192,6 +204,25 @@ def run_evaluate_reference(args) -> int:
     files = references.evaluate_reference(args.reference, _spec(args.spec), args.method, args.grid, args.seed,
                                           args.draw, args.root, threads=args.threads)
     print(f"{files[-2]}: {args.reference} play of {len(files) - 2} runs' cases, and their tables")
+    return 0
+
+
+def run_questions(args) -> int:
+    from pathlib import Path
+
+    from schedrl.errors import InputFileError, SchedrlError
+    from schedrl.papers.runtime import questions
+
+    extra = {}
+    for pair in args.extra:
+        label, sep, folder = pair.partition("=")
+        if not sep or not label or not folder:
+            raise SchedrlError(f"--extra '{pair}': expected LABEL=DIR")
+        if not (Path(folder) / "evaluation.csv").exists():
+            raise InputFileError(Path(folder) / "evaluation.csv", "not found (evaluate the run first)")
+        extra[label] = folder
+    text = questions.write_questions(_spec(args.spec), args.out, args.root, extra)
+    print(f"{args.out}: {text.count(chr(10))} lines")
     return 0
 
 
