@@ -37,7 +37,7 @@ def test_diff_ci_welch_matches_scipy():
 def _agents(method, util_own, util_b, fraction=1.0, budget=4000):
     rows = []
     for test, us in (("wl2_rnda", util_own), ("wl2_rndb", util_b)):
-        rows += [{"agent": f"PPO {method}", "method": method, "train": "wl2_rnda", "test": test,
+        rows += [{"agent": f"PPO {method}", "method": method, "train": "wl2_rnda", "draw": 0, "test": test,
                   "budget": budget, "fraction": fraction, "episode": k, "utilization": u} for k, u in enumerate(us)]
     return pd.DataFrame(rows)
 
@@ -53,7 +53,7 @@ def test_answers_name_the_side_of_each_comparison():
                          for t in ("wl2_rnda", "wl2_rndb") for k, u in enumerate([0.69, 0.70, 0.71])])
     heur = pd.DataFrame({"fcfs_fit": [0.75, 0.5], "sjf_fit": [0.78, 0.55], "largest_fit": [0.60, 0.5],
                          "FCFS:none": [0.70, 0.5]}, index=["wl2_rnda", "wl2_rndb"])
-    md = q.questions_markdown(agents, refs, heur)
+    md = q.questions_markdown(agents, refs, {0: heur})
     assert md.index("## Answers") < md.index("## 1.")
     # baseline 0.71 vs random 0.70: interval spans 0; vs SJF fit 0.78: below
     assert "**PPO Baseline seed 0** on its own half wl2_rnda after 4,000 steps: 0.710" in md

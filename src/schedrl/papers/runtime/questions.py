@@ -89,7 +89,7 @@ def _vs(t: tuple[float, float, float], what: str) -> str:
 def agent_rows(spec: dict, root: str | Path = rx.ROOT, extra: dict[str, str | Path] | None = None) -> pd.DataFrame:
     """One row per played episode of every trained run (final model and budget checkpoints) and of
     ``extra`` run folders (label -> folder, e.g. a MaskablePPO run of another results root):
-    agent, method, train, test, budget (steps), fraction, episode, utilization."""
+    agent, method, train, draw, test, budget (steps), fraction, episode, utilization."""
     steps = int(spec["agents"]["steps"])
     found = [(f"PPO {rx.LABELS[m]} seed {s}" + (f" draw {d}" if d else ""), Path(p))
              for m, _, _, s, d, p in rx.runs(spec, root)]
@@ -101,7 +101,10 @@ def agent_rows(spec: dict, root: str | Path = rx.ROOT, extra: dict[str, str | Pa
         if budget_path(run).exists():
             frames.append(pd.read_csv(budget_path(run)).assign(agent=label))
     rows = pd.concat(frames, ignore_index=True)
-    return rows[["agent", "method", "train", "test", "budget", "fraction", "episode", "utilization"]]
+    if "draw" not in rows.columns:
+        rows["draw"] = 0
+    rows["draw"] = rows["draw"].fillna(0).astype(int)
+    return rows[["agent", "method", "train", "draw", "test", "budget", "fraction", "episode", "utilization"]]
 
 
 def reference_rows(spec: dict, root: str | Path = rx.ROOT) -> pd.DataFrame:
@@ -114,16 +117,21 @@ def reference_rows(spec: dict, root: str | Path = rx.ROOT) -> pd.DataFrame:
                 t = pd.read_csv(path)
                 frames.append(t[t["estimator"] == "actual"].assign(reference=ref))
     if not frames:
-        return pd.DataFrame(columns=["reference", "method", "train", "test", "episode", "utilization"])
+        return pd.DataFrame(columns=["reference", "method", "train", "draw", "test", "episode", "utilization"])
     rows = pd.concat(frames, ignore_index=True)
+    rows["draw"] = rows["draw"].fillna(0).astype(int) if "draw" in rows.columns else 0
     return rows.drop_duplicates(["reference", "method", "train", "test", "episode", "draw", "run_seed"])
 
 
-def heuristic_values(spec: dict) -> pd.DataFrame:
-    """workload x heuristic utilisation (Table 4's four and the three fit heuristics), draw 0."""
-    runs = [rx.heuristics_file(w) for w in rx.WORKLOADS]
-    fit = [rx.fit_file(0)] if Path(rx.fit_file(0)).exists() else []
-    return tables.heuristics_table([r for r in runs if Path(r).exists()], fit=fit)
+def heuristic_values(spec: dict) -> dict[int, pd.DataFrame]:
+    """Lublin draw -> workload x heuristic utilisation (Table 4's four and the three fit heuristics)."""
+    out = {}
+    for d in rx.draws(spec):
+        runs = [rx.heuristics_file(w, d) for w in rx.WORKLOADS if Path(rx.heuristics_file(w, d)).exists()]
+        fit = [rx.fit_file(d)] if Path(rx.fit_file(d)).exists() else []
+        if runs:
+            out[int(d)] = tables.heuristics_table(runs, fit=fit)
+    return out
 
 
 def _budget_label(fraction: float, budget: float) -> str:
@@ -131,27 +139,30 @@ def _budget_label(fraction: float, budget: float) -> str:
     return f"{share} ({int(budget):,} steps)"
 
 
-def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heur: pd.DataFrame) -> str:
-    """The two questions' tables and one-sentence answers, as markdown."""
+def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heuristics: dict[int, pd.DataFrame]) -> str:
+    """The two questions' tables and one-sentence answers, as markdown; every agent is compared with
+    the references and heuristics of its own Lublin draw."""
     out = ["# Runtime paper: does PPO learn, and does the runtime estimate help?", "",
            "Mean utilisation over episodes with 95% t-intervals; differences with 95% Welch intervals "
            "(`schedrl.papers.runtime.questions`). Heuristics are deterministic (one play per half).", ""]
-    fit_cols = [a for a in tables.FIT if a in heur.columns]
     answers = []
     # -- question 1: every agent on its own half and the same-tendency 'b' half, at every budget
     out += ["## 1. Trained agent vs random valid play, the untrained network and the best fit heuristic", "",
             "| agent | test half | budget | trained | random valid | trained - random | untrained | "
             "best fit heuristic | trained - best fit | best of Table 4 |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for (agent, train), mine in agents.groupby(["agent", "train"], sort=False):
+    for (agent, train, draw), mine in agents.groupby(["agent", "train", "draw"], sort=False):
         method = mine["method"].iloc[0]
+        heur = heuristics.get(int(draw), pd.DataFrame())
+        fit_cols = [a for a in tables.FIT if a in heur.columns]
+        mine_refs = refs[(refs["train"] == train) & (refs["draw"] == draw)]
         for test in (train, rx.same_tendency(train)):
             for (fraction, budget), cell in mine[mine["test"] == test].groupby(["fraction", "budget"]):
                 u = cell["utilization"].to_numpy()
-                rnd = refs[(refs["reference"] == "random") & (refs["test"] == test) & (refs["train"] == train)]
+                rnd = mine_refs[(mine_refs["reference"] == "random") & (mine_refs["test"] == test)]
                 rnd = rnd.drop_duplicates(["test", "episode"])["utilization"].to_numpy()
-                unt = refs[(refs["reference"] == "untrained") & (refs["test"] == test) & (refs["train"] == train)
-                           & (refs["method"] == method)]["utilization"].to_numpy()
+                unt = mine_refs[(mine_refs["reference"] == "untrained") & (mine_refs["test"] == test)
+                                & (mine_refs["method"] == method)]["utilization"].to_numpy()
                 best_fit = heur.loc[test, fit_cols].astype(float).idxmax() if fit_cols and test in heur.index else None
                 fit_value = float(heur.loc[test, best_fit]) if best_fit else float("nan")
                 t4 = [a for a in tables.PLAIN + tables.BACKFILL if a in heur.columns]
@@ -184,7 +195,8 @@ def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heur: pd.DataFr
             for test in (train, rx.same_tendency(train)):
                 for (fraction, budget), cell in prop[(prop["train"] == train) & (prop["test"] == test)].groupby(
                         ["fraction", "budget"]):
-                    b = base[(base["train"] == train) & (base["test"] == test) & (base["fraction"] == fraction)]
+                    b = base[(base["train"] == train) & (base["test"] == test) & (base["fraction"] == fraction)
+                             & base["draw"].isin(set(cell["draw"]))]
                     if b.empty:
                         continue
                     d = diff_ci(cell["utilization"], b["utilization"])
