@@ -181,6 +181,18 @@ def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heuristics: dic
                                    f"({_fmt(d_rnd, True)}) and {_vs(d_fit, 'the best fit heuristic')}"
                                    + (f" {rx.FIT_LABELS[best_fit]} ({_fmt(d_fit, True)})." if best_fit else "."))
     out.append("")
+    # -- the heuristics beside: every one on each half an agent was tested on, per draw
+    for draw, heur in sorted(heuristics.items()):
+        halves = [h for h in dict.fromkeys(agents.loc[agents["draw"] == draw, "test"]) if h in heur.index]
+        cols = [a for a in (*tables.FIT, *tables.PLAIN, *tables.BACKFILL) if a in heur.columns]
+        if not halves or not cols:
+            continue
+        names = [rx.FIT_LABELS.get(a, a) for a in cols]
+        out += [f"Heuristics on the halves above (Lublin draw {draw}; fit: among the window's jobs that fit, "
+                "the agent's action set; Table 4's four: the paper's simulator with and without backfilling):", "",
+                "| half | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(cols)]
+        out += [f"| {h} | " + " | ".join(f"{float(heur.loc[h, a]):.3f}" for a in cols) + " |" for h in halves]
+        out.append("")
     # -- question 2: proposal minus baseline of the same seed, draw and grid point, per half
     out += ["## 2. Proposal minus baseline (the runtime estimate's effect)", "",
             "The estimate carries information beyond the request only on the `*_rnd` halves "
