@@ -61,3 +61,13 @@ def test_answers_name_the_side_of_each_comparison():
     # proposal 0.81 vs baseline 0.71 on the informative own half: above zero; the 1/2 checkpoint row is listed
     assert "**Proposal (NN1) vs Baseline** trained on wl2_rnda, tested on wl2_rnda after 4,000 steps: +0.100" in md
     assert "above zero" in md and "1/2 (2,000 steps)" in md
+
+
+
+def test_paper_value_reads_table5_on_the_own_half_and_table6_elsewhere():
+    from schedrl.papers.runtime.experiments import VALUES  # paper_values.yaml, as the claims read it
+
+    t5, t6 = VALUES["table5"], VALUES["table6"]
+    assert q.paper_value("proposal_nn1", "wl2_rnda", "wl2_rnda") == t5["rows"]["wl2_rnda"][t5["columns"].index("proposal_nn1")]
+    assert q.paper_value("baseline", "wl2_rnda", "wl2_rndb") == t6["rows"]["wl2_rnda"]["wl2_rndb"][0]
+    assert np.isnan(q.paper_value("baseline", "wl2_rnda", "nowhere"))

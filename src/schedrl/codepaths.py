@@ -10,7 +10,7 @@ cross-vendor branch (``MKL_CBWR=COMPATIBLE``) costs up to 41%, and on the AMD ma
 own choice already agreed.
 
 The pins are environment variables the libraries read once, when they first run a kernel, so they
-are set here, when ``schedrl`` is imported (the CLI, ``python -m schedrl``, Snakemake and SLURM jobs,
+are set here, when ``schedrl`` is imported (the CLI, ``python -m schedrl.<module>``, Snakemake and SLURM jobs,
 the tests all import it before torch). A variable the caller already set wins. ``SCHEDRL_NO_PINS=1``
 opts out: every library then takes the path its CPU selects.
 """

@@ -119,6 +119,37 @@ def bootstrap_diff(a, b, *, relative: bool = False, paired: bool = False, n_boot
     return (float(point), *_percentiles(samples, level))
 
 
+def t_ci(x) -> tuple[float, float, float]:
+    """Mean and 95% t-interval of ``x`` (NaN bounds below two values): for a handful of episodes,
+    where a percentile bootstrap (``bootstrap_ci``) is too narrow."""
+    from scipy import stats
+
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean()) if len(x) else float("nan")
+    if len(x) < 2:
+        return m, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return m, m - half, m + half
+
+
+def welch_diff(a, b) -> tuple[float, float, float]:
+    """Mean of ``a`` minus mean of ``b`` with a 95% Welch interval; a side of one value (or no
+    spread) counts as a constant."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    d = float(a.mean() - b.mean())
+    va = a.var(ddof=1) / len(a) if len(a) > 1 else 0.0
+    vb = b.var(ddof=1) / len(b) if len(b) > 1 else 0.0
+    se2 = va + vb
+    if se2 == 0 or (len(a) < 2 and len(b) < 2):
+        return d, float("nan"), float("nan")
+    num = se2 ** 2
+    den = (va ** 2 / (len(a) - 1) if len(a) > 1 else 0.0) + (vb ** 2 / (len(b) - 1) if len(b) > 1 else 0.0)
+    half = float(stats.t.ppf(0.975, num / den) * np.sqrt(se2))
+    return d, d - half, d + half
+
+
 def format_ci(point: float, low: float, high: float, fmt: str = "{:.3g}", *, percent: bool = False) -> str:
     """``"-0.139 [-0.21, -0.07]"`` (or ``"-13.9% [-21%, -7%]"`` with ``percent``)."""
     if percent:

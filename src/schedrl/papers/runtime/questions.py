@@ -29,39 +29,11 @@ from schedrl.papers.runtime import experiments as rx
 from schedrl.papers.runtime import tables
 from schedrl.papers.runtime.budget import budget_path
 from schedrl.papers.runtime.references import reference_files
+from schedrl.report.convergence import t_ci as mean_ci
+from schedrl.report.convergence import welch_diff as diff_ci
 
 #: the halves on which the estimate differs from the request (the second question's evidence)
 INFORMATIVE = ("wl1_rnda", "wl1_rndb", "wl2_rnda", "wl2_rndb")
-
-
-def mean_ci(x) -> tuple[float, float, float]:
-    """Mean and 95% t-interval of ``x`` (NaN bounds below two values)."""
-    from scipy import stats
-
-    x = np.asarray(x, dtype=float)
-    m = float(x.mean()) if len(x) else float("nan")
-    if len(x) < 2:
-        return m, float("nan"), float("nan")
-    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
-    return m, m - half, m + half
-
-
-def diff_ci(a, b) -> tuple[float, float, float]:
-    """Mean of ``a`` minus mean of ``b`` with a 95% Welch interval; a side of one value (or no
-    spread) counts as a constant."""
-    from scipy import stats
-
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    d = float(a.mean() - b.mean())
-    va = a.var(ddof=1) / len(a) if len(a) > 1 else 0.0
-    vb = b.var(ddof=1) / len(b) if len(b) > 1 else 0.0
-    se2 = va + vb
-    if se2 == 0 or (len(a) < 2 and len(b) < 2):
-        return d, float("nan"), float("nan")
-    num = se2 ** 2
-    den = (va ** 2 / (len(a) - 1) if len(a) > 1 else 0.0) + (vb ** 2 / (len(b) - 1) if len(b) > 1 else 0.0)
-    half = float(stats.t.ppf(0.975, num / den) * np.sqrt(se2))
-    return d, d - half, d + half
 
 
 def _fmt(t: tuple[float, float, float], signed: bool = False) -> str:
@@ -134,6 +106,19 @@ def heuristic_values(spec: dict) -> dict[int, pd.DataFrame]:
     return out
 
 
+def paper_value(method: str, train: str, test: str) -> float:
+    """The paper's utilisation for ``method`` trained on ``train``, tested on ``test``: Table 5 on its
+    own half, Table 6 on a 'b' half (NaN where the paper has no cell)."""
+    if test == train:
+        t = rx.VALUES["table5"]
+        row = t["rows"].get(train)
+    else:
+        t = rx.VALUES["table6"]
+        row = t["rows"].get(train, {}).get(test)
+    cols = t["columns"]
+    return float(row[cols.index(method)]) if row is not None and method in cols else float("nan")
+
+
 def _budget_label(fraction: float, budget: float) -> str:
     share = {0.125: "1/8", 0.25: "1/4", 0.5: "1/2", 1.0: "all"}.get(round(float(fraction), 3), f"{fraction:g}")
     return f"{share} ({int(budget):,} steps)"
@@ -148,9 +133,9 @@ def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heuristics: dic
     answers = []
     # -- question 1: every agent on its own half and the same-tendency 'b' half, at every budget
     out += ["## 1. Trained agent vs random valid play, the untrained network and the best fit heuristic", "",
-            "| agent | test half | budget | trained | random valid | trained - random | untrained | "
+            "| agent | test half | budget | trained | paper (Table 5/6) | random valid | trained - random | untrained | "
             "best fit heuristic | trained - best fit | best of Table 4 |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (agent, train, draw), mine in agents.groupby(["agent", "train", "draw"], sort=False):
         method = mine["method"].iloc[0]
         heur = heuristics.get(int(draw), pd.DataFrame())
@@ -169,7 +154,9 @@ def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heuristics: dic
                 best_t4 = heur.loc[test, t4].astype(float).idxmax() if t4 and test in heur.index else None
                 d_rnd = diff_ci(u, rnd) if len(rnd) else (float("nan"),) * 3
                 d_fit = diff_ci(u, [fit_value]) if best_fit else (float("nan"),) * 3
+                paper = paper_value(method, train, test)
                 out.append(f"| {agent} | {test} | {_budget_label(fraction, budget)} | {_fmt(mean_ci(u))} | "
+                           f"{'n/a' if np.isnan(paper) else f'{paper:.2f}'} | "
                            f"{_fmt(mean_ci(rnd)) if len(rnd) else 'n/a'} | {_fmt(d_rnd, True)} | "
                            f"{_fmt(mean_ci(unt)) if len(unt) else 'n/a'} | "
                            f"{f'{rx.FIT_LABELS[best_fit]} {fit_value:.3f}' if best_fit else 'n/a'} | "
@@ -177,7 +164,8 @@ def questions_markdown(agents: pd.DataFrame, refs: pd.DataFrame, heuristics: dic
                            f"{f'{best_t4} {float(heur.loc[test, best_t4]):.3f}' if best_t4 else 'n/a'} |")
                 if fraction == 1.0 and test == train:
                     answers.append(f"- **{agent}** on its own half {train} after {int(budget):,} steps: "
-                                   f"{_fmt(mean_ci(u))}, {_vs(d_rnd, 'random valid play')} "
+                                   f"{_fmt(mean_ci(u))} (the paper's {rx.LABELS[method]}: "
+                                   f"{'n/a' if np.isnan(paper) else f'{paper:.2f}'}), {_vs(d_rnd, 'random valid play')} "
                                    f"({_fmt(d_rnd, True)}) and {_vs(d_fit, 'the best fit heuristic')}"
                                    + (f" {rx.FIT_LABELS[best_fit]} ({_fmt(d_fit, True)})." if best_fit else "."))
     out.append("")
