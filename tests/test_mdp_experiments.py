@@ -116,6 +116,34 @@ def test_budget_checkpoints_are_kept_and_misconfigured_intervals_refused(tmp_pat
         mx.budget_checkpoints(tmp_path / "none", spec)
 
 
+def test_budget_checkpoints_are_evaluated_and_fingerprinted_like_the_final_model(tmp_path):
+    """Issue 60: each kept checkpoint plays the final evaluation's trials (recording its decisions
+    does not change what it plays) and its fingerprint names the fraction and steps."""
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.agents.registry import algo_class
+    from schedrl.experiments.train import train
+
+    spec = copy.deepcopy(SMOKE)
+    spec["train"].update(steps=400, checkpoint_every=50)
+    spec["eval"]["trials"] = 3
+    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    run = tmp_path / "run"
+    train(mx.ENV_ID, mx.env_kwargs("compact-sparse-reduced", 1, 20), mx.ALGO, hp, 400, 0, run,
+          wrappers=mx.WRAPPERS, variant=mx.HYPERPARAMS_VARIANT, checkpoint_every=50, keep_steps=mx.budget_steps(spec))
+    frame = mx.evaluate_budgets(run, spec, fingerprint_dir=tmp_path / "out")
+    assert sorted(frame["fraction"].unique()) == [0.125, 0.25, 0.5] and len(frame) == 9
+    for f, steps, path in mx.budget_checkpoints(run, spec):
+        fp = json.loads(mx.budget_fingerprint_path(tmp_path / "out", f).read_text())
+        assert (fp["fraction"], fp["steps"], fp["episodes"]) == (f, steps, 3)
+        assert fp["agent"].endswith(f"at {f:g} of training") and fp["contested"] > 0
+        model = algo_class(mx.ALGO).load(path, device="cpu")
+        plain = mx.evaluate_agent(model, spec, "compact-sparse-reduced", 1, 20)
+        got = frame[frame["fraction"] == f].drop(columns=["fraction", "steps"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, plain)
+    listed = mx.fingerprint_files(spec, tmp_path, kinds=["trained"])
+    assert any(p.endswith("fingerprint_at_0.125.json") for p in listed)
+
+
 def test_the_skipped_time_reading_is_a_variant_and_job_size_readings_change_load():
     twin = mx.VARIANTS["compact-sparse-reduced-sum"]
     assert twin.skipped_reward == "sum" and mx.sum_twin("compact-sparse-reduced") == "compact-sparse-reduced-sum"

@@ -190,11 +190,13 @@ rule mdp_fingerprints:
 
 
 rule mdp_budget_evaluate:
-    # issue 24: the run's checkpoints at 1/8, 1/4 and 1/2 of training under the final evaluation's protocol
+    # issue 24: the run's checkpoints at 1/8, 1/4 and 1/2 of training under the final evaluation's protocol;
+    # issue 60: each checkpoint's fingerprint (what it plays) beside its table
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        MX.budget_path(MDP_RUN),
+        table=MX.budget_path(MDP_RUN),
+        fingerprints=[str(p) for p in MX.budget_fingerprint_paths(MDP_RUN)],
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -209,7 +211,7 @@ rule mdp_budget_evaluate:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mdp budget-evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "schedrl mdp budget-evaluate --spec {params.spec:q} --run-dir {params.run_dir} --out {output.table:q} "
         "--threads {threads} > {log:q} 2>&1"
 
 
@@ -217,7 +219,8 @@ rule mdp_transfer_budget:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        MX.budget_path(MDP_TRANSFER),
+        table=MX.budget_path(MDP_TRANSFER),
+        fingerprints=[str(p) for p in MX.budget_fingerprint_paths(MDP_TRANSFER)],
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -232,7 +235,7 @@ rule mdp_transfer_budget:
     conda:
         CONDA_ENV
     shell:
-        "schedrl mdp budget-evaluate --transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output:q} "
+        "schedrl mdp budget-evaluate --transfer --spec {params.spec:q} --run-dir {params.run_dir} --out {output.table:q} "
         "--threads {threads} > {log:q} 2>&1"
 
 

@@ -49,7 +49,8 @@ def register(subparsers) -> None:
     b = sub.add_parser("budget-evaluate", help="evaluate a run's checkpoints at 1/8, 1/4 and 1/2 of training",
                        description="Play the final evaluation's trials with the run's kept checkpoints at 1/8, 1/4 "
                        "and 1/2 of train.steps (issue 24), in its own scenario or, with --transfer, in every "
-                       "scenario (compact env without sparse transitions); one row per fraction, scenario and trial.")
+                       "scenario (compact env without sparse transitions); one row per fraction, scenario and trial. Each "
+                       "checkpoint's behaviour fingerprint goes beside --out as fingerprint_at_<fraction>.json.")
     _spec_arg(b)
     b.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl train'")
     b.add_argument("--transfer", action="store_true", help="evaluate in every scenario (Fig. 6's transfer)")
@@ -180,12 +181,14 @@ def run_claims(args) -> int:
 
 def run_budget_evaluate(args) -> int:
     import time
+    from pathlib import Path
 
     from schedrl.io import write_csv
     from schedrl.papers.mdp import experiments as mx
 
     t0 = time.process_time()
-    frame = mx.evaluate_budgets(args.run_dir, _spec(args.spec), transfer=args.transfer, threads=args.threads)
+    frame = mx.evaluate_budgets(args.run_dir, _spec(args.spec), transfer=args.transfer, threads=args.threads,
+                                fingerprint_dir=Path(args.out).parent)
     write_csv(args.out, frame, float_format="%.6g")
     means = frame.groupby("fraction")["mean_slowdown"].mean()
     print(f"{args.out}: " + ", ".join(f"{f:g} of training {m:.3f}" for f, m in means.items())

@@ -621,15 +621,14 @@ def evaluate_agent(model, spec: dict, variant_name: str, source: int, horizon: i
 
 
 def evaluate_run(folder: str | Path, spec: dict, *, scenario_id: int | None = None,
-                 transitions: str | None = None, threads: int = 1, loaded=None, decisions=None) -> pd.DataFrame:
-    """Evaluate a trained run folder in its own scenario, or in ``scenario_id`` (transfer).
-    ``loaded``: ``(model, config)`` already loaded (a checkpoint), else the run's final model."""
+                 transitions: str | None = None, threads: int = 1, decisions=None) -> pd.DataFrame:
+    """Evaluate a trained run folder's final model in its own scenario, or in ``scenario_id`` (transfer)."""
     import torch
 
     from schedrl.experiments.evaluate import load_run
 
     torch.set_num_threads(max(1, int(threads)))
-    model, config = loaded if loaded is not None else load_run(folder)
+    model, config = load_run(folder)
     trained = config["env_kwargs"]
     return evaluate_agent(model, spec, variant_of(trained), scenario_of(trained), int(trained["time_horizon"]),
                           scenario_id=scenario_id, transitions=transitions, decisions=decisions, where=str(folder))
@@ -708,22 +707,35 @@ def evaluate_fingerprinted(model, spec: dict, variant_name: str, source: int, ho
     return frame, fingerprint(decisions, view)
 
 
-def write_evaluation(out_csv: str | Path, frame: pd.DataFrame, fp: dict, *, kind: str, variant_name: str,
-                     source: int, horizon: int, seed: int, transfer: bool, spec: dict) -> Path:
-    """The per-trial table and ``fingerprint.json`` beside it; returns the fingerprint's path."""
+def write_agent_fingerprint(path: str | Path, frame: pd.DataFrame, fp: dict, *, kind: str, variant_name: str,
+                            source: int, horizon: int, seed: int, transfer: bool, spec: dict,
+                            fraction: float | None = None, steps: int | None = None) -> Path:
+    """``fingerprint.json`` of an agent evaluated in ``frame``; a budget checkpoint's names its
+    ``fraction`` of training and ``steps``."""
     from schedrl.experiments.fingerprint import write_fingerprint
-    from schedrl.io import write_csv
 
-    write_csv(out_csv, frame, float_format="%.6g")
-    path = fingerprint_path(Path(out_csv).parent)
     scenarios = sorted(int(s) for s in frame["scenario"].unique())
-    write_fingerprint(path, fp, agent=agent_label(kind, variant_name, source, horizon, seed, transfer), kind=kind,
-                      variant=variant_name, scenario=int(source), horizon=int(horizon), seed=int(seed),
-                      transfer=bool(transfer), evaluated_in=" ".join(map(str, scenarios)), episodes=int(len(frame)),
+    label = agent_label(kind, variant_name, source, horizon, seed, transfer)
+    at = {} if fraction is None else {"fraction": float(fraction), "steps": int(steps)}
+    write_fingerprint(path, fp, agent=label + (f" at {fraction:g} of training" if fraction is not None else ""),
+                      kind=kind, variant=variant_name, scenario=int(source), horizon=int(horizon), seed=int(seed),
+                      transfer=bool(transfer), **at, evaluated_in=" ".join(map(str, scenarios)),
+                      episodes=int(len(frame)),
                       recorded_episodes=int(sum(min(FINGERPRINT_TRIALS, (frame["scenario"] == s).sum())
                                                 for s in scenarios)),
                       deterministic=bool(spec["eval"]["deterministic"]))
-    return path
+    return Path(path)
+
+
+def write_evaluation(out_csv: str | Path, frame: pd.DataFrame, fp: dict, *, kind: str, variant_name: str,
+                     source: int, horizon: int, seed: int, transfer: bool, spec: dict) -> Path:
+    """The per-trial table and ``fingerprint.json`` beside it; returns the fingerprint's path."""
+    from schedrl.io import write_csv
+
+    write_csv(out_csv, frame, float_format="%.6g")
+    return write_agent_fingerprint(fingerprint_path(Path(out_csv).parent), frame, fp, kind=kind,
+                                   variant_name=variant_name, source=source, horizon=horizon, seed=seed,
+                                   transfer=transfer, spec=spec)
 
 
 def evaluate_trained(folder: str | Path, spec: dict, out_csv: str | Path, *, transfer: bool = False,
@@ -843,11 +855,13 @@ def reference_levels(spec: dict, root: str | Path, scenario_id: int) -> dict[str
 
 
 def fingerprint_files(spec: dict, root: str | Path = ROOT, kinds: Iterable[str] = AGENT_KINDS) -> list[str]:
-    """``fingerprint.json`` of every evaluated agent: trained runs and transfers, then references."""
+    """``fingerprint.json`` of every evaluated agent: trained runs and transfers, their budget
+    checkpoints, then references."""
     out = []
     for kind in kinds:
         if kind == "trained":
             out += [str(fingerprint_path(Path(p).parent)) for p in evaluation_files(spec, root) + transfer_files(spec, root)]
+            out += [str(p) for b in budget_files(spec, root) for p in budget_fingerprint_paths(Path(b).parent)]
         else:
             out += [p for p in reference_files(spec, root, kind) if p.endswith("fingerprint.json")]
     return out
@@ -914,24 +928,42 @@ def budget_checkpoints(folder: str | Path, spec: dict) -> list[tuple[float, int,
     return out
 
 
-def evaluate_budgets(folder: str | Path, spec: dict, *, transfer: bool = False, threads: int = 1) -> pd.DataFrame:
+def budget_fingerprint_path(folder: str | Path, fraction: float) -> Path:
+    """Fingerprint of the checkpoint at ``fraction`` of training, beside ``budget_episodes.csv``."""
+    return Path(folder) / f"fingerprint_at_{fraction:g}.json"
+
+
+def budget_fingerprint_paths(folder: str | Path) -> list[Path]:
+    return [budget_fingerprint_path(folder, f) for f in budget_fractions()]
+
+
+def evaluate_budgets(folder: str | Path, spec: dict, *, transfer: bool = False, threads: int = 1,
+                     fingerprint_dir: str | Path | None = None) -> pd.DataFrame:
     """Evaluate a run's budget checkpoints under the final evaluation's protocol (same trials, job
     sets and greedy actions): in its own scenario, or with ``transfer`` in every scenario of the
-    spec (the compact env without sparse transitions, as ``schedrl mdp transfer``)."""
+    spec (the compact env without sparse transitions, as ``schedrl mdp transfer``). Each checkpoint's
+    decisions are fingerprinted as the final model's, written to ``fingerprint_dir`` (default: the
+    run folder; ``budget_fingerprint_path``): what the agent plays at 1/8, 1/4 and 1/2 of training
+    (issue 60)."""
+    import torch
+
     from schedrl.agents.registry import algo_class
     from schedrl.io import read_json
 
+    torch.set_num_threads(max(1, int(threads)))
     config = read_json(Path(folder) / "config.json")
+    trained = config["env_kwargs"]
+    name, source, H = variant_of(trained), scenario_of(trained), int(trained["time_horizon"])
     frames = []
     for f, steps, path in budget_checkpoints(folder, spec):
-        loaded = (algo_class(config["algo"]).load(path, device="cpu"), config)
-        targets = [int(s) for s in spec["scenarios"]] if transfer else [None]
-        for sid in targets:
-            frame = evaluate_run(folder, spec, scenario_id=sid, transitions="dense" if transfer else None,
-                                 threads=threads, loaded=loaded)
-            frame.insert(0, "fraction", f)
-            frame.insert(1, "steps", steps)
-            frames.append(frame)
+        model = algo_class(config["algo"]).load(path, device="cpu")
+        frame, fp = evaluate_fingerprinted(model, spec, name, source, H, transfer=transfer, where=str(path))
+        write_agent_fingerprint(budget_fingerprint_path(fingerprint_dir or folder, f), frame, fp, kind="trained",
+                                variant_name=name, source=source, horizon=H, seed=int(config["seed"]),
+                                transfer=transfer, spec=spec, fraction=f, steps=steps)
+        frame.insert(0, "fraction", f)
+        frame.insert(1, "steps", steps)
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
 
