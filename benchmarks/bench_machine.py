@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from schedrl.codepaths import native_capability
 from schedrl.config import load_yaml
 
 #: one-thread GFLOPS of the product above: the slower kind 66 (AVX2 only, 2026-11-27), the faster
@@ -75,7 +76,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "config" / "config.yaml"))
     args = ap.parse_args()
-    speed, capability = gflops(), torch.backends.cpu.get_cpu_capability()
+    # the CPU's own vector path, not torch's: schedrl pins torch to AVX2 on import (schedrl.codepaths),
+    # after which torch says "AVX2" on every machine (until 2026-11-29 this called every machine slower)
+    speed, capability = gflops(), native_capability()
     slower = is_slower_kind(capability, speed)
     print(f"CPU: {cpu_name()}; vector instructions: {capability}; matmul {speed:.0f} GFLOPS on one thread "
           f"(the slower kind: no AVX-512, or below {SLOWER_BELOW_GFLOPS:.0f})")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,20 @@ def test_opt_out(value, pinned):
     env = {codepaths.OPT_OUT: value}
     codepaths.apply(env, AVX512)
     assert ("ATEN_CPU_CAPABILITY" in env) is pinned
+
+
+def test_the_machine_kind_is_told_by_the_cpu_not_by_pinned_torch():
+    """After the pins torch says AVX2 everywhere; bench_machine tells the kinds apart by the CPU's
+    flags (2026-11-29: it had called an AVX-512 machine the slower kind)."""
+    assert [codepaths.native_capability(c) for c in (AVX512, AVX2, NO_AVX2)] == ["AVX512", "AVX2", "DEFAULT"]
+    benchmarks = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, benchmarks)
+    try:
+        import bench_machine
+    finally:
+        sys.path.remove(benchmarks)
+    assert not bench_machine.is_slower_kind(codepaths.native_capability(AVX512), 104.0)
+    assert bench_machine.is_slower_kind(codepaths.native_capability(AVX2), 104.0)
 
 
 def test_nothing_pinned_without_avx2():

@@ -51,6 +51,14 @@ def cpu_has_avx2(cpuinfo: str | None = None) -> bool:
     return "avx2" in cpu_flags(cpuinfo)
 
 
+def native_capability(cpuinfo: str | None = None) -> str:
+    """The widest vector path the CPU offers, in torch's names ("AVX512", "AVX2", "DEFAULT"): what
+    ``torch.backends.cpu.get_cpu_capability()`` said before the pins (after them it says "AVX2"
+    on every x86 machine), so what tells the machine kinds apart."""
+    flags = cpu_flags(cpuinfo)
+    return "AVX512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "DEFAULT"
+
+
 def apply(environ=os.environ, cpuinfo: str | None = None) -> dict:
     """Set each pin the caller has not set (unless opted out or the CPU lacks AVX2); returns the
     pins set by this call."""
