@@ -112,6 +112,27 @@ def test_every_target_is_drawn_with_its_numbers(results, tmp_path):
     assert "Equal performance rejected in 50.0% of 2 tests" in (out / "horizon_ttests.md").read_text()
 
 
+def test_fig4_budget_gives_each_checkpoint_its_difference_and_what_the_agents_play(results, tmp_path):
+    """Issue 60: Fig. 4's pair at 1/8, 1/4, 1/2 and all of training, with each checkpoint's fingerprint."""
+    spec, root = results
+    fp = {"contested": 100, "chance": 0.3, "agree_slot_10": 0.25, "invalid_share": 0.25, "top_slot": 10,
+          "top_slot_share": 0.25, "agree_sjf": 0.2}
+    for name in (mx.BASE, mx.PROPOSED):
+        folder = mx.run_dir(root, spec["horizon"], name, 9, spec["seeds"][0])
+        write_json(mx.fingerprint_path(folder), fp)
+        write_json(mx.budget_fingerprint_path(folder, 0.125), {**fp, "agree_sjf": 0.9, "invalid_share": 0.0})
+    text = figures.fig4_budget(spec, root, tmp_path / "fig4_budget.md")
+    rows = [line for line in text.splitlines() if line.startswith("| 9 |")]
+    assert len(rows) == 4  # four budgets (the fixture has no references)
+    final = next(r for r in rows if "(1)" in r)
+    # scenario 9: C+S+R 3.0 vs image-like 4.0 at every budget (the offsets are the same for both MDPs)
+    assert "| -1.000 [-1.0" in final and "**" in final and "C+S+R better" in final
+    assert "waits 50%, slot 10 25%, SJF 20% (chance 30%)" in final
+    first = next(r for r in rows if "(0.125)" in r)
+    assert "waits 25%" in first and "SJF 90%" in first
+    assert "n/a" in next(r for r in text.splitlines() if r.startswith("| 1 |") and "(0.25)" in r)
+
+
 def test_claims_say_what_was_reproduced_and_why(results):
     spec, root = results
     rows = {r["claim_id"]: r for r in claims.claims_rows(spec, root)}

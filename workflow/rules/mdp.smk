@@ -298,6 +298,45 @@ rule mdp_fig4:
         "schedrl mdp table fig4_ttests --spec {params.spec:q} --root {params.root} --out {output.md:q}) > {log:q} 2>&1"
 
 
+# issue 60: Fig. 4's pair at every budget checkpoint, with what each agent plays there; the whole
+# spec's table for the report, and one per scenario for the paper-budget scale's one-scenario runs.
+def _fig4_budget_inputs(spec):
+    files = MX.claims_inputs(spec, MDP_ROOT)
+    return files["evaluations"] + files["budgets"] + files["fingerprints"] + files["references"] + files["sjf"]
+
+
+rule mdp_fig4_budget:
+    input:
+        _fig4_budget_inputs(MDP),
+    output:
+        "figures/mdp/fig4_budget.md",
+    params:
+        spec=MDP_SPEC,
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig4_budget.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp table fig4_budget --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
+rule mdp_fig4_budget_scenario:
+    input:
+        lambda wildcards: _fig4_budget_inputs(MX.only_scenarios(MDP, [int(wildcards.scenario)])),
+    output:
+        "figures/mdp/fig4_budget_scenario{scenario}.md",
+    params:
+        spec=lambda wildcards: json.dumps(MX.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
+        root=lambda wildcards: MDP_ROOT,
+    log:
+        "logs/mdp/figures/fig4_budget_scenario{scenario}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp table fig4_budget --spec {params.spec:q} --root {params.root} --out {output:q} > {log:q} 2>&1"
+
+
 rule mdp_fig5:
     input:
         timings=MX.timing_files(MDP, MDP_ROOT),
@@ -436,6 +475,7 @@ for _sid in MDP["scenarios"]:
             f"mdp_paper_budget_s{_sid}"
         input:
             f"{MDP_ROOT}/claims_scenario{_sid}.csv",
+            f"figures/mdp/fig4_budget_scenario{_sid}.md",
             MX.fingerprint_files(MX.only_scenarios(MDP, [_sid]), MDP_ROOT, kinds=["trained"]),
         log:
             f"logs/mdp/paper_budget_s{_sid}.log",
@@ -444,7 +484,7 @@ for _sid in MDP["scenarios"]:
 register_targets("mdp", MDP_FIGURES.trained_targets(MDP), rules)
 register("mdp", rules.mdp_fingerprints.output[0])
 REPORT_SECTIONS.extend(
-    [rules.mdp_fig4.output.md]
+    [rules.mdp_fig4.output.md, rules.mdp_fig4_budget.output[0]]
     + ([rules.mdp_fig6.output.md] if MX.transfer_spec(MDP) else [])
     + ([rules.mdp_horizon.output[0]] if MX.horizon_study(MDP) else [])
 )

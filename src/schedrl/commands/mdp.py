@@ -6,7 +6,7 @@ from __future__ import annotations
 from schedrl.commands import add_spec_options, load_spec, write_paper_claims
 
 FIGURES = ("fig3", "fig4", "fig5", "fig6", "budget")
-TABLES = ("fig4_ttests", "fig6_ttests", "horizon_ttests")
+TABLES = ("fig4_ttests", "fig4_budget", "fig6_ttests", "horizon_ttests")
 
 
 def _spec(text: str) -> dict:
@@ -90,7 +90,7 @@ def register(subparsers) -> None:
     f.add_argument("--out", required=True, metavar="PNG", help="figure to write")
     f.set_defaults(func=run_figure)
 
-    tb = sub.add_parser("table", help="write a t-test table (fig4_ttests, fig6_ttests, horizon_ttests)",
+    tb = sub.add_parser("table", help="write a t-test table (fig4_ttests, fig4_budget, fig6_ttests, horizon_ttests)",
                         description="Write the markdown table NAME from the results under --root.")
     tb.add_argument("name", choices=TABLES, help="table to write")
     _spec_arg(tb, root=True)

@@ -185,6 +185,69 @@ def fig4_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
     return _write(md, "\n".join(lines) + "\n")
 
 
+def _plays(fp: dict | None) -> str:
+    """What an agent plays, from its fingerprint: waits (the void action or an empty or unfit slot,
+    so time moves on although a job could start), its most-played slot, agreement with SJF."""
+    if not fp or not fp.get("contested"):
+        return "n/a"
+    void = f"agree_slot_{mx.FIXED_ENV['num_nw']}"
+    waits = float(fp.get(void) or 0.0) + float(fp.get("invalid_share") or 0.0)
+    return (f"waits {waits:.0%}, slot {fp['top_slot']} {fp['top_slot_share']:.0%}, "
+            f"SJF {fp['agree_sjf']:.0%} (chance {fp['chance']:.0%})")
+
+
+def _checkpoint_fingerprint(root, H: int, name: str, sid: int, seed: int, fraction: float) -> dict | None:
+    import json
+
+    folder = mx.run_dir(root, H, name, sid, seed)
+    path = mx.fingerprint_path(folder) if fraction >= 1.0 else mx.budget_fingerprint_path(folder, fraction)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
+    """Fig. 4's pair at every training budget (issue 60): per scenario and checkpoint (1/8, 1/4, 1/2
+    and all of training), the mean slowdown of C+S+R and image-like on the same trials, their
+    difference with its 95% interval, Welch's p, and what each agent plays (its fingerprint at that
+    checkpoint, seed 0); then SJF, random and the untrained network on those trials."""
+    from schedrl.report.convergence import format_ci
+
+    H, alpha, steps = int(spec["horizon"]), float(VALUES["fig4.alpha"]), int(spec["train"]["steps"])
+    a_label, b_label = mx.VARIANTS[mx.PROPOSED].label, mx.VARIANTS[mx.BASE].label
+    lines = ["### MDP design: C+S+R against image-like at each training budget", "",
+             f"Mean slowdown over {spec['eval']['trials']} evaluation trials after 1/8, 1/4, 1/2 and all of "
+             f"training ({_scale_note(spec, trials=False)}); the difference C+S+R minus image-like with its 95% "
+             f"paired bootstrap interval (negative: C+S+R better), Welch's two-sided p (bold: p <= {alpha:g} and the "
+             "interval excludes 0). *Plays*: the agent's fingerprint on the first trials' contested decisions "
+             "(seed 0): waits (void action, or an empty or unfit slot: time moves on), its most-played slot, "
+             "agreement with SJF.", "",
+             f"| scenario | steps | {a_label} | {b_label} | difference [95% CI] | p | paper | {a_label} plays | "
+             f"{b_label} plays |", "|" + " --- |" * 9]
+    seed = int(spec["seeds"][0])
+    for sid in spec["scenarios"]:
+        sid = int(sid)
+        fractions = claims._fractions(spec, root, lambda f: [mx.per_seed(root, spec, H, v, sid, fraction=f)
+                                                              for v in (mx.BASE, mx.PROPOSED)])
+        for f in fractions:
+            c = claims.compare(mx.per_seed(root, spec, H, mx.PROPOSED, sid, fraction=f),
+                               mx.per_seed(root, spec, H, mx.BASE, sid, fraction=f))
+            sig = c["p"] <= alpha and not (c["lo"] <= 0 <= c["hi"])
+            p = _fmt_p(c["p"])
+            n = int(round(f * steps))
+            lines.append(f"| {sid} | {n:,} ({f:g}) | {c['a']:.3f} | {c['b']:.3f} | "
+                         f"{format_ci(c['diff'], c['lo'], c['hi'], '{:+.3f}')} | {'**' + p + '**' if sig else p} | "
+                         f"{_paper_outcome(sid) if f >= 1 else ''} | "
+                         f"{_plays(_checkpoint_fingerprint(root, H, mx.PROPOSED, sid, seed, f))} | "
+                         f"{_plays(_checkpoint_fingerprint(root, H, mx.BASE, sid, seed, f))} |")
+    levels = {int(sid): mx.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
+    names = list(dict.fromkeys(k for v in levels.values() for k in v))
+    if names:
+        lines += ["", "No-learning references on the same trials (mean slowdown):", "",
+                  "| scenario | " + " | ".join(names) + " |", "|" + " --- |" * (len(names) + 1)]
+        lines += [f"| {sid} | " + " | ".join(f"{got[n]:.3f}" if n in got else "n/a" for n in names) + " |"
+                  for sid, got in levels.items()]
+    return _write(md, "\n".join(lines) + "\n")
+
+
 # ---------------------------------------------------------------------------------------------
 # Fig. 5: training time per MDP and horizon
 
@@ -386,6 +449,8 @@ TARGETS: list[Target] = [
     Target("mdp", "fig4", fig4, "mdp_fig4", "Average slowdown per scenario and MDP", claims=("fig4",)),
     Target("mdp", "fig4_ttests", fig4_ttests, "mdp_fig4", "Fig. 4 t-tests against the image-like MDP",
            kind="markdown", claims=("fig4",)),
+    Target("mdp", "fig4_budget", fig4_budget, "mdp_fig4_budget", "Fig. 4's pair at 1/8, 1/4, 1/2 and all of "
+           "training: slowdowns, difference, p and what each agent plays", kind="markdown", claims=("fig4",)),
     Target("mdp", "fig5", fig5, "mdp_fig5", "Training time per MDP and horizon (parameter counts in the CSV)",
            claims=("params", "fig5")),
     Target("mdp", "fig6", fig6, "mdp_fig6", "A transferred compact agent vs specialised agents", claims=("fig6",)),
