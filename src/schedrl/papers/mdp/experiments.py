@@ -352,14 +352,15 @@ def transfer_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 # Cost: measured training speed, for Snakemake's runtime resources and the config's budget.
 
 # Training CPU seconds per agent step of SB3 PPO with Table 2's hyperparameters on one core, as a
-# function of the policy's parameter count: a + b * params, fitted (R^2 0.96) to the 49 300k-step
-# training rules of the default run of 2026-11-26 that ran in one piece (their benchmark CPU plus
-# 15 s, the mean CPU Snakemake's 30 s sampling misses, less PROCESS_SECONDS of start-up): compact
-# (24,332 parameters) ~1,100 steps per CPU-second, image 1,821,708: ~210. The fit of 2026-11-25
-# to that day's 100k-step run, (3.34e-4, 9.5e-10), was 2-2.7x faster: that run's sampled CPU missed
-# up to 30 s of every ~40-90 s rule, and that day's machine ran the same commands faster (that
-# whole run took 1.92 core-hours by `time`; today's rates put its 62 training rules alone at 2.8).
-SECONDS_PER_STEP = (8.96e-4, 2.0e-9)
+# function of the policy's parameter count: a + b * params, fitted on 2026-11-29 to the two 3 M-step
+# runs of the paper-budget scale's scenario 3 on the faster machine kind (AVX-512 EPYC, two rules at
+# a time; process CPU less PROCESS_SECONDS of start-up): compact + sparse + reduced (24,332
+# parameters) 1,245 CPU-s, ~2,400 steps per CPU-second; image-like (1,089,548) 4,303 CPU-s, ~700.
+# It put the smoke config's scenario-9 image-like command (1,821,708 parameters, 8,192 steps) at
+# 22.5 CPU-s; measured 25.0 beside three other processes. The fit before, (8.96e-4, 2.0e-9), was
+# made on 2026-11-26 to a default run whose machine kind went unrecorded; it was the slower kind's
+# speed (its x1.06 below), 1.6-2.1x this kind's.
+SECONDS_PER_STEP = (3.90e-4, 9.57e-10)
 #: Cluster time limits: the cost model at a quarter of its speed (a loaded or slower node) + 10 min.
 SAFETY = 4.0
 
@@ -441,10 +442,10 @@ SJF_SECONDS_PER_STEP = 2e-5
 
 #: The slower machine kind (docs/cost-and-budgets.md) against this model: the smoke config's
 #: scenario-9 image-like training command, 8,192 steps on one thread, took 44.6 CPU-s there (issue
-#: 60, 2026-11-28) where the model says 42.2 with its start-up (x1.06). The rates above were fitted
-#: on 2026-11-26 to a run two rules at a time, whose image-like rules ran at about the slower kind's
-#: speed; compact runs (SB3's per-step overhead) have not been timed on the slower kind.
-SLOWER_MACHINE = (SLOWER_KIND, 1.06)
+#: 60, 2026-11-28) where the model says 22.5 with its start-up (x1.98; 25.0 measured on the faster
+#: kind under load, x1.78). Compact runs (SB3's per-step overhead) have not been timed on the slower
+#: kind; other papers' SB3 steps cost 1.4-2.6x there.
+SLOWER_MACHINE = (SLOWER_KIND, 1.98)
 
 
 def cost_total(spec: dict) -> float:
