@@ -885,11 +885,12 @@ def fingerprints_path(root: str | Path = ROOT) -> Path:
 
 
 def agent_fingerprint(root: str | Path, horizon, variant_name: str, scenario_id, seed, *, transfer: bool = False,
-                      kind: str = "trained") -> dict | None:
-    """A run's (or transferred agent's) fingerprint, None when not written."""
+                      kind: str = "trained", fraction: float = 1.0) -> dict | None:
+    """A run's (or transferred agent's) fingerprint, None when not written; ``fraction`` < 1 reads
+    the budget checkpoint's at that share of training."""
     base = Path(root) if kind == "trained" else reference_root(root, kind)
     folder = (transfer_dir if transfer else run_dir)(base, horizon, variant_name, scenario_id, seed)
-    path = fingerprint_path(folder)
+    path = fingerprint_path(folder) if fraction >= 1.0 else budget_fingerprint_path(folder, fraction)
     return json.loads(path.read_text()) if path.exists() else None
 
 

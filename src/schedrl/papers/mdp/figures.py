@@ -196,14 +196,6 @@ def _plays(fp: dict | None) -> str:
             f"SJF {fp['agree_sjf']:.0%} (chance {fp['chance']:.0%})")
 
 
-def _checkpoint_fingerprint(root, H: int, name: str, sid: int, seed: int, fraction: float) -> dict | None:
-    import json
-
-    folder = mx.run_dir(root, H, name, sid, seed)
-    path = mx.fingerprint_path(folder) if fraction >= 1.0 else mx.budget_fingerprint_path(folder, fraction)
-    return json.loads(path.read_text()) if path.exists() else None
-
-
 def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
     """Fig. 4's pair at every training budget (issue 60): per scenario and checkpoint (1/8, 1/4, 1/2
     and all of training), the mean slowdown of C+S+R and image-like on the same trials, their
@@ -225,7 +217,7 @@ def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
     seed = int(spec["seeds"][0])
     for sid in spec["scenarios"]:
         sid = int(sid)
-        fractions = claims._fractions(spec, root, lambda f: [mx.per_seed(root, spec, H, v, sid, fraction=f)
+        fractions = claims._fractions(spec, root, lambda f, sid=sid: [mx.per_seed(root, spec, H, v, sid, fraction=f)
                                                               for v in (mx.BASE, mx.PROPOSED)])
         for f in fractions:
             c = claims.compare(mx.per_seed(root, spec, H, mx.PROPOSED, sid, fraction=f),
@@ -236,8 +228,8 @@ def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
             lines.append(f"| {sid} | {n:,} ({f:g}) | {c['a']:.3f} | {c['b']:.3f} | "
                          f"{format_ci(c['diff'], c['lo'], c['hi'], '{:+.3f}')} | {'**' + p + '**' if sig else p} | "
                          f"{_paper_outcome(sid) if f >= 1 else ''} | "
-                         f"{_plays(_checkpoint_fingerprint(root, H, mx.PROPOSED, sid, seed, f))} | "
-                         f"{_plays(_checkpoint_fingerprint(root, H, mx.BASE, sid, seed, f))} |")
+                         f"{_plays(mx.agent_fingerprint(root, H, mx.PROPOSED, sid, seed, fraction=f))} | "
+                         f"{_plays(mx.agent_fingerprint(root, H, mx.BASE, sid, seed, fraction=f))} |")
     levels = {int(sid): mx.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
     names = list(dict.fromkeys(k for v in levels.values() for k in v))
     if names:
