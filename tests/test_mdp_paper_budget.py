@@ -151,3 +151,16 @@ def test_sjf_plays_the_agents_trials():
     # no randomness: the first trials again give the same rows
     again = mx.evaluate_sjf({**spec, "eval": {**spec["eval"], "trials": 2}})
     pd.testing.assert_frame_equal(frame.iloc[:2], again)
+
+
+def test_sjf_command_writes_the_rules_table(tmp_path, capsys):
+    import json
+
+    from schedrl.cli import main
+
+    spec = _pair(scenarios=(3,))
+    spec["eval"]["trials"] = 2
+    out = tmp_path / "sjf" / "eval_episodes.csv"
+    assert main(["mdp", "sjf", "--spec", json.dumps(spec), "--out", str(out)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out), mx.evaluate_sjf(spec), check_exact=False, rtol=1e-5)
+    assert "SJF scenario 3" in capsys.readouterr().out

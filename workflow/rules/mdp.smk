@@ -170,7 +170,7 @@ rule mdp_sjf:
     conda:
         CONDA_ENV
     shell:
-        "python -m schedrl.papers.mdp.sjf --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
+        "schedrl mdp sjf --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule mdp_fingerprints:

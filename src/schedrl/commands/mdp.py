@@ -67,6 +67,14 @@ def register(subparsers) -> None:
     r.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     r.set_defaults(func=run_reference)
 
+    sj = sub.add_parser("sjf", help="play every scenario's evaluation trials with SJF (issue 60)",
+                        description="Play the evaluation trials of every scenario of --spec (main horizon) with "
+                        "shortest-job-first, the level beside the agents in fig4_budget; one row per scenario and "
+                        "trial.")
+    _spec_arg(sj)
+    sj.add_argument("--out", required=True, metavar="CSV", help="per-scenario, per-trial table to write")
+    sj.set_defaults(func=run_sjf)
+
     fp = sub.add_parser("fingerprints", help="one row per evaluated agent's behaviour fingerprint",
                         description="Collect the fingerprint.json of every trained, transferred and reference "
                         "agent under --root into one CSV (results/mdp/fingerprints.csv).")
@@ -141,6 +149,17 @@ def run_reference(args) -> int:
     written = mx.evaluate_references(_spec(args.spec), args.root, args.agent, threads=args.threads)
     print(f"{args.agent} reference: {len(written)} evaluations under {mx.reference_root(args.root, args.agent)}; "
           f"{time.process_time() - t0:.1f} CPU s")
+    return 0
+
+
+def run_sjf(args) -> int:
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    frame = mx.evaluate_sjf(_spec(args.spec))
+    write_csv(args.out, frame, float_format="%.6g")
+    means = frame.groupby("scenario")[mx.METRIC].mean()
+    print(f"{args.out}: SJF " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0
 
 
