@@ -1,0 +1,247 @@
+"""One normalised score for every player of every paper, aggregated with rliable (issue 68).
+
+Input is a *long table*, one row per (paper, workload, player, seed) with the workload's headline
+metric (``LONG_COLUMNS``): ``role`` says what the player is (``ROLES``: random valid play, a
+heuristic, a trained agent, its untrained network, uniform play over all actions, the authors' own
+agent) and ``better`` the metric's direction (``lower`` for slowdown or wait, ``higher`` for
+utilisation). Each paper package turns its evaluation outputs into this table
+(``schedrl.papers.<paper>.normalised``); nothing here knows a paper.
+
+``scores`` places every row on one scale per workload::
+
+    normalised = (value - random) / (best_heuristic - random)
+
+so random valid play (the mean of its seeds) is 0 and the best heuristic on that workload (the
+best mean over its seeds, in the metric's direction, named in ``best_heuristic``) is 1, whichever
+way the metric points (the ratio of two differences taken the same way). A workload where random
+valid play matches or beats every heuristic has no scale: it is marked ``degenerate``, its scores
+are left empty, and ``aggregate`` leaves it out and counts it.
+
+``aggregate`` summarises each (paper, player) over its seeds x non-degenerate workloads with
+rliable (Agarwal et al., 2021): IQM and mean with stratified-bootstrap intervals
+(``rliable.library.get_interval_estimates``: runs resampled within each workload) and the
+probability of improvement (``rliable.metrics.probability_of_improvement``) over random valid play
+and over the best heuristic, each with its interval. rliable draws its bootstrap from NumPy's global
+generator; every estimate here seeds it from ``seed`` and the paper and player names (and restores it
+afterwards), so a file is reproduced byte for byte and a player's interval does not depend on which
+other players are in the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from schedrl.errors import SchedrlError
+
+LONG_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value")
+ROLES = ("random", "heuristic", "agent", "untrained", "uniform", "authors")
+DIRECTIONS = ("lower", "higher")
+SCORE_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value", "random",
+                 "best_heuristic", "best_heuristic_value", "degenerate", "normalised")
+AGGREGATE_COLUMNS = ("paper", "player", "role", "seeds", "workloads", "degenerate_workloads",
+                     "iqm", "iqm_lo", "iqm_hi", "mean", "mean_lo", "mean_hi",
+                     "p_beats_random", "p_beats_random_lo", "p_beats_random_hi",
+                     "p_beats_best_heuristic", "p_beats_best_heuristic_lo", "p_beats_best_heuristic_hi")
+REPS = 2000  # bootstrap resamples per estimate
+CONFIDENCE = 0.95
+DIGITS = 6  # decimals written: files identical across runs and machines
+
+
+class NormalisedError(SchedrlError):
+    """A long table that cannot be normalised (a missing column, role or direction)."""
+
+
+def check_long(frame: pd.DataFrame, source: str = "long table") -> pd.DataFrame:
+    """The long table with its columns typed; one clear line for what is wrong with it."""
+    missing = [c for c in LONG_COLUMNS if c not in frame.columns]
+    if missing:
+        raise NormalisedError(f"{source}: missing column(s) {', '.join(missing)}")
+    out = frame.loc[:, list(LONG_COLUMNS)].copy()
+    for col in ("paper", "workload", "player", "role", "metric", "better"):
+        out[col] = out[col].astype(str)
+    bad = sorted(set(out["role"]) - set(ROLES))
+    if bad:
+        raise NormalisedError(f"{source}: unknown role(s) {', '.join(bad)} (choose from: {', '.join(ROLES)})")
+    bad = sorted(set(out["better"]) - set(DIRECTIONS))
+    if bad:
+        raise NormalisedError(f"{source}: unknown direction(s) {', '.join(bad)} (better is lower or higher)")
+    out["seed"] = pd.to_numeric(out["seed"], errors="coerce")
+    out["value"] = pd.to_numeric(out["value"], errors="coerce")
+    if out["seed"].isna().any():
+        raise NormalisedError(f"{source}: a seed that is not a number")
+    if not np.isfinite(out["value"]).all():
+        raise NormalisedError(f"{source}: a value that is not a finite number "
+                              f"({_first(out[~np.isfinite(out['value'])])})")
+    out["seed"] = out["seed"].astype(int)
+    key = ["paper", "workload"]
+    for col in ("metric", "better"):
+        many = out.groupby(key)[col].nunique()
+        if (many > 1).any():
+            paper, workload = many[many > 1].index[0]
+            raise NormalisedError(f"{source}: {paper} {workload} has more than one {col}")
+    dup = out.duplicated(["paper", "workload", "player", "seed"])
+    if dup.any():
+        raise NormalisedError(f"{source}: more than one value for {_first(out[dup])}")
+    return out
+
+
+def _first(rows: pd.DataFrame) -> str:
+    r = rows.iloc[0]
+    return f"{r['paper']} {r['workload']} {r['player']} seed {r['seed']}"
+
+
+def anchors(long: pd.DataFrame) -> pd.DataFrame:
+    """Per (paper, workload): metric, direction, random valid play (mean over its seeds), the best
+    heuristic (best mean over its seeds) and its value, and whether the scale degenerates (random
+    valid play matches or beats every heuristic). A workload without random valid play or without a
+    heuristic has no scale either (``missing`` says which)."""
+    rows = []
+    for (paper, workload), g in long.groupby(["paper", "workload"], sort=True):
+        better = g["better"].iloc[0]
+        rand = g.loc[g["role"] == "random", "value"]
+        heur = g[g["role"] == "heuristic"].groupby("player")["value"].mean().sort_index()
+        missing = ", ".join(w for w, have in (("random valid play", len(rand)), ("heuristic", len(heur))) if not have)
+        random_value = float(rand.mean()) if len(rand) else np.nan
+        if len(heur):
+            best = heur.idxmin() if better == "lower" else heur.idxmax()
+            best_value = float(heur[best])
+        else:
+            best, best_value = "", np.nan
+        sign = -1.0 if better == "lower" else 1.0
+        degenerate = bool(missing) or not sign * (best_value - random_value) > 0
+        rows.append({"paper": paper, "workload": workload, "metric": g["metric"].iloc[0], "better": better,
+                     "random": random_value, "best_heuristic": best, "best_heuristic_value": best_value,
+                     "degenerate": degenerate, "missing": missing})
+    return pd.DataFrame(rows, columns=["paper", "workload", "metric", "better", "random", "best_heuristic",
+                                       "best_heuristic_value", "degenerate", "missing"])
+
+
+def scores(long: pd.DataFrame) -> pd.DataFrame:
+    """Every row of the long table with its workload's anchors and its normalised score (empty on a
+    degenerate workload)."""
+    long = check_long(long)
+    anchor = anchors(long).drop(columns=["metric", "better", "missing"])
+    out = long.merge(anchor, on=["paper", "workload"], how="left", validate="many_to_one")
+    span = out["best_heuristic_value"] - out["random"]
+    # + 0.0: random valid play's own score is 0, not -0 (a byte in the file)
+    out["normalised"] = np.where(out["degenerate"], np.nan, (out["value"] - out["random"]) / span.where(span != 0)) + 0.0
+    out = out.sort_values(["paper", "workload", "role", "player", "seed"], key=_role_order, kind="stable")
+    return out.loc[:, list(SCORE_COLUMNS)].reset_index(drop=True)
+
+
+def _role_order(col: pd.Series) -> pd.Series:
+    return col.map({r: i for i, r in enumerate(ROLES)}) if col.name == "role" else col
+
+
+def _rliable():
+    """rliable's ``library`` and ``metrics`` modules.
+
+    rliable 1.2.0 needs arch < 8 (arch 8 dropped the ``random_state`` keyword rliable passes), and
+    arch 7.2 calls pandas' ``deprecate_kwarg`` with pandas 2's signature, which pandas 3 turned into
+    ``(klass, old, new)``: while arch is first imported, a two-name call gets pandas 3's
+    ``FutureWarning`` class in front (arch's one use, a renamed plot keyword). Nothing else changes.
+    """
+    import pandas.util._decorators as decorators
+
+    original = decorators.deprecate_kwarg
+
+    def pandas2_signature(*args, **kwargs):
+        if len(args) == 2 and all(isinstance(a, str) for a in args):
+            return original(FutureWarning, *args, **kwargs)
+        return original(*args, **kwargs)
+
+    decorators.deprecate_kwarg = pandas2_signature
+    try:
+        from rliable import library, metrics
+    finally:
+        decorators.deprecate_kwarg = original
+    return library, metrics
+
+
+@contextlib.contextmanager
+def _seeded(seed: int, *names: str) -> Iterator[None]:
+    """NumPy's global generator seeded from ``seed`` and ``names`` (rliable draws from it), restored after."""
+    state = np.random.get_state()
+    key = zlib.crc32("/".join(names).encode())
+    np.random.seed((int(seed) + key) % 2**32)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+def _matrix(rows: pd.DataFrame, workloads: list[str]) -> np.ndarray:
+    """Normalised scores as rliable wants them: (runs, workloads). Runs are the seeds present on
+    every workload; where no seed is (a player whose seeds differ by workload) each workload's mean
+    over its seeds is one run."""
+    table = rows.pivot_table(index="seed", columns="workload", values="normalised", aggfunc="mean")
+    table = table.reindex(columns=workloads)
+    complete = table.dropna()
+    if len(complete):
+        return complete.to_numpy(float)
+    return table.mean(axis=0).to_numpy(float)[None, :]
+
+
+def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Per (paper, player): IQM and mean of the normalised score over seeds x non-degenerate workloads
+    with rliable's stratified-bootstrap intervals, and the probability of improvement over random
+    valid play and over the best heuristic (each workload's own), with theirs. Workloads where the
+    player has no score are left out of its row (``workloads`` counts those used,
+    ``degenerate_workloads`` those of the paper left out for a degenerate scale)."""
+    library, metrics = _rliable()
+    if int(reps) < 1:
+        raise NormalisedError(f"bootstrap reps must be at least 1, not {reps}")
+    if not 0 < float(confidence) < 1:
+        raise NormalisedError(f"confidence must lie between 0 and 1, not {confidence}")
+
+    def estimate(name: str, scores_, func, paper: str, player: str):
+        with _seeded(seed, paper, player, name):
+            point, interval = library.get_interval_estimates(
+                {name: scores_}, func, reps=int(reps), confidence_interval_size=float(confidence))
+        # point: one value per statistic; interval: (2, statistics), lower row then upper row
+        return np.ravel(point[name]).astype(float), np.asarray(interval[name], float).reshape(2, -1)
+
+    def iqm_mean(x):
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
+
+    rows = []
+    for paper, paper_rows in scored.groupby("paper", sort=True):
+        degenerate = int(paper_rows.drop_duplicates("workload")["degenerate"].sum())
+        usable = paper_rows[~paper_rows["degenerate"]]
+        best = usable[usable["player"] == usable["best_heuristic"]]
+        rand = usable[usable["role"] == "random"]
+        players = paper_rows.drop_duplicates("player").sort_values(["role", "player"], key=_role_order, kind="stable")
+        for player, role in zip(players["player"], players["role"]):
+            mine = usable[usable["player"] == player]
+            row = {"paper": paper, "player": player, "role": role, "seeds": int(mine["seed"].nunique()),
+                   "workloads": int(mine["workload"].nunique()), "degenerate_workloads": degenerate}
+            if mine.empty:
+                rows.append(row)
+                continue
+            workloads = sorted(mine["workload"].unique())
+            x = _matrix(mine, workloads)
+            (iqm, mean), (lo, hi) = estimate("iqm_mean", x, iqm_mean, paper, player)
+            row.update(iqm=iqm, iqm_lo=lo[0], iqm_hi=hi[0], mean=mean, mean_lo=lo[1], mean_hi=hi[1])
+            for label, ref in (("random", rand), ("best_heuristic", best)):
+                shared = sorted(set(workloads) & set(ref["workload"]))
+                if not shared:
+                    continue
+                pair = (_matrix(mine, shared), _matrix(ref, shared))
+                (p,), ((p_lo,), (p_hi,)) = estimate("p_" + label, pair, metrics.probability_of_improvement, paper, player)
+                row.update({f"p_beats_{label}": p, f"p_beats_{label}_lo": p_lo, f"p_beats_{label}_hi": p_hi})
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=list(AGGREGATE_COLUMNS))
+    return out.round(DIGITS)
+
+
+def write_outputs(scored: pd.DataFrame, aggregated: pd.DataFrame, scores_path, aggregate_path) -> None:
+    """The two CSVs, byte-stable (rounded)."""
+    from schedrl.io import write_csv
+
+    write_csv(scores_path, scored.round(DIGITS))
+    write_csv(aggregate_path, aggregated)

@@ -1,0 +1,140 @@
+"""The normalised score (random valid play = 0, best heuristic = 1) and its rliable aggregate (issue 68)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.report.normalised import NormalisedError, aggregate, anchors, check_long, scores, write_outputs
+
+
+def _rows(workload, better, random, heuristics, players, paper="p", metric="slowdown"):
+    """Long-table rows of one workload: {name: value} per heuristic, {name: [value per seed]} per agent."""
+    base = {"paper": paper, "workload": workload, "metric": metric, "better": better}
+    out = [{**base, "player": "random", "role": "random", "seed": 0, "value": random}]
+    out += [{**base, "player": h, "role": "heuristic", "seed": 0, "value": v} for h, v in heuristics.items()]
+    out += [{**base, "player": p, "role": "agent", "seed": s, "value": v}
+            for p, values in players.items() for s, v in enumerate(values)]
+    return out
+
+
+def _score(frame, workload, player, seed=0):
+    sel = frame[(frame["workload"] == workload) & (frame["player"] == player) & (frame["seed"] == seed)]
+    return float(sel["normalised"].iloc[0])
+
+
+def test_halfway_between_random_and_best_heuristic_scores_half_lower_is_better():
+    # slowdown: random 10, SJF 4 (best), FCFS 6; the agent at 7 is halfway from 10 to 4
+    frame = scores(pd.DataFrame(_rows("w", "lower", 10.0, {"sjf": 4.0, "fcfs": 6.0}, {"ppo": [7.0, 13.0]})))
+    assert _score(frame, "w", "random") == 0.0
+    assert _score(frame, "w", "sjf") == 1.0
+    assert _score(frame, "w", "fcfs") == pytest.approx((6 - 10) / (4 - 10))  # 2/3
+    assert _score(frame, "w", "ppo", 0) == pytest.approx(0.5)
+    assert _score(frame, "w", "ppo", 1) == pytest.approx(-0.5)  # worse than random: negative
+    assert set(frame["best_heuristic"]) == {"sjf"}
+
+
+def test_higher_is_better_direction():
+    # utilisation: random 0.5, FCFS 0.9 (best), SJF 0.7; the agent at 0.7 is halfway, at 1.0 above 1
+    frame = scores(pd.DataFrame(_rows("w", "higher", 0.5, {"sjf": 0.7, "fcfs": 0.9}, {"ppo": [0.7, 1.0]},
+                                      metric="utilisation")))
+    assert set(frame["best_heuristic"]) == {"fcfs"}
+    assert _score(frame, "w", "ppo", 0) == pytest.approx(0.5)
+    assert _score(frame, "w", "ppo", 1) == pytest.approx(1.25)
+    assert _score(frame, "w", "sjf") == pytest.approx(0.5)
+
+
+def test_random_is_the_mean_of_its_seeds():
+    rows = _rows("w", "lower", 9.0, {"sjf": 4.0}, {"ppo": [7.0]})
+    rows.append({**rows[0], "seed": 1, "value": 11.0})  # random's seeds 9 and 11: anchor 10
+    frame = scores(pd.DataFrame(rows))
+    assert _score(frame, "w", "ppo") == pytest.approx(0.5)
+    assert _score(frame, "w", "random", 1) == pytest.approx(-1 / 6)
+
+
+def test_degenerate_workload_is_left_out_and_counted():
+    rows = (_rows("good", "lower", 10.0, {"sjf": 4.0}, {"ppo": [7.0, 8.5]})
+            # random valid play beats every heuristic here: no scale
+            + _rows("flat", "lower", 3.0, {"sjf": 4.0}, {"ppo": [1.0, 2.0]})
+            # random matches the best heuristic: no scale either
+            + _rows("tie", "lower", 4.0, {"sjf": 4.0}, {"ppo": [1.0, 2.0]}))
+    frame = scores(pd.DataFrame(rows))
+    table = anchors(check_long(pd.DataFrame(rows))).set_index("workload")
+    assert table["degenerate"].to_dict() == {"flat": True, "good": False, "tie": True}
+    assert frame.loc[frame["workload"] != "good", "normalised"].isna().all()
+    agg = aggregate(frame, reps=200).set_index("player")
+    assert agg.loc["ppo", "workloads"] == 1 and agg.loc["ppo", "degenerate_workloads"] == 2
+    assert agg.loc["ppo", "mean"] == pytest.approx((0.5 + 0.25) / 2)
+
+
+def test_missing_random_or_heuristic_is_no_scale():
+    rows = _rows("w", "lower", 10.0, {}, {"ppo": [7.0]})
+    table = anchors(check_long(pd.DataFrame(rows)))
+    assert bool(table["degenerate"].iloc[0]) and table["missing"].iloc[0] == "heuristic"
+
+
+def _two_workloads():
+    return pd.DataFrame(_rows("w1", "lower", 10.0, {"sjf": 4.0, "fcfs": 6.0}, {"ppo": [7.0, 6.4, 8.2]})
+                        + _rows("w2", "lower", 8.0, {"sjf": 3.0, "fcfs": 2.0}, {"ppo": [5.0, 4.5, 6.5]}))
+
+
+def test_aggregate_intervals_contain_the_estimates():
+    agg = aggregate(scores(_two_workloads()), reps=200).set_index("player")
+    row = agg.loc["ppo"]
+    assert row["seeds"] == 3 and row["workloads"] == 2 and row["degenerate_workloads"] == 0
+    for stat in ("iqm", "mean", "p_beats_random", "p_beats_best_heuristic"):
+        assert row[f"{stat}_lo"] <= row[stat] <= row[f"{stat}_hi"]
+    assert row["iqm_lo"] < row["iqm_hi"]  # three seeds: a real interval
+    # every ppo seed beats random on both workloads and none reaches the best heuristic
+    assert row["p_beats_random"] == 1.0 and row["p_beats_best_heuristic"] == 0.0
+    assert agg.loc["random", "iqm"] == 0.0 and agg.loc["random", "p_beats_random"] == 0.5
+    # the best heuristic differs by workload (SJF on w1, FCFS on w2): neither scores 1 on both
+    assert agg.loc["sjf", "mean"] == pytest.approx((1 + 5 / 6) / 2)
+
+
+def test_iqm_is_rliables_interquartile_mean():
+    # 8 scores on one workload: the IQM drops the two lowest and two highest
+    rows = _rows("w", "lower", 10.0, {"sjf": 0.0}, {"ppo": [10, 9, 8, 7, 6, 5, 4, -10]})
+    row = aggregate(scores(pd.DataFrame(rows)), reps=100).set_index("player").loc["ppo"]
+    assert row["iqm"] == pytest.approx(np.mean([0.2, 0.3, 0.4, 0.5]))
+
+
+def test_same_seed_same_files(tmp_path):
+    scored = scores(_two_workloads())
+    paths = []
+    for run in ("a", "b"):
+        paths.append((tmp_path / f"{run}_scores.csv", tmp_path / f"{run}_aggregate.csv"))
+        write_outputs(scored, aggregate(scored, reps=100, seed=7), *paths[-1])
+    assert paths[0][0].read_bytes() == paths[1][0].read_bytes()
+    assert paths[0][1].read_bytes() == paths[1][1].read_bytes()
+    bounds = ["iqm_lo", "iqm_hi", "mean_lo", "mean_hi"]
+    other = aggregate(scored, reps=100, seed=8).set_index("player").loc["ppo", bounds].tolist()
+    assert other != pd.read_csv(paths[0][1]).set_index("player").loc["ppo", bounds].tolist()
+
+
+def test_a_players_interval_does_not_depend_on_the_others():
+    scored = scores(_two_workloads())
+    alone = scored[scored["player"].isin(["random", "sjf", "fcfs", "ppo"])]
+    with_more = pd.concat([scored, scored[scored["player"] == "ppo"].assign(player="a2c")])
+    a = aggregate(alone, reps=100).set_index("player").loc["ppo"]
+    b = aggregate(with_more, reps=100).set_index("player").loc["ppo"]
+    pd.testing.assert_series_equal(a, b)
+
+
+def test_global_numpy_generator_left_as_it_was():
+    np.random.seed(123)
+    expected = np.random.random()
+    np.random.seed(123)
+    aggregate(scores(_two_workloads()), reps=50)
+    assert np.random.random() == expected
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: f.drop(columns=["better"]), "missing column"),
+    (lambda f: f.assign(role="robot"), "unknown role"),
+    (lambda f: f.assign(better="sideways"), "unknown direction"),
+    (lambda f: f.assign(value=np.nan), "not a finite number"),
+    (lambda f: pd.concat([f, f.iloc[:1]]), "more than one value"),
+])
+def test_bad_long_table_is_one_clear_error(change, message):
+    with pytest.raises(NormalisedError, match=message):
+        scores(change(_two_workloads()))
