@@ -47,6 +47,7 @@ AGGREGATE_COLUMNS = ("paper", "player", "role", "seeds", "workloads", "degenerat
                      "iqm", "iqm_lo", "iqm_hi", "mean", "mean_lo", "mean_hi",
                      "p_beats_random", "p_beats_random_lo", "p_beats_random_hi",
                      "p_beats_best_heuristic", "p_beats_best_heuristic_lo", "p_beats_best_heuristic_hi")
+GAP_COLUMNS = ("paper", "player", "gap")  # players (or workloads) a paper cannot place yet, and why
 REPS = 2000  # bootstrap resamples per estimate
 CONFIDENCE = 0.95
 DIGITS = 6  # decimals written: files identical across runs and machines
@@ -54,6 +55,13 @@ DIGITS = 6  # decimals written: files identical across runs and machines
 
 class NormalisedError(SchedrlError):
     """A long table that cannot be normalised (a missing column, role or direction)."""
+
+
+def long_rows(paper: str, workload: str, player: str, role: str, seed: int, metric: str, better: str,
+              value: float) -> dict:
+    """One row of the long table (what the papers' readers build)."""
+    return {"paper": paper, "workload": workload, "player": player, "role": role, "seed": int(seed),
+            "metric": metric, "better": better, "value": float(value)}
 
 
 def check_long(frame: pd.DataFrame, source: str = "long table") -> pd.DataFrame:

@@ -1,0 +1,106 @@
+"""``schedrl normalised``: every player of every paper on one scale (random valid play = 0, best
+heuristic = 1) and its rliable aggregate per paper and player (issue 68)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PAPERS = ("sem", "mdp", "deeprm", "mrsch", "runtime")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "normalised",
+        help="one normalised score per player and workload (random valid play = 0, best heuristic = 1), "
+        "aggregated with rliable",
+        description="Read each paper's evaluation outputs (results/<paper>/...) into one long table "
+        "(paper, workload, player, role, seed, metric, value), score every row as (value - random) / "
+        "(best heuristic - random) on its workload, and aggregate per paper and player with rliable: IQM "
+        "and mean with stratified-bootstrap intervals over seeds x workloads, and the probability of "
+        "improvement over random valid play and over the best heuristic. Workloads where random valid "
+        "play matches or beats every heuristic are left out and counted. Writes long.csv, scores.csv, "
+        "aggregate.csv and gaps.csv (players a paper cannot place yet, and why) into --out-dir.",
+    )
+    p.add_argument("--paper", default=",".join(PAPERS), help="comma-separated papers (default: all five)")
+    p.add_argument("--config", nargs="+", default=None, metavar="YAML",
+                   help="config file(s) merged over config/config.yaml (default: config/config.yaml alone)")
+    p.add_argument("--config-json", default=None, metavar="JSON",
+                   help="the whole (merged) config as JSON, as the Snakemake rule passes it")
+    p.add_argument("--long", nargs="+", default=None, metavar="CSV",
+                   help="score these long tables instead of reading the papers' results")
+    p.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--out-dir", default="results/normalised", help="output folder (default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def _config(args) -> dict:
+    import json
+
+    from schedrl.commands.score import load_config
+    from schedrl.errors import ConfigError
+
+    if args.config_json:
+        try:
+            return json.loads(args.config_json)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--config-json is not JSON: {exc}") from None
+    return load_config("default", args.config or [])
+
+
+def paper_long_table(paper: str, config: dict):
+    """(long table, gaps) of ``paper`` from its results, by its ``normalised.long_table(spec, root)``;
+    a paper without a reader yet is one gap."""
+    import importlib
+
+    import pandas as pd
+
+    try:
+        module = importlib.import_module(f"schedrl.papers.{paper}.normalised")
+    except ModuleNotFoundError:
+        return pd.DataFrame(), [{"paper": paper, "player": "all", "gap": "no reader of its results yet"}]
+    spec = importlib.import_module(f"schedrl.papers.{paper}.experiments").load_spec(__import__("json").dumps(config[paper]))
+    return module.long_table(spec)
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from schedrl.errors import ConfigError, InputFileError
+    from schedrl.io import read_result, write_csv
+    from schedrl.report.normalised import GAP_COLUMNS, LONG_COLUMNS, aggregate, scores, write_outputs
+
+    if args.reps < 1:
+        raise ConfigError(f"--reps must be at least 1, not {args.reps}")
+    frames, gaps = [], []
+    if args.long:
+        for path in args.long:
+            if not Path(path).is_file():
+                raise InputFileError(path, "no such long table")
+            frames.append(read_result(path))
+    else:
+        papers = [p for p in args.paper.split(",") if p]
+        unknown = sorted(set(papers) - set(PAPERS))
+        if unknown:
+            raise ConfigError(f"unknown paper(s) {', '.join(unknown)} (choose from: {', '.join(PAPERS)})")
+        config = _config(args)
+        for paper in papers:
+            if paper not in config:
+                gaps.append({"paper": paper, "player": "all", "gap": "not in the config"})
+                continue
+            frame, paper_gaps = paper_long_table(paper, config)
+            frames.append(frame)
+            gaps += paper_gaps
+    long = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
+    if long is None:
+        raise InputFileError(args.out_dir, "no evaluation results to score (run the papers' rules first)")
+    scored = scores(long)
+    aggregated = aggregate(scored, reps=args.reps, seed=args.seed)
+    out = Path(args.out_dir)
+    write_csv(out / "long.csv", long.loc[:, list(LONG_COLUMNS)])
+    write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
+    write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(GAP_COLUMNS)).drop_duplicates())
+    workloads = scored.drop_duplicates(["paper", "workload"])
+    print(f"{out}/aggregate.csv: {len(aggregated)} players of {aggregated['paper'].nunique()} paper(s); "
+          f"{len(workloads)} workloads, {int(workloads['degenerate'].sum())} degenerate; {len(gaps)} gaps")
+    return 0

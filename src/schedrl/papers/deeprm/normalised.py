@@ -1,0 +1,92 @@
+"""DeepRM's evaluation outputs as the long table of the normalised score (issue 68).
+
+Workloads: each configured variant at each evaluated arrival rate, on the held-out job sets
+(``heldout`` protocol); headline metric ``mean_slowdown`` (every arrived job counted), lower is
+better, each player's value the mean over the job sets. Players:
+
+* random valid play: the ``random`` baseline and the uniform-random valid references
+  (``reference/random/seed<k>``), its seeds;
+* heuristics: SJF and Packer (``spec["baselines"]`` other than random);
+* agents: the SB3 agents trained for slowdown, each seed, and our DeepRM (Mao et al.) agent at its
+  own training rate;
+* untrained: each agent's untrained network (same architecture and seed);
+* authors: the report authors' published slowdown agents and DeepRM's own weights, where
+  ``deeprm.reference_dirs`` holds them.
+
+Uniform play over all actions (invalid ones included) is not evaluated yet: a gap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.papers.deeprm import experiments as dx
+from schedrl.report.normalised import long_rows
+
+PAPER = "deeprm"
+METRIC = "mean_slowdown"
+PROTOCOL = "heldout"
+
+
+def _workload(variant: str, rate: float) -> str:
+    return f"{variant} rate {rate:g}"
+
+
+def _episodes(path: Path) -> pd.DataFrame | None:
+    return pd.read_csv(path) if Path(path).is_file() else None
+
+
+def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, list[dict]]:
+    """(long table, gaps): every player's mean slowdown per held-out workload; a gap row per
+    player that has no evaluation (not built, or not evaluated by this project yet)."""
+    rows, gaps = [], []
+
+    def add(path, player, role, seed, variant, rates=None):
+        frame = _episodes(path)
+        if frame is None:
+            gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
+            return
+        for rate, g in frame.groupby("rate", sort=True):
+            if rates is None or any(np.isclose(rate, r) for r in rates):
+                rows.append(long_rows(PAPER, _workload(variant, rate), player, role, seed, METRIC, "lower",
+                                      g[METRIC].mean()))
+
+    for variant in spec["variants"]:
+        for name in spec["baselines"]:
+            role = "random" if name == "random" else "heuristic"
+            player = "random valid" if name == "random" else dx.label(name)
+            add(dx.eval_paths(dx.baseline_dir(root, variant, name), PROTOCOL)["episodes"], player, role, -1, variant)
+        for algo, _, seed in dx.agent_runs(spec, variant, objectives=["slowdown"]):
+            add(dx.eval_paths(dx.run_dir(root, variant, algo, "slowdown", seed), PROTOCOL)["episodes"],
+                dx.label(algo), "agent", seed, variant)
+        for v, ref, algo, seed in dx.reference_runs(spec):
+            if v != variant:
+                continue
+            path = dx.eval_paths(dx.reference_dir(root, v, ref, algo, seed), PROTOCOL)["episodes"]
+            if ref == "random":
+                add(path, "random valid", "random", seed, variant)
+            elif algo == dx.DEEPRM_AGENT:
+                rates = [r for r, s in dx.deeprm_agent_runs(spec) if s == seed]
+                add(path, "untrained DeepRM agent", "untrained", seed, variant, rates)
+            else:
+                add(path, f"untrained {dx.label(algo)}", "untrained", seed, variant)
+    agent = spec.get("deeprm_agent")
+    for rate, seed in dx.deeprm_agent_runs(spec):
+        path = dx.eval_paths(dx.deeprm_agent_dir(root, agent["variant"], rate, seed), PROTOCOL)["episodes"]
+        add(path, "DeepRM agent (ours)", "agent", seed, agent["variant"], [rate])
+    authors = dx.authors_runs(spec)
+    for variant, name, _ in authors:
+        if not name.endswith("-slowdown"):
+            continue
+        algo = name.removesuffix("-slowdown")
+        add(dx.eval_paths(dx.authors_dir(root, variant, name), PROTOCOL)["episodes"],
+            f"authors' {dx.label(algo)}", "authors", 0, variant)
+    if not authors:
+        gaps.append({"paper": PAPER, "player": "authors' agents",
+                     "gap": "deeprm.reference_dirs names no folder that exists here: the authors' agents are not played"})
+    gaps.append({"paper": PAPER, "player": "uniform over all actions",
+                 "gap": "not evaluated yet: only random valid play (masked) is"})
+    return pd.DataFrame(rows), gaps
