@@ -38,6 +38,7 @@ include: "workflow/rules/deeprm.smk"
 include: "workflow/rules/mrsch.smk"
 include: "workflow/rules/runtime.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/normalised.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -138,3 +138,50 @@ def test_global_numpy_generator_left_as_it_was():
 def test_bad_long_table_is_one_clear_error(change, message):
     with pytest.raises(NormalisedError, match=message):
         scores(change(_two_workloads()))
+
+
+# -- the command line --------------------------------------------------------------------------------
+def test_cli_scores_a_long_table(tmp_path, capsys):
+    from schedrl.cli import main
+
+    long = tmp_path / "long.csv"
+    _two_workloads().to_csv(long, index=False)
+    assert main(["normalised", "--long", str(long), "--reps", "50", "--out-dir", str(tmp_path / "out")]) == 0
+    agg = pd.read_csv(tmp_path / "out" / "aggregate.csv").set_index("player")
+    assert list(agg.columns[:4]) == ["paper", "role", "seeds", "workloads"]
+    assert agg.loc["ppo", "p_beats_random"] == 1.0
+    scored = pd.read_csv(tmp_path / "out" / "scores.csv")
+    assert set(scored.loc[scored["player"] == "random", "normalised"]) == {0.0}
+    assert "aggregate.csv: 4 players of 1 paper(s); 2 workloads, 0 degenerate" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--long", "no/such.csv"], "no such long table"),
+    (["--paper", "nope"], "unknown paper(s) nope"),
+    (["--reps", "0"], "--reps must be at least 1"),
+    (["--config-json", "{"], "--config-json is not JSON"),
+])
+def test_cli_bad_input_is_one_line_and_status_2(tmp_path, capsys, args, message):
+    from schedrl.cli import main
+
+    assert main(["normalised", *args, "--out-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_mrsch_reader_on_a_tiny_results_tree(tmp_path):
+    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch.normalised import long_table
+
+    spec = {"seed": 0, "workloads": ["S1"], "extra_seeds": []}
+    folder = mx.eval_dir(tmp_path, "S1")
+    (folder / "references").mkdir(parents=True)
+    pd.DataFrame({"workload": "S1", "method": ["fcfs", "ga", "exhaustive", "mrsch"],
+                  "mean_slowdown": [10.0, 4.0, 1.0, 7.0]}).to_csv(folder / "metrics.csv", index=False)
+    pd.DataFrame({"workload": "S1", "method": ["mrsch", "mrsch"], "reference": ["random", "untrained"],
+                  "mean_slowdown": [10.0, 9.0]}).to_csv(folder / "references" / "metrics.csv", index=False)
+    long, gaps = long_table(spec, tmp_path)
+    assert not gaps
+    got = scores(long).set_index("player")["normalised"].to_dict()
+    assert got == {"random valid": 0.0, "FCFS": 0.0, "GA re-planning": 1.0, "MRSch DFP (MLP)": 0.5,
+                   "untrained MRSch DFP (MLP)": pytest.approx(1 / 6)}

@@ -1,0 +1,38 @@
+# One normalised score for every player of every paper (issue 68): random valid play = 0, the best
+# heuristic of each workload = 1, aggregated per paper and player with rliable (IQM, mean, their
+# stratified-bootstrap 95% intervals, P(improvement) over random valid play and over the best heuristic).
+#   results/normalised/long.csv        every player's headline metric per workload and seed
+#   results/normalised/scores.csv      the same rows with their workload's anchors and normalised score
+#   results/normalised/aggregate.csv   per paper and player (the report's "Where RL stands")
+#   results/normalised/gaps.csv        players a paper cannot place yet, and why
+# It reads the evaluation outputs the claims read: the claims tables are its inputs.
+import json
+
+NORMALISED_PAPERS = [p for p in PAPERS if p in config]
+
+
+rule normalised:
+    input:
+        claims=lambda wildcards: CLAIMS,
+    output:
+        long="results/normalised/long.csv",
+        scores="results/normalised/scores.csv",
+        aggregate="results/normalised/aggregate.csv",
+        gaps="results/normalised/gaps.csv",
+    params:
+        papers=",".join(NORMALISED_PAPERS),
+        config=json.dumps({p: config[p] for p in NORMALISED_PAPERS}, separators=(",", ":")),
+    log:
+        "logs/normalised/normalised.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl normalised --paper {params.papers} --config-json {params.config:q} "
+        "--out-dir results/normalised > {log:q} 2>&1"
+
+
+register("report", *rules.normalised.output)
