@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from schedrl.errors import SchedrlError
 from schedrl.report.normalised import NormalisedError, aggregate, anchors, check_long, scores, write_outputs
 
 
@@ -185,3 +186,18 @@ def test_mrsch_reader_on_a_tiny_results_tree(tmp_path):
     got = scores(long).set_index("player")["normalised"].to_dict()
     assert got == {"random valid": 0.0, "FCFS": 0.0, "GA re-planning": 1.0, "MRSch DFP (MLP)": 0.5,
                    "untrained MRSch DFP (MLP)": pytest.approx(1 / 6)}
+
+
+def test_report_opens_with_where_rl_stands(tmp_path):
+    from schedrl.papers import titles
+    from schedrl.report.render import render_report
+
+    path = tmp_path / "aggregate.csv"
+    aggregate(scores(_two_workloads()), reps=50).to_csv(path, index=False)
+    text, _ = render_report([], [], "default", titles(), normalised=str(path))
+    assert text.index("## Where RL stands") < text.index("## Verdicts")
+    section = text[text.index("## Where RL stands"):text.index("## Verdicts")]
+    assert "| ppo |" in section.replace("  ", " ") or "ppo" in section
+    assert "sjf" not in section  # heuristics are the scale, not rows of it
+    with pytest.raises(SchedrlError, match="run 'schedrl normalised' first"):
+        render_report([], [], "default", titles(), normalised=str(tmp_path / "none.csv"))

@@ -12,6 +12,8 @@ rule reproduction_report:
         fingerprints=lambda wildcards: [f for p in PAPERS for f in paper_targets(p) if f.endswith("/fingerprints.csv")],
         # verdicts of recorded default runs, shown beside this build's (schedrl record)
         recorded=lambda wildcards: [str(f) for f in map(recorded_path, PAPERS) if f.is_file()],
+        # the report opens with every paper's normalised score (workflow/rules/normalised.smk)
+        normalised=rules.normalised.output.aggregate,
     output:
         report="results/report/REPRODUCTION.md",
         html="results/report/index.html",
@@ -24,7 +26,7 @@ rule reproduction_report:
         CONDA_ENV
     shell:
         "schedrl report --scale {params.scale} --claims {input.claims:q} --sections {input.sections:q} "
-        "--fingerprints {input.fingerprints:q} --out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
+        "--fingerprints {input.fingerprints:q} --normalised {input.normalised:q} --out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
 
 
 register("report", *rules.reproduction_report.output)

@@ -18,6 +18,8 @@ def register(subparsers) -> None:
                    help="markdown files to include under their paper (path contains /<paper>/)")
     p.add_argument("--fingerprints", nargs="*", default=[], metavar="CSV",
                    help="papers' behaviour fingerprints (results/<paper>/fingerprints.csv), shown under their paper")
+    p.add_argument("--normalised", metavar="CSV", default=None,
+                   help="results/normalised/aggregate.csv: open the report with its 'Where RL stands' table")
     p.add_argument("--scale", default="default", help="scale name shown in the report")
     p.add_argument("--benchmarks", default="benchmarks/results", metavar="DIR",
                    help="Snakemake benchmark files, summed per paper (default: %(default)s)")
@@ -64,7 +66,7 @@ def run(args) -> int:
     budget = (load_yaml(args.budget_config) or {}).get("budget", {}).get("core_hours", {})
     text, claims = render_report(args.claims, args.sections, args.scale, paper_infos(), report_dir=report_dir,
                                  benchmarks=benchmark_seconds(args.benchmarks, budget), package_versions=versions(),
-                                 fingerprint_files=args.fingerprints)
+                                 fingerprint_files=args.fingerprints, normalised=args.normalised)
     if args.claims_out:
         write_csv(args.claims_out, claims)
     if args.html:

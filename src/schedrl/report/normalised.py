@@ -253,3 +253,34 @@ def write_outputs(scored: pd.DataFrame, aggregated: pd.DataFrame, scores_path, a
 
     write_csv(scores_path, scored.round(DIGITS))
     write_csv(aggregate_path, aggregated)
+
+
+def _interval(row, stat: str) -> str:
+    if pd.isna(row.get(stat)):
+        return "n/a"
+    return f"{row[stat]:.2f} [{row[f'{stat}_lo']:.2f}, {row[f'{stat}_hi']:.2f}]"
+
+
+def where_rl_stands(aggregated: pd.DataFrame) -> str:
+    """The report's opening section: per paper and player, IQM and mean normalised score with their
+    intervals and the probabilities of improvement (markdown; the heuristics' own rows left out)."""
+    from schedrl.plots.tables import markdown_table
+
+    lines = ["## Where RL stands", "",
+             "Every player's headline metric on one scale per workload: random valid play = 0, the best "
+             "heuristic of that workload = 1 (`results/normalised/`). IQM and mean over seeds x workloads "
+             f"with rliable's stratified-bootstrap {CONFIDENCE:.0%} intervals; P(> random) and P(> best "
+             "heuristic): rliable's probability of improvement. Workloads where random valid play matches "
+             "or beats every heuristic have no scale: left out, counted under *degenerate*.", ""]
+    shown = aggregated[aggregated["role"] != "heuristic"]
+    if shown.empty:
+        return "\n".join(lines + ["No player has a normalised score yet.", ""])
+    table = pd.DataFrame({
+        "paper": shown["paper"], "player": shown["player"], "role": shown["role"], "seeds": shown["seeds"],
+        "workloads": shown["workloads"], "degenerate": shown["degenerate_workloads"],
+        "IQM [95%]": [_interval(r, "iqm") for _, r in shown.iterrows()],
+        "mean [95%]": [_interval(r, "mean") for _, r in shown.iterrows()],
+        "P(> random)": [_interval(r, "p_beats_random") for _, r in shown.iterrows()],
+        "P(> best heuristic)": [_interval(r, "p_beats_best_heuristic") for _, r in shown.iterrows()],
+    })
+    return "\n".join(lines + [markdown_table(table), ""])

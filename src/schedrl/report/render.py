@@ -195,16 +195,25 @@ def versions() -> dict[str, str]:
     return out
 
 
+def _where_rl_stands(path: str) -> str:
+    from schedrl.report.normalised import where_rl_stands
+
+    if not Path(path).is_file():
+        raise InputFileError(path, "no such file (run 'schedrl normalised' first)")
+    return where_rl_stands(pd.read_csv(path))
+
+
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,
                   report_dir: str | Path = "results/report", benchmarks: pd.DataFrame | None = None,
                   package_versions: dict[str, str] | None = None,
-                  fingerprint_files=()) -> tuple[str, pd.DataFrame]:
+                  fingerprint_files=(), normalised: str | None = None) -> tuple[str, pd.DataFrame]:
     """Return the markdown text and the concatenated claims table.
 
     ``papers`` maps each paper's short name to its ``PaperInfo`` (or just its title), in report
     order. Figure paths are written relative to ``report_dir``, where the report lives.
     ``fingerprint_files`` are papers' ``fingerprints.csv`` (``results/<paper>/``), shown under
-    their paper.
+    their paper. ``normalised`` (``results/normalised/aggregate.csv``) opens the report with its
+    "Where RL stands" table.
     """
     fingerprints = {}
     for f in fingerprint_files:
@@ -239,6 +248,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             "them at default or paper scale.",
             "",
         ] if scale == "smoke" else []),
+        *([_where_rl_stands(normalised)] if normalised else []),
         "## Verdicts",
         "",
         "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "
