@@ -26,7 +26,7 @@ rule reproduction_report:
         CONDA_ENV
     shell:
         "schedrl report --scale {params.scale} --claims {input.claims:q} --sections {input.sections:q} "
-        "--fingerprints {input.fingerprints:q} --normalised {input.normalised:q} --out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} > {log:q} 2>&1"
+        "--fingerprints {input.fingerprints:q} --out {output.report:q} --html {output.html:q} --claims-out {output.claims:q} --normalised {input.normalised:q} > {log:q} 2>&1"
 
 
 register("report", *rules.reproduction_report.output)
