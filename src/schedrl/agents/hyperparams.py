@@ -18,6 +18,10 @@ YAML cannot hold Python objects, so a few values are written as names and turned
   ``pi``/``vf`` heads; not with ``net_arch``
 * ``learning_rate`` / ``clip_range``: a number or ``lin_<x>`` (linear decay from x to 0)
 * ``train_freq``: an integer or ``[n, step|episode]``
+* ``policy_kwargs.sparse_input``: ``auto`` (the default), ``true`` or ``false``: the actor-critic
+  MlpPolicy's first layers computed from the observation's non-zero entries
+  (``schedrl.agents.sparse_input``; ``auto``: from 1,024 inputs); TRPO keeps the dense layer, whose
+  second derivatives its Hessian-vector products need
 """
 
 from __future__ import annotations
@@ -120,6 +124,8 @@ def _policy_kwargs(raw: dict) -> dict:
         if not (ok_list or ok_dict):
             raise ConfigError(f"policy_kwargs.net_arch: expected a list of widths or a mapping "
                               f"pi/vf/qf -> widths, got {arch!r}")
+    if "sparse_input" in out and out["sparse_input"] not in (True, False, "auto"):
+        raise ConfigError(f"policy_kwargs.sparse_input: expected true, false or auto, got {out['sparse_input']!r}")
     shared = out.pop("shared_net", None)
     if shared is not None:
         if not (isinstance(shared, list) and shared and all(isinstance(w, int) and w > 0 for w in shared)):
@@ -171,7 +177,24 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
     if "policy_kwargs" in params:
         params["policy_kwargs"] = _policy_kwargs(params["policy_kwargs"] or {})
     _fused_adam(cls, params)
-    return _lean_policy(cls, policy), n_envs, params
+    policy = _lean_policy(cls, policy)
+    _check_sparse_input(cls, policy, params["policy_kwargs"])
+    return policy, n_envs, params
+
+
+def _check_sparse_input(cls, policy, policy_kwargs: dict) -> None:
+    """``sparse_input`` only where the policy has it; TRPO on the dense layer (its conjugate-gradient
+    step differentiates the policy twice, which the sparse layer's backward does not support)."""
+    from schedrl.agents.lean_policy import LeanMlpPolicy
+
+    if policy is not LeanMlpPolicy:
+        if "sparse_input" in policy_kwargs:
+            raise ConfigError(f"policy_kwargs.sparse_input: only the actor-critic MlpPolicy has it, not {cls.__name__}'s")
+        return
+    if cls.__name__ == "TRPO":
+        if policy_kwargs.get("sparse_input") is True:
+            raise ConfigError("policy_kwargs.sparse_input: TRPO needs the dense first layer (second derivatives)")
+        policy_kwargs["sparse_input"] = False
 
 
 def _lean_policy(cls, policy: str):

@@ -8,16 +8,32 @@ MultiBinary), so the random draws, actions, values, log-probabilities, entropies
 trained weights are SB3's bit for bit (``tests/test_lean_policy.py``). Other action spaces and
 features extractors fall back to SB3's code. ``benchmarks/bench_trainers.py --sb3-own`` prints
 steps per CPU-second with it and with SB3's MlpPolicy.
+
+``sparse_input`` (a policy keyword, ``auto`` by default: on from
+``schedrl.agents.sparse_input.AUTO_MIN_INPUTS`` inputs) makes the first layer of the actor and of the
+critic a ``SparseInputLinear``: the same function computed from the observation's non-zero entries,
+their CSR view computed once for both (issue 72; ``benchmarks/bench_sparse_input.py``).
 """
 
 from __future__ import annotations
+
+from itertools import islice
 
 import torch
 import torch.nn.functional as F
 from stable_baselines3.common.distributions import BernoulliDistribution, CategoricalDistribution
 from stable_baselines3.common.policies import ActorCriticPolicy
-from stable_baselines3.common.preprocessing import preprocess_obs
+from stable_baselines3.common.preprocessing import get_flattened_obs_dim, preprocess_obs
 from stable_baselines3.common.torch_layers import FlattenExtractor
+
+from schedrl.agents.sparse_input import (
+    MAX_DENSITY,
+    SparseInputLinear,
+    SparseRows,
+    in_out_optimizer_hooks,
+    sparsify_first_linear,
+    use_sparse,
+)
 
 
 def _categorical(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -26,10 +42,10 @@ def _categorical(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return logits, F.softmax(logits, dim=-1)
 
 
-def _run(net: torch.nn.Sequential, x: torch.Tensor) -> torch.Tensor:
-    """``net(x)``, calling each layer's ``forward`` directly where it has no hooks (module calls were
-    ~10% of a DeepRM rollout step)."""
-    for layer in net:
+def _run(net: torch.nn.Sequential, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+    """``net(x)`` from layer ``start`` on, calling each layer's ``forward`` directly where it has no
+    hooks (module calls were ~10% of a DeepRM rollout step)."""
+    for layer in islice(net, start, None):
         x = layer(x) if layer._forward_hooks or layer._forward_pre_hooks else layer.forward(x)
     return x
 
@@ -37,6 +53,36 @@ def _run(net: torch.nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 class LeanMlpPolicy(ActorCriticPolicy):
     """``ActorCriticPolicy`` whose ``forward`` and ``evaluate_actions`` skip the distribution objects
     for Categorical and Bernoulli actions on a flattened observation; anything else is SB3's."""
+
+    def __init__(self, *args, sparse_input: bool | str = "auto", sparse_max_density: float = MAX_DENSITY, **kwargs):
+        use_sparse(sparse_input, 0)  # checks the value before anything is built
+        self.sparse_input = sparse_input
+        self.sparse_max_density = float(sparse_max_density)
+        super().__init__(*args, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data.update(sparse_input=self.sparse_input, sparse_max_density=self.sparse_max_density)
+        return data
+
+    def _build(self, lr_schedule) -> None:
+        # SB3 builds and initialises the dense layers (so the same seed gives the same weights), then
+        # the first layer over the observation becomes its sparse-input twin and the optimizer is
+        # built again over the same parameters in the same order
+        super()._build(lr_schedule)
+        extractor = self.features_extractor
+        if isinstance(extractor, FlattenExtractor):
+            nets = (self.mlp_extractor.policy_net, self.mlp_extractor.value_net)
+        else:
+            nets = (getattr(extractor, "net", None),)  # SharedMlpExtractor's trunk
+        n_inputs = get_flattened_obs_dim(self.observation_space)
+        if not use_sparse(self.sparse_input, n_inputs):
+            return
+        changed = [sparsify_first_linear(net, max_density=self.sparse_max_density)
+                   for net in nets if isinstance(net, torch.nn.Sequential)]
+        if any(changed):
+            self.optimizer = in_out_optimizer_hooks(
+                self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs))
 
     def _lean(self) -> str | None:
         if not self.share_features_extractor or type(self.features_extractor) is not FlattenExtractor:
@@ -49,7 +95,12 @@ class LeanMlpPolicy(ActorCriticPolicy):
 
     def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = torch.flatten(preprocess_obs(obs, self.observation_space, self.normalize_images), 1)
-        return _run(self.mlp_extractor.policy_net, features), _run(self.mlp_extractor.value_net, features)
+        pi, vf = self.mlp_extractor.policy_net, self.mlp_extractor.value_net
+        if len(pi) and len(vf) and isinstance(pi[0], SparseInputLinear) and isinstance(vf[0], SparseInputLinear):
+            rows = SparseRows.of(features, pi[0].max_density)  # one CSR view for both first layers
+            if rows is not None:
+                return _run(pi, pi[0](features, rows), 1), _run(vf, vf[0](features, rows), 1)
+        return _run(pi, features), _run(vf, features)
 
     def forward(self, obs, deterministic: bool = False):
         kind = self._lean()

@@ -1,0 +1,205 @@
+"""Sparse-input first layer against the dense one (issue 72): what the observations hold, what the
+layer costs, and PPO training steps per CPU-second, sparse over dense, measured in the same run.
+
+Cases: the MDP paper's image-like state (scenarios 3, 6, 9, H 20; Table 2's PPO: one env, n_steps
+50, 10 epochs, 64-64 tanh), the DeepRM report's discrete image (PPO as the report trains it) and the
+runtime paper's baseline and proposal states (PPO with NN1's shared [1024, 512, 256] trunk, 8 envs,
+T 512 / M 512 / K 4). For each:
+
+1. the observations' density under random play (mean and p90 share of non-zero inputs);
+2. one first layer, forward and backward, at the rollout batch and at the training batch, dense
+   ``nn.Linear`` and ``SparseInputLinear`` (process CPU ms, best of ``--repeats``), and the layers'
+   modelled share of a training step (layer cost per env step / the measured step cost);
+3. PPO training from the same seed with ``sparse_input`` off and on, alternated ``--repeats`` times
+   (best rate of each), and the largest weight difference the two runs end with (the same function:
+   only the order of float sums differs).
+
+Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
+count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+DEEPRM_SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
+               "variants": {"discrete-image": {"env": {"num_nw": 10}}}}
+CASES = ("mdp3", "mdp6", "mdp9", "deeprm", "runtime_baseline", "runtime_nn1")
+
+
+def case_setup(case: str, tmp: Path):
+    """(env id, env kwargs, PPO hyperparameters) of a case."""
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    if case.startswith("mdp"):
+        from schedrl.papers.mdp import experiments as mx
+
+        return mx.ENV_ID, mx.env_kwargs("image", int(case[3:]), 20), load_hyperparams("ppo", "mdp")
+    if case == "deeprm":
+        from schedrl.papers.deeprm import experiments as dx
+
+        kwargs = dx.env_kwargs(DEEPRM_SPEC, "discrete-image", "slowdown")
+        return dx.ENV_ID, kwargs, load_hyperparams("ppo", dx.hyperparams_variant("discrete-image"))
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    swf = tmp / "wl2.swf"
+    if not swf.exists():
+        write_swf(generate("wl2", 1000, seed=0), str(swf))
+    encoder = "runtime_baseline" if case == "runtime_baseline" else "runtime_proposal"
+    kwargs = dict(jobs=str(swf), cluster=256, encoder=encoder, reward="runtime_final", window=100, sim_step=60.0,
+                  double_idle=True, time_scale=21_600.0, max_steps=10_000)
+    method = "baseline" if case == "runtime_baseline" else "proposal_nn1"
+    return rx.ENV_ID, kwargs, rx.hyperparams(method, "T512-M512-K4")
+
+
+def densities(env_id: str, kwargs: dict, n: int = 2000, seed: int = 0) -> np.ndarray:
+    """Share of non-zero inputs of ``n`` observations under random (valid where masked) play."""
+    from schedrl.experiments.envs import make_env
+
+    env = make_env(env_id, kwargs)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out = []
+    for _ in range(n):
+        flat = np.asarray(obs, dtype=np.float32).ravel()
+        out.append(np.count_nonzero(flat) / flat.size)
+        try:
+            valid = np.flatnonzero(env.get_wrapper_attr("action_masks")())
+            action = int(rng.choice(valid)) if len(valid) else env.action_space.sample()
+        except AttributeError:
+            action = env.action_space.sample()
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            obs, _ = env.reset()
+    env.close()
+    return np.asarray(out)
+
+
+def observations(env_id: str, kwargs: dict, n: int, seed: int = 1) -> np.ndarray:
+    from schedrl.experiments.envs import make_env
+
+    env = make_env(env_id, kwargs)
+    env.action_space.seed(seed)
+    obs, _ = env.reset(seed=seed)
+    out = []
+    for _ in range(n):
+        out.append(np.asarray(obs, dtype=np.float32).ravel())
+        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            obs, _ = env.reset()
+    env.close()
+    return np.stack(out)
+
+
+def cpu_ms(f, passes: int, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for _ in range(passes):
+            f()
+        best = min(best, (time.process_time() - t0) / passes)
+    return best * 1e3
+
+
+def layer_costs(x: np.ndarray, width: int, batch: int, repeats: int) -> dict[str, float]:
+    """Forward (rollout batch) and forward + backward (training batch) CPU ms, dense and sparse."""
+    import torch
+
+    from schedrl.agents.sparse_input import SparseInputLinear
+
+    torch.manual_seed(0)
+    dense = torch.nn.Linear(x.shape[1], width)
+    sparse = SparseInputLinear.from_linear(dense)
+    out = {}
+    layer_warm = torch.from_numpy(x[:batch].copy())
+    sparse(layer_warm).sum().backward()  # compiles the kernels (or loads them from numba's cache)
+    for name, layer in (("dense", dense), ("sparse", sparse)):
+        one = torch.from_numpy(x[:1].copy())
+        many = torch.from_numpy(x[:batch].copy())
+        with torch.no_grad():
+            out[f"{name}_fwd1"] = cpu_ms(lambda layer=layer, one=one: layer(one), 200, repeats)
+
+        def step(layer=layer, many=many):
+            layer.zero_grad(set_to_none=True)
+            layer(many).square().sum().backward()
+
+        out[f"{name}_train"] = cpu_ms(step, 20, repeats)
+    return out
+
+
+def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, sparse: bool):
+    """(steps per CPU second, final state dict) of PPO with ``sparse_input`` set, seed 0."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.experiments.envs import make_env
+
+    policy, n_envs, kw = resolve_hyperparams("ppo", hp)
+    kw["policy_kwargs"]["sparse_input"] = sparse
+    env = DummyVecEnv([lambda: make_env(env_id, kwargs) for _ in range(n_envs)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # batch_size larger than the MDP's rollout
+        model = PPO(policy, env, seed=0, verbose=0, device="cpu", **kw)
+        model.learn(kw["n_steps"] * n_envs)  # compiles the kernels, warms the caches
+        t0 = time.process_time()
+        model.learn(steps, reset_num_timesteps=False)
+    rate = steps / (time.process_time() - t0)
+    return rate, {k: v.clone() for k, v in model.policy.state_dict().items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
+    ap.add_argument("--steps", type=int, default=3000, help="PPO steps per timed run (after one rollout's warm-up)")
+    ap.add_argument("--repeats", type=int, default=2, help="alternated runs of each layer; best rate kept")
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    import schedrl.envs  # noqa: F401  (registers the env ids)
+
+    print(f"{'case':17s} {'inputs':>6s} {'density':>7s} {'p90':>5s} | first layer ms: {'fwd1 d':>7s} {'fwd1 s':>7s} "
+          f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s} {'sparse':>6s} {'ratio':>6s} "
+          f"| layers' share dense -> sparse | max |dw|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in args.cases:
+            env_id, kwargs, hp = case_setup(case, Path(tmp))
+            dens = densities(env_id, kwargs)
+            n_steps, n_envs, batch = int(hp["n_steps"]), int(hp.get("n_envs", 1)), int(hp["batch_size"])
+            batch = min(batch, n_steps * n_envs)
+            x = observations(env_id, kwargs, max(batch, 64))
+            net = hp["policy_kwargs"].get("shared_net") or hp["policy_kwargs"]["net_arch"]["pi"]
+            costs = layer_costs(x, int(net[0]), batch, args.repeats)
+            rates = {False: 0.0, True: 0.0}
+            weights = {}
+            for _ in range(args.repeats):
+                for sparse in (False, True):
+                    rate, weights[sparse] = ppo_rate(env_id, kwargs, hp, args.steps, sparse)
+                    rates[sparse] = max(rates[sparse], rate)
+            diff = max((weights[False][k] - weights[True][k]).abs().max().item() for k in weights[False])
+            # first-layer work per env step: the rollout's forward (one batch of n_envs per n_envs steps)
+            # and each epoch's forward + backward over the rollout; actor and critic each have one,
+            # unless the trunk is shared
+            layers = 1 if hp["policy_kwargs"].get("shared_net") else 2
+            per_step = {k: layers * (costs[f"{k}_fwd1"] / n_envs
+                                     + costs[f"{k}_train"] * int(hp["n_epochs"]) / batch)
+                        for k in ("dense", "sparse")}
+            share = {k: per_step[k] / (1e3 / rates[k == "sparse"]) for k in per_step}
+            print(f"{case:17s} {x.shape[1]:6d} {dens.mean():7.1%} {np.quantile(dens, 0.9):5.1%} | "
+                  f"{'':16s}{costs['dense_fwd1']:7.3f} {costs['sparse_fwd1']:7.3f} {costs['dense_train']:7.2f} "
+                  f"{costs['sparse_train']:7.2f} | {'':16s} {rates[False]:6.0f} {rates[True]:6.0f} "
+                  f"{rates[True] / rates[False]:5.2f}x | {share['dense']:5.0%} -> {share['sparse']:4.0%} "
+                  f"{'':17s}| {diff:.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

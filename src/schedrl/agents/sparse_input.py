@@ -1,0 +1,263 @@
+"""A first dense layer that multiplies only the non-zero inputs (issue 72).
+
+The MDP paper's image-like agents put almost all of their 1.1-1.8 M weights in the first layer over
+8,440-14,160 inputs, of which 6-11% are non-zero; DeepRM's grid images and the runtime paper's
+zero-padded queues are alike. ``SparseInputLinear`` is an ``nn.Linear`` (same parameters, same
+shapes, same initialisation, same saved files) whose product is computed from the non-zero entries
+of each input row: a CSR view of the batch, then ``out[b] = sum_k x[b, c_k] * W[:, c_k] + bias``
+forward and ``dW[:, c_k] += x[b, c_k] * grad[b]`` backward, so the work is proportional to what the
+observation holds. The function is the dense layer's; only the order of the float sums differs, so
+outputs agree to float tolerance (``tests/test_sparse_input.py``) and trained weights may differ from
+a dense run's in the last bits.
+
+Why the weight is stored input-major: a non-zero input ``c`` reads column ``c`` of ``W``, a strided
+walk over 64 cache lines in ``nn.Linear``'s ``(out, in)`` layout (as much memory traffic as the dense
+product). The layer therefore keeps its ``weight`` parameter as ``(in, out)`` (``in_out = True``, as
+DFP's ``InputLinear``), whose rows the kernels read and write whole and which the optimizers see
+contiguous (torch's fused Adam is ~3x slower on a strided view of the same table). Files keep
+``nn.Linear``'s layout: the state dict is written ``(out, in)`` and read back transposed, and
+``in_out_optimizer_hooks`` does the same for the optimizer's moments, so a model or a checkpoint
+written with the dense layer loads into this one and the other way round.
+
+The kernels are numba loops over contiguous rows without fastmath: element-wise products and sums
+in a fixed order, so the same batch gives the same bits on AVX2 and AVX-512 machines. A batch whose
+density exceeds ``max_density`` (where the dense BLAS product is faster, measured by
+``benchmarks/bench_sparse_input.py``) goes through ``F.linear`` on the same parameters. Only first
+derivatives: the backward is ``once_differentiable`` (TRPO's Hessian-vector products need the dense
+layer; ``schedrl.agents.hyperparams`` keeps it there).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd.function import once_differentiable
+
+#: inputs of a flattened observation from which ``sparse_input: auto`` uses the sparse layer
+AUTO_MIN_INPUTS = 1024
+#: default largest share of non-zero entries in a batch for which the sparse product is used
+MAX_DENSITY = 0.3
+
+
+@numba.njit(cache=True)
+def _csr(x: np.ndarray, max_nnz: int):
+    """CSR view of ``x`` (float32 [B, N]): ``(indptr, cols, vals)``, or an empty ``indptr`` when the
+    batch holds more than ``max_nnz`` non-zero entries (the caller then multiplies densely). The
+    second pass writes every entry and advances only past the non-zero ones (no branch to predict)."""
+    n_rows, n_cols = x.shape
+    nnz = 0
+    for b in range(n_rows):
+        for i in range(n_cols):
+            nnz += x[b, i] != 0
+        if nnz > max_nnz:
+            return np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.float32)
+    indptr = np.empty(n_rows + 1, np.int64)
+    cols = np.empty(nnz + 1, np.int32)
+    vals = np.empty(nnz + 1, np.float32)
+    k = 0
+    indptr[0] = 0
+    for b in range(n_rows):
+        for i in range(n_cols):
+            v = x[b, i]
+            cols[k] = i
+            vals[k] = v
+            k += v != 0
+        indptr[b + 1] = k
+    return indptr, cols[:nnz], vals[:nnz]
+
+
+@numba.njit(cache=True)
+def _csr_matmul(indptr, cols, vals, wt, bias):
+    """``out[b] = sum_k vals[k] * wt[cols[k]] + bias`` over row ``b``'s entries (wt: [N, M])."""
+    n_rows = indptr.size - 1
+    m = wt.shape[1]
+    out = np.zeros((n_rows, m), np.float32)
+    for b in range(n_rows):
+        row = out[b]
+        for k in range(indptr[b], indptr[b + 1]):
+            w = wt[cols[k]]
+            v = vals[k]
+            for j in range(m):
+                row[j] += v * w[j]
+        for j in range(m):
+            row[j] += bias[j]
+    return out
+
+
+@numba.njit(cache=True)
+def _csr_t_matmul(indptr, cols, vals, grad, n_in):
+    """``X^T @ grad`` for the CSR batch ``X``: the weight gradient as an [N, M] table, each entry's
+    row added in batch order (faster here than regrouping the entries by column first, measured)."""
+    m = grad.shape[1]
+    out = np.zeros((n_in, m), np.float32)
+    for b in range(indptr.size - 1):
+        g = grad[b]
+        for k in range(indptr[b], indptr[b + 1]):
+            row = out[cols[k]]
+            v = vals[k]
+            for j in range(m):
+                row[j] += v * g[j]
+    return out
+
+
+class SparseRows:
+    """A float32 batch ``[B, N]`` as CSR arrays, computed once and shared by every first layer that
+    reads the same batch (an actor-critic policy's two)."""
+
+    __slots__ = ("indptr", "cols", "vals", "shape")
+
+    def __init__(self, indptr, cols, vals, shape):
+        self.indptr, self.cols, self.vals, self.shape = indptr, cols, vals, shape
+
+    @classmethod
+    def of(cls, x: torch.Tensor, max_density: float = MAX_DENSITY) -> SparseRows | None:
+        """The CSR view of ``x``, or None where it cannot be used (not a 2-D float32 CPU batch, a
+        batch that needs an input gradient) or is denser than ``max_density``."""
+        if x.dim() != 2 or x.dtype != torch.float32 or x.device.type != "cpu" or x.requires_grad:
+            return None
+        arr = x.detach().contiguous().numpy()
+        indptr, cols, vals = _csr(arr, int(max_density * arr.size))
+        if indptr.size == 0 and arr.shape[0] > 0:
+            return None
+        return cls(indptr, cols, vals, arr.shape)
+
+    @property
+    def density(self) -> float:
+        return self.vals.size / max(1, self.shape[0] * self.shape[1])
+
+
+class _SparseLinearFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor):
+        out = _csr_matmul(rows.indptr, rows.cols, rows.vals, weight.detach().numpy(), bias.detach().numpy())
+        ctx.rows = rows
+        return torch.from_numpy(out)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad: torch.Tensor):
+        rows = ctx.rows
+        grad_w = grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_w = torch.from_numpy(_csr_t_matmul(rows.indptr, rows.cols, rows.vals, grad.contiguous().numpy(),
+                                                    rows.shape[1]))
+        if ctx.needs_input_grad[2]:
+            grad_b = grad.sum(0)
+        return None, grad_w, grad_b
+
+
+class SparseInputLinear(nn.Linear):
+    """``nn.Linear`` computed from the non-zero inputs of each batch row, its weight kept ``(in, out)``
+    (see the module's text)."""
+
+    in_out = True  # the weight's layout, for code that reads nn.Linear weights as (out, in)
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
+                 max_density: float = MAX_DENSITY):
+        if not bias:
+            raise ValueError("SparseInputLinear needs a bias (every layer it replaces has one)")
+        super().__init__(in_features, out_features, bias=True)
+        self.max_density = float(max_density)
+        self.weight = nn.Parameter(self.weight.detach().t().contiguous())
+        self.weight.in_out = True  # read by in_out_optimizer_hooks
+
+    @classmethod
+    def from_linear(cls, linear: nn.Linear, **kwargs) -> SparseInputLinear:
+        """The same layer (same values) without drawing from torch's RNG."""
+        with torch.random.fork_rng(devices=[]):
+            layer = cls(linear.in_features, linear.out_features, linear.bias is not None, **kwargs)
+        with torch.no_grad():
+            layer.weight.copy_(linear.weight.t())
+            layer.bias.copy_(linear.bias)
+        return layer
+
+    def forward(self, x: torch.Tensor, rows: SparseRows | None = None) -> torch.Tensor:
+        if rows is None:
+            rows = SparseRows.of(x, self.max_density)
+        if rows is None:
+            return torch.addmm(self.bias, x.reshape(-1, self.in_features), self.weight).reshape(
+                *x.shape[:-1], self.out_features)
+        if torch.is_grad_enabled():
+            return _SparseLinearFn.apply(rows, self.weight, self.bias)
+        # no graph to record (rollouts, evaluation): the kernel without autograd's per-call cost
+        return torch.from_numpy(_csr_matmul(rows.indptr, rows.cols, rows.vals, self.weight.detach().numpy(),
+                                            self.bias.detach().numpy()))
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "weight"] = self.weight.t() if keep_vars else self.weight.detach().t().contiguous()
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        w = state_dict.get(prefix + "weight")  # always nn.Linear's (out, in) in a file
+        if w is not None and tuple(w.shape) == (self.out_features, self.in_features):
+            state_dict[prefix + "weight"] = w.t()
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    def extra_repr(self) -> str:
+        return super().extra_repr() + f", sparse input (max density {self.max_density:g})"
+
+
+def sparsify_first_linear(net: nn.Sequential, **kwargs) -> bool:
+    """Replace the first ``nn.Linear`` of ``net`` (after any ``nn.Flatten``) by its
+    ``SparseInputLinear``, in place and with the same values; True if one was replaced."""
+    for i, module in enumerate(net):
+        if isinstance(module, nn.Flatten):
+            continue
+        if type(module) is nn.Linear and module.bias is not None:
+            net[i] = SparseInputLinear.from_linear(module, **kwargs)
+            return True
+        return False
+    return False
+
+
+def use_sparse(setting, n_inputs: int) -> bool:
+    """``sparse_input`` as configured: True, False, or ``"auto"`` (on from ``AUTO_MIN_INPUTS`` inputs)."""
+    if setting == "auto":
+        return n_inputs >= AUTO_MIN_INPUTS
+    if isinstance(setting, bool):
+        return setting
+    raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
+
+
+def _in_out_pairs(optimizer: torch.optim.Optimizer, state_dict: dict):
+    """(parameter, its index in ``state_dict``) for the optimizer's ``(in, out)`` parameters."""
+    params = [p for g in optimizer.param_groups for p in g["params"]]
+    ids = [i for g in state_dict["param_groups"] for i in g["params"]]
+    return [(p, i) for p, i in zip(params, ids) if getattr(p, "in_out", False)]
+
+
+def _state_dict_out_in(optimizer, state_dict):
+    for p, i in _in_out_pairs(optimizer, state_dict):
+        if i in state_dict["state"]:  # a new dict: the optimizer's own state stays as it is
+            state_dict["state"][i] = {k: v.t().contiguous() if torch.is_tensor(v) and v.shape == p.shape and v.dim() == 2
+                                      else v for k, v in state_dict["state"][i].items()}
+    return state_dict
+
+
+def _load_in_out(optimizer):
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if getattr(p, "in_out", False) and p in optimizer.state:
+                state = optimizer.state[p]
+                for k, v in list(state.items()):
+                    if torch.is_tensor(v) and v.dim() == 2 and tuple(v.shape) == (p.shape[1], p.shape[0]):
+                        state[k] = v.t().contiguous()
+
+
+def in_out_optimizer_hooks(optimizer: torch.optim.Optimizer) -> torch.optim.Optimizer:
+    """Mark the optimizer's ``(in, out)`` weights and make its state dict hold their moments as
+    ``(out, in)``, transposed back on loading: optimizer files are the dense layer's."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if getattr(p, "in_out", False):
+                break
+        else:
+            continue
+        break
+    else:
+        return optimizer
+    optimizer.register_state_dict_post_hook(_state_dict_out_in)
+    optimizer.register_load_state_dict_post_hook(_load_in_out)
+    return optimizer
