@@ -201,9 +201,11 @@ def test_policy_same_start_close_after_training_and_checkpoints_cross_layers(tmp
 
 def test_trpo_keeps_the_dense_layer_and_bad_settings_are_named():
     from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.lean_policy import DenseInputLeanMlpPolicy
 
-    _, _, kw = resolve_hyperparams("trpo", load_hyperparams("trpo", "deeprm-discrete-image"))
-    assert kw["policy_kwargs"]["sparse_input"] is False
+    policy, _, kw = resolve_hyperparams("trpo", load_hyperparams("trpo", "deeprm-discrete-image"))
+    assert policy is DenseInputLeanMlpPolicy and "sparse_input" not in kw["policy_kwargs"]
+    assert resolve_hyperparams("ppo", load_hyperparams("ppo", "mdp"))[0] is not DenseInputLeanMlpPolicy
     with pytest.raises(ConfigError, match="TRPO needs the dense"):
         resolve_hyperparams("trpo", load_hyperparams("trpo", None, overrides={"policy_kwargs": {"sparse_input": True}}))
     with pytest.raises(ConfigError, match="sparse_input"):

@@ -178,23 +178,24 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
         params["policy_kwargs"] = _policy_kwargs(params["policy_kwargs"] or {})
     _fused_adam(cls, params)
     policy = _lean_policy(cls, policy)
-    _check_sparse_input(cls, policy, params["policy_kwargs"])
-    return policy, n_envs, params
+    return _check_sparse_input(cls, policy, params["policy_kwargs"]), n_envs, params
 
 
-def _check_sparse_input(cls, policy, policy_kwargs: dict) -> None:
-    """``sparse_input`` only where the policy has it; TRPO on the dense layer (its conjugate-gradient
-    step differentiates the policy twice, which the sparse layer's backward does not support)."""
-    from schedrl.agents.lean_policy import LeanMlpPolicy
+def _check_sparse_input(cls, policy, policy_kwargs: dict):
+    """The policy, checked for ``sparse_input``: only the actor-critic MlpPolicy has it, and TRPO gets
+    the dense first layer (its conjugate-gradient step differentiates the policy twice, which the
+    sparse layer's backward does not support)."""
+    from schedrl.agents.lean_policy import DenseInputLeanMlpPolicy, LeanMlpPolicy
 
     if policy is not LeanMlpPolicy:
         if "sparse_input" in policy_kwargs:
             raise ConfigError(f"policy_kwargs.sparse_input: only the actor-critic MlpPolicy has it, not {cls.__name__}'s")
-        return
+        return policy
     if cls.__name__ == "TRPO":
-        if policy_kwargs.get("sparse_input") is True:
+        if policy_kwargs.get("sparse_input", False) is not False:
             raise ConfigError("policy_kwargs.sparse_input: TRPO needs the dense first layer (second derivatives)")
-        policy_kwargs["sparse_input"] = False
+        return DenseInputLeanMlpPolicy
+    return policy
 
 
 def _lean_policy(cls, policy: str):

@@ -54,7 +54,12 @@ class LeanMlpPolicy(ActorCriticPolicy):
     """``ActorCriticPolicy`` whose ``forward`` and ``evaluate_actions`` skip the distribution objects
     for Categorical and Bernoulli actions on a flattened observation; anything else is SB3's."""
 
-    def __init__(self, *args, sparse_input: bool | str = "auto", sparse_max_density: float = MAX_DENSITY, **kwargs):
+    #: ``sparse_input`` when the policy keywords do not name it
+    SPARSE_INPUT: bool | str = "auto"
+
+    def __init__(self, *args, sparse_input: bool | str | None = None, sparse_max_density: float = MAX_DENSITY,
+                 **kwargs):
+        sparse_input = self.SPARSE_INPUT if sparse_input is None else sparse_input
         use_sparse(sparse_input, 0)  # checks the value before anything is built
         self.sparse_input = sparse_input
         self.sparse_max_density = float(sparse_max_density)
@@ -139,3 +144,11 @@ class LeanMlpPolicy(ActorCriticPolicy):
             values = self.value_net(latent_vf)
             entropy = F.binary_cross_entropy_with_logits(logits, torch.sigmoid(logits), reduction="none").sum(dim=1)
         return values, log_prob, entropy
+
+
+class DenseInputLeanMlpPolicy(LeanMlpPolicy):
+    """``LeanMlpPolicy`` with the dense first layer unless told otherwise: TRPO's, whose
+    conjugate-gradient step differentiates the policy twice (the sparse layer's backward is
+    first-order only)."""
+
+    SPARSE_INPUT = False
