@@ -60,17 +60,45 @@ def test_degenerate_workload_is_left_out_and_counted():
             + _rows("tie", "lower", 4.0, {"sjf": 4.0}, {"ppo": [1.0, 2.0]}))
     frame = scores(pd.DataFrame(rows))
     table = anchors(check_long(pd.DataFrame(rows))).set_index("workload")
-    assert table["degenerate"].to_dict() == {"flat": True, "good": False, "tie": True}
+    assert table["anchor"].to_dict() == {"flat": "degenerate", "good": "ok", "tie": "degenerate"}
     assert frame.loc[frame["workload"] != "good", "normalised"].isna().all()
     agg = aggregate(frame, reps=200).set_index("player")
     assert agg.loc["ppo", "workloads"] == 1 and agg.loc["ppo", "degenerate_workloads"] == 2
+    assert agg.loc["ppo", "no_random_workloads"] == 0 and agg.loc["ppo", "no_heuristic_workloads"] == 0
     assert agg.loc["ppo", "mean"] == pytest.approx((0.5 + 0.25) / 2)
 
 
-def test_missing_random_or_heuristic_is_no_scale():
-    rows = _rows("w", "lower", 10.0, {}, {"ppo": [7.0]})
-    table = anchors(check_long(pd.DataFrame(rows)))
-    assert bool(table["degenerate"].iloc[0]) and table["missing"].iloc[0] == "heuristic"
+def test_a_missing_anchor_is_counted_apart_from_a_degenerate_scale():
+    rows = (_rows("good", "lower", 10.0, {"sjf": 4.0}, {"ppo": [7.0]})
+            + _rows("flat", "lower", 3.0, {"sjf": 4.0}, {"ppo": [1.0]})    # random beats SJF: degenerate
+            + _rows("no-sjf", "lower", 10.0, {}, {"ppo": [7.0]})           # no heuristic played
+            + [r for r in _rows("no-rand", "lower", 10.0, {"sjf": 4.0}, {"ppo": [7.0]}) if r["role"] != "random"]
+            + [r for r in _rows("bare", "lower", 10.0, {}, {"ppo": [7.0]}) if r["role"] != "random"])
+    table = anchors(check_long(pd.DataFrame(rows))).set_index("workload")
+    assert table["anchor"].to_dict() == {"bare": "no-anchor", "flat": "degenerate", "good": "ok",
+                                         "no-rand": "no-random", "no-sjf": "no-heuristic"}
+    frame = scores(pd.DataFrame(rows))
+    assert frame.loc[frame["anchor"] != "ok", "normalised"].isna().all()
+    assert set(frame.loc[frame["workload"] == "no-sjf", "anchor"]) == {"no-heuristic"}
+    row = aggregate(frame, reps=100).set_index("player").loc["ppo"]
+    assert row["workloads"] == 1 and row["degenerate_workloads"] == 1
+    assert row["no_random_workloads"] == 2 and row["no_heuristic_workloads"] == 2  # "bare" counts in both
+
+
+def test_aggregate_carries_the_pipeline_scale():
+    scored = scores(_two_workloads())
+    assert set(aggregate(scored, reps=50, scale="paper-budget")["scale"]) == {"paper-budget"}
+    # the scale is a label: the numbers do not depend on it
+    a, b = aggregate(scored, reps=50, scale="default"), aggregate(scored, reps=50, scale="smoke")
+    pd.testing.assert_frame_equal(a.drop(columns="scale"), b.drop(columns="scale"))
+
+
+def test_a_reference_role_is_scored_but_never_the_anchor():
+    rows = _rows("w", "lower", 10.0, {"sjf": 4.0}, {"ppo": [7.0]})
+    rows.append({**rows[0], "player": "random valid (other MDP)", "role": "reference", "value": 8.0})
+    frame = scores(pd.DataFrame(rows))
+    assert _score(frame, "w", "random") == 0.0 and _score(frame, "w", "ppo") == pytest.approx(0.5)
+    assert _score(frame, "w", "random valid (other MDP)") == pytest.approx(1 / 3)
 
 
 def _two_workloads():
@@ -149,11 +177,16 @@ def test_cli_scores_a_long_table(tmp_path, capsys):
     _two_workloads().to_csv(long, index=False)
     assert main(["normalised", "--long", str(long), "--reps", "50", "--out-dir", str(tmp_path / "out")]) == 0
     agg = pd.read_csv(tmp_path / "out" / "aggregate.csv").set_index("player")
-    assert list(agg.columns[:4]) == ["paper", "role", "seeds", "workloads"]
+    assert list(agg.columns[:5]) == ["paper", "scale", "role", "seeds", "workloads"]
+    assert set(agg["scale"]) == {"unspecified"}  # --long without --scale
     assert agg.loc["ppo", "p_beats_random"] == 1.0
     scored = pd.read_csv(tmp_path / "out" / "scores.csv")
     assert set(scored.loc[scored["player"] == "random", "normalised"]) == {0.0}
-    assert "aggregate.csv: 4 players of 1 paper(s); 2 workloads, 0 degenerate" in capsys.readouterr().out
+    assert "aggregate.csv (unspecified scale): 4 players of 1 paper(s); 2 workloads, 2 with a scale; 0 gaps" \
+        in capsys.readouterr().out
+    assert main(["normalised", "--long", str(long), "--reps", "50", "--scale", "smoke",
+                 "--out-dir", str(tmp_path / "smoke")]) == 0
+    assert set(pd.read_csv(tmp_path / "smoke" / "aggregate.csv")["scale"]) == {"smoke"}
 
 
 @pytest.mark.parametrize("args, message", [
@@ -201,3 +234,98 @@ def test_report_opens_with_where_rl_stands(tmp_path):
     assert "sjf" not in section  # heuristics are the scale, not rows of it
     with pytest.raises(SchedrlError, match="run 'schedrl normalised' first"):
         render_report([], [], "default", titles(), normalised=str(tmp_path / "none.csv"))
+
+
+# -- the mdp and sem readers on tiny results trees ---------------------------------------------------
+def _trials(path, values, **cols):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"trial": range(len(values)), "mean_slowdown": values, **cols}).to_csv(path, index=False)
+
+
+def test_mdp_reader_on_a_tiny_results_tree(tmp_path):
+    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp.normalised import long_table
+
+    spec = {"horizon": 20, "scenarios": [1], "variants": ["image", "compact"], "seeds": [0, 1],
+            "transfer": None, "horizon_study": {"horizon": 60, "variants": ["image"], "scenarios": [1]}}
+    _trials(mx.sjf_path(tmp_path, 20), [4.0, 4.0], scenario=1)
+    for seed, (agent, rand) in enumerate(((7.0, 10.0), (6.0, 10.0))):
+        for name in ("image", "compact"):
+            _trials(mx.eval_path(mx.run_dir(tmp_path, 20, name, 1, seed)), [agent - 1, agent + 1])
+            _trials(mx.eval_path(mx.run_dir(mx.reference_root(tmp_path, "random"), 20, name, 1, seed)),
+                    [rand, rand] if name == "image" else [8.0, 8.0])
+        # the untrained networks of seed 1 are not played yet: a gap, never a number
+        if seed == 0:
+            for name in ("image", "compact"):
+                _trials(mx.eval_path(mx.run_dir(mx.reference_root(tmp_path, "untrained"), 20, name, 1, seed)), [13.0])
+    long, gaps = long_table(spec, tmp_path)
+    scored = scores(long)
+    got = scored.set_index(["player", "seed"])["normalised"]
+    assert set(scored["workload"]) == {"scenario 1"} and set(scored["anchor"]) == {"ok"}
+    assert got[("random valid in image-like", 0)] == 0.0 and got[("SJF", 0)] == 1.0
+    assert got[("PPO image-like", 0)] == pytest.approx(0.5) and got[("PPO compact", 1)] == pytest.approx(4 / 6)
+    assert got[("untrained compact", 0)] == pytest.approx(-0.5)
+    # random valid play in another MDP is scored, but the 0 is the image-like MDP's alone
+    roles = scored.drop_duplicates("player").set_index("player")["role"]
+    assert roles["random valid in image-like"] == "random" and roles["random valid in compact"] == "reference"
+    assert got[("random valid in compact", 0)] == pytest.approx(1 / 3)
+    text = "\n".join(f"{g['player']}: {g['gap']}" for g in gaps)
+    assert "untrained image-like:" in text and "seed1" in text and "agents at H 60" in text
+    assert "uniform over all actions" in text
+
+
+def test_sem_reader_on_a_tiny_results_tree(tmp_path, capsys):
+    import json
+
+    from schedrl.papers.sem.normalised import long_table
+
+    root = tmp_path / "results" / "sem" / "agents"
+
+    def test(folder, wait, stand_in=False):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "test.json").write_text(json.dumps({"mean_wait": wait, "mean_slowdown": 2.0, "stand_in": stand_in}))
+
+    for enc, agent in (("dras", 600.0), ("sem", 400.0)):
+        test(root / "theta" / enc, agent)
+        test(root / "theta" / enc / "seeds" / "1", agent + 100)
+        test(root / "theta" / enc / "ref_random", 1000.0 if enc == "dras" else 900.0)
+        test(root / "theta" / enc / "seeds" / "1" / "ref_random", 1000.0 if enc == "dras" else 900.0)
+        test(root / "theta" / enc / "ref_untrained", 1200.0)
+        test(root / "theta" / enc / "process_dras", 800.0)
+    pd.DataFrame({"method": ["FCFS+EASY", "SJF+EASY"], "mean_wait": [500.0, 200.0]}).to_csv(
+        root / "theta" / "heuristics.csv", index=False)
+    test(root / "datastar" / "sem", 50.0, stand_in=True)  # no heuristics, no references yet
+    spec = {"agents": {"traces": ["theta", "datastar"], "seed": 0, "extra_seeds": [1],
+                       "extra_processes": {"theta": ["dras"]}}}
+    long, gaps = long_table(spec, root)
+    scored = scores(long)
+    theta = scored[scored["workload"] == "theta"].set_index(["player", "seed"])["normalised"]
+    assert theta[("random valid in DRAS's encoding", 0)] == 0.0 and theta[("SJF+EASY", 0)] == 1.0
+    assert theta[("SEM agent", 0)] == pytest.approx(0.75) and theta[("DRAS agent", 1)] == pytest.approx(0.375)
+    assert theta[("random valid in SEM's encoding", 1)] == pytest.approx(0.125)  # a reference, not the 0
+    assert theta[("SEM agent (DRAS's process)", 0)] == pytest.approx(0.25)
+    # the stand-in trace is named so, and without random play or a heuristic it has no scale
+    assert set(scored.loc[scored["workload"] == "datastar (stand-in)", "anchor"]) == {"no-anchor"}
+    text = "\n".join(f"{g['player']}: {g['gap']}" for g in gaps)
+    assert "untrained DRAS:" in text and "seeds/1/ref_untrained" in text and "datastar/heuristics.csv missing" in text
+    agg = aggregate(scored, reps=50, scale="smoke").set_index("player")
+    assert agg.loc["SEM agent", "workloads"] == 1 and agg.loc["SEM agent", "no_random_workloads"] == 1
+
+
+def test_cli_reads_the_papers_with_the_config_scale(tmp_path, monkeypatch, capsys):
+    import json
+
+    from schedrl.cli import main
+
+    root = tmp_path / "results" / "sem" / "agents" / "theta"
+    for folder, wait in ((root / "dras", 600.0), (root / "dras" / "ref_random", 1000.0)):
+        folder.mkdir(parents=True)
+        (folder / "test.json").write_text(json.dumps({"mean_wait": wait}))
+    pd.DataFrame({"method": ["FCFS+EASY"], "mean_wait": [200.0]}).to_csv(root / "heuristics.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    config = {"scale": "paper-budget", "sem": {"agents": {"traces": ["theta"], "seed": 0}}}
+    assert main(["normalised", "--paper", "sem", "--config-json", json.dumps(config), "--reps", "20",
+                 "--out-dir", "out"]) == 0
+    agg = pd.read_csv(tmp_path / "out" / "aggregate.csv").set_index("player")
+    assert set(agg["scale"]) == {"paper-budget"} and agg.loc["DRAS agent", "mean"] == pytest.approx(0.5)
+    assert "(paper-budget scale)" in capsys.readouterr().out

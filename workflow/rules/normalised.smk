@@ -3,7 +3,8 @@
 # stratified-bootstrap 95% intervals, P(improvement) over random valid play and over the best heuristic).
 #   results/normalised/long.csv        every player's headline metric per workload and seed
 #   results/normalised/scores.csv      the same rows with their workload's anchors and normalised score
-#   results/normalised/aggregate.csv   per paper and player (the report's "Where RL stands")
+#   results/normalised/aggregate.csv   per paper and player (the report's "Where RL stands"), with the
+#                                      config's scale (default, smoke, paper-budget, paper) on every row
 #   results/normalised/gaps.csv        players a paper cannot place yet, and why
 # It reads the evaluation outputs the claims read: the claims tables are its inputs.
 import json
@@ -22,6 +23,7 @@ rule normalised:
     params:
         papers=",".join(NORMALISED_PAPERS),
         config=json.dumps({p: config[p] for p in NORMALISED_PAPERS}, separators=(",", ":")),
+        scale=config["scale"],
     log:
         "logs/normalised/normalised.log",
     threads: 1
@@ -31,7 +33,7 @@ rule normalised:
     conda:
         CONDA_ENV
     shell:
-        "schedrl normalised --paper {params.papers} --config-json {params.config:q} "
+        "schedrl normalised --paper {params.papers} --config-json {params.config:q} --scale {params.scale:q} "
         "--out-dir results/normalised > {log:q} 2>&1"
 
 

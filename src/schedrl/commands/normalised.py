@@ -18,7 +18,8 @@ def register(subparsers) -> None:
         "(best heuristic - random) on its workload, and aggregate per paper and player with rliable: IQM "
         "and mean with stratified-bootstrap intervals over seeds x workloads, and the probability of "
         "improvement over random valid play and over the best heuristic. Workloads where random valid "
-        "play matches or beats every heuristic are left out and counted. Writes long.csv, scores.csv, "
+        "play matches or beats every heuristic, or where either anchor is not played yet, are left out and "
+        "counted by reason. Writes long.csv, scores.csv, "
         "aggregate.csv and gaps.csv (players a paper cannot place yet, and why) into --out-dir.",
     )
     p.add_argument("--paper", default=",".join(PAPERS), help="comma-separated papers (default: all five)")
@@ -28,6 +29,9 @@ def register(subparsers) -> None:
                    help="the whole (merged) config as JSON, as the Snakemake rule passes it")
     p.add_argument("--long", nargs="+", default=None, metavar="CSV",
                    help="score these long tables instead of reading the papers' results")
+    p.add_argument("--scale", default=None,
+                   help="the pipeline scale the results come from, written in aggregate.csv (default: the "
+                   "config's 'scale'; 'unspecified' with --long)")
     p.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("--out-dir", default="results/normalised", help="output folder (default: %(default)s)")
@@ -49,8 +53,9 @@ def _config(args) -> dict:
 
 
 def paper_long_table(paper: str, config: dict):
-    """(long table, gaps) of ``paper`` from its results, by its ``normalised.long_table(spec, root)``;
-    a paper without a reader yet is one gap."""
+    """(long table, gaps) of ``paper`` from its results, by its ``normalised.long_table(spec, root)``
+    (its config section read by the reader's own ``load_spec`` where it has one, else by the paper's
+    ``experiments.load_spec``); a paper without a reader yet is one gap."""
     import importlib
 
     import pandas as pd
@@ -59,8 +64,8 @@ def paper_long_table(paper: str, config: dict):
         module = importlib.import_module(f"schedrl.papers.{paper}.normalised")
     except ModuleNotFoundError:
         return pd.DataFrame(), [{"paper": paper, "player": "all", "gap": "no reader of its results yet"}]
-    spec = importlib.import_module(f"schedrl.papers.{paper}.experiments").load_spec(__import__("json").dumps(config[paper]))
-    return module.long_table(spec)
+    load_spec = getattr(module, "load_spec", None) or importlib.import_module(f"schedrl.papers.{paper}.experiments").load_spec
+    return module.long_table(load_spec(__import__("json").dumps(config[paper])))
 
 
 def run(args) -> int:
@@ -68,11 +73,12 @@ def run(args) -> int:
 
     from schedrl.errors import ConfigError, InputFileError
     from schedrl.io import read_result, write_csv
-    from schedrl.report.normalised import GAP_COLUMNS, LONG_COLUMNS, aggregate, scores, write_outputs
+    from schedrl.report.normalised import ANCHORS, GAP_COLUMNS, LONG_COLUMNS, aggregate, scores, write_outputs
 
     if args.reps < 1:
         raise ConfigError(f"--reps must be at least 1, not {args.reps}")
     frames, gaps = [], []
+    scale = args.scale
     if args.long:
         for path in args.long:
             if not Path(path).is_file():
@@ -84,6 +90,7 @@ def run(args) -> int:
         if unknown:
             raise ConfigError(f"unknown paper(s) {', '.join(unknown)} (choose from: {', '.join(PAPERS)})")
         config = _config(args)
+        scale = scale or config.get("scale")
         for paper in papers:
             if paper not in config:
                 gaps.append({"paper": paper, "player": "all", "gap": "not in the config"})
@@ -95,12 +102,15 @@ def run(args) -> int:
     if long is None:
         raise InputFileError(args.out_dir, "no evaluation results to score (run the papers' rules first)")
     scored = scores(long)
-    aggregated = aggregate(scored, reps=args.reps, seed=args.seed)
+    aggregated = aggregate(scored, reps=args.reps, seed=args.seed, scale=scale or "unspecified")
     out = Path(args.out_dir)
     write_csv(out / "long.csv", long.loc[:, list(LONG_COLUMNS)])
     write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
     write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(GAP_COLUMNS)).drop_duplicates())
     workloads = scored.drop_duplicates(["paper", "workload"])
-    print(f"{out}/aggregate.csv: {len(aggregated)} players of {aggregated['paper'].nunique()} paper(s); "
-          f"{len(workloads)} workloads, {int(workloads['degenerate'].sum())} degenerate; {len(gaps)} gaps")
+    status = workloads["anchor"].value_counts()
+    no_scale = ", ".join(f"{int(status.get(a, 0))} {a}" for a in ANCHORS[1:] if status.get(a, 0))
+    print(f"{out}/aggregate.csv ({scale or 'unspecified'} scale): {len(aggregated)} players of "
+          f"{aggregated['paper'].nunique()} paper(s); {len(workloads)} workloads, {int(status.get('ok', 0))} with a "
+          f"scale{' (no scale: ' + no_scale + ')' if no_scale else ''}; {len(gaps)} gaps")
     return 0

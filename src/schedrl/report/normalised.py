@@ -14,17 +14,27 @@ utilisation). Each paper package turns its evaluation outputs into this table
 so random valid play (the mean of its seeds) is 0 and the best heuristic on that workload (the
 best mean over its seeds, in the metric's direction, named in ``best_heuristic``) is 1, whichever
 way the metric points (the ratio of two differences taken the same way). A workload where random
-valid play matches or beats every heuristic has no scale: it is marked ``degenerate``, its scores
-are left empty, and ``aggregate`` leaves it out and counts it.
+valid play matches or beats every heuristic has no scale: its ``anchor`` is ``degenerate``, its
+scores are left empty, and ``aggregate`` leaves it out and counts it. A workload without random
+valid play or without any heuristic has no scale either, for another reason: its ``anchor`` says
+which is missing (``ANCHORS``: ``no-random``, ``no-heuristic``, ``no-anchor`` for both), counted
+apart from the degenerate ones, so "random play is as good as any heuristic here" is never confused
+with "this workload is not fully played yet".
 
-``aggregate`` summarises each (paper, player) over its seeds x non-degenerate workloads with
+Random valid play (role ``random``) is the 0. Where a paper plays random valid play in several
+environments of the same workload (each MDP, each state encoding), its reader picks one as the
+anchor and gives the others role ``reference``: scored on the same scale, never the 0.
+
+``aggregate`` summarises each (paper, player) over its seeds x scaled workloads (``anchor`` ok) with
 rliable (Agarwal et al., 2021): IQM and mean with stratified-bootstrap intervals
 (``rliable.library.get_interval_estimates``: runs resampled within each workload) and the
 probability of improvement (``rliable.metrics.probability_of_improvement``) over random valid play
 and over the best heuristic, each with its interval. rliable draws its bootstrap from NumPy's global
 generator; every estimate here seeds it from ``seed`` and the paper and player names (and restores it
 afterwards), so a file is reproduced byte for byte and a player's interval does not depend on which
-other players are in the table.
+other players are in the table. Its ``scale`` column names the pipeline scale the numbers come from
+(the config's ``scale``: default, smoke, paper-budget, paper), so rows of runs at different budgets
+are never read as one.
 """
 
 from __future__ import annotations
@@ -39,11 +49,14 @@ import pandas as pd
 from schedrl.errors import SchedrlError
 
 LONG_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value")
-ROLES = ("random", "heuristic", "agent", "untrained", "uniform", "authors")
+ROLES = ("random", "heuristic", "agent", "untrained", "reference", "uniform", "authors")
+#: why a workload has (``ok``) or has no scale
+ANCHORS = ("ok", "degenerate", "no-random", "no-heuristic", "no-anchor")
 DIRECTIONS = ("lower", "higher")
 SCORE_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value", "random",
-                 "best_heuristic", "best_heuristic_value", "degenerate", "normalised")
-AGGREGATE_COLUMNS = ("paper", "player", "role", "seeds", "workloads", "degenerate_workloads",
+                 "best_heuristic", "best_heuristic_value", "anchor", "normalised")
+AGGREGATE_COLUMNS = ("paper", "scale", "player", "role", "seeds", "workloads", "degenerate_workloads",
+                     "no_random_workloads", "no_heuristic_workloads",
                      "iqm", "iqm_lo", "iqm_hi", "mean", "mean_lo", "mean_hi",
                      "p_beats_random", "p_beats_random_lo", "p_beats_random_hi",
                      "p_beats_best_heuristic", "p_beats_best_heuristic_lo", "p_beats_best_heuristic_hi")
@@ -103,41 +116,58 @@ def _first(rows: pd.DataFrame) -> str:
     return f"{r['paper']} {r['workload']} {r['player']} seed {r['seed']}"
 
 
+def anchor_status(better: str, random_value: float, best_value: float, has_random: bool, has_heuristic: bool) -> str:
+    """``ANCHORS``' word for one workload: ``no-random`` / ``no-heuristic`` / ``no-anchor`` (both
+    missing) before anything is compared, then ``degenerate`` where random valid play matches or
+    beats the best heuristic, else ``ok``."""
+    if not has_random:
+        return "no-random" if has_heuristic else "no-anchor"
+    if not has_heuristic:
+        return "no-heuristic"
+    sign = -1.0 if better == "lower" else 1.0
+    return "ok" if sign * (best_value - random_value) > 0 else "degenerate"
+
+
 def anchors(long: pd.DataFrame) -> pd.DataFrame:
     """Per (paper, workload): metric, direction, random valid play (mean over its seeds), the best
-    heuristic (best mean over its seeds) and its value, and whether the scale degenerates (random
-    valid play matches or beats every heuristic). A workload without random valid play or without a
-    heuristic has no scale either (``missing`` says which)."""
+    heuristic (best mean over its seeds) and its value, and ``anchor``: ``ok`` where the scale
+    exists, else why not (``anchor_status``)."""
     rows = []
     for (paper, workload), g in long.groupby(["paper", "workload"], sort=True):
         better = g["better"].iloc[0]
         rand = g.loc[g["role"] == "random", "value"]
         heur = g[g["role"] == "heuristic"].groupby("player")["value"].mean().sort_index()
-        missing = ", ".join(w for w, have in (("random valid play", len(rand)), ("heuristic", len(heur))) if not have)
         random_value = float(rand.mean()) if len(rand) else np.nan
         if len(heur):
             best = heur.idxmin() if better == "lower" else heur.idxmax()
             best_value = float(heur[best])
         else:
             best, best_value = "", np.nan
-        sign = -1.0 if better == "lower" else 1.0
-        degenerate = bool(missing) or not sign * (best_value - random_value) > 0
         rows.append({"paper": paper, "workload": workload, "metric": g["metric"].iloc[0], "better": better,
                      "random": random_value, "best_heuristic": best, "best_heuristic_value": best_value,
-                     "degenerate": degenerate, "missing": missing})
+                     "anchor": anchor_status(better, random_value, best_value, len(rand) > 0, len(heur) > 0)})
     return pd.DataFrame(rows, columns=["paper", "workload", "metric", "better", "random", "best_heuristic",
-                                       "best_heuristic_value", "degenerate", "missing"])
+                                       "best_heuristic_value", "anchor"])
+
+
+def normalise(value, random, best_heuristic_value, anchor):
+    """The normalised score (value - random) / (best heuristic - random), NaN where ``anchor`` is not
+    ``ok`` (element-wise on arrays or Series; the one formula every caller uses)."""
+    value, random, best = (np.asarray(x, dtype=float) for x in (value, random, best_heuristic_value))
+    span = best - random
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where((np.asarray(anchor) == "ok") & (span != 0), (value - random) / np.where(span != 0, span, 1.0),
+                       np.nan)
+    return out + 0.0  # random valid play's own score is 0, not -0 (a byte in the file)
 
 
 def scores(long: pd.DataFrame) -> pd.DataFrame:
-    """Every row of the long table with its workload's anchors and its normalised score (empty on a
-    degenerate workload)."""
+    """Every row of the long table with its workload's anchors and its normalised score (empty where
+    the workload has no scale: ``anchor`` says why)."""
     long = check_long(long)
-    anchor = anchors(long).drop(columns=["metric", "better", "missing"])
+    anchor = anchors(long).drop(columns=["metric", "better"])
     out = long.merge(anchor, on=["paper", "workload"], how="left", validate="many_to_one")
-    span = out["best_heuristic_value"] - out["random"]
-    # + 0.0: random valid play's own score is 0, not -0 (a byte in the file)
-    out["normalised"] = np.where(out["degenerate"], np.nan, (out["value"] - out["random"]) / span.where(span != 0)) + 0.0
+    out["normalised"] = normalise(out["value"], out["random"], out["best_heuristic_value"], out["anchor"])
     out = out.sort_values(["paper", "workload", "role", "player", "seed"], key=_role_order, kind="stable")
     return out.loc[:, list(SCORE_COLUMNS)].reset_index(drop=True)
 
@@ -195,12 +225,16 @@ def _matrix(rows: pd.DataFrame, workloads: list[str]) -> np.ndarray:
     return table.mean(axis=0).to_numpy(float)[None, :]
 
 
-def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """Per (paper, player): IQM and mean of the normalised score over seeds x non-degenerate workloads
+def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence: float = CONFIDENCE,
+              scale: str = "") -> pd.DataFrame:
+    """Per (paper, player): IQM and mean of the normalised score over seeds x scaled workloads
     with rliable's stratified-bootstrap intervals, and the probability of improvement over random
     valid play and over the best heuristic (each workload's own), with theirs. Workloads where the
-    player has no score are left out of its row (``workloads`` counts those used,
-    ``degenerate_workloads`` those of the paper left out for a degenerate scale)."""
+    player has no score are left out of its row (``workloads`` counts those used). The paper's
+    workloads without a scale are counted by reason: ``degenerate_workloads`` (random valid play
+    matches or beats every heuristic), ``no_random_workloads`` and ``no_heuristic_workloads`` (an
+    anchor not played; a workload with neither counts in both). ``scale``: the pipeline scale the
+    numbers come from (the config's ``scale``), written on every row."""
     library, metrics = _rliable()
     if int(reps) < 1:
         raise NormalisedError(f"bootstrap reps must be at least 1, not {reps}")
@@ -219,15 +253,18 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
 
     rows = []
     for paper, paper_rows in scored.groupby("paper", sort=True):
-        degenerate = int(paper_rows.drop_duplicates("workload")["degenerate"].sum())
-        usable = paper_rows[~paper_rows["degenerate"]]
+        status = paper_rows.drop_duplicates("workload")["anchor"]
+        counts = {"degenerate_workloads": int((status == "degenerate").sum()),
+                  "no_random_workloads": int(status.isin(["no-random", "no-anchor"]).sum()),
+                  "no_heuristic_workloads": int(status.isin(["no-heuristic", "no-anchor"]).sum())}
+        usable = paper_rows[paper_rows["anchor"] == "ok"]
         best = usable[usable["player"] == usable["best_heuristic"]]
         rand = usable[usable["role"] == "random"]
         players = paper_rows.drop_duplicates("player").sort_values(["role", "player"], key=_role_order, kind="stable")
         for player, role in zip(players["player"], players["role"]):
             mine = usable[usable["player"] == player]
-            row = {"paper": paper, "player": player, "role": role, "seeds": int(mine["seed"].nunique()),
-                   "workloads": int(mine["workload"].nunique()), "degenerate_workloads": degenerate}
+            row = {"paper": paper, "scale": str(scale), "player": player, "role": role,
+                   "seeds": int(mine["seed"].nunique()), "workloads": int(mine["workload"].nunique()), **counts}
             if mine.empty:
                 rows.append(row)
                 continue
@@ -261,6 +298,14 @@ def _interval(row, stat: str) -> str:
     return f"{row[stat]:.2f} [{row[f'{stat}_lo']:.2f}, {row[f'{stat}_hi']:.2f}]"
 
 
+def _no_scale(row) -> str:
+    """"1 degenerate, 2 without random play" (or "0") from an aggregate row's counts."""
+    parts = [f"{int(row[col])} {what}" for col, what in (
+        ("degenerate_workloads", "degenerate"), ("no_random_workloads", "without random play"),
+        ("no_heuristic_workloads", "without a heuristic")) if col in row and pd.notna(row[col]) and int(row[col])]
+    return ", ".join(parts) or "0"
+
+
 def where_rl_stands(aggregated: pd.DataFrame) -> str:
     """The report's opening section: per paper and player, IQM and mean normalised score with their
     intervals and the probabilities of improvement (markdown; the heuristics' own rows left out)."""
@@ -270,14 +315,17 @@ def where_rl_stands(aggregated: pd.DataFrame) -> str:
              "Every player's headline metric on one scale per workload: random valid play = 0, the best "
              "heuristic of that workload = 1 (`results/normalised/`). IQM and mean over seeds x workloads "
              f"with rliable's stratified-bootstrap {CONFIDENCE:.0%} intervals; P(> random) and P(> best "
-             "heuristic): rliable's probability of improvement. Workloads where random valid play matches "
-             "or beats every heuristic have no scale: left out, counted under *degenerate*.", ""]
+             "heuristic): rliable's probability of improvement. Workloads without a scale are left out and "
+             "counted under *no scale*: where random valid play matches or beats every heuristic "
+             "(degenerate), or where random valid play or every heuristic is not played yet. *Scale*: the "
+             "pipeline scale the numbers come from (default, smoke, paper-budget, paper).", ""]
     shown = aggregated[aggregated["role"] != "heuristic"]
     if shown.empty:
         return "\n".join(lines + ["No player has a normalised score yet.", ""])
     table = pd.DataFrame({
-        "paper": shown["paper"], "player": shown["player"], "role": shown["role"], "seeds": shown["seeds"],
-        "workloads": shown["workloads"], "degenerate": shown["degenerate_workloads"],
+        "paper": shown["paper"], "scale": shown.get("scale", ""), "player": shown["player"], "role": shown["role"],
+        "seeds": shown["seeds"], "workloads": shown["workloads"],
+        "no scale": [_no_scale(r) for _, r in shown.iterrows()],
         "IQM [95%]": [_interval(r, "iqm") for _, r in shown.iterrows()],
         "mean [95%]": [_interval(r, "mean") for _, r in shown.iterrows()],
         "P(> random)": [_interval(r, "p_beats_random") for _, r in shown.iterrows()],

@@ -4,16 +4,17 @@ Workloads: each configured variant at each evaluated arrival rate, on the held-o
 (``heldout`` protocol); headline metric ``mean_slowdown`` (every arrived job counted), lower is
 better, each player's value the mean over the job sets. Players:
 
-* random valid play: the ``random`` baseline and the uniform-random valid references
-  (``reference/random/seed<k>``), its seeds;
+* random valid play (the 0): the uniform-random valid references (``reference/random/seed<k>``),
+  its seeds;
+* uniform play over all actions: the ``random`` baseline, DeepRM's random agent (uniform over the
+  W + 1 actions, ``schedulers.grid.random``: a job that does not fit or an empty slot acts as the
+  void action), role ``uniform``; it was counted as random valid play before 2026-12-01;
 * heuristics: SJF and Packer (``spec["baselines"]`` other than random);
 * agents: the SB3 agents trained for slowdown, each seed, and our DeepRM (Mao et al.) agent at its
   own training rate;
 * untrained: each agent's untrained network (same architecture and seed);
 * authors: the report authors' published slowdown agents and DeepRM's own weights, where
   ``deeprm.reference_dirs`` holds them.
-
-Uniform play over all actions (invalid ones included) is not evaluated yet: a gap.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from schedrl.report.normalised import long_rows
 PAPER = "deeprm"
 METRIC = "mean_slowdown"
 PROTOCOL = "heldout"
+UNIFORM = "uniform over all actions (DeepRM's random)"
 
 
 def _workload(variant: str, rate: float) -> str:
@@ -56,8 +58,8 @@ def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, li
 
     for variant in spec["variants"]:
         for name in spec["baselines"]:
-            role = "random" if name == "random" else "heuristic"
-            player = "random valid" if name == "random" else dx.label(name)
+            role = "uniform" if name == "random" else "heuristic"
+            player = UNIFORM if name == "random" else dx.label(name)
             add(dx.eval_paths(dx.baseline_dir(root, variant, name), PROTOCOL)["episodes"], player, role, -1, variant)
         for algo, _, seed in dx.agent_runs(spec, variant, objectives=["slowdown"]):
             add(dx.eval_paths(dx.run_dir(root, variant, algo, "slowdown", seed), PROTOCOL)["episodes"],
@@ -87,6 +89,4 @@ def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, li
     if not authors:
         gaps.append({"paper": PAPER, "player": "authors' agents",
                      "gap": "deeprm.reference_dirs names no folder that exists here: the authors' agents are not played"})
-    gaps.append({"paper": PAPER, "player": "uniform over all actions",
-                 "gap": "not evaluated yet: only random valid play (masked) is"})
     return pd.DataFrame(rows), gaps

@@ -1,0 +1,89 @@
+"""The MDP-design paper's evaluation outputs as the long table of the normalised score (issue 68).
+
+Workloads: each configured Table 3 scenario at the main horizon H (``scenario <id>``), on its
+``eval.trials`` evaluation trials (the same job sets for every player); headline metric
+``mean_slowdown`` (never-started jobs counted as started at T: the verdicts' reading), lower is
+better, each player's value the mean over the trials. Players:
+
+* random valid play (the anchor, role ``random``): the uniform-random valid reference played in the
+  base MDP (image-like, DeepRM's env, where SJF plays too), one seed per training seed
+  (``reference/random/H<H>/image/...``). Random valid play in every other MDP of the spec is role
+  ``reference``: scored, never the 0 (the MDPs differ in their decision points, so random play
+  differs too; anchoring on the base MDP keeps the 0 the same whichever MDPs a scale trains);
+* heuristic: SJF, the one heuristic the mdp rules play (``reference/sjf/H<H>/eval_episodes.csv``,
+  rule ``mdp_sjf``); the paper compares MDPs, not heuristics, so SJF is the project's own anchor;
+* agents: PPO in each MDP of the spec, each seed (the final model), and Fig. 6's transferred agent
+  (trained in one scenario, played in every scenario), each seed;
+* untrained: each MDP's untrained network, each seed (``reference/untrained/...``).
+
+Left out, each a gap: the horizon study's second horizon (SJF and the anchor are played at the main
+horizon only), the budget checkpoints (the scale is of final models), the references' plays of the
+transferred agent (the same network or picker as the source scenario's own reference), uniform play
+over all actions (not evaluated yet) and the paper's own agents (not placed yet).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from schedrl.papers.mdp import experiments as mx
+from schedrl.report.normalised import long_rows
+
+PAPER = "mdp"
+METRIC = mx.METRIC
+ANCHOR_MDP = mx.BASE  # random valid play in this MDP is the 0
+
+
+def _workload(sid: int) -> str:
+    return f"scenario {int(sid)}"
+
+
+def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, list[dict]]:
+    """(long table, gaps): every player's mean slowdown per scenario; a gap row per player whose
+    evaluation is not on disk (not built yet) or not made by this project."""
+    rows, gaps = [], []
+    H = int(spec["horizon"])
+
+    def add(path, sid, player, role, seed):
+        path = Path(path)
+        if not path.is_file():
+            gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
+            return
+        frame = pd.read_csv(path)
+        if "scenario" in frame.columns:  # a transfer table holds every scenario
+            frame = frame[frame["scenario"] == int(sid)]
+        if frame.empty:
+            gaps.append({"paper": PAPER, "player": player, "gap": f"{path} has no trial of scenario {sid}"})
+            return
+        rows.append(long_rows(PAPER, _workload(sid), player, role, seed, METRIC, "lower", frame[METRIC].mean()))
+
+    sjf = mx.sjf_path(root, H)
+    for sid in spec["scenarios"]:
+        add(sjf, sid, "SJF", "heuristic", 0)
+        for name in spec["variants"]:
+            label = mx.variant(name).label
+            for seed in spec["seeds"]:
+                add(mx.eval_path(mx.run_dir(root, H, name, sid, seed)), sid, f"PPO {label}", "agent", seed)
+                ref = mx.reference_root(root, "random")
+                add(mx.eval_path(mx.run_dir(ref, H, name, sid, seed)), sid, f"random valid in {label}",
+                    "random" if name == ANCHOR_MDP else "reference", seed)
+                ref = mx.reference_root(root, "untrained")
+                add(mx.eval_path(mx.run_dir(ref, H, name, sid, seed)), sid, f"untrained {label}", "untrained", seed)
+    t = mx.transfer_spec(spec)
+    if t is not None:
+        for name in mx.transfer_variants(spec):
+            player = f"PPO {mx.variant(name).label} from scenario {t['scenario']}"
+            for seed in spec["seeds"]:
+                for sid in spec["scenarios"]:
+                    add(mx.eval_path(mx.transfer_dir(root, H, name, t["scenario"], seed)), sid, player, "agent", seed)
+    study = mx.horizon_study(spec)
+    if study is not None:
+        gaps.append({"paper": PAPER, "player": f"agents at H {study['horizon']}",
+                     "gap": f"not placed: SJF and random valid play are played at the main horizon H {H} only"})
+    gaps.append({"paper": PAPER, "player": "uniform over all actions",
+                 "gap": "not evaluated yet: only random valid play (masked) is"})
+    gaps.append({"paper": PAPER, "player": "authors' agents",
+                 "gap": "not placed yet: the paper's own agents against its SJF (issue 68, item 3)"})
+    return pd.DataFrame(rows), gaps
