@@ -225,7 +225,12 @@ def test_score_example_smoke(monkeypatch, tmp_path):
     assert not failures
     yours = frame[frame["role"] == "yours"]
     assert set(yours["policy"]) == {"wfp3", "f1"} and set(yours["paper"]) == {"deeprm", "mdp"}
-    assert {"SJF", "Packer", "Random"} <= set(frame.loc[frame["paper"] == "deeprm", "policy"])
+    assert {"SJF", "Packer", "Random", "Random valid"} <= set(frame.loc[frame["paper"] == "deeprm", "policy"])
+    # every board of the grid papers has random valid play and heuristics: a normalised column
+    head = frame[frame["metric"] == "mean slowdown"]
+    assert head["normalised"].notna().all() and (head.loc[head["policy"] == "Random valid", "normalised"] == 0).all()
+    assert (head.groupby("board")["normalised"].max() >= 1).all()  # the best heuristic is 1 (or above: a better policy)
+    assert all(n.startswith("mean slowdown: Random valid 0, ") for n in head["normalised_note"])
     ci = frame[frame["n"] > 1]
     assert len(ci) and (ci["lo"] <= ci["mean"]).all() and (ci["mean"] <= ci["hi"]).all()
     assert frame.loc[frame["n"] == 1, "lo"].isna().all()  # one episode: no interval claimed
@@ -272,6 +277,38 @@ def test_leaderboard_orders_by_first_metric_best_first():
                Entry("p", "b", "c", "baseline", "util", [np.array([0.9, 0.8])], "episode", "higher")]
     (_, _, table), = board.wide(board.leaderboard(entries))
     assert table["policy"].tolist() == ["c", "a"]
+
+
+def test_normalised_column_uses_the_boards_anchors():
+    from schedrl.score.suites import Entry
+
+    def entry(board, policy, role, value, metric="mean slowdown", better="lower"):
+        return Entry("mdp", board, policy, role, metric, [np.array([value])], "trial", better)
+
+    entries = [entry("b", "Random valid", "baseline", 10.0), entry("b", "SJF", "baseline", 4.0),
+               entry("b", "Packer", "baseline", 6.0), entry("b", "Random", "baseline", 12.0),
+               entry("b", "mine", "yours", 7.0), entry("b", "PPO", "agent", 13.0),
+               entry("b", "mine", "yours", 0.5, metric="utilisation", better="higher"),
+               # a board without random valid play: the column is empty, with the reason in its header
+               entry("c", "SJF", "baseline", 4.0), entry("c", "mine", "yours", 7.0),
+               # random valid play beats every heuristic: no scale either
+               entry("d", "Random valid", "baseline", 3.0), entry("d", "SJF", "baseline", 4.0)]
+    frame = board.leaderboard(entries)
+    assert list(frame.columns[:12]) == ["paper", "board", "policy", "role", "metric", "better", "mean", "lo", "hi",
+                                        "n", "unit", "note"]  # the existing columns kept, in their order
+    got = frame[frame["board"] == "b"].set_index(["policy", "metric"])["normalised"]
+    assert got[("Random valid", "mean slowdown")] == 0.0 and got[("SJF", "mean slowdown")] == 1.0
+    assert got[("mine", "mean slowdown")] == pytest.approx(0.5) and got[("PPO", "mean slowdown")] == pytest.approx(-0.5)
+    assert got[("Random", "mean slowdown")] == pytest.approx(-1 / 3)  # uniform play is scored, not the 0
+    assert np.isnan(got[("mine", "utilisation")])  # only the headline metric is normalised
+    assert frame[frame["board"] != "b"]["normalised"].isna().all()
+    tables = {b: t for _, b, t in board.wide(frame)}
+    assert tables["b"].set_index("policy")["normalised (mean slowdown: Random valid 0, SJF 1)"].to_dict() == {
+        "SJF": "1.00", "Packer": "0.67", "mine": "0.50", "Random valid": "0.00", "Random": "-0.33", "PPO": "-0.50"}
+    assert "normalised (mean slowdown: no random valid play on this board)" in tables["c"].columns
+    assert "normalised (mean slowdown: random valid play matches or beats every heuristic on this board)" \
+        in tables["d"].columns
+    assert "normalised (mean slowdown: Random valid 0, SJF 1)" in board.console(frame)
 
 
 def test_score_config_section_is_checked():

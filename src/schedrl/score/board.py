@@ -2,7 +2,11 @@
 
 ``leaderboard(entries)`` gives one long row per (paper, board, policy, metric): mean, lo, hi (the
 convergence core's two-level bootstrap: seeds or workloads, then episodes, trials or jobs), n and
-the unit. ``markdown`` and ``console`` lay each board out wide (one column per metric), sorted by
+the unit, and on the board's headline metric (``HEADLINE``) each policy's ``normalised`` score: its
+mean on the board's scale, random valid play 0 and the best heuristic on the board 1 (the core's
+``report.normalised``: the same anchors and formula as ``schedrl normalised``), empty where the
+board has no random valid play or no heuristic, or where random valid play matches or beats every
+heuristic (``normalised_note`` says which). ``markdown`` and ``console`` lay each board out wide (one column per metric), sorted by
 the board's first metric (best first); ``write`` writes CSV, markdown and a self-contained HTML page
 in the report's style.
 """
@@ -17,7 +21,19 @@ import pandas as pd
 from schedrl.report.convergence import bootstrap_ci, format_ci
 
 ROLE_MARK = {"yours": "yours", "baseline": "baseline", "agent": "trained agent"}
-COLUMNS = ["paper", "board", "policy", "role", "metric", "better", "mean", "lo", "hi", "n", "unit", "note"]
+COLUMNS = ["paper", "board", "policy", "role", "metric", "better", "mean", "lo", "hi", "n", "unit", "note",
+           "normalised", "normalised_note"]
+#: the metric each paper's normalised column is on (its reader's headline metric in
+#: ``schedrl.papers.<paper>.normalised``); a board without it uses its first metric
+HEADLINE = {"deeprm": "mean slowdown", "mdp": "mean slowdown", "sem": "wait (h)", "mrsch": "mean slowdown",
+            "runtime": "utilisation"}
+#: baselines that are not heuristics, by name: random valid play (the 0) and DeepRM's random agent
+#: (uniform over all actions, scored as uniform play); every other baseline is a heuristic
+RANDOM_VALID = "Random valid"
+BASELINE_ROLES = {RANDOM_VALID: "random", "Random": "uniform"}
+NO_SCALE = {"degenerate": "random valid play matches or beats every heuristic on this board",
+            "no-random": "no random valid play on this board", "no-heuristic": "no heuristic on this board",
+            "no-anchor": "no random valid play and no heuristic on this board"}
 
 
 def leaderboard(entries) -> pd.DataFrame:
@@ -36,7 +52,37 @@ def leaderboard(entries) -> pd.DataFrame:
                 lo = hi = float("nan")
         rows.append({"paper": e.paper, "board": e.board, "policy": e.policy, "role": e.role, "metric": e.metric,
                      "better": e.better, "mean": mean, "lo": lo, "hi": hi, "n": n, "unit": e.unit, "note": e.note})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return normalised(pd.DataFrame(rows, columns=COLUMNS[:-2]))
+
+
+def headline(paper: str, metrics: list[str]) -> str:
+    """The metric of a board's normalised column: the paper's headline where the board has it."""
+    want = HEADLINE.get(paper)
+    return want if want in metrics else metrics[0]
+
+
+def normalised(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``normalised`` (on each board's headline-metric rows: the policy's mean on the
+    board's scale) and ``normalised_note`` (the scale's anchors, or why the board has none)."""
+    from schedrl.report.normalised import anchors, check_long, normalise
+
+    frame = frame.assign(normalised=np.nan, normalised_note="")
+    for (paper, board), part in frame.groupby(["paper", "board"], sort=False):
+        metric = headline(paper, list(dict.fromkeys(part["metric"])))
+        rows = part[(part["metric"] == metric) & np.isfinite(part["mean"].astype(float))]
+        if rows.empty:
+            continue
+        long = pd.DataFrame({"paper": paper, "workload": board, "player": rows["role"] + ":" + rows["policy"],
+                             "role": [BASELINE_ROLES.get(p, "heuristic") if r == "baseline" else "agent"
+                                      for p, r in zip(rows["policy"], rows["role"])],
+                             "seed": 0, "metric": metric, "better": rows["better"].iloc[0], "value": rows["mean"]})
+        anchor = anchors(check_long(long, f"{paper} {board}")).iloc[0]
+        frame.loc[rows.index, "normalised"] = normalise(rows["mean"], anchor["random"],
+                                                        anchor["best_heuristic_value"], anchor["anchor"])
+        best = anchor["best_heuristic"].split(":", 1)[-1]
+        frame.loc[rows.index, "normalised_note"] = (f"{metric}: {RANDOM_VALID} 0, {best} 1" if anchor["anchor"] == "ok"
+                                                    else f"{metric}: {NO_SCALE[anchor['anchor']]}")
+    return frame
 
 
 def _cell(row) -> str:
@@ -66,6 +112,7 @@ def wide(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
                 bett = part.loc[part["metric"] == metric, "better"].iloc[0]
                 head = f"{metric} ({'lower' if bett == 'lower' else 'higher'} is better)"
                 row[head] = _cell(m.iloc[0]) if len(m) else ""
+            row[_normalised_head(part)] = _normalised_cell(mine)
             notes = "; ".join(dict.fromkeys(n for n in mine["note"] if isinstance(n, str) and n))
             n = mine.iloc[0]
             row["n"] = f"{n['n']} {n['unit']}s"
@@ -73,6 +120,17 @@ def wide(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
             rows.append(row)
         out.append((paper, board, pd.DataFrame(rows)))
     return out
+
+
+def _normalised_head(part: pd.DataFrame) -> str:
+    """The normalised column's header: its metric and anchors, or why the board has no scale."""
+    said = [n for n in part.get("normalised_note", pd.Series(dtype=str)) if isinstance(n, str) and n]
+    return f"normalised ({said[0]})" if said else "normalised"
+
+
+def _normalised_cell(mine: pd.DataFrame) -> str:
+    values = [v for v in mine.get("normalised", pd.Series(dtype=float)) if pd.notna(v)]
+    return f"{values[0]:.2f}" if values else ""
 
 
 def _md_table(table: pd.DataFrame) -> str:
@@ -89,7 +147,9 @@ def markdown(frame: pd.DataFrame, notes: list[str], failures: list, *, scale: st
              "Each user policy (`schedrl score`, config `score.policies`) played on each paper's held-out "
              "workloads under the paper's protocol, beside the paper's baselines on the same jobs and, where a "
              "finished run left results, the pipeline's trained agents. Cells: mean [95% bootstrap interval] "
-             "(two levels: seeds or workloads, then episodes, trials or jobs).", ""]
+             "(two levels: seeds or workloads, then episodes, trials or jobs). *normalised*: each policy's mean on "
+             "the board's scale, random valid play 0 and the best heuristic on the board 1 (the scale of "
+             "`schedrl normalised`); its header names the metric and the anchors, or why the board has none.", ""]
     for paper, board, table in wide(frame):
         mine = table["role"] == ROLE_MARK["yours"]
         table.loc[mine, "policy"] = "**" + table.loc[mine, "policy"].astype(str) + "**"

@@ -7,8 +7,8 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 
 | paper | env family | held-out workloads | metric(s) | baselines |
 | --- | --- | --- | --- | --- |
-| deeprm | grid (discrete variant) | ``eval.episodes`` job sets from ``eval.jobset_seed`` at ``eval.box_rate`` | mean slowdown over every arrived job, per episode | SJF, Packer, Random |
-| mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference) |
+| deeprm | grid (discrete variant) | ``eval.episodes`` job sets from ``eval.jobset_seed`` at ``eval.box_rate`` | mean slowdown over every arrived job, per episode | SJF, Packer, Random (uniform over all actions), Random valid |
+| mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference), Random valid |
 | sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY |
 | mrsch | pick-and-reserve, under ``mrsch.process`` | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY (GA, scalar RL, MRSch from results) |
 | runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | Table 4's SJF, SJF w/ BF (EASY), FCFS, FCFS w/ BF (EASY) in the core's time-stepped simulator on each episode's jobs and step limit; FCFS, SJF as priority picks |
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import SchedrlError
+from schedrl.score.board import RANDOM_VALID
 from schedrl.score.policy import Policy, PolicyError, PolicyRaised
 
 PAPERS = ("deeprm", "mdp", "sem", "mrsch", "runtime")
@@ -81,6 +82,19 @@ def _fail(result: SuiteResult, policy: Policy, exc: Exception) -> None:
 def _label(env, text: str):
     env.unwrapped.score_label = text
     return env
+
+
+def random_valid(env) -> int:
+    """Random valid play on a grid env: uniform among the actions its mask allows (the void action
+    included), from a generator of its own per env (seeded 0; the env's generator is left alone, so the
+    job sets are those every other policy plays); the 0 of the boards' normalised column."""
+    base = getattr(env, "unwrapped", env)
+    rng = base.__dict__.setdefault("_score_random_valid_rng", np.random.default_rng(0))
+    return int(rng.choice(np.flatnonzero(base.action_masks())))
+
+
+def _random_valid_policy() -> Policy:
+    return Policy(RANDOM_VALID, "random valid", "heuristic", random_valid)
 
 
 def _seed_torch(seed: int) -> None:
@@ -174,6 +188,7 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
     _play_yours(out, policies, probe, lambda p: variants if p.kind in ("sb3", "run") else [main], play)
     for name in X.BASELINES:
         play(Policy(X.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
+    play(_random_valid_policy(), main, "baseline")
     if agents:
         for variant in variants:
             groups: dict[str, list] = {}
@@ -232,6 +247,7 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
         for name in ("sjf", "packer"):
             play(Policy(name.upper() if name == "sjf" else "Packer", name, "heuristic", POLICIES[name]),
                  default_variant, sid, "baseline", "reference (the paper compares MDPs, not heuristics)")
+        play(_random_valid_policy(), default_variant, sid, "baseline", "reference (uniform among the valid actions)")
         if agents:
             for variant in spec["variants"]:
                 values = []
