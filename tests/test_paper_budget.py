@@ -67,3 +67,27 @@ def test_schedrl_config_checks_the_scale_file_as_merged(capsys):
 
     assert main(["config", str(BUDGET)]) == 0
     assert capsys.readouterr().out.strip().endswith(": ok")
+
+
+def test_commands_in_the_scale_files_comments_name_real_targets_and_scales():
+    """Every `snakemake <target>` and `schedrl record --scale <scale>` a reader copies from the comments
+    of config/paper-budget.yaml names a rule of the workflow and a scale `schedrl record` accepts."""
+    import argparse
+    import re
+
+    from schedrl.commands.record import register
+
+    rules = set()
+    for smk in (ROOT / "workflow" / "rules").glob("*.smk"):
+        text = smk.read_text()
+        rules |= set(re.findall(r"^rule (\w+):", text, re.M))
+        rules |= {f"mdp_paper_budget_s{s}" for s in load_yaml(BUDGET)["mdp"]["scenarios"]} if "paper_budget_s" in text else set()
+    rules |= set(re.findall(r"^rule (\w+):", (ROOT / "Snakefile").read_text(), re.M))
+    comments = "\n".join(line for line in BUDGET.read_text().splitlines() if line.lstrip().startswith("#"))
+    targets = re.findall(r"snakemake (\w+) --cores", comments)
+    assert targets and all(t in rules for t in targets), sorted(set(targets) - rules)
+    scales = re.findall(r"schedrl record --scale (\S+)", comments)
+    sub = argparse.ArgumentParser().add_subparsers()
+    register(sub)
+    choices = next(a.choices for a in sub.choices["record"]._actions if a.dest == "scale")
+    assert scales and all(s.strip("`\"") in choices for s in scales), scales

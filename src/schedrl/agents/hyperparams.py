@@ -38,6 +38,10 @@ HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 EXTRA_KEYS = ("policy", "n_envs", "vec_env")
 VEC_ENVS = ("dummy", "subproc")
 
+#: inputs of a flattened observation from which ``policy_kwargs.sparse_input: auto`` (the default)
+#: computes the first layer from the non-zero inputs (``schedrl.agents.sparse_input``)
+AUTO_MIN_INPUTS = 1024
+
 _ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "leaky_relu": "LeakyReLU", "elu": "ELU",
                 "sigmoid": "Sigmoid", "gelu": "GELU"}
 _OPTIMIZERS = {"adam": "Adam", "rmsprop": "RMSprop", "sgd": "SGD"}
@@ -71,6 +75,15 @@ def load_hyperparams(algo: str, variant: str | None = None, directory: str | Pat
     merged.setdefault("policy", "MlpPolicy")
     merged.setdefault("n_envs", 1)
     return merged
+
+
+def use_sparse(setting, n_inputs: int) -> bool:
+    """``sparse_input`` as configured: True, False, or ``"auto"`` (on from ``AUTO_MIN_INPUTS`` inputs)."""
+    if setting == "auto":
+        return n_inputs >= AUTO_MIN_INPUTS
+    if isinstance(setting, bool):
+        return setting
+    raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
 
 
 def vec_env_kind(params: dict[str, Any]) -> str:

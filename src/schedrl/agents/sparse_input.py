@@ -35,8 +35,8 @@ import torch
 import torch.nn as nn
 from torch.autograd.function import once_differentiable
 
-#: inputs of a flattened observation from which ``sparse_input: auto`` uses the sparse layer
-AUTO_MIN_INPUTS = 1024
+from schedrl.agents.hyperparams import AUTO_MIN_INPUTS, use_sparse  # noqa: F401  (defined torch-free there)
+
 #: default largest share of non-zero entries in a batch for which the sparse product is used
 MAX_DENSITY = 0.3
 
@@ -210,15 +210,6 @@ def sparsify_first_linear(net: nn.Sequential, **kwargs) -> bool:
             return True
         return False
     return False
-
-
-def use_sparse(setting, n_inputs: int) -> bool:
-    """``sparse_input`` as configured: True, False, or ``"auto"`` (on from ``AUTO_MIN_INPUTS`` inputs)."""
-    if setting == "auto":
-        return n_inputs >= AUTO_MIN_INPUTS
-    if isinstance(setting, bool):
-        return setting
-    raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
 
 
 def _in_out_pairs(optimizer: torch.optim.Optimizer, state_dict: dict):
