@@ -481,7 +481,8 @@ def test_runtime_suite_table4_baselines(monkeypatch, tmp_path):
     # by hand (test_runtime_table4_by_hand); SJF starts j2 then j0 at 0, j1 at 600: 0.9375 with or without BF
     expect = {"FCFS (no BF)": 0.75, "FCFS w/ BF (EASY)": 0.9375, "SJF (no BF)": 0.9375, "SJF w/ BF (EASY)": 0.9375,
               "FCFS (priority pick)": 0.9375, "SJF (priority pick)": 0.9375}
-    assert set(values) == set(expect)
+    assert set(values) == set(expect) | {"Random valid"}  # random valid play: the boards' normalised 0
+    assert len(values["Random valid"][0]) == 2 and ((values["Random valid"][0] >= 0) & (values["Random valid"][0] <= 1)).all()
     for name, u in expect.items():
         assert len(values[name]) == 1 and values[name][0].tolist() == pytest.approx([u, u]), name
     table4 = [e for e in out.entries if "BF" in e.policy]
@@ -523,3 +524,30 @@ def test_mrsch_agents_are_the_mean_over_seeds(tmp_path):
     assert role == "agent" and row["mean_wait_h"] == 3.0 and row["seeds"] == 2 and row["instance_ms_max"] == 9.0
     assert rows[R.LABELS["ga"]][0] == "baseline" and rows[R.LABELS["ga"]][1]["mean_wait_h"] == 1.0
     assert mrsch_evaluated_rows(spec, tmp_path, "S2", []) == []
+
+
+def test_mrsch_suite_plays_random_valid_play_the_boards_zero(monkeypatch):
+    """The HPC suites play random valid play beside their heuristics (here MRSch's, on a tiny split):
+    the board then has a normalised column."""
+    from schedrl.papers.mrsch import experiments as R
+    from schedrl.score.suites import mrsch
+
+    config = _small_config(monkeypatch)
+
+    def tiny(spec, workload, base=None):
+        jobs = _three_jobs()
+        jobs["bb_request"] = [1.0, 0.0, 1.0]
+        jobs.attrs["header"] = {"MaxNodes": 4, "MaxBurstBufferUnits": 2}
+        return jobs
+
+    monkeypatch.setattr(R, "test_jobs", tiny)
+    out = mrsch(config, [], agents=False)
+    frame = board.leaderboard(out.entries)
+    first = frame["board"].iloc[0]
+    head = frame[(frame["metric"] == "mean slowdown") & (frame["board"] == first)].set_index("policy")
+    assert set(head.index) == {"FCFS+EASY", "Random valid"} and head.loc["Random valid", "mean"] >= 1
+    assert "normalised_note" in head.columns
+    note = head.loc["Random valid", "normalised_note"]
+    # random valid play either loses to FCFS+EASY (a scale) or does not (degenerate): never a missing anchor
+    assert note in ("mean slowdown: Random valid 0, FCFS+EASY 1",
+                    "mean slowdown: random valid play matches or beats every heuristic on this board")

@@ -9,9 +9,9 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 | --- | --- | --- | --- | --- |
 | deeprm | grid (discrete variant) | ``eval.episodes`` job sets from ``eval.jobset_seed`` at ``eval.box_rate`` | mean slowdown over every arrived job, per episode | SJF, Packer, Random (uniform over all actions), Random valid |
 | mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference), Random valid |
-| sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY |
-| mrsch | pick-and-reserve, under ``mrsch.process`` | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY (GA, scalar RL, MRSch from results) |
-| runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | Table 4's SJF, SJF w/ BF (EASY), FCFS, FCFS w/ BF (EASY) in the core's time-stepped simulator on each episode's jobs and step limit; FCFS, SJF as priority picks |
+| sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY, Random valid (DRAS's encoding) |
+| mrsch | pick-and-reserve, under ``mrsch.process`` | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY, Random valid (GA, scalar RL, MRSch from results) |
+| runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | Table 4's SJF, SJF w/ BF (EASY), FCFS, FCFS w/ BF (EASY) in the core's time-stepped simulator on each episode's jobs and step limit; FCFS, SJF as priority picks; Random valid |
 """
 
 from __future__ import annotations
@@ -84,17 +84,20 @@ def _label(env, text: str):
     return env
 
 
-def random_valid(env) -> int:
-    """Random valid play on a grid env: uniform among the actions its mask allows (the void action
-    included), from a generator of its own per env (seeded 0; the env's generator is left alone, so the
-    job sets are those every other policy plays); the 0 of the boards' normalised column."""
-    base = getattr(env, "unwrapped", env)
-    rng = base.__dict__.setdefault("_score_random_valid_rng", np.random.default_rng(0))
-    return int(rng.choice(np.flatnonzero(base.action_masks())))
+RANDOM_VALID_NOTE = "uniform among the actions info['action_mask'] allows (generator seeded 0): the normalised 0"
 
 
-def _random_valid_policy() -> Policy:
-    return Policy(RANDOM_VALID, "random valid", "heuristic", random_valid)
+def random_valid_policy(seed: int = 0) -> Policy:
+    """Random valid play in any env family: uniform among the actions ``info["action_mask"]`` allows
+    (the void or wait action included where the env has one), from a generator of its own seeded with
+    ``seed`` (the env's generator is left alone, so the jobs are those every other policy plays); the 0
+    of the boards' normalised column."""
+    rng = np.random.default_rng(int(seed))
+
+    def random_valid(obs, info):
+        return int(rng.choice(np.flatnonzero(np.asarray(info["action_mask"]))))
+
+    return Policy(RANDOM_VALID, "random valid", "policy", random_valid)
 
 
 def _seed_torch(seed: int) -> None:
@@ -188,7 +191,7 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
     _play_yours(out, policies, probe, lambda p: variants if p.kind in ("sb3", "run") else [main], play)
     for name in X.BASELINES:
         play(Policy(X.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
-    play(_random_valid_policy(), main, "baseline")
+    play(random_valid_policy(), main, "baseline")
     if agents:
         for variant in variants:
             groups: dict[str, list] = {}
@@ -247,7 +250,7 @@ def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResul
         for name in ("sjf", "packer"):
             play(Policy(name.upper() if name == "sjf" else "Packer", name, "heuristic", POLICIES[name]),
                  default_variant, sid, "baseline", "reference (the paper compares MDPs, not heuristics)")
-        play(_random_valid_policy(), default_variant, sid, "baseline", "reference (uniform among the valid actions)")
+        play(random_valid_policy(), default_variant, sid, "baseline", RANDOM_VALID_NOTE)
         if agents:
             for variant in spec["variants"]:
                 values = []
@@ -345,6 +348,11 @@ def sem(config: dict, policies: list[Policy], agents: bool = True, base: str | P
         for name in HEURISTICS:
             schedule = simulate(test, cluster, policy=name, backfill="easy")
             out.entries += _schedule_entries("sem", board, f"{name.upper()}+EASY", "baseline", schedule, cluster)
+        # in DRAS's encoding, as the random valid reference the normalised score anchors on
+        env = make("dras")
+        schedule = play_schedule(env, random_valid_policy().bind(env))
+        out.entries += _schedule_entries("sem", board, RANDOM_VALID, "baseline", schedule, cluster,
+                                         RANDOM_VALID_NOTE + "; DRAS's encoding")
         if agents:
             for encoder in ENCODERS:
                 out.entries += _sem_agent_entries(board, encoder, Path("results/sem/agents") / trace / encoder)
@@ -406,6 +414,9 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 _fail(out, policy, exc)
         rows.append((group, "FCFS+EASY", "baseline",
                      R.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
+        env = _label(R.make_env(frame, window, **R.env_kwargs(spec)), f"mrsch {workload} test")
+        schedule = play_schedule(env, random_valid_policy().bind(env), options={"jobs": frame})
+        rows.append((group, RANDOM_VALID, "baseline", R.metrics_row(schedule, cluster, "random valid", workload)))
         if agents:
             rows += [(group, *r) for r in mrsch_evaluated_rows(spec, R.ROOT, workload, out.notes)]
     if missing:
@@ -421,7 +432,9 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 values = values[np.isfinite(values)]
                 if len(values):
                     note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
-                    if role != "yours" and method != "FCFS+EASY":
+                    if method == RANDOM_VALID:
+                        note = "; ".join(x for x in (RANDOM_VALID_NOTE, note) if x)
+                    elif role != "yours" and method != "FCFS+EASY":
                         n_seeds = int(min(row.get("seeds", 1) for row in mine))
                         src = "from results/mrsch/eval" + (f", mean of {n_seeds} seeds" if n_seeds > 1 else "")
                         note = "; ".join(x for x in (src, note) if x)
@@ -574,6 +587,7 @@ def runtime(config: dict, policies: list[Policy], agents: bool = True) -> SuiteR
         play(Policy(f"{name.upper()} (priority pick)", name, "priority", get_policy(name).key_fn), "runtime_baseline",
              "baseline", "starts the first job that fits in the order among the env's window, else advances (no "
              "reservation): the core's first-fit ('greedy') mode, not Table 4's FCFS/SJF")
+    play(random_valid_policy(), "runtime_baseline", "baseline", RANDOM_VALID_NOTE)
     _runtime_table4_entries(out, config, spec, tests, board, [seed0 + k for k in range(episodes)],
                             lambda w: make("runtime_baseline", w))
     if agents:
