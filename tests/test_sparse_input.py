@@ -13,8 +13,8 @@ import torch
 import torch.nn as nn
 
 import schedrl.envs  # noqa: F401  (registers the env ids)
-from schedrl.agents.hyperparams import use_sparse
 from schedrl.agents.sparse_input import SparseInputLinear, SparseRows, sparsify_first_linear
+from schedrl.agents.sparse_setting import use_sparse
 from schedrl.errors import ConfigError
 
 

@@ -31,16 +31,13 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+from schedrl.agents.sparse_setting import SETTINGS
 from schedrl.config import load_yaml
 from schedrl.errors import ConfigError
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parent / "hyperparams"
 EXTRA_KEYS = ("policy", "n_envs", "vec_env")
 VEC_ENVS = ("dummy", "subproc")
-
-#: inputs of a flattened observation from which ``policy_kwargs.sparse_input: auto`` (the default)
-#: computes the first layer from the non-zero inputs (``schedrl.agents.sparse_input``)
-AUTO_MIN_INPUTS = 1024
 
 _ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "leaky_relu": "LeakyReLU", "elu": "ELU",
                 "sigmoid": "Sigmoid", "gelu": "GELU"}
@@ -75,15 +72,6 @@ def load_hyperparams(algo: str, variant: str | None = None, directory: str | Pat
     merged.setdefault("policy", "MlpPolicy")
     merged.setdefault("n_envs", 1)
     return merged
-
-
-def use_sparse(setting, n_inputs: int) -> bool:
-    """``sparse_input`` as configured: True, False, or ``"auto"`` (on from ``AUTO_MIN_INPUTS`` inputs)."""
-    if setting == "auto":
-        return n_inputs >= AUTO_MIN_INPUTS
-    if isinstance(setting, bool):
-        return setting
-    raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
 
 
 def vec_env_kind(params: dict[str, Any]) -> str:
@@ -137,7 +125,7 @@ def _policy_kwargs(raw: dict) -> dict:
         if not (ok_list or ok_dict):
             raise ConfigError(f"policy_kwargs.net_arch: expected a list of widths or a mapping "
                               f"pi/vf/qf -> widths, got {arch!r}")
-    if "sparse_input" in out and out["sparse_input"] not in (True, False, "auto"):
+    if "sparse_input" in out and out["sparse_input"] not in SETTINGS:
         raise ConfigError(f"policy_kwargs.sparse_input: expected true, false or auto, got {out['sparse_input']!r}")
     shared = out.pop("shared_net", None)
     if shared is not None:

@@ -10,7 +10,7 @@ features extractors fall back to SB3's code. ``benchmarks/bench_trainers.py --sb
 steps per CPU-second with it and with SB3's MlpPolicy.
 
 ``sparse_input`` (a policy keyword, ``auto`` by default: on from
-``schedrl.agents.hyperparams.AUTO_MIN_INPUTS`` inputs) makes the first layer of the actor and of the
+``schedrl.agents.sparse_setting.AUTO_MIN_INPUTS`` inputs) makes the first layer of the actor and of the
 critic a ``SparseInputLinear``: the same function computed from the observation's non-zero entries,
 their CSR view computed once for both (issue 72; ``benchmarks/bench_sparse_input.py``).
 """
@@ -26,7 +26,6 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.preprocessing import get_flattened_obs_dim, preprocess_obs
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from schedrl.agents.hyperparams import use_sparse
 from schedrl.agents.sparse_input import (
     MAX_DENSITY,
     SparseInputLinear,
@@ -34,6 +33,7 @@ from schedrl.agents.sparse_input import (
     in_out_optimizer_hooks,
     sparsify_first_linear,
 )
+from schedrl.agents.sparse_setting import use_sparse
 
 
 def _categorical(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

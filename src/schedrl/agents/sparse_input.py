@@ -35,8 +35,6 @@ import torch
 import torch.nn as nn
 from torch.autograd.function import once_differentiable
 
-from schedrl.agents.hyperparams import AUTO_MIN_INPUTS, use_sparse  # noqa: F401  (defined torch-free there)
-
 #: default largest share of non-zero entries in a batch for which the sparse product is used
 MAX_DENSITY = 0.3
 

@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from schedrl.agents.hyperparams import use_sparse
+from schedrl.agents.sparse_setting import use_sparse
 from schedrl.errors import ConfigError, InputFileError
 from schedrl.io import read_result
 from schedrl.report.budget import SLOWER_KIND

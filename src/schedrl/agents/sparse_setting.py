@@ -1,0 +1,20 @@
+"""``policy_kwargs.sparse_input``: when an actor-critic policy computes its first layer from the
+observation's non-zero entries (``schedrl.agents.sparse_input``). Torch-free, so that the cost
+models and the hyperparameter checks read it without loading torch."""
+
+from __future__ import annotations
+
+#: inputs of a flattened observation from which ``sparse_input: auto`` (the default) uses the sparse
+#: layer: every MDP image-like and DeepRM state (4,400-14,160 inputs), no compact one (<= 118) and
+#: not the runtime paper's (456-812 inputs, over half of them non-zero)
+AUTO_MIN_INPUTS = 1024
+SETTINGS = (True, False, "auto")
+
+
+def use_sparse(setting, n_inputs: int) -> bool:
+    """``sparse_input`` as configured: True, False, or ``"auto"`` (on from ``AUTO_MIN_INPUTS`` inputs)."""
+    if setting == "auto":
+        return n_inputs >= AUTO_MIN_INPUTS
+    if isinstance(setting, bool):
+        return setting
+    raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
