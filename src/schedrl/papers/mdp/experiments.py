@@ -383,9 +383,9 @@ def mlp_params(obs: int, actions: int = FIXED_ENV["num_nw"] + 1, hidden: int = 6
 
 #: Image-like training with the sparse-input first layer (issue 72; ``sparse_input: auto`` turns it
 #: on from 1,024 inputs, so for every image-like state and no compact one) against the dense layer
-#: the fit above was made with: PPO steps per CPU-second, sparse over dense, measured in one run of
-#: ``benchmarks/bench_sparse_input.py`` (2026-12-01, faster kind, two other processes busy): scenario
-#: 3 1.44x, 6 1.66x, 9 1.40x. The model divides the dense cost by the lowest.
+#: the fit above was made with: PPO steps per CPU-second, sparse over dense, in two runs of
+#: ``benchmarks/bench_sparse_input.py`` (2026-12-01, faster kind, other processes busy): scenario 3
+#: 1.44x / 1.45x, 6 1.66x / 1.51x, 9 1.40x / 1.49x. The model divides the dense cost by the lowest.
 SPARSE_SPEEDUP = 1.40
 
 
