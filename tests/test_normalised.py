@@ -215,8 +215,8 @@ def test_mrsch_reader_on_a_tiny_results_tree(tmp_path):
     pd.DataFrame({"workload": "S1", "method": ["mrsch", "mrsch"], "reference": ["random", "untrained"],
                   "mean_slowdown": [10.0, 9.0]}).to_csv(folder / "references" / "metrics.csv", index=False)
     long, gaps = long_table(spec, tmp_path)
-    assert not gaps
-    got = scores(long).set_index("player")["normalised"].to_dict()
+    assert all(g["player"].endswith("(placed)") for g in gaps)  # only the paper's numbers without a workload
+    got = scores(long[long["role"] != "authors"]).set_index("player")["normalised"].to_dict()
     assert got == {"random valid": 0.0, "FCFS": 0.0, "GA re-planning": 1.0, "MRSch DFP (MLP)": 0.5,
                    "untrained MRSch DFP (MLP)": pytest.approx(1 / 6)}
 
@@ -272,6 +272,7 @@ def test_mdp_reader_on_a_tiny_results_tree(tmp_path):
     text = "\n".join(f"{g['player']}: {g['gap']}" for g in gaps)
     assert "untrained image-like:" in text and "seed1" in text and "agents at H 60" in text
     assert "uniform over all actions" in text
+    assert "paper's agents (placed): not placed: the paper reports no heuristic" in text
 
 
 def test_sem_reader_on_a_tiny_results_tree(tmp_path, capsys):
@@ -308,6 +309,7 @@ def test_sem_reader_on_a_tiny_results_tree(tmp_path, capsys):
     assert set(scored.loc[scored["workload"] == "datastar (stand-in)", "anchor"]) == {"no-anchor"}
     text = "\n".join(f"{g['player']}: {g['gap']}" for g in gaps)
     assert "untrained DRAS:" in text and "seeds/1/ref_untrained" in text and "datastar/heuristics.csv missing" in text
+    assert "agents (placed): not placed: the paper reports no heuristic beside its agents" in text
     agg = aggregate(scored, reps=50, scale="smoke").set_index("player")
     assert agg.loc["SEM agent", "workloads"] == 1 and agg.loc["SEM agent", "no_random_workloads"] == 1
 
@@ -329,3 +331,175 @@ def test_cli_reads_the_papers_with_the_config_scale(tmp_path, monkeypatch, capsy
     agg = pd.read_csv(tmp_path / "out" / "aggregate.csv").set_index("player")
     assert set(agg["scale"]) == {"paper-budget"} and agg.loc["DRAS agent", "mean"] == pytest.approx(0.5)
     assert "(paper-budget scale)" in capsys.readouterr().out
+
+
+# -- the papers' own agents, placed by their ratio to the paper's heuristic (issue 68, item 3) -------
+def _placement(workload, value, heuristics, player="paper agent", paper="p"):
+    return {"paper": paper, "workload": workload, "player": player, "value": value, "heuristics": heuristics,
+            "source": "Table X"}
+
+
+def _placed_score(long, placements):
+    from schedrl.report.normalised import with_authors
+
+    long, gaps = with_authors(pd.DataFrame(long), [], placements)
+    scored = scores(long)
+    return scored[scored["role"] == "authors"].set_index(["workload", "player"]), gaps
+
+
+def test_placement_lower_is_better_by_hand():
+    from schedrl.report.normalised import placed_value
+
+    # paper: agent 3.9, its SJF 4.9 (r = 0.7959); ours: random 10, SJF 4 (best), FCFS 6
+    # placed = 0.7959 * 4 = 3.1837; normalised = (3.1837 - 10) / (4 - 10) = 1.1361
+    assert placed_value(3.9, 4.9, 4.0) == pytest.approx(3.9 / 4.9 * 4)
+    got, gaps = _placed_score(_rows("w", "lower", 10.0, {"SJF": 4.0, "FCFS": 6.0}, {}),
+                              [_placement("w", 3.9, {"SJF": 4.9}), _placement("w", 4.9, {"SJF": 4.9}, "equal")])
+    assert not gaps
+    row = got.loc[("w", "paper agent (placed)")]
+    assert row["value"] == pytest.approx(3.183673, abs=1e-6)
+    assert row["normalised"] == pytest.approx((3.9 / 4.9 * 4 - 10) / (4 - 10))
+    assert row["normalised"] == pytest.approx(1.136054, abs=1e-6)
+    assert got.loc[("w", "equal (placed)"), "normalised"] == pytest.approx(1.0)  # equal to its heuristic: 1
+    assert row["placed_from"].startswith("Table X: paper 3.9 / its SJF 4.9 = 0.7959 x our SJF 4; the same heuristic")
+
+
+def test_placement_higher_is_better_by_hand():
+    # paper: agent 0.78, its FCFS w/ BF 0.75 (r = 1.04); ours: random 0.5, FCFS w/ BF 0.9 (best)
+    # placed = 1.04 * 0.9 = 0.936; normalised = (0.936 - 0.5) / (0.9 - 0.5) = 1.09
+    got, _ = _placed_score(_rows("w", "higher", 0.5, {"FCFS w/ BF": 0.9, "SJF": 0.7}, {}),
+                           [_placement("w", 0.78, {"FCFS w/ BF": 0.75, "SJF": 0.80})])
+    row = got.loc[("w", "paper agent (placed)")]
+    assert row["value"] == pytest.approx(0.936) and row["normalised"] == pytest.approx(1.09)
+    # the paper's own value of OUR best heuristic is used, not the paper's best (SJF 0.80 there)
+    assert "its FCFS w/ BF 0.75" in row["placed_from"] and "the same heuristic" in row["placed_from"]
+
+
+def test_placement_from_an_improvement_percentage_by_hand():
+    from schedrl.report.normalised import improvement_ratio
+
+    assert improvement_ratio(41, "lower") == pytest.approx(0.59)
+    assert improvement_ratio(10, "higher") == pytest.approx(1.10)
+    # 41% below the paper's FCFS; ours: random 12, GA 4 (best), FCFS 10: placed 0.59 * 4 = 2.36,
+    # normalised (2.36 - 12) / (4 - 12) = 1.205; FCFS is not our best, so the note says whose it is
+    got, _ = _placed_score(_rows("w", "lower", 12.0, {"GA": 4.0, "FCFS": 10.0}, {}),
+                           [_placement("w", improvement_ratio(41, "lower"), {"FCFS": 1.0})])
+    row = got.loc[("w", "paper agent (placed)")]
+    assert row["value"] == pytest.approx(2.36) and row["normalised"] == pytest.approx(1.205)
+    assert "the paper's best heuristic (ours best: GA)" in row["placed_from"]
+    # higher is better: 10% above the paper's heuristic; ours random 0.5, best 0.8 -> 0.88 -> 1.2667
+    got, _ = _placed_score(_rows("w", "higher", 0.5, {"FCFS": 0.8}, {}),
+                           [_placement("w", improvement_ratio(10, "higher"), {"FCFS": 1.0})])
+    assert got.loc[("w", "paper agent (placed)"), "normalised"] == pytest.approx((0.88 - 0.5) / 0.3)
+
+
+def test_placement_without_a_workload_or_heuristic_of_ours_is_a_gap():
+    from schedrl.report.normalised import NormalisedError, placed_value
+
+    rows = _rows("w", "lower", 10.0, {"SJF": 4.0}, {}) + _rows("bare", "lower", 10.0, {}, {})
+    got, gaps = _placed_score(rows, [_placement("elsewhere", 3.0, {"SJF": 4.0}), _placement("bare", 3.0, {"SJF": 4.0})])
+    assert got.empty
+    text = "\n".join(g["gap"] for g in gaps)
+    assert "the paper's elsewhere (Table X) is not a workload of ours" in text
+    assert "not placed on bare: no heuristic of ours played there yet" in text
+    with pytest.raises(NormalisedError, match="positive"):
+        placed_value(3.0, 0.0, 4.0)
+
+
+def test_placed_rows_aggregate_and_the_report_says_where_they_land():
+    from schedrl.report.normalised import where_rl_stands, with_authors
+
+    rows = _rows("w1", "lower", 10.0, {"SJF": 4.0}, {"ppo": [7.0]}) + _rows("w2", "lower", 8.0, {"SJF": 2.0}, {})
+    rows += [{**rows[0], "workload": w, "player": "uniform", "role": "uniform", "value": v}
+             for w, v in (("w1", 12.0), ("w2", 11.0))]
+    long, gaps = with_authors(pd.DataFrame(rows), [], [_placement("w1", 4.9, {"SJF": 4.9}),
+                                                        _placement("w2", 4.0, {"SJF": 2.0})])
+    agg = aggregate(scores(long), reps=50)
+    row = agg.set_index("player").loc["paper agent (placed)"]
+    assert row["role"] == "authors" and row["workloads"] == 2
+    assert row["mean"] == pytest.approx((1.0 + (4.0 - 8.0) / (2.0 - 8.0)) / 2)  # 1 and 2/3
+    gap_rows = pd.DataFrame([{"paper": "q", "player": "q's agents (placed)", "gap": "not placed: no heuristic"}])
+    text = where_rl_stands(agg, gap_rows)
+    assert "placed, not measured" in text
+    assert "- **p**: placed from the paper's own numbers, mean normalised score paper agent 0.83 " \
+           "(above random valid play's 0, above uniform play's -0.42; 2 workload(s))." in text
+    assert "- **q**: no paper agent placed: not placed: no heuristic." in text
+
+
+def test_cli_keeps_the_placed_from_note(tmp_path):
+    from schedrl.cli import main
+    from schedrl.report.normalised import with_authors
+
+    long, _ = with_authors(_two_workloads(), [], [_placement("w1", 4.9, {"SJF": 4.9})])
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    assert main(["normalised", "--long", str(path), "--reps", "20", "--out-dir", str(tmp_path / "out")]) == 0
+    for name in ("long.csv", "scores.csv"):
+        out = pd.read_csv(tmp_path / "out" / name).set_index("player")
+        assert out.loc["paper agent (placed)", "placed_from"].startswith("Table X: paper 4.9 / its SJF 4.9")
+    scored = pd.read_csv(tmp_path / "out" / "scores.csv").set_index("player")
+    assert scored.loc["paper agent (placed)", "normalised"] == 1.0
+
+
+# -- per paper: the reported agents, from a paper_values excerpt, on a tiny long table ----------------
+def test_deeprm_places_the_reports_agents_against_its_sjf():
+    from schedrl.papers.deeprm.normalised import placements
+
+    values = {"discrete-image.a2c.mean_slowdown": 3.9, "discrete-image.trpo.mean_slowdown": 4.0,
+              "discrete-image.sjf.mean_slowdown": 4.9, "discrete-stacked.dqn.mean_slowdown": 3.8,
+              "discrete-stacked.sjf.mean_slowdown": 2.9}
+    # ours on discrete-image rate 0.7: random valid 20, SJF 10, Packer 8 (best); discrete-stacked not played
+    rows = _rows("discrete-image rate 0.7", "lower", 20.0, {"SJF": 10.0, "Packer": 8.0}, {}, paper="deeprm",
+                 metric="mean_slowdown")
+    got, gaps = _placed_score(rows, placements(values))
+    a2c = got.loc[("discrete-image rate 0.7", "report's A2C (placed)")]
+    assert a2c["value"] == pytest.approx(3.9 / 4.9 * 8)  # the report has no Packer slowdown: its SJF
+    assert a2c["normalised"] == pytest.approx((3.9 / 4.9 * 8 - 20) / (8 - 20))
+    assert "Fig. 5.3" in a2c["placed_from"] and "ours best: Packer" in a2c["placed_from"]
+    assert got.loc[("discrete-image rate 0.7", "report's TRPO (placed)"), "value"] == pytest.approx(4.0 / 4.9 * 8)
+    assert [g["player"] for g in gaps] == ["report's DQN (placed)"]  # discrete-stacked rate 0.7 not in ours
+
+
+def test_runtime_places_table6_same_tendency_cells_against_table4():
+    from schedrl.papers.runtime.normalised import placements
+
+    values = {"table4": {"columns": ["sjf:none", "sjf:easy", "fcfs:none", "fcfs:easy"],
+                         "rows": {"wl1_100b": [0.64, 0.78, 0.57, 0.75], "wl1_050b": [0.46, 0.49, 0.55, 0.53]}},
+              "table6": {"columns": ["baseline", "proposal_nn1", "proposal_nn2"],
+                         "rows": {"wl1_100a": {"wl1_100b": [0.74, 0.71, 0.72], "wl1_050b": [0.47, 0.46, 0.47]},
+                                  "wl1_050a": {"wl1_100b": [0.72, 0.70, 0.72], "wl1_050b": [0.49, 0.49, 0.48]}}},
+              "table5": {"columns": ["baseline"], "rows": {"wl1_100a": [0.67]}}}
+    rows = []
+    for draw, (rand, best) in enumerate(((0.6, 0.8), (0.5, 0.9))):
+        rows += _rows(f"wl1_100b draw {draw}", "higher", rand, {"SJF w/ BF": best, "FCFS": 0.55}, {},
+                      paper="runtime", metric="utilization")
+    placed, unplaced = placements(values, {r["workload"] for r in rows})
+    got, gaps = _placed_score(rows, placed)
+    # wl1_100a -> wl1_100b only (same tendency); on each draw, baseline 0.74 / SJF w/ BF 0.78 x ours
+    base0 = got.loc[("wl1_100b draw 0", "paper's Baseline (placed)")]
+    assert base0["value"] == pytest.approx(0.74 / 0.78 * 0.8)
+    assert base0["normalised"] == pytest.approx((0.74 / 0.78 * 0.8 - 0.6) / (0.8 - 0.6))
+    assert got.loc[("wl1_100b draw 1", "paper's Proposal (NN1) (placed)"), "value"] == pytest.approx(0.71 / 0.78 * 0.9)
+    assert "Table 6 (wl1_100a -> wl1_100b) against Table 4 (wl1_100b)" in base0["placed_from"]
+    assert len(got) == 6  # 3 methods x 2 draws
+    # wl1_050a's own half wl1_050b is not in this long table: a gap per method, never another half
+    assert sorted(g["player"] for g in gaps) == ["paper's Baseline (placed)", "paper's Proposal (NN1) (placed)",
+                                                 "paper's Proposal (NN2) (placed)"]
+    assert "Table 5" in unplaced[0]["player"] and "'a' halves" in unplaced[0]["gap"]
+
+
+def test_mrsch_places_its_largest_gain_over_fcfs_on_s5():
+    from schedrl.papers.mrsch.normalised import placements
+
+    values = {"fig6.slowdown_reduction_max": 0.41, "fig10.slowdown_reduction_max": 0.34}
+    rows = _rows("S5", "lower", 12.0, {"FCFS": 10.0, "GA re-planning": 4.0}, {}, paper="mrsch",
+                 metric="mean_slowdown")
+    placed, unplaced = placements(values)
+    got, gaps = _placed_score(rows, placed)
+    assert not gaps
+    row = got.loc[("S5", "paper's MRSch, largest slowdown gain over FCFS (S1-S5) (placed)")]
+    assert row["value"] == pytest.approx(0.59 * 4.0) and row["normalised"] == pytest.approx(1.205)
+    assert "up to 41% below FCFS" in row["placed_from"] and "ours best: GA re-planning" in row["placed_from"]
+    text = "\n".join(g["gap"] for g in unplaced)
+    assert "'up to 34%' (section V-E) names no workload of S6-S10" in text
+    assert "no per-workload slowdown" in text

@@ -19,7 +19,8 @@ def register(subparsers) -> None:
         "and mean with stratified-bootstrap intervals over seeds x workloads, and the probability of "
         "improvement over random valid play and over the best heuristic. Workloads where random valid "
         "play matches or beats every heuristic, or where either anchor is not played yet, are left out and "
-        "counted by reason. Writes long.csv, scores.csv, "
+        "counted by reason. The papers' own reported agents are placed on the same scale by their ratio to "
+        "the paper's own heuristic (role 'authors', a placed_from note). Writes long.csv, scores.csv, "
         "aggregate.csv and gaps.csv (players a paper cannot place yet, and why) into --out-dir.",
     )
     p.add_argument("--paper", default=",".join(PAPERS), help="comma-separated papers (default: all five)")
@@ -73,7 +74,7 @@ def run(args) -> int:
 
     from schedrl.errors import ConfigError, InputFileError
     from schedrl.io import read_result, write_csv
-    from schedrl.report.normalised import ANCHORS, GAP_COLUMNS, LONG_COLUMNS, aggregate, scores, write_outputs
+    from schedrl.report import normalised as nm
 
     if args.reps < 1:
         raise ConfigError(f"--reps must be at least 1, not {args.reps}")
@@ -101,15 +102,16 @@ def run(args) -> int:
     long = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
     if long is None:
         raise InputFileError(args.out_dir, "no evaluation results to score (run the papers' rules first)")
-    scored = scores(long)
-    aggregated = aggregate(scored, reps=args.reps, seed=args.seed, scale=scale or "unspecified")
+    scored = nm.scores(long)
+    aggregated = nm.aggregate(scored, reps=args.reps, seed=args.seed, scale=scale or "unspecified")
     out = Path(args.out_dir)
-    write_csv(out / "long.csv", long.loc[:, list(LONG_COLUMNS)])
-    write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
-    write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(GAP_COLUMNS)).drop_duplicates())
+    placed = long[nm.PLACED_FROM].fillna("") if nm.PLACED_FROM in long.columns else ""
+    write_csv(out / "long.csv", long.loc[:, list(nm.LONG_COLUMNS)].assign(**{nm.PLACED_FROM: placed}))
+    nm.write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
+    write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(nm.GAP_COLUMNS)).drop_duplicates())
     workloads = scored.drop_duplicates(["paper", "workload"])
     status = workloads["anchor"].value_counts()
-    no_scale = ", ".join(f"{int(status.get(a, 0))} {a}" for a in ANCHORS[1:] if status.get(a, 0))
+    no_scale = ", ".join(f"{int(status.get(a, 0))} {a}" for a in nm.ANCHORS[1:] if status.get(a, 0))
     print(f"{out}/aggregate.csv ({scale or 'unspecified'} scale): {len(aggregated)} players of "
           f"{aggregated['paper'].nunique()} paper(s); {len(workloads)} workloads, {int(status.get('ok', 0))} with a "
           f"scale{' (no scale: ' + no_scale + ')' if no_scale else ''}; {len(gaps)} gaps")

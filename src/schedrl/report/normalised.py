@@ -35,6 +35,26 @@ afterwards), so a file is reproduced byte for byte and a player's interval does 
 other players are in the table. Its ``scale`` column names the pipeline scale the numbers come from
 (the config's ``scale``: default, smoke, paper-budget, paper), so rows of runs at different budgets
 are never read as one.
+
+The papers' own reported agents (``place_authors``, issue 68 item 3) are *placed*, not measured:
+on a workload, the paper's agent keeps its position relative to the paper's own heuristic, carried
+over onto our anchors. With the paper's agent value A_p, the paper's heuristic value H_p and our
+best heuristic's value H on the same workload::
+
+    r = A_p / H_p               (the paper's ratio to its heuristic, either direction of metric)
+    placed = r * H              (``placed_value``)
+    normalised = (placed - random) / (H - random)
+
+so a paper agent equal to its heuristic scores exactly 1 and one 20% below it in slowdown scores
+above 1 by how far 0.8 H lies beyond H towards 0 on our scale. H_p is the paper's value of the
+heuristic we name best on that workload where the paper reports it, else the paper's best heuristic
+in the metric's direction (the ``placed_from`` note says which, and which heuristic is ours). An
+improvement percentage p over a heuristic (MRSch's gains over FCFS) is the ratio ``1 - p/100`` for a
+lower-is-better metric and ``1 + p/100`` for a higher-is-better one (``improvement_ratio``). Placed
+rows are role ``authors``, their player named with ``PLACED`` at the end and a ``placed_from`` note
+(paper value, paper heuristic value, table or figure); a paper workload with no workload of ours to
+land on, or no heuristic of ours played there, is a gap, never a made-up match. The assumption is
+the paper's ratio transferring to our draw of the workload; each paper's ``deviations`` says so.
 """
 
 from __future__ import annotations
@@ -49,12 +69,15 @@ import pandas as pd
 from schedrl.errors import SchedrlError
 
 LONG_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value")
+#: optional column of the long table: where a placed (not measured) value comes from, "" elsewhere
+PLACED_FROM = "placed_from"
+PLACED = " (placed)"  # end of a placed paper agent's player name
 ROLES = ("random", "heuristic", "agent", "untrained", "reference", "uniform", "authors")
 #: why a workload has (``ok``) or has no scale
 ANCHORS = ("ok", "degenerate", "no-random", "no-heuristic", "no-anchor")
 DIRECTIONS = ("lower", "higher")
 SCORE_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value", "random",
-                 "best_heuristic", "best_heuristic_value", "anchor", "normalised")
+                 "best_heuristic", "best_heuristic_value", "anchor", "normalised", PLACED_FROM)
 AGGREGATE_COLUMNS = ("paper", "scale", "player", "role", "seeds", "workloads", "degenerate_workloads",
                      "no_random_workloads", "no_heuristic_workloads",
                      "iqm", "iqm_lo", "iqm_hi", "mean", "mean_lo", "mean_hi",
@@ -83,6 +106,7 @@ def check_long(frame: pd.DataFrame, source: str = "long table") -> pd.DataFrame:
     if missing:
         raise NormalisedError(f"{source}: missing column(s) {', '.join(missing)}")
     out = frame.loc[:, list(LONG_COLUMNS)].copy()
+    out[PLACED_FROM] = frame[PLACED_FROM].fillna("").astype(str) if PLACED_FROM in frame.columns else ""
     for col in ("paper", "workload", "player", "role", "metric", "better"):
         out[col] = out[col].astype(str)
     bad = sorted(set(out["role"]) - set(ROLES))
@@ -170,6 +194,68 @@ def scores(long: pd.DataFrame) -> pd.DataFrame:
     out["normalised"] = normalise(out["value"], out["random"], out["best_heuristic_value"], out["anchor"])
     out = out.sort_values(["paper", "workload", "role", "player", "seed"], key=_role_order, kind="stable")
     return out.loc[:, list(SCORE_COLUMNS)].reset_index(drop=True)
+
+
+def improvement_ratio(percent: float, better: str) -> float:
+    """A paper agent's ratio to its heuristic from an improvement of ``percent`` % over it: ``1 -
+    p/100`` where lower is better (a 41% slowdown reduction is 0.59), ``1 + p/100`` where higher is."""
+    if better not in DIRECTIONS:
+        raise NormalisedError(f"unknown direction {better!r} (better is lower or higher)")
+    return 1.0 - float(percent) / 100 if better == "lower" else 1.0 + float(percent) / 100
+
+
+def placed_value(paper_agent: float, paper_heuristic: float, ours_best: float) -> float:
+    """The paper's agent carried onto our workload: ``(paper_agent / paper_heuristic) * ours_best``
+    (the same in either direction of metric; module docstring)."""
+    if not (np.isfinite(paper_heuristic) and paper_heuristic > 0):
+        raise NormalisedError(f"a paper heuristic value must be a positive number, not {paper_heuristic}")
+    return float(paper_agent) / float(paper_heuristic) * float(ours_best)
+
+
+def place_authors(long: pd.DataFrame, placements: list[dict]) -> tuple[pd.DataFrame, list[dict]]:
+    """(rows, gaps): each placement as a long-table row of role ``authors`` with its ``placed_from``.
+
+    A placement is ``{paper, workload, player, value, heuristics, source}``: the paper's agent value,
+    the paper's heuristic values on the same workload keyed by *our* heuristic player names
+    (``{"SJF": 4.9}``) and the table or figure they come from. The paper heuristic used is the one
+    we name best on the workload where the paper reports it, else the paper's best (note says so).
+    A workload not in ``long`` or without a heuristic of ours is a gap row."""
+    table = anchors(check_long(long)).set_index(["paper", "workload"]) if len(long) else None
+    rows, gaps = [], []
+    for p in placements:
+        paper, workload, player = p["paper"], p["workload"], p["player"] + PLACED
+        key = (paper, workload)
+        if table is None or key not in table.index:
+            gaps.append({"paper": paper, "player": player, "gap": f"not placed: the paper's {workload} "
+                         f"({p['source']}) is not a workload of ours"})
+            continue
+        a = table.loc[key]
+        if not a["best_heuristic"]:
+            gaps.append({"paper": paper, "player": player,
+                         "gap": f"not placed on {workload}: no heuristic of ours played there yet"})
+            continue
+        ours, heuristics = a["best_heuristic"], {k: float(v) for k, v in p["heuristics"].items()}
+        if ours in heuristics:
+            name, which = ours, "the same heuristic"
+        else:
+            name = (min if a["better"] == "lower" else max)(heuristics, key=heuristics.get)
+            which = f"the paper's best heuristic (ours best: {ours})"
+        value = placed_value(p["value"], heuristics[name], a["best_heuristic_value"])
+        note = (f"{p['source']}: paper {p['value']:g} / its {name} {heuristics[name]:g} = "
+                f"{p['value'] / heuristics[name]:.4g} x our {ours} {a['best_heuristic_value']:.4g}; {which}")
+        rows.append({**long_rows(paper, workload, player, "authors", 0, a["metric"], a["better"], value),
+                     PLACED_FROM: note})
+    return pd.DataFrame(rows, columns=[*LONG_COLUMNS, PLACED_FROM]), gaps
+
+
+def with_authors(long: pd.DataFrame, gaps: list[dict], placements: list[dict],
+                 unplaced: list[dict] = ()) -> tuple[pd.DataFrame, list[dict]]:
+    """A reader's (long table, gaps) with ``place_authors``' rows and gaps added, and ``unplaced``
+    (gap rows for what the paper reports that has nothing to place) appended."""
+    rows, more = place_authors(long, placements)
+    if len(rows):
+        long = pd.concat([long.assign(**{PLACED_FROM: ""}) if len(long) else long, rows], ignore_index=True)
+    return long, [*gaps, *more, *unplaced]
 
 
 def _role_order(col: pd.Series) -> pd.Series:
@@ -306,9 +392,42 @@ def _no_scale(row) -> str:
     return ", ".join(parts) or "0"
 
 
-def where_rl_stands(aggregated: pd.DataFrame) -> str:
+def _side(value: float, of: float) -> str:
+    return "above" if value > of else "below" if value < of else "level with"
+
+
+def placed_sentences(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None) -> list[str]:
+    """One sentence per paper on where its placed agents land: mean normalised score against our
+    random valid play (0) and, where the paper has one, uniform play over all actions (its mean);
+    a paper with nothing placed gets its gap's reason (``gaps.csv``)."""
+    out = []
+    papers = sorted(set(aggregated["paper"]) | (set(gaps["paper"]) if gaps is not None and len(gaps) else set()))
+    for paper in papers:
+        mine = aggregated[aggregated["paper"] == paper]
+        placed = mine[(mine["role"] == "authors") & mine["player"].str.endswith(PLACED) & mine["mean"].notna()]
+        uniform = mine[(mine["role"] == "uniform") & mine["mean"].notna()]
+        if len(placed):
+            parts = []
+            for _, r in placed.iterrows():
+                text = f"{r['player'].removesuffix(PLACED)} {r['mean']:.2f} ({_side(r['mean'], 0.0)} random valid play's 0"
+                if len(uniform):
+                    u = float(uniform["mean"].mean())
+                    text += f", {_side(r['mean'], u)} uniform play's {u:.2f}"
+                parts.append(text + f"; {int(r['workloads'])} workload(s))")
+            out.append(f"- **{paper}**: placed from the paper's own numbers, mean normalised score " + "; ".join(parts) + ".")
+            continue
+        why = gaps[(gaps["paper"] == paper) & gaps["player"].astype(str).str.endswith(PLACED)] \
+            if gaps is not None and len(gaps) else pd.DataFrame()
+        if len(why):
+            out.append(f"- **{paper}**: no paper agent placed: {why['gap'].iloc[0]}.")
+    return out
+
+
+def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None) -> str:
     """The report's opening section: per paper and player, IQM and mean normalised score with their
-    intervals and the probabilities of improvement (markdown; the heuristics' own rows left out)."""
+    intervals and the probabilities of improvement (markdown; the heuristics' own rows left out),
+    then one sentence per paper on where the paper's own agents, placed, land (``gaps``: the
+    ``gaps.csv`` beside the aggregate, for the papers with nothing placed)."""
     from schedrl.plots.tables import markdown_table
 
     lines = ["## Where RL stands", "",
@@ -331,4 +450,9 @@ def where_rl_stands(aggregated: pd.DataFrame) -> str:
         "P(> random)": [_interval(r, "p_beats_random") for _, r in shown.iterrows()],
         "P(> best heuristic)": [_interval(r, "p_beats_best_heuristic") for _, r in shown.iterrows()],
     })
-    return "\n".join(lines + [markdown_table(table), ""])
+    placed = placed_sentences(aggregated, gaps)
+    note = ["Players ending in *(placed)* are the papers' own reported agents, **placed, not measured**: "
+            "each keeps its ratio to the paper's own heuristic on that workload, carried onto our best "
+            "heuristic's value (`placed_from` in `results/normalised/scores.csv`; each paper's deviations say "
+            "what this assumes).", "", *placed, ""] if placed else []
+    return "\n".join(lines + [markdown_table(table), "", *note])

@@ -200,7 +200,8 @@ def _where_rl_stands(path: str) -> str:
 
     if not Path(path).is_file():
         raise InputFileError(path, "no such file (run 'schedrl normalised' first)")
-    return where_rl_stands(pd.read_csv(path))
+    gaps = Path(path).with_name("gaps.csv")  # written beside it by 'schedrl normalised'
+    return where_rl_stands(pd.read_csv(path), pd.read_csv(gaps) if gaps.is_file() else None)
 
 
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,

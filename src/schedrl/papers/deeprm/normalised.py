@@ -14,7 +14,12 @@ better, each player's value the mean over the job sets. Players:
   own training rate;
 * untrained: each agent's untrained network (same architecture and seed);
 * authors: the report authors' published slowdown agents and DeepRM's own weights, where
-  ``deeprm.reference_dirs`` holds them.
+  ``deeprm.reference_dirs`` holds them; and the report's own numbers, placed (not measured,
+  ``schedrl.report.normalised.place_authors``): its slowdown agents at 130% load (``new_job_rate``
+  0.7) against its SJF in the same figure, Fig. 5.3 (discrete phase 2: A2C 3.9, TRPO 4.0, SJF 4.9)
+  and Fig. 5.2 (discrete phase 1: DQN 3.8, SJF 2.9), each on our held-out ``<variant> rate 0.7``.
+  The report gives no Packer slowdown, so where our best heuristic is Packer its SJF is used (the
+  note says so).
 """
 
 from __future__ import annotations
@@ -25,12 +30,30 @@ import numpy as np
 import pandas as pd
 
 from schedrl.papers.deeprm import experiments as dx
-from schedrl.report.normalised import long_rows
+from schedrl.report.normalised import long_rows, with_authors
 
 PAPER = "deeprm"
 METRIC = "mean_slowdown"
 PROTOCOL = "heldout"
 UNIFORM = "uniform over all actions (DeepRM's random)"
+REPORT_RATE = 0.7  # the report's "130%" cluster load (paper_values: load_box)
+#: (variant, algo, figure) of the report's slowdown agents beside its SJF in the same figure
+REPORTED = (("discrete-image", "a2c", "Fig. 5.3"), ("discrete-image", "trpo", "Fig. 5.3"),
+            ("discrete-stacked", "dqn", "Fig. 5.2"))
+
+
+def placements(values) -> list[dict]:
+    """The report's agents and its SJF at 130% load (``paper_values.yaml`` keys
+    ``<variant>.<algo>.mean_slowdown``), one placement each on ``<variant> rate 0.7``."""
+    out = []
+    for variant, algo, figure in REPORTED:
+        agent, sjf = f"{variant}.{algo}.{METRIC}", f"{variant}.sjf.{METRIC}"
+        if agent in values and sjf in values:
+            out.append({"paper": PAPER, "workload": _workload(variant, REPORT_RATE),
+                        "player": f"report's {dx.label(algo)}", "value": float(values[agent]),
+                        "heuristics": {dx.label("sjf"): float(values[sjf])},
+                        "source": f"{figure} (130% load, the report's own job sequence)"})
+    return out
 
 
 def _workload(variant: str, rate: float) -> str:
@@ -89,4 +112,6 @@ def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, li
     if not authors:
         gaps.append({"paper": PAPER, "player": "authors' agents",
                      "gap": "deeprm.reference_dirs names no folder that exists here: the authors' agents are not played"})
-    return pd.DataFrame(rows), gaps
+    from schedrl.papers import paper_values
+
+    return with_authors(pd.DataFrame(rows), gaps, placements(paper_values(PAPER)))

@@ -14,6 +14,13 @@ one seed per training seed. Players:
 * agents: PPO per method (baseline, proposal NN1, NN2); untrained: each method's untrained network.
 
 Uniform play over all actions (invalid picks included) is not evaluated yet: a gap.
+
+The paper's own agents, placed (not measured; ``schedrl.report.normalised.place_authors``): Table
+6's same-tendency cells (trained on X_a, tested on X_b, mean of 5 runs) against Table 4's heuristics
+on the same 'b' half, on each of our draws of that half. Table 5 (the agents on their training 'a'
+half) against Table 4's 'a' rows has no workload of ours to land on (our scale is on the 'b'
+halves): a gap. Where our best heuristic is one of Table 4's four the paper's value of it is used,
+else (a first-fit heuristic played in the agents' env) the paper's best of the four.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from schedrl.experiments.heuristics import algorithm_label
 from schedrl.papers.runtime import experiments as rx
 from schedrl.papers.runtime import references as rref
-from schedrl.report.normalised import long_rows
+from schedrl.report.normalised import PLACED, long_rows, with_authors
 
 PAPER = "runtime"
 METRIC = "utilization"
@@ -32,6 +40,29 @@ METRIC = "utilization"
 
 def _workload(test: str, draw: int) -> str:
     return f"{test} draw {int(draw)}"
+
+
+def placements(values, workloads) -> tuple[list[dict], list[dict]]:
+    """(placements, gaps) of the paper's agents: Table 6's same-tendency cells against Table 4's row
+    of the same 'b' half, one placement per draw of that half among ``workloads`` (our long table's
+    workload names); Table 5 is one gap (its 'a' halves are not workloads of ours)."""
+    t4, t6 = values["table4"], values["table6"]
+    out = []
+    for train, tests in t6["rows"].items():
+        test = rx.same_tendency(train)
+        if test not in tests or test not in t4["rows"]:
+            continue
+        heuristics = {algorithm_label(c): v for c, v in zip(t4["columns"], t4["rows"][test], strict=True)}
+        draws = sorted(w for w in workloads if w.startswith(f"{test} draw "))
+        for method, value in zip(t6["columns"], tests[test], strict=True):
+            for workload in draws or [test]:
+                out.append({"paper": PAPER, "workload": workload, "player": f"paper's {rx.LABELS[method]}",
+                            "value": float(value), "heuristics": heuristics,
+                            "source": f"Table 6 ({train} -> {test}) against Table 4 ({test})"})
+    gaps = [{"paper": PAPER, "player": "paper's Table 5 agents" + PLACED,
+             "gap": "not placed: Table 5 scores the agents on their training 'a' halves (against Table 4's 'a' "
+             "rows); our scale is on the held-out 'b' halves, where Table 6's same-tendency cells are placed"}]
+    return out, gaps
 
 
 def _own_half(frame: pd.DataFrame) -> pd.DataFrame:
@@ -85,4 +116,8 @@ def long_table(spec: dict, root: str | Path = rx.ROOT) -> tuple[pd.DataFrame, li
         agents(random.assign(method="any"), lambda m: "random valid", "random")
     gaps.append({"paper": PAPER, "player": "uniform over all actions",
                  "gap": "not evaluated yet: only random valid play (masked) is"})
-    return pd.DataFrame(rows), gaps
+    from schedrl.papers import paper_values
+
+    long = pd.DataFrame(rows)
+    placed, unplaced = placements(paper_values(PAPER), set(long["workload"]) if len(long) else set())
+    return with_authors(long, gaps, placed, unplaced)
