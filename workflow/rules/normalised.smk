@@ -6,6 +6,8 @@
 #   results/normalised/aggregate.csv   per paper and player (the report's "Where RL stands"), with the
 #                                      config's scale (default, smoke, paper-budget, paper) on every row
 #   results/normalised/gaps.csv        players a paper cannot place yet, and why
+# The papers' own reported agents are placed on the scale (role authors, "(placed)") from each paper's
+# paper_values.yaml: their ratio to the paper's own heuristic, carried onto our best heuristic.
 # It reads the evaluation outputs the claims read: the claims tables are its inputs.
 import json
 
@@ -15,6 +17,8 @@ NORMALISED_PAPERS = [p for p in PAPERS if p in config]
 rule normalised:
     input:
         claims=lambda wildcards: CLAIMS,
+        # the papers' own reported agents are placed from their paper_values.yaml (issue 68 item 3)
+        values=[package_file(paper_values_path(p)) for p in NORMALISED_PAPERS],
     output:
         long="results/normalised/long.csv",
         scores="results/normalised/scores.csv",
