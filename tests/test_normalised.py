@@ -232,6 +232,11 @@ def test_report_opens_with_where_rl_stands(tmp_path):
     section = text[text.index("## Where RL stands"):text.index("## Verdicts")]
     assert "| ppo |" in section.replace("  ", " ") or "ppo" in section
     assert "sjf" not in section  # heuristics are the scale, not rows of it
+    # gaps.csv beside the aggregate: a paper with nothing placed says why
+    pd.DataFrame([{"paper": "p", "player": "p's agents (placed)", "gap": "not placed: no heuristic"}]).to_csv(
+        tmp_path / "gaps.csv", index=False)
+    text, _ = render_report([], [], "default", titles(), normalised=str(path))
+    assert "- **p**: no paper agent placed: not placed: no heuristic." in text
     with pytest.raises(SchedrlError, match="run 'schedrl normalised' first"):
         render_report([], [], "default", titles(), normalised=str(tmp_path / "none.csv"))
 
