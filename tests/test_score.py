@@ -551,3 +551,15 @@ def test_mrsch_suite_plays_random_valid_play_the_boards_zero(monkeypatch):
     # random valid play either loses to FCFS+EASY (a scale) or does not (degenerate): never a missing anchor
     assert note in ("mean slowdown: Random valid 0, FCFS+EASY 1",
                     "mean slowdown: random valid play matches or beats every heuristic on this board")
+
+
+def test_fresh_checkout_names_the_workloads_and_the_target_that_builds_them(monkeypatch, tmp_path):
+    from schedrl.commands.score import load_config, score
+
+    monkeypatch.chdir(REPO)
+    config = copy.deepcopy(load_config("smoke"))
+    monkeypatch.chdir(tmp_path)  # a checkout where no workload has been built
+    frame, notes, _, _ = score([(None, "sjf")], ["runtime"], config, agents=False)
+    assert frame.empty
+    assert any(n.startswith("runtime: workloads missing: ") and "snakemake workloads" in n for n in notes), notes
+    assert "runtime: no leaderboard until its workloads are built (above)" in notes

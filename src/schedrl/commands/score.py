@@ -89,6 +89,8 @@ def score(specs: list[tuple[str | None, str]], papers: list[str], config: dict, 
         played = {e.board for e in result.entries if e.role == "yours"}
         if played:  # only the boards that a user's policy played on
             entries += [e for e in result.entries if e.board in played]
+        elif any("missing" in n for n in result.notes):  # its workloads are not built (named above)
+            notes.append(f"{paper}: no leaderboard until its workloads are built (above)")
         else:
             notes.append(f"{paper}: no leaderboard (no policy fits its envs or every one failed)")
         failures += result.failures
