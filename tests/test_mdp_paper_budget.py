@@ -164,3 +164,17 @@ def test_sjf_command_writes_the_rules_table(tmp_path, capsys):
     assert main(["mdp", "sjf", "--spec", json.dumps(spec), "--out", str(out)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(out), mx.evaluate_sjf(spec), check_exact=False, rtol=1e-5)
     assert "SJF scenario 3" in capsys.readouterr().out
+
+
+def test_cost_model_counts_the_sparse_layer_for_image_like_states_only():
+    """Image-like states (8,440-14,160 inputs) train with the sparse-input first layer (sparse_input
+    auto), compact ones (<= 118 inputs) with the dense one: only the former's modelled cost is divided."""
+    from schedrl.agents.sparse_setting import use_sparse
+
+    a, b = mx.SECONDS_PER_STEP
+    for variant, sparse in (("image", True), ("compact-sparse-reduced", False)):
+        run = mx.Run(20, variant, 6, 0)
+        obs = mx.obs_size(variant, 6, 20)
+        assert use_sparse("auto", obs) is sparse
+        dense = 1000 * (a + b * mx.mlp_params(obs))
+        assert mx.train_seconds(run, 1000) == pytest.approx(dense / mx.SPARSE_SPEEDUP if sparse else dense)
