@@ -28,6 +28,7 @@ rule normalised:
         papers=",".join(NORMALISED_PAPERS),
         config=json.dumps({p: config[p] for p in NORMALISED_PAPERS}, separators=(",", ":")),
         scale=config["scale"],
+        reps=config.get("normalised", {}).get("reps", 2000),
     log:
         "logs/normalised/normalised.log",
     threads: 1
@@ -38,7 +39,7 @@ rule normalised:
         CONDA_ENV
     shell:
         "schedrl normalised --paper {params.papers} --config-json {params.config:q} --scale {params.scale:q} "
-        "--out-dir results/normalised > {log:q} 2>&1"
+        "--reps {params.reps} --out-dir results/normalised > {log:q} 2>&1"
 
 
 register("report", *rules.normalised.output)
