@@ -9,6 +9,9 @@ non-zero columns, and ``index_add_`` of the gathered columns. Process CPU time p
 ``--repeats``), one thread; gradients are checked against the dense one. Usage:
 
     python benchmarks/bench_mdp_image_layer.py [--scenario 6] [--passes 100]
+
+None of torch's sparse paths beats the dense layer at this batch; the layer the trainers use
+(``schedrl.agents.sparse_input``, numba CSR kernels) is measured by ``bench_sparse_input.py``.
 """
 
 from __future__ import annotations
@@ -17,27 +20,17 @@ import argparse
 import time
 import warnings
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-from schedrl.experiments.envs import make_env
 from schedrl.papers.mdp import experiments as mx
 
 
 def observations(scenario: int, horizon: int, n: int, seed: int = 0) -> torch.Tensor:
     """``n`` image-like observations of random play, as PPO's rollout buffer would hold them."""
-    env = make_env(mx.ENV_ID, mx.env_kwargs("image", scenario, horizon))
-    env.action_space.seed(seed)
-    obs, _ = env.reset(seed=seed)
-    out = []
-    for _ in range(n):
-        out.append(np.asarray(obs, dtype=np.float32).ravel())
-        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
-        if terminated or truncated:
-            obs, _ = env.reset()
-    env.close()
-    return torch.from_numpy(np.stack(out))
+    from bench_sparse_input import observations as play  # benchmarks/ is on sys.path as a script
+
+    return torch.from_numpy(play(mx.ENV_ID, mx.env_kwargs("image", scenario, horizon), n, seed))
 
 
 def main(argv: list[str] | None = None) -> None:
