@@ -213,3 +213,32 @@ def test_trpo_keeps_the_dense_layer_and_bad_settings_are_named():
         resolve_hyperparams("ppo", load_hyperparams("ppo", None, overrides={"policy_kwargs": {"sparse_input": "yes"}}))
     with pytest.raises(ConfigError, match="only the actor-critic MlpPolicy"):
         resolve_hyperparams("dqn", load_hyperparams("dqn", None, overrides={"policy_kwargs": {"sparse_input": True}}))
+
+
+def test_policy_scans_a_batch_once_for_both_first_layers(monkeypatch):
+    """The actor's and the critic's first layers share one CSR view, and a batch denser than
+    ``max_density`` is scanned once and multiplied densely by both (same numbers as nn.Linear)."""
+    import schedrl.agents.sparse_input as si
+
+    model = _ppo("auto")
+    calls = []
+    real = si.SparseRows.of.__func__
+
+    def counted(cls, x, max_density=si.MAX_DENSITY):
+        calls.append(x.shape)
+        return real(cls, x, max_density)
+
+    monkeypatch.setattr(si.SparseRows, "of", classmethod(counted))
+    policy = model.policy
+    n = policy.observation_space.shape
+    sparse_obs = torch.zeros((3, *n))
+    sparse_obs.view(3, -1)[:, :5] = 1.0
+    dense_obs = torch.rand((3, *n))
+    for obs in (sparse_obs, dense_obs):
+        calls.clear()
+        with torch.no_grad():
+            pi, vf = policy._latents(obs)
+        assert len(calls) == 1
+        flat = obs.reshape(3, -1)
+        first = policy.mlp_extractor.policy_net[0]
+        torch.testing.assert_close(pi, policy.mlp_extractor.policy_net[1:](flat @ first.weight + first.bias))

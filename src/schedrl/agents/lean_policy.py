@@ -102,9 +102,10 @@ class LeanMlpPolicy(ActorCriticPolicy):
         features = torch.flatten(preprocess_obs(obs, self.observation_space, self.normalize_images), 1)
         pi, vf = self.mlp_extractor.policy_net, self.mlp_extractor.value_net
         if len(pi) and len(vf) and isinstance(pi[0], SparseInputLinear) and isinstance(vf[0], SparseInputLinear):
-            rows = SparseRows.of(features, pi[0].max_density)  # one CSR view for both first layers
-            if rows is not None:
-                return _run(pi, pi[0](features, rows), 1), _run(vf, vf[0](features, rows), 1)
+            rows = SparseRows.of(features, pi[0].max_density)  # one CSR view (or one scan) for both layers
+            if rows is None:  # denser than max_density: both layers multiply densely, no second scan
+                return _run(pi, pi[0](features, dense=True), 1), _run(vf, vf[0](features, dense=True), 1)
+            return _run(pi, pi[0](features, rows), 1), _run(vf, vf[0](features, rows), 1)
         return _run(pi, features), _run(vf, features)
 
     def forward(self, obs, deterministic: bool = False):

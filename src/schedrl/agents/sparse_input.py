@@ -121,6 +121,11 @@ class SparseRows:
             return None
         return cls(indptr, cols, vals, arr.shape)
 
+    def matmul(self, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        """``X @ weight + bias`` for this batch ``X`` (weight ``(in, out)``), outside autograd."""
+        return torch.from_numpy(_csr_matmul(self.indptr, self.cols, self.vals, weight.detach().numpy(),
+                                            bias.detach().numpy()))
+
     @property
     def density(self) -> float:
         return self.vals.size / max(1, self.shape[0] * self.shape[1])
@@ -129,9 +134,8 @@ class SparseRows:
 class _SparseLinearFn(torch.autograd.Function):
     @staticmethod
     def forward(ctx, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor):
-        out = _csr_matmul(rows.indptr, rows.cols, rows.vals, weight.detach().numpy(), bias.detach().numpy())
         ctx.rows = rows
-        return torch.from_numpy(out)
+        return rows.matmul(weight, bias)
 
     @staticmethod
     @once_differentiable
@@ -171,17 +175,21 @@ class SparseInputLinear(nn.Linear):
             layer.bias.copy_(linear.bias)
         return layer
 
-    def forward(self, x: torch.Tensor, rows: SparseRows | None = None) -> torch.Tensor:
-        if rows is None:
+    def forward(self, x: torch.Tensor, rows: SparseRows | None = None, dense: bool = False) -> torch.Tensor:
+        """``x``'s product; ``rows``: its CSR view when the caller has it; ``dense``: the caller found
+        ``x`` denser than ``max_density`` (neither: this layer scans ``x``)."""
+        if rows is None and not dense:
             rows = SparseRows.of(x, self.max_density)
         if rows is None:
-            return torch.addmm(self.bias, x.reshape(-1, self.in_features), self.weight).reshape(
-                *x.shape[:-1], self.out_features)
+            return self.dense(x)
         if torch.is_grad_enabled():
             return _SparseLinearFn.apply(rows, self.weight, self.bias)
-        # no graph to record (rollouts, evaluation): the kernel without autograd's per-call cost
-        return torch.from_numpy(_csr_matmul(rows.indptr, rows.cols, rows.vals, self.weight.detach().numpy(),
-                                            self.bias.detach().numpy()))
+        return rows.matmul(self.weight, self.bias)  # no graph to record: without autograd's per-call cost
+
+    def dense(self, x: torch.Tensor) -> torch.Tensor:
+        """The dense product on the same parameters (a batch denser than ``max_density``)."""
+        return torch.addmm(self.bias, x.reshape(-1, self.in_features), self.weight).reshape(
+            *x.shape[:-1], self.out_features)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
@@ -236,16 +244,9 @@ def _load_in_out(optimizer):
 
 
 def in_out_optimizer_hooks(optimizer: torch.optim.Optimizer) -> torch.optim.Optimizer:
-    """Mark the optimizer's ``(in, out)`` weights and make its state dict hold their moments as
+    """Make the optimizer's state dict hold the moments of its ``(in, out)`` weights as
     ``(out, in)``, transposed back on loading: optimizer files are the dense layer's."""
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            if getattr(p, "in_out", False):
-                break
-        else:
-            continue
-        break
-    else:
+    if not any(getattr(p, "in_out", False) for g in optimizer.param_groups for p in g["params"]):
         return optimizer
     optimizer.register_state_dict_post_hook(_state_dict_out_in)
     optimizer.register_load_state_dict_post_hook(_load_in_out)
