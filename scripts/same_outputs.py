@@ -22,7 +22,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-WALL_CLOCK_KEYS = ("start_time", "ep_info_buffer")
+# ...and ``_num_timesteps_at_start``: where the last invocation began (a resumed run's differs).
+WALL_CLOCK_KEYS = ("start_time", "ep_info_buffer", "_num_timesteps_at_start")
 # " at 0x7f23c3e29620" in a repr: where the object sat in that process's memory.
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 

@@ -16,7 +16,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "1")
 
 from schedrl import __version__, commands  # noqa: E402 - after the thread defaults
-from schedrl.errors import SchedrlError  # noqa: E402
+from schedrl.errors import SchedrlError, Terminated  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,13 +52,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM (a cluster time limit, preemption, Snakemake stopping its jobs) taken as Ctrl-C, so
-    trainers write their checkpoint and a rerun resumes (SLURM sends SIGKILL ~30 s later)."""
-
-
 def _on_sigterm(signum, frame):
-    raise _Terminated()
+    raise Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     except SchedrlError as exc:
         print(f"schedrl {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except _Terminated:
+    except Terminated:
         print("schedrl: terminated (SIGTERM); finished files and checkpoints are kept, a rerun resumes",
               file=sys.stderr)
         return 143

@@ -25,3 +25,9 @@ class InputFileError(SchedrlError):
 
 class ConfigError(SchedrlError):
     """A bad configuration value; the message names the dotted key."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cluster time limit, preemption, Snakemake stopping its jobs) taken as Ctrl-C, so
+    trainers write their checkpoint and a rerun resumes (SLURM sends SIGKILL ~30 s later); the
+    CLI exits 143."""

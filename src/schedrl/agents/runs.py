@@ -266,6 +266,14 @@ class RunFolder:
         write_json(self.timing_file, timing)
         return timing
 
+    def resumes(self, resume: dict | None = None) -> list[dict]:
+        """Every resume of the run so far (``{"from": n, "exact": bool}``, from ``timing.json``)
+        plus ``resume``: a record that says whether the final model is the uninterrupted run's."""
+        from schedrl.io import read_json
+
+        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
+        return [*previous.get("resumes", []), *([resume] if resume else [])]
+
     def _total(self, key: str) -> float:
         """``key`` of the run's timing.json so far (0 before the first segment)."""
         from schedrl.io import read_json

@@ -140,6 +140,10 @@ class _IncrementalImage:
         self._buf = np.zeros(self.shape, dtype=np.float32)
         self._key = None  # (grid id, episode) drawn in _buf
 
+    def __getstate__(self) -> dict:
+        # a copy (a training's resume state) redraws from scratch: the key holds a memory address
+        return {**self.__dict__, "_key": None}
+
     def __call__(self, grid: Grid) -> np.ndarray:
         lay, buf = self.layout, self._buf
         key = (id(grid), grid.episode)

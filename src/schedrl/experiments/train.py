@@ -16,6 +16,7 @@ learning curve for an uninterrupted run; a resumed run restarts its env RNG at t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,14 +76,69 @@ def _save_model(model, path: Path) -> None:
         model.save(tmp)
 
 
+class StopAtBoundary:
+    """SIGINT or SIGTERM while an SB3 agent trains: finish the rollout in progress and its update,
+    write a checkpoint at the next rollout boundary (the only place where it is exact) and stop, as
+    Ctrl-C or ``Terminated``; a second signal stops at once (the last checkpoint stands). Outside
+    the main thread (an embedding caller) signals are left to their handlers."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.previous: dict = {}
+
+    def __enter__(self) -> StopAtBoundary:
+        import signal
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self.previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:
+                break
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum, frame) -> None:
+        import sys
+
+        if self.signum is not None:
+            self._raise(signum)
+        self.signum = signum
+        print("schedrl: stopping at the end of this rollout, where the checkpoint is exact "
+              "(signal again to stop now, losing the steps since the last checkpoint)", file=sys.stderr, flush=True)
+
+    @staticmethod
+    def _raise(signum: int) -> None:
+        import signal
+
+        from schedrl.errors import Terminated
+
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def stop_if_asked(self) -> None:
+        if self.signum is not None:
+            self._raise(self.signum)
+
+
 class _Callbacks:
-    """Learning-curve logging, checkpoints and a tqdm progress bar as one SB3 callback."""
+    """Learning-curve logging, checkpoints and a tqdm progress bar as one SB3 callback.
+
+    Checkpoints are written at rollout boundaries (``on_rollout_start``: the previous update done,
+    the rollout buffer empty), each with the state ``resume_state.capture`` takes, so a run resumed
+    from one continues as the uninterrupted run did."""
 
     @staticmethod
     def build(folder: RunFolder, info_keywords, rows: list[dict], checkpoint_every: int | None,
               save_buffer: bool, total_steps: int, start: int, desc: str,
-              selector: BestModelSelector | None = None):
+              selector: BestModelSelector | None = None, stop: StopAtBoundary | None = None):
         from stable_baselines3.common.callbacks import BaseCallback
+
+        from schedrl.experiments import resume_state
+
         class TrainCallback(BaseCallback):
             def _on_training_start(self) -> None:
                 self.bar = progress_bar(total_steps, start, "step", desc)
@@ -104,32 +160,48 @@ class _Callbacks:
                     rows.append(row)
                     self.bar.set_postfix_str(f"last episode reward {row['reward']:.3g}")
                 self.bar.update(min(self.num_timesteps, total_steps) - self.bar.n)
-                if selector is not None:  # before the checkpoint, so its snapshot includes this check
-                    selector.after_step(self.model, int(self.num_timesteps))
-                if self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt:
-                    self.checkpoint()
-                    while self.next_ckpt <= self.num_timesteps:
-                        self.next_ckpt += checkpoint_every
                 return True
 
+            def _on_rollout_start(self) -> None:
+                self.at_boundary(asked=stop is not None and stop.signum is not None)
+                if stop is not None:
+                    stop.stop_if_asked()
+
+            def at_boundary(self, asked: bool = False) -> None:
+                """A selection check, then a checkpoint (its snapshot includes the check), each
+                where due: the model after every update on the steps so far, as a resume sees it."""
+                if selector is not None:
+                    selector.after_step(self.model, int(self.num_timesteps))
+                due = self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt
+                if (due or asked) and self.num_timesteps > start:
+                    self.checkpoint()
+                    while self.next_ckpt is not None and self.next_ckpt <= self.num_timesteps:
+                        self.next_ckpt += checkpoint_every
+
             def checkpoint(self) -> None:
+                """Side files first, the model last: a checkpoint is listed by its model file, so
+                a kill in between leaves none that lacks its state."""
                 steps = int(self.num_timesteps)
                 if save_buffer:
                     with atomic_path(folder.side_file(steps, ".replay.pkl")) as tmp:
                         self.model.save_replay_buffer(tmp)
                 if selector is not None:
                     selector.snapshot(folder.checkpoint_dir, steps)
-                _save_model(self.model, folder.checkpoint_path(steps))
-                folder.write_curve(rows, info_keywords)
                 # The curve so far travels with the checkpoint: a workflow may delete the run's
                 # learning_curve.csv (a declared output) before resuming.
                 folder.write_curve(rows, info_keywords, name=f"step_{steps}.curve.csv", folder=folder.checkpoint_dir)
+                resume_state.save(folder.side_file(steps, resume_state.STATE_SUFFIX),
+                                  resume_state.capture(self.model, self.model.get_env(),
+                                                       selector.env if selector is not None else None))
+                _save_model(self.model, folder.checkpoint_path(steps))
+                folder.write_curve(rows, info_keywords)
                 folder.prune()
                 for buf in folder.checkpoint_dir.glob("step_*.replay.pkl"):
                     if int(buf.name.split("_")[1].split(".")[0]) < steps:
                         buf.unlink(missing_ok=True)  # only the newest buffer is needed to resume
 
             def _on_training_end(self) -> None:
+                self.at_boundary()  # after the last update: a boundary too
                 self.bar.update(min(self.num_timesteps, total_steps) - self.bar.n)
                 self.bar.close()
 
@@ -199,6 +271,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     from schedrl.agents.hyperparams import resolve_hyperparams, vec_env_kind
     from schedrl.agents.registry import algo_class, check_action_space, is_off_policy, uses_masks
     from schedrl.agents.tensorboard import require_tensorboard
+    from schedrl.experiments import resume_state
 
     begin_run(total_steps, "total steps", checkpoint_every, threads)
     tensorboard = require_tensorboard(tensorboard)
@@ -269,27 +342,41 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
 
                 shutil.rmtree(run_dir, ignore_errors=True)
             raise ConfigError(f"{algo}: bad hyperparameter value ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
-    else:
+    resume, eval_env = None, None
+    if start_path is not None:
         model = cls.load(start_path, env=venv, device=kwargs["device"], tensorboard_log=kwargs["tensorboard_log"])
-        model.set_random_seed(seed + start_steps)
         buffer = folder.side_file(start_steps, ".replay.pkl")
         if is_off_policy(algo) and buffer.exists():
             model.load_replay_buffer(buffer)
+        state_file = folder.side_file(start_steps, resume_state.STATE_SUFFIX)
+        if start_path != folder.model_file and state_file.exists():
+            eval_env = resume_state.restore(resume_state.load(state_file), model, venv)
+            resume = {"from": start_steps, "exact": True}
+        else:
+            # the final model (a higher target: its schedules stretch anyway) or a checkpoint written
+            # before issue 70: the envs and RNGs restart at the checkpoint, seeded by its step
+            model.set_random_seed(seed + start_steps)
+            resume = {"from": start_steps, "exact": False}
+            if start_path != folder.model_file:
+                print(f"schedrl train: {state_file.name} missing: resuming from step {start_steps} without "
+                      "its envs' and RNGs' state; the run will differ from an uninterrupted one",
+                      file=sys.stderr, flush=True)
     rows = _read_curve(run_dir, start_steps)
     selector = None
     if selection is not None:
         selector = BestModelSelector(selection, run_dir, lambda: make_env(env_id, eval_kwargs, wrappers), seed)
         from_checkpoint = start_path is not None and start_path != folder.model_file
         selector.restore(start_steps, folder.checkpoint_dir if from_checkpoint else None)
+        selector.env = eval_env
+    stop = StopAtBoundary()
     callback = _Callbacks.build(folder, info_keywords, rows, checkpoint_every, is_off_policy(algo),
-                                total_steps, start_steps, f"{algo} seed{seed}", selector)
+                                total_steps, start_steps, f"{algo} seed{seed}", selector, stop)
 
     def on_interrupt() -> dict:
-        # Ctrl-C: keep what was learned; a rerun resumes from here. Nothing to keep before the
-        # first step (e.g. during the envs' first reset, before SB3 set up the callback).
+        # The newest checkpoint stands: one written at the rollout boundary where a signal asked to
+        # stop, or the last periodic one (a second signal, or an interrupt from elsewhere). A
+        # checkpoint taken mid-rollout could not be resumed exactly, so none is.
         steps = int(model.num_timesteps)
-        if steps > start_steps and getattr(callback, "model", None) is not None:
-            callback.checkpoint()
         if getattr(callback, "bar", None) is not None:
             callback.bar.close()
         if selector is not None:
@@ -297,7 +384,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         venv.close()
         return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
 
-    with folder.segment(on_interrupt) as clock:
+    with folder.segment(on_interrupt) as clock, stop:
         model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
                     reset_num_timesteps=start_path is None, tb_log_name=f"{algo}_seed{seed}",
                     **({} if tensorboard else {"log_interval": 10**9}))  # SB3's own interval for TensorBoard
@@ -310,7 +397,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     folder.write_curve(rows, info_keywords)
     _save_model(model, folder.model_file)
     folder.write_timing(wall, steps - start_steps, steps=steps, resumed_from=start_steps, threads=int(threads),
-                        n_envs=n_envs, device=str(model.device))
+                        n_envs=n_envs, device=str(model.device), resumes=folder.resumes(resume))
     return TrainResult(run_dir, steps, steps - start_steps, wall, start_steps, skipped=False)
 
 
