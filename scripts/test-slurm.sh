@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run one paper's smoke target through real SLURM jobs (workflow/profiles/slurm) on a one-node
-# cluster (scripts/slurm-one-node.sh), run it locally too, and compare every output file.
+# cluster (scripts/slurm-one-node.sh), run it locally too, and compare every output file; then once
+# more through SLURM with its running jobs requeued mid-training, compared with the local run too.
 #
 #   scripts/test-slurm.sh [TARGET]        (default TARGET: runtime; `make test-slurm`)
 #
@@ -64,4 +65,41 @@ echo "test-slurm: $differ output file(s) differ (timing.json and monitor logs, w
 
 python3 scripts/slurm_usage.py "$OUT/slurm.log" --out "$OUT/slurm_usage.csv" \
   || echo "test-slurm: sacct gave no usage (is accounting on?)"
-[ $differ = 0 ]
+
+# Requeued mid-training (issue 70): the target through SLURM once more; as soon as a training run has
+# written its first checkpoint, every running job is requeued (`scontrol requeue`: what preemption
+# with PreemptMode=REQUEUE and a node failure do under the profile's slurm-requeue). SLURM kills the
+# job and runs it again under the same id; the training resumes from its checkpoint, and the files
+# must equal the local run's.
+scratch "$OUT/requeue"
+(cd "$OUT/requeue" && snakemake "$TARGET" --profile workflow/profiles/slurm --configfile "$CONFIG" \
+   --jobs 2 --slurm-init-seconds-before-status-checks 5 --latency-wait 5 --retries 0 \
+   >"$OUT/requeue.log" 2>&1) &
+sm=$!
+requeued=""
+while kill -0 $sm 2>/dev/null && [ -z "$requeued" ]; do
+  ck=$(find "$OUT/requeue/results" -path '*/checkpoints/*' \( -name 'step_*.zip' -o -name 'iter_*.pt' \
+        -o -name 'episode_*.pt' \) 2>/dev/null | head -1)
+  if [ -n "$ck" ]; then
+    run_dir=$(dirname "$(dirname "$ck")")
+    requeued=$(squeue -h -t RUNNING -o %i | tr '\n' ' ')
+    [ -n "$requeued" ] && scontrol requeue $(echo $requeued | tr ' ' ',')
+  fi
+  sleep 0.2
+done
+wait $sm
+rc=$?
+echo "test-slurm: requeued job(s) ${requeued:-none} once ${run_dir:-?} had a checkpoint; snakemake exit $rc"
+if [ $rc != 0 ] || [ -z "$requeued" ]; then tail -30 "$OUT/requeue.log"; exit 1; fi
+resumed=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1])).get('resumes',[]); print(' '.join(f\"{x['from']}:{'exact' if x['exact'] else 'INEXACT'}\" for x in r))" \
+          "$run_dir/timing.json" 2>/dev/null || echo "?")
+echo "test-slurm: $run_dir resumed from (step:kind) ${resumed:-nothing}"
+requeue_differ=0
+for tree in results figures; do
+  n=$(python3 scripts/same_outputs.py "$OUT/requeue/$tree" "$OUT/local/$tree" --skip '/timing\.json$' --skip '/monitor/' \
+      --skip '(^|/)\.[^/]*\.tmp$' --skip '\.state\.pkl$' --skip '\.replay\.pkl$' --skip '/command\.txt$' \
+      | tee /dev/stderr | grep -c differs || true)
+  requeue_differ=$((requeue_differ + n))
+done
+echo "test-slurm: $requeue_differ output file(s) of the requeued run differ from the local run"
+[ $differ = 0 ] && [ $requeue_differ = 0 ] && [ -n "$resumed" ] && ! echo "$resumed" | grep -q INEXACT

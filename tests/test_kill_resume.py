@@ -180,6 +180,40 @@ def test_killed_evaluation_and_figure_are_rebuilt(reference, reference_root, tmp
     _same(root, reference)
 
 
+SB3_RUN = "results/deeprm/multibinary-image/ppo/slowdown/seed0"
+SB3_TRAIN = [f"{SB3_RUN}/model.zip", f"{SB3_RUN}/learning_curve.csv"]
+
+
+def test_snakemake_sigkilled_during_sb3_training_resumes_to_the_same_run(tmp_path):
+    """Issue 70: Snakemake itself and its training job (a smoke PPO with best-model selection)
+    SIGKILLed after the first checkpoint; ``--unlock`` and ``--rerun-incomplete`` resume the run,
+    whose folder then equals an uninterrupted run's (SB3 zips member by member, wall times aside:
+    ``tests/test_exact_resume.py``'s comparison)."""
+    import random
+
+    from test_exact_resume import assert_same_run
+
+    reference = _workdir(tmp_path / "reference")
+    _run(reference, SB3_TRAIN)
+    root = _workdir(tmp_path / "run")
+    ckpt = root / SB3_RUN / "checkpoints"
+    seed = random.randrange(2**32)
+    print(f"kill delay seed {seed}")
+    delay = random.Random(seed).uniform(0.0, 1.0)
+    first = []
+
+    def ready() -> bool:
+        if not first and ckpt.is_dir() and any(ckpt.glob("step_*.zip")):
+            first.append(time.monotonic())
+        return bool(first) and time.monotonic() - first[0] >= delay
+
+    assert _kill_when(_start(root, SB3_TRAIN), ready, signal.SIGKILL), "training ended before the kill"
+    assert not (root / SB3_TRAIN[0]).exists()
+    _run(root, [], "--unlock")
+    _run(root, SB3_TRAIN, "--rerun-incomplete")
+    assert_same_run(reference / SB3_RUN, root / SB3_RUN)
+
+
 def test_report_killed_before_its_rename_leaves_no_report(tmp_path):
     """``schedrl report`` SIGKILLed between writing its temporary file and renaming it: no report
     file; the rerun writes it."""

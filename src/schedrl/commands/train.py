@@ -12,8 +12,9 @@ def register(subparsers) -> None:
         description="Train one agent on a Gymnasium env into RUN_DIR (config.json, hyperparams.yaml, "
         "command.txt, model.zip, checkpoints/, monitor/, learning_curve.csv, timing.json). "
         "Hyperparameters come from hyperparams/<algo>.yaml, block VARIANT merged over 'default', then "
-        "--hp overrides. A rerun resumes from the newest checkpoint up to --steps (no flag needed; "
-        "Ctrl-C writes a checkpoint first); a finished run is left alone.",
+        "--hp overrides. A rerun resumes from the newest checkpoint up to --steps (no flag needed) and "
+        "writes the files the uninterrupted run would have; Ctrl-C or SIGTERM stops at the next "
+        "rollout boundary with a checkpoint there. A finished run is left alone.",
     )
     p.add_argument("--env", required=True, metavar="ID",
                    help="Gymnasium env id, optionally 'module:id' (e.g. schedrl.envs:schedrl/DeepRM-v0)")

@@ -2,16 +2,20 @@
 
 The run folder (``run_dir``, chosen by the caller) is ``schedrl.agents.runs.RunFolder``'s:
 config.json, hyperparams.yaml, command.txt, model.zip, checkpoints/ (``step_<n>.zip`` plus the
-replay buffer of off-policy algorithms and the curve so far), learning_curve.csv, timing.json; SB3
-also writes ``monitor/<i>.monitor.csv`` (raw episode logs with wall times) per env copy.
-Checkpoints are on by default (ten per run), and Ctrl-C writes one before stopping.
+replay buffer of off-policy algorithms, the curve so far and the resume state of
+``schedrl.experiments.resume_state``), learning_curve.csv, timing.json; SB3 also writes
+``monitor/<i>.monitor.csv`` (raw episode logs with wall times) per env copy. Checkpoints are on by
+default (ten per run) and written at rollout boundaries; Ctrl-C or SIGTERM stops at the next one
+with a checkpoint there (``StopAtBoundary``).
 
 A rerun with the same config resumes from the newest checkpoint (or the final model) and trains
 up to the new target; a finished run with an equal or lower target is left alone. A run folder
 holding a different config is refused rather than mixed (or, with ``on_mismatch="restart"``,
 cleared and trained afresh). With ``selection`` the run also keeps ``best_model.zip``, the model of
 its best periodic check (``schedrl.experiments.selection``). Same config and seed give the same
-learning curve for an uninterrupted run; a resumed run restarts its env RNG at the checkpoint.
+files, whether the run was interrupted and resumed from a checkpoint or not (``timing.json``'s
+``resumes`` lists each resume and whether it was exact: one from a checkpoint written before issue
+70, or from the final model towards a higher target, is not).
 """
 
 from __future__ import annotations
