@@ -11,7 +11,7 @@ BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: setup all smoke test pytest dryrun lint clean help test-slurm fuzz plan
+.PHONY: setup all smoke test pytest dryrun lint clean help test-slurm fuzz plan status
 
 help:
 	@echo "make all    - set up and run the pipeline at default scale (CONFIG=..., CORES=...)"
@@ -21,6 +21,7 @@ help:
 	@echo "make test-slurm - one-node SLURM (root; installs slurm-wlm), the runtime smoke target through it, compared with a local run"
 	@echo "make fuzz   - 10,000 generated bad inputs at the trace reader, config loader, --spec and the CLI"
 	@echo "make plan   - docs/paper-scale-plan.md from the paper-scale DAG"
+	@echo "make status - README's status table and docs/reproduction-status.md from the recorded runs (schedrl status --write)"
 
 setup: $(VENV)/.installed
 
@@ -59,6 +60,9 @@ fuzz: setup
 
 plan: setup
 	python scripts/paper_scale_plan.py --config config/paper.yaml --out docs/paper-scale-plan.md
+
+status: setup
+	schedrl status --write
 
 lint: setup
 	ruff check src tests benchmarks scripts

@@ -13,7 +13,7 @@ builds the envs and sizes the buffers), for:
   one forward pass per step, each job set's rows gathered for its loss (the trainer before the
   compiled step, ``compiled_env=False``);
 * ``compiled``: the same batch stepped by one numba call per step for all 200 grids
-  (``schedrl.sim.grid_batch``), each job set's observations written into its own contiguous block
+  (``schedrl.envs.grid_batch``), each job set's observations written into its own contiguous block
   (its loss reads a slice), one forward pass per job set per step (today's default);
 * ``env only python`` / ``env only compiled``: the same envs stepped with random valid actions, no
   agent at all (the ceiling any trainer on this env can reach on this core), as 200 Python envs
@@ -87,7 +87,7 @@ def _env_only(make, jobsets: int, trajectories: int) -> tuple[float, int]:
 def _env_only_compiled(make, jobsets: int, trajectories: int) -> float:
     """``GridBatch`` of jobsets x trajectories grids, random valid actions, observations written
     into one array (a block per job set, as the trainer's)."""
-    from schedrl.sim.grid_batch import GridBatch
+    from schedrl.envs.grid_batch import GridBatch
 
     n = jobsets * trajectories
     batch = GridBatch(make(), n)

@@ -58,7 +58,7 @@ echo "test-slurm: the same target locally (--cores 2): $(( $(date +%s) - start )
 differ=0
 for tree in results figures; do
   n=$(python3 scripts/same_outputs.py "$OUT/slurm/$tree" "$OUT/local/$tree" --skip '/timing\.json$' --skip '/monitor/' \
-      | tee /dev/stderr | grep -c differs || true)
+      | tee >(cat >&2) | grep -c differs || true)
   differ=$((differ + n))
 done
 echo "test-slurm: $differ output file(s) differ (timing.json and monitor logs, which hold wall times, left out)"
@@ -98,7 +98,7 @@ requeue_differ=0
 for tree in results figures; do
   n=$(python3 scripts/same_outputs.py "$OUT/requeue/$tree" "$OUT/local/$tree" --skip '/timing\.json$' --skip '/monitor/' \
       --skip '(^|/)\.[^/]*\.tmp$' --skip '\.state\.pkl$' --skip '\.replay\.pkl$' --skip '/command\.txt$' \
-      | tee /dev/stderr | grep -c differs || true)
+      | tee >(cat >&2) | grep -c differs || true)
   requeue_differ=$((requeue_differ + n))
 done
 echo "test-slurm: $requeue_differ output file(s) of the requeued run differ from the local run"

@@ -275,6 +275,107 @@ def test_seeded_runs_repeat_and_an_interrupted_run_resumes(tmp_path):
     assert timing["resumed_from_episode"] == 2 and res.steps == 4 * 30 and timing["episodes"] == 4
 
 
+def test_replay_rewinds_to_its_mark_and_its_file_round_trips(tmp_path):
+    r = Replay(4, 2, 1, 2)
+    for i in range(3):
+        r.add(np.full(2, i), [i], [1], i, np.full(2, i), np.ones(2))
+    r.mark()
+    kept = ({f: getattr(r, f).copy() for f in Replay.FIELDS}, r.pos, r.n)
+    for i in range(3, 9):  # wraps: every row overwritten, some twice
+        r.add(np.full(2, i), [i], [1], i, np.full(2, i), np.ones(2))
+    r.rewind()
+    # the rows held at the mark (the row past them, empty then, is not part of the memory)
+    assert (r.pos, r.n) == kept[1:] and all(np.array_equal(getattr(r, f)[:3], kept[0][f][:3]) for f in Replay.FIELDS)
+    r.save(tmp_path / "m.npy")
+    q = Replay(4, 2, 1, 2)
+    q.load(tmp_path / "m.npy")
+    assert (q.pos, q.n) == (r.pos, r.n)
+    assert all(np.array_equal(getattr(q, f)[:q.n], getattr(r, f)[:r.n]) for f in Replay.FIELDS)
+    a, b = r.sample(5, np.random.default_rng(0)), q.sample(5, np.random.default_rng(0))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    r.save(tmp_path / "again.npy")  # byte-stable: an interrupted run's file equals the uninterrupted one's
+    assert (tmp_path / "m.npy").read_bytes() == (tmp_path / "again.npy").read_bytes()
+    with pytest.raises(ValueError, match="size 4"):
+        Replay(5, 2, 1, 2).load(tmp_path / "m.npy")
+
+
+class _InterruptAt(ToyEnv):
+    """Ctrl-C at its ``at``-th step (counted over every env of the process), once."""
+
+    at, count = 0, 0
+
+    def step(self, a):
+        _InterruptAt.count += 1
+        if _InterruptAt.count == _InterruptAt.at:
+            raise KeyboardInterrupt
+        return super().step(a)
+
+
+@pytest.mark.parametrize("at", [5, 75, 100, 130])  # episode 1; 3 (a checkpoint off the grid); 4; 5 (of 6)
+def test_an_interrupted_run_resumes_to_the_uninterrupted_files(tmp_path, at):
+    """Ctrl-C anywhere (SIGTERM is the same): the checkpoint of the last finished episode, with the
+    replay memory rewound to it (a small replay that wraps), the env's RNG (ToyEnv draws every
+    observation from it) and every counter; the rerun writes the files of an uninterrupted run."""
+    import json
+
+    torch.set_num_threads(1)
+    cfg = DFPConfig(**{**SMALL, "replay_size": 100, "batch_size": 16, "min_replay": 16})
+    train_dfp(lambda: ToyEnv(), cfg, [None] * 6, seed=3, run_dir=tmp_path / "a", checkpoint_every=2)
+    _InterruptAt.at, _InterruptAt.count = at, 0
+    with pytest.raises(KeyboardInterrupt):
+        train_dfp(lambda: _InterruptAt(), cfg, [None] * 6, seed=3, run_dir=tmp_path / "b", checkpoint_every=2)
+    train_dfp(lambda: ToyEnv(), cfg, [None] * 6, seed=3, run_dir=tmp_path / "b", checkpoint_every=2)
+    files = sorted(str(p.relative_to(tmp_path / "a")) for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files == sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
+    assert not [f for f in files if f.endswith(".memory.npy")]  # none kept once the run is finished
+    for rel in files:
+        if rel not in ("timing.json", "command.txt"):  # wall times; one line per invocation
+            assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+    resumes = json.loads((tmp_path / "b" / "timing.json").read_text())["resumes"]
+    assert len(resumes) == (at > 30) and all(r["exact"] for r in resumes)  # before episode 1 ends: no checkpoint
+
+
+def test_a_checkpoint_without_its_memory_resumes_inexactly_and_says_so(tmp_path, capsys):
+    """A checkpoint written before issue 70 (no memory file, no RNG states) still resumes, with an
+    empty replay memory; one stderr line and ``timing.json`` say the run is not the uninterrupted one."""
+    import json
+
+    torch.set_num_threads(1)
+    cfg = DFPConfig(**SMALL)
+    _InterruptAt.at, _InterruptAt.count = 70, 0
+    with pytest.raises(KeyboardInterrupt):
+        train_dfp(lambda: _InterruptAt(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
+    ckpt = tmp_path / "c" / "checkpoints"
+    state = torch.load(ckpt / "episode_2.pt", weights_only=False)
+    for key in ("format", "global_rng", "env_rng"):
+        state.pop(key)
+    torch.save(state, ckpt / "episode_2.pt")
+    for path in ckpt.glob("*.memory.npy"):
+        path.unlink()
+    capsys.readouterr()
+    res = train_dfp(lambda: ToyEnv(), cfg, [None] * 4, seed=3, run_dir=tmp_path / "c", checkpoint_every=1)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "replay memory" in x]
+    assert len(lines) == 1 and "episode_2.pt" in lines[0] and "differ" in lines[0]
+    timing = json.loads((tmp_path / "c" / "timing.json").read_text())
+    assert timing["resumes"] == [{"from": 2, "exact": False}] and res.steps == 4 * 30
+
+
+def test_kept_models_deleted_by_the_workflow_come_back_on_a_resume(tmp_path):
+    """A workflow deletes a rule's declared outputs (the keep_at models) before rerunning it; a run
+    resumed past their episode puts them back from checkpoints/."""
+    cfg = DFPConfig(**SMALL)
+    _InterruptAt.at, _InterruptAt.count = 100, 0  # in episode 4
+    with pytest.raises(KeyboardInterrupt):
+        train_dfp(lambda: _InterruptAt(length=30), cfg, [None] * 5, 0, tmp_path / "run", checkpoint_every=1,
+                  keep_at={1: ["a.zip"], 2: ["b.zip"]})
+    kept = (tmp_path / "run" / "a.zip").read_bytes(), (tmp_path / "run" / "b.zip").read_bytes()
+    (tmp_path / "run" / "a.zip").unlink()
+    (tmp_path / "run" / "b.zip").unlink()
+    train_dfp(lambda: ToyEnv(), cfg, [None] * 5, 0, tmp_path / "run", checkpoint_every=1,
+              keep_at={1: ["a.zip"], 2: ["b.zip"]})
+    assert ((tmp_path / "run" / "a.zip").read_bytes(), (tmp_path / "run" / "b.zip").read_bytes()) == kept
+
+
 def test_epsilon_over_the_run_and_kept_models(tmp_path):
     """epsilon_per="run" lowers epsilon linearly over the episodes (every episode explores), and
     keep_at saves the model after the given episode counts."""

@@ -188,7 +188,7 @@ def test_write_json_is_valid_json_with_non_finite_values(tmp_path):
 
 
 def test_verdict_tolerance_bands():
-    from schedrl.report.claims import verdict
+    from schedrl.protocol import verdict
 
     assert verdict(1.05, 1.0, rel_tol=0.1) == "reproduced"
     assert verdict(1.15, 1.0, rel_tol=0.1) == "partly reproduced"

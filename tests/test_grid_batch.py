@@ -1,4 +1,4 @@
-"""The compiled batched DeepRM step (``schedrl.sim.grid_batch``) against ``DeepRMEnv``, the reference:
+"""The compiled batched DeepRM step (``schedrl.envs.grid_batch``) against ``DeepRMEnv``, the reference:
 identical observations, rewards, masks, ends and job records, step for step."""
 
 import gymnasium as gym
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import schedrl.envs  # noqa: F401  (registers the env)
 from schedrl.agents.wrappers import JobMetricsInfo, job_metrics
 from schedrl.envs.deeprm import DeepRMEnv
-from schedrl.sim.grid_batch import GridBatch, supported
+from schedrl.envs.grid_batch import GridBatch, supported
 
 
 def _lockstep(kwargs: dict, n: int, seed: int, invalid: float = 0.1, wrap: bool = False) -> int:

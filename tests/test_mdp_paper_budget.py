@@ -166,6 +166,33 @@ def test_sjf_command_writes_the_rules_table(tmp_path, capsys):
     assert "SJF scenario 3" in capsys.readouterr().out
 
 
+def test_uniform_play_picks_any_action_on_the_agents_trials(tmp_path):
+    """Issue 68's unmasked random player: the agents' trials and job sets, one play per seed, and
+    actions the mask would forbid (random valid play never picks them)."""
+    import json
+
+    from schedrl.cli import main
+    from schedrl.experiments.envs import make_env
+
+    spec = _pair(scenarios=(3,))
+    spec["eval"]["trials"] = 2
+    spec["seeds"] = [0, 1]
+    frame = mx.evaluate_uniform(spec)
+    assert list(frame["seed"]) == [0, 0, 1, 1] and set(frame["policy"]) == {"uniform"}
+    assert list(frame["jobset_seed"]) == [spec["eval"]["jobset_seed"] + k for k in range(2)] * 2
+    assert (frame["mean_slowdown"] >= 1).all()
+    env = make_env(mx.ENV_ID, {**mx.env_kwargs(mx.BASE, 3, spec["horizon"]), "jobset_seed": 0})
+    env.reset(seed=0)
+    uniform, valid = mx.UniformAll(0), mx.RandomValid(0)
+    uniform.start(env, 0)
+    valid.start(env, 0)
+    masked = [~env.unwrapped.action_masks()[uniform(env)] for _ in range(200)]
+    assert any(masked) and all(env.unwrapped.action_masks()[valid(env)] for _ in range(200))
+    out = tmp_path / "uniform" / "eval_episodes.csv"
+    assert main(["mdp", "uniform", "--spec", json.dumps(spec), "--out", str(out)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out), frame, check_exact=False, rtol=1e-5)
+
+
 def test_cost_model_counts_the_sparse_layer_for_image_like_states_only():
     """Image-like states (8,440-14,160 inputs) train with the sparse-input first layer (sparse_input
     auto), compact ones (<= 118 inputs) with the dense one: only the former's modelled cost is divided."""

@@ -263,10 +263,13 @@ def test_mdp_reader_on_a_tiny_results_tree(tmp_path):
         if seed == 0:
             for name in ("image", "compact"):
                 _trials(mx.eval_path(mx.run_dir(mx.reference_root(tmp_path, "untrained"), 20, name, 1, seed)), [13.0])
+    # uniform play over all actions: seed 0 only (seed 1's rows missing: a gap)
+    _trials(mx.uniform_path(tmp_path, 20), [16.0, 16.0], scenario=1, seed=0)
     long, gaps = long_table(spec, tmp_path)
     scored = scores(long)
     got = scored.set_index(["player", "seed"])["normalised"]
     assert set(scored["workload"]) == {"scenario 1"} and set(scored["anchor"]) == {"ok"}
+    assert got[("uniform over all actions", 0)] == pytest.approx(-1.0)
     assert got[("random valid in image-like", 0)] == 0.0 and got[("SJF", 0)] == 1.0
     assert got[("PPO image-like", 0)] == pytest.approx(0.5) and got[("PPO compact", 1)] == pytest.approx(4 / 6)
     assert got[("untrained compact", 0)] == pytest.approx(-0.5)
@@ -276,7 +279,7 @@ def test_mdp_reader_on_a_tiny_results_tree(tmp_path):
     assert got[("random valid in compact", 0)] == pytest.approx(1 / 3)
     text = "\n".join(f"{g['player']}: {g['gap']}" for g in gaps)
     assert "untrained image-like:" in text and "seed1" in text and "agents at H 60" in text
-    assert "uniform over all actions" in text
+    assert "uniform over all actions:" in text and "scenario 1, seed 1" in text
     assert "paper's agents (placed): not placed: the paper reports no heuristic" in text
 
 

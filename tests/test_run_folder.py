@@ -66,6 +66,21 @@ def test_reinforce_killed_run_resumes_without_a_flag_and_equals_an_uninterrupted
     assert len((tmp_path / "killed" / "command.txt").read_text().splitlines()) == 2  # one per invocation
 
 
+class _StopAt(gym.Wrapper):
+    """Raises KeyboardInterrupt at env step ``_CALLS["limit"]`` (a module-level class and dict: a
+    resume state holds its envs with their wrappers, pickled by reference, so the rerun reads the
+    live limit)."""
+
+    def step(self, action):
+        _CALLS["steps"] += 1
+        if _CALLS["steps"] == _CALLS["limit"]:
+            raise KeyboardInterrupt
+        return self.env.step(action)
+
+
+_CALLS = {"steps": 0, "limit": None}
+
+
 def test_sb3_interrupted_run_resumes_and_sums_timing(tmp_path, monkeypatch):
     from schedrl.experiments import train as T
 
@@ -73,27 +88,22 @@ def test_sb3_interrupted_run_resumes_and_sums_timing(tmp_path, monkeypatch):
               "backlog_size": 10, "num_nw": 3, "simu_len": 10, "episode_max_length": 40, "obs_mode": "compact"}
     hp = {"n_steps": 5, "policy_kwargs": {"net_arch": [8]}}
     make = T.make_env
-    calls = {"steps": 0}
-
-    class Stop(gym.Wrapper):
-        def step(self, action):
-            calls["steps"] += 1
-            if calls["steps"] == 130:
-                raise KeyboardInterrupt
-            return self.env.step(action)
-
-    monkeypatch.setattr(T, "make_env", lambda *a, **k: Stop(make(*a, **k)))
+    _CALLS.update(steps=0, limit=130)
+    monkeypatch.setattr(T, "make_env", lambda *a, **k: _StopAt(make(*a, **k)))
     with pytest.raises(KeyboardInterrupt):
         T.train("schedrl.envs:schedrl/DeepRM-v0", kwargs, "a2c", hp, 200, 0, tmp_path / "run")
     folder = RunFolder(tmp_path / "run")
     saved = [n for n, _ in folder.checkpoints()]
-    assert saved and saved[-1] >= 120  # Ctrl-C wrote a checkpoint at the interrupt
+    # an interrupt mid-rollout writes no checkpoint (it could not be resumed exactly): the last
+    # periodic one, at a rollout boundary, stands
+    assert saved and 100 <= saved[-1] < 130 and saved[-1] % 5 == 0
     first = json.loads(folder.timing_file.read_text())
     assert first["interrupted"] and not folder.model_file.exists()
-    monkeypatch.setattr(T, "make_env", make)
+    _CALLS["limit"] = None
     result = T.train("schedrl.envs:schedrl/DeepRM-v0", kwargs, "a2c", hp, 200, 0, tmp_path / "run")
     assert result.resumed_from == saved[-1] and result.steps >= 200  # whole rollouts of n_steps
     timing = json.loads(folder.timing_file.read_text())
+    assert timing["resumes"] == [{"from": saved[-1], "exact": True}]
     assert timing["wall_time_total_s"] == pytest.approx(first["wall_time_total_s"] + timing["wall_time_s"], abs=2e-3)
     resolved = yaml.safe_load((tmp_path / "run" / "hyperparams.yaml").read_text())
     assert resolved["n_steps"] == 5 and resolved["n_envs"] == 1 and resolved["policy"] == "MlpPolicy"
@@ -164,13 +174,14 @@ def test_sb3_ctrl_c_while_continuing_a_finished_run_keeps_the_final_model_valid(
     with pytest.raises(KeyboardInterrupt):
         T.train(env, kwargs, "a2c", hp, 200, 0, tmp_path / "run", checkpoint_every=1000)
     folder = RunFolder(tmp_path / "run")
-    (at, _), = folder.checkpoints()
-    assert at > 100 and folder.finished() == 100  # model.zip still holds 100 steps
+    # a hard interrupt mid-rollout writes no checkpoint (issue 70); model.zip still holds 100 steps
+    assert not folder.checkpoints() and folder.finished() == 100
     monkeypatch.setattr(T, "make_env", make)
     assert T.train(env, kwargs, "a2c", hp, 100, 0, tmp_path / "run").skipped
     result = T.train(env, kwargs, "a2c", hp, 200, 0, tmp_path / "run", checkpoint_every=1000)
-    # (before the fix it loaded the 100-step model.zip as if it held 159 steps and stopped at 145)
-    assert result.resumed_from == at and 200 <= result.steps < 205 and folder.finished() == result.steps
+    # (an early bug loaded the 100-step model.zip as if it held the interrupt's steps and stopped short)
+    assert result.resumed_from == 100 and 200 <= result.steps < 205 and folder.finished() == result.steps
+    assert json.loads(folder.timing_file.read_text())["resumes"] == [{"from": 100, "exact": False}]
 
 
 def test_sb3_ctrl_c_before_the_first_step_writes_no_checkpoint(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 counted again on them."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -208,3 +209,29 @@ def test_pooled_plays_as_and_reservoir_order():
     for _ in range(100):
         few.record(0, np.zeros(2), 1)
     assert few.shared.total == 0
+
+
+def test_uniform_play_picks_invalid_actions_where_random_valid_play_does_not(tmp_path, monkeypatch):
+    """Issue 68's unmasked random player: uniform over every action (empty window slots too, played
+    as X), through the same protocol and episode seeds as random valid play; its group play is
+    written like random's, under references/uniform/."""
+    from schedrl.cli import main
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in rx.WORKLOADS:
+        write_swf(generate(w[:3], 40, seed=1), tmp_path / rx.workload_file(w))
+    case = [("wl1_050b", "actual")]
+    played = {p: rx.play_cases(SPEC, "baseline", "wl1_100a", "T8-M32-K1", 0, 0, p, cases=case, record=True)
+              for p in ("random", "uniform")}
+    assert played["random"][1].empty_picks == 0 < played["uniform"][1].empty_picks
+    pd.testing.assert_frame_equal(played["uniform"][0][["test", "episode", "seed"]],
+                                  played["random"][0][["test", "episode", "seed"]])
+    assert main(["runtime", "evaluate-reference", "--spec", json.dumps(SPEC), "--reference", "uniform",
+                 "--grid", "T8-M32-K1", "--seed", "0"]) == 0
+    fp = json.loads((references.group_dir(rx.ROOT, references.UNIFORM, "", "T8-M32-K1", 0) / "fingerprint.json")
+                    .read_text())
+    assert fp["actions"] == "uniform over all actions, valid or not" and fp["empty_slot_share"] > 0
+    assert all(Path(p).is_file() for p in references.reference_files(SPEC, references.UNIFORM))

@@ -285,9 +285,9 @@ def test_cost_model(capsys):
     assert 1.0 < total <= 5.0                                                     # the default's 5 core-hours
     assert cost["config"]["budget"] <= 0.15 * total                               # checkpoints: <= 15%
     assert sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) <= 4.8  # ~0.1 more: Table 4
-    # ... and on the slower machine kind too (Table 4 and the figures included), so the run ends
-    # inside one 3-hour session on 2 cores (~2.5 h at the parallelism of 1.9 measured)
-    assert (sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) + 0.1) * rx.SLOWER_MACHINE[1] <= 4.85
+    # ... and on the slower machine kind too (Table 4 and the figures included): the 5 core-hour
+    # budget, which ends inside one 3-hour session on 2 cores (~2.6 h at the parallelism of 1.9 measured)
+    assert (sum(cost["config"][k] for k in ("train", "evaluate", "budget", "references")) + 0.1) * rx.SLOWER_MACHINE[1] <= 5.0
     # 54 runs: 18 per method, each its steps at the method's measured rate
     steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
     assert cost["config"]["train"] == pytest.approx(18 * steps * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600)
@@ -300,9 +300,10 @@ def test_cost_model(capsys):
     brates = rx.BUDGET_STEPS_PER_S
     assert cost["config"]["budget"] == pytest.approx(6 * 3 * 7 * 1 * rx.EVAL_STEPS_PER_EPISODE * sum(
         1 / r for r in brates.values()) / 3600)
-    # references, one play per group and draw: random on the 12 halves; untrained baseline 12 cases,
-    # each proposal 12 + 6 x 2 estimator cases
-    refs = 3 * 5 * (12 * rx.RANDOM_STEPS_PER_EPISODE / rx.RANDOM_STEPS_PER_S + rx.EVAL_STEPS_PER_EPISODE * (
+    # references, one play per group and draw: random on the 12 halves, uniform on the 6 'b' halves
+    # (at random's cost, an upper bound); untrained baseline 12 cases, each proposal 12 + 6 x 2
+    # estimator cases
+    refs = 3 * 5 * ((12 + 6) * rx.RANDOM_STEPS_PER_EPISODE / rx.RANDOM_STEPS_PER_S + rx.EVAL_STEPS_PER_EPISODE * (
         12 / rates["baseline"] + 24 / rates["proposal_nn1"] + 24 / rates["proposal_nn2"])) / 3600
     assert cost["config"]["references"] == pytest.approx(refs)
     assert main(["runtime", "cost", "--spec", "config/config.yaml"]) == 0

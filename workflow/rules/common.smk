@@ -7,6 +7,7 @@ from pathlib import Path
 
 from schedrl.config import validate_config
 from schedrl.errors import ConfigError
+from schedrl.papers import PAPERS as _PAPER_TITLES
 
 try:
     validate_config(
@@ -19,12 +20,14 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: {_exc}\n")
     sys.exit(2)
 
-PAPERS = ("sem", "mdp", "deeprm", "mrsch", "runtime")
+PAPERS = tuple(_PAPER_TITLES)  # schedrl.papers.PAPERS: the one list of papers
 # Each rule file registers the final files of its paper (figures, tables, claims) here;
 # the aggregate rules in the Snakefile and `rule all` collect them.
 TARGETS = {name: [] for name in (*PAPERS, "workloads", "report")}
 # Machine-readable claims tables (claim, paper value, ours, verdict), read by the report.
 CLAIMS = []
+# Evaluations the normalised scale reads beyond what the claims tables need (e.g. uniform play).
+NORMALISED_INPUTS = []
 # Markdown tables (figures/<paper>/*.md) that the report includes under their paper.
 REPORT_SECTIONS = []
 

@@ -173,6 +173,32 @@ rule mdp_sjf:
         "schedrl mdp sjf --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
 
 
+rule mdp_uniform:
+    # issue 68: uniform play over all actions on every scenario's evaluation trials (main horizon),
+    # once per seed, for the normalised scale
+    input:
+        MDP_VALUES,
+    output:
+        MX.uniform_path(MDP_ROOT, MDP["horizon"]),
+    params:
+        spec=MDP_SPEC,
+    log:
+        "logs/mdp/reference_uniform.log",
+    benchmark:
+        "benchmarks/results/mdp/reference_uniform.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl mdp uniform --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
+
+
+NORMALISED_INPUTS.append(MX.uniform_path(MDP_ROOT, MDP["horizon"]))
+
+
 rule mdp_fingerprints:
     input:
         MX.fingerprint_files(MDP, MDP_ROOT),

@@ -17,6 +17,7 @@ NORMALISED_PAPERS = [p for p in PAPERS if p in config]
 rule normalised:
     input:
         claims=lambda wildcards: CLAIMS,
+        extra=lambda wildcards: NORMALISED_INPUTS,
         # the papers' own reported agents are placed from their paper_values.yaml (issue 68 item 3)
         values=[package_file(paper_values_path(p)) for p in NORMALISED_PAPERS],
     output:

@@ -308,6 +308,37 @@ rule runtime_reference_random:
         "--seed {params.seed} --draw {params.draw} --root {RX.ROOT} --threads {threads} > {log:q} 2>&1"
 
 
+# Uniform play over every action, valid or not (issue 68): the unmasked random player, one group per
+# grid x seed x draw like random valid play; read by the normalised scale only.
+rule runtime_reference_uniform:
+    input:
+        swf=runtime_draw_swfs,
+    output:
+        runs=[runtime_ref_path("uniform", m, w) for m in RUNTIME_AGENT_METHODS for w in RUNTIME_AGENT_HALVES],
+        evaluation=runtime_ref_path("uniform", RREF.ANY_METHOD, RX.ALL_HALVES),
+        fingerprint=runtime_ref_path("uniform", RREF.ANY_METHOD, RX.ALL_HALVES, "fingerprint.json"),
+    params:
+        spec=RUNTIME_SPEC,
+        seed=runtime_seed,
+        draw=runtime_draw,
+    log:
+        "logs/runtime/references/uniform/{rt_grid}/{rt_rep}/evaluate.log",
+    benchmark:
+        "benchmarks/results/runtime/references/uniform/{rt_grid}/{rt_rep}/evaluate.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime evaluate-reference --spec {params.spec:q} --reference uniform --grid {wildcards.rt_grid} "
+        "--seed {params.seed} --draw {params.draw} --root {RX.ROOT} --threads {threads} > {log:q} 2>&1"
+
+
+NORMALISED_INPUTS.extend(RREF.reference_files(RUNTIME, RREF.UNIFORM) if "agents" in RUNTIME else [])
+
+
 rule runtime_reference_untrained:
     input:
         swf=runtime_draw_swfs,

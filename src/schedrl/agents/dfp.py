@@ -33,13 +33,21 @@ one batched forward pass over all actions (no loop over actions).
 ``train_dfp`` writes the run folder every trainer shares (``schedrl.agents.runs.RunFolder``):
 ``config.json``, ``hyperparams.yaml``, ``model.zip`` (``DFPAgent.save``), ``learning_curve.csv``
 (one row per episode: steps, episode, length, mean loss, epsilon, mean objective),
-``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` (the
-replay memory is not checkpointed: a resumed run refills it) and ``timing.json``.
+``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` and
+``timing.json``. A checkpoint holds everything the next episode depends on (issue 70): weights and
+optimiser, the episode (job-set) position, steps, epsilon, the curve and loss rows so far, the
+agent's numpy Generator, the global torch / numpy / Python RNGs, the env's own RNG (a reset without
+a seed continues it) and, beside it in ``episode_<k>.memory.npy`` (written first, only the newest
+kept, none once the run is finished), the replay memory; so a run killed anywhere and rerun ends with the files of an
+uninterrupted one. Ctrl-C or SIGTERM writes the checkpoint of the last finished episode (the memory
+rewound to that moment: ``Replay.mark``). A checkpoint from before issue 70 (no memory file) still
+resumes, with an empty memory: not exactly (stderr says so; ``timing.json``'s ``resumes`` too).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -134,8 +142,8 @@ def _save_checkpoint(state: dict, path) -> None:
 
     buf = io.BytesIO()
     torch.save(_on_cpu(state), buf)
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(buf.getvalue())
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(buf.getbuffer())  # no second copy of a checkpoint of ~0.6 GB (the paper's network)
 
 
 # Network sizes: whole numbers >= 1 (a zero width or stride fails deep inside torch).
@@ -375,8 +383,100 @@ def _on_cpu(state):
     return state
 
 
+#: The replay memory beside checkpoint ``episode_<k>.pt`` (``Replay.save``).
+MEMORY_SUFFIX = ".memory.npy"
+#: 2: the checkpoint holds every RNG and its memory file beside it (issue 70); 1 (no "format" key):
+#: weights, optimiser, counters, curve and the agent's Generator only.
+CHECKPOINT_FORMAT = 2
+
+
+def _copy_state(src, into=None):
+    """A copy of a (nested) state dict that later updates leave as it is: each tensor copied into the
+    matching tensor of ``into`` (an earlier copy of the same structure: no fresh ~0.6 GB every
+    episode for the paper's network and its Adam moments) or cloned, on its device; other values
+    deep-copied."""
+    import copy
+
+    import torch
+
+    if isinstance(src, torch.Tensor):
+        if isinstance(into, torch.Tensor) and into.shape == src.shape and into.dtype == src.dtype \
+                and into.device == src.device:
+            return into.copy_(src)
+        return src.detach().clone()
+    if isinstance(src, dict):
+        keep = into if isinstance(into, dict) else {}
+        out = type(src)((k, _copy_state(v, keep.get(k))) for k, v in src.items())
+        if hasattr(src, "_metadata"):  # a module's state dict: its version record travels with it
+            out._metadata = copy.deepcopy(src._metadata)
+        return out
+    if isinstance(src, list):
+        keep = into if isinstance(into, list) and len(into) == len(src) else [None] * len(src)
+        return [_copy_state(v, w) for v, w in zip(src, keep)]
+    return copy.deepcopy(src)
+
+
+def _global_rngs() -> dict:
+    """The global RNGs: torch's (and CUDA's once used), numpy's legacy one and Python's ``random``.
+    Nothing in the loop draws from them today (torch only initialises the network); a checkpoint
+    keeps them anyway, so an env or wrapper that does draws the same after a resume."""
+    import random
+
+    import torch
+
+    out = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        out["cuda"] = torch.cuda.get_rng_state_all()
+    return out
+
+
+def _seed_globals(seed: int) -> None:
+    """numpy's legacy global RNG and Python's ``random`` seeded with the run's seed (torch's is
+    seeded apart): nothing in the loop draws from them, but a checkpoint holds their states, which
+    would otherwise differ from process to process (seeded from the OS)."""
+    import random
+
+    random.seed(int(seed))
+    np.random.seed(int(seed) % 2**32)
+
+
+def _set_global_rngs(states: dict) -> None:
+    import random
+
+    import torch
+
+    torch.set_rng_state(states["torch"])
+    np.random.set_state(states["numpy"])
+    random.setstate(states["python"])
+    if "cuda" in states and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(states["cuda"])
+
+
+def _env_rng(env) -> dict | None:
+    """The state of the env's own Generator (gymnasium's ``np_random``), which a reset without a
+    seed continues (an env drawing its episodes, or anything else, from it); None before any use."""
+    rng = getattr(env.unwrapped, "_np_random", None)
+    return None if rng is None else rng.bit_generator.state
+
+
+def _set_env_rng(env, state: dict | None) -> None:
+    if state is None:
+        return
+    inner = env.unwrapped
+    rng = getattr(inner, "_np_random", None)
+    if rng is not None and rng.bit_generator.state.get("bit_generator") == state.get("bit_generator"):
+        rng.bit_generator.state = state  # in place: whatever holds the env's Generator sees it
+    else:
+        bits = getattr(np.random, state["bit_generator"])()
+        bits.state = state
+        inner.np_random = np.random.Generator(bits)
+
+
 class Replay:
     """Ring buffer of (obs, measurements, goal, action, target changes, target validity)."""
+
+    FIELDS = ("obs", "meas", "goal", "action", "target", "valid")
+    FORMAT = 1  # of the memory file
 
     def __init__(self, size: int, obs_dim: int, n_meas: int, n_offsets: int):
         self.size, self.n = int(size), 0
@@ -387,18 +487,76 @@ class Replay:
         self.action = np.zeros(self.size, dtype=np.int64)
         self.target = np.zeros((self.size, n_offsets * n_meas), dtype=np.float32)
         self.valid = np.zeros((self.size, n_offsets * n_meas), dtype=np.float32)
+        self.marks = 0  # how many times ``mark`` was called
+        self._mark: tuple[int, int] | None = None
+        self._undo: dict[int, tuple] = {}
 
     def add(self, obs, meas, goal, action, target, valid) -> None:
         i = self.pos
+        if self._mark is not None and i < self._mark[1] and i not in self._undo:
+            self._undo[i] = tuple(getattr(self, f)[i].copy() for f in self.FIELDS)  # before it is overwritten
         self.obs[i], self.meas[i], self.goal[i], self.action[i] = obs, meas, goal, action
         self.target[i], self.valid[i] = target, valid
         self.pos = (i + 1) % self.size
         self.n = min(self.n + 1, self.size)
 
+    def mark(self) -> None:
+        """Remember the memory as it is now (an episode's end): until the next mark, ``add`` keeps
+        a copy of each row it overwrites (at most an episode's rows), so that ``rewind`` brings
+        this moment back."""
+        self._mark, self._undo = (self.pos, self.n), {}
+        self.marks += 1
+
+    def rewind(self) -> None:
+        """The memory as it was at the last ``mark``."""
+        if self._mark is None:
+            raise RuntimeError("Replay.rewind before any mark")
+        for i, row in self._undo.items():
+            for f, value in zip(self.FIELDS, row):
+                getattr(self, f)[i] = value
+        self.pos, self.n = self._mark
+        self._undo = {}
+
+    def save(self, path) -> None:
+        """The filled rows, position and size, written atomically as a sequence of ``.npy`` arrays
+        (``np.load`` reads them in turn from one open file): byte-stable, and streamed from the
+        arrays without a copy of the (up to ~0.5 GB) memory."""
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.save(fh, np.array([self.FORMAT, self.size, self.n, self.pos], dtype=np.int64))
+            for f in self.FIELDS:
+                np.save(fh, getattr(self, f)[:self.n])
+
+    def load(self, path) -> None:
+        """What ``save`` wrote, read into this memory's arrays (same sizes)."""
+        with open(path, "rb") as fh:
+            fmt, size, n, pos = (int(x) for x in np.load(fh))
+            if fmt != self.FORMAT or size != self.size or not 0 <= pos < size or not 0 <= n <= size:
+                raise ValueError(f"{path}: replay memory of format {fmt} and size {size} "
+                                 f"(expected {self.FORMAT} and {self.size})")
+            for f in self.FIELDS:
+                _read_into(fh, getattr(self, f)[:n], path)
+        self.n, self.pos = n, pos
+        self._mark, self._undo = None, {}
+
     def sample(self, batch: int, rng: np.random.Generator):
         idx = rng.integers(0, self.n, size=batch)
         return (self.obs[idx].astype(np.float32), self.meas[idx], self.goal[idx], self.action[idx],
                 self.target[idx], self.valid[idx])
+
+
+def _read_into(fh, out: np.ndarray, path) -> None:
+    """The next ``.npy`` array of ``fh`` read straight into the C-contiguous ``out`` (its shape and dtype)."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(fh)
+    shape, fortran, dtype = (npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0)(fh)
+    if tuple(shape) != out.shape or dtype != out.dtype or fortran:
+        raise ValueError(f"{path}: an array of shape {shape} and type {dtype} where {out.shape} {out.dtype} belongs")
+    if not out.flags.c_contiguous:
+        raise ValueError("_read_into needs a C-contiguous array")
+    raw = out.reshape(-1).view(np.uint8)
+    if fh.readinto(raw) != raw.nbytes:
+        raise ValueError(f"{path}: truncated")
 
 
 class _Episode:
@@ -491,19 +649,38 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     obs, info = env.reset(seed=int(seed), options=episodes[0])
     meas = _vector(info, measurement_key, None, "measurements")
     torch.manual_seed(seed)
+    _seed_globals(seed)
     rng = np.random.default_rng(seed)
     agent = DFPAgent(int(np.prod(obs.shape)), len(meas), int(env.action_space.n), cfg, device=device)
     optimizer = adam(agent.net, cfg.learning_rate)
     replay = Replay(cfg.replay_size, agent.obs_dim, agent.n_meas, len(cfg.offsets))
     first, steps, rows, losses, epsilon = 0, 0, [], [], float(cfg.epsilon_start)
+    resume = None
     if start.checkpoint is not None:
-        state = torch.load(start.checkpoint[1], map_location="cpu", weights_only=False)
+        n, path = start.checkpoint
+        state = torch.load(path, map_location="cpu", weights_only=False)
         agent.net.load_state_dict(state["weights"])
         optimizer.load_state_dict(state["optimizer"])
         _match_layout(optimizer)
         first, steps, epsilon = int(state["episode"]), int(state["steps"]), float(state["epsilon"])
-        rows, losses = list(state["curve"]), list(state["losses"])
+        rows, losses = _interned(state["curve"]), _interned(state["losses"])
         rng.bit_generator.state = state["rng"]
+        memory = folder.side_file(n, MEMORY_SUFFIX)
+        done = first >= len(episodes)  # the final checkpoint: nothing left to train, no memory needed
+        exact = state.get("format", 1) >= CHECKPOINT_FORMAT and (done or memory.exists())
+        if exact:
+            if not done:
+                replay.load(memory)
+            _set_env_rng(env, state["env_rng"])  # before the next episode's reset, which continues it
+            _set_global_rngs(state["global_rng"])  # last: the agent's construction drew from torch's
+        else:
+            why = f"{memory.name} missing" if state.get("format", 1) >= CHECKPOINT_FORMAT else \
+                "written before issue 70"
+            print(f"dfp: checkpoint {path.name} has no replay memory or RNG states ({why}): resuming from episode "
+                  f"{first} with an empty memory; the run will differ from an uninterrupted one",
+                  file=sys.stderr, flush=True)
+        resume = {"from": first, "exact": bool(exact)}
+        _restore_kept(folder, keep_at, first)
     steps_before = steps
     folder.write_config(record, asdict(cfg))
     fixed = None if fixed_goal is None else np.asarray(fixed_goal, dtype=np.float32)
@@ -520,20 +697,41 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
         optimizer.step()
         return float(loss.detach())
 
-    def snapshot(episode: int) -> dict:
-        # live tensors (no copy off the GPU every episode): _save_checkpoint moves them to the CPU
-        return {"weights": agent.net.state_dict(), "optimizer": optimizer.state_dict(), "episode": episode,
+    def snapshot(episode: int, into: dict | None) -> dict:
+        """Everything the next episode depends on but the replay memory (``Replay.mark``), copied:
+        the weights and Adam's moments into ``into``'s tensors, on their device."""
+        return {"format": CHECKPOINT_FORMAT, "weights": _copy_state(agent.net.state_dict(), into and into["weights"]),
+                "optimizer": _copy_state(optimizer.state_dict(), into and into["optimizer"]), "episode": episode,
                 "steps": steps, "epsilon": epsilon, "curve": list(rows), "losses": list(losses),
-                "rng": rng.bit_generator.state}
+                "rng": rng.bit_generator.state, "global_rng": _global_rngs(), "env_rng": _env_rng(env)}
 
-    last = None
+    # The state after the last finished episode and the replay mark it goes with (what Ctrl-C or
+    # SIGTERM saves); None while it is being refreshed. ``written``: the newest checkpoint on disk.
+    last, last_mark, spare = None, -1, None
+    written = (first, steps) if start.checkpoint is not None else None
+
+    def on_grid(episode: int) -> bool:  # the periodic checkpoints
+        return episode == len(episodes) or episode % checkpoint_every == 0
+
+    def checkpoint(snap: dict) -> None:
+        """The memory first (none after the last episode: nothing trains after it), the checkpoint
+        last (it is what lists it), then the older ones pruned."""
+        nonlocal written
+        k = snap["episode"]
+        if k < len(episodes):
+            replay.save(folder.side_file(k, MEMORY_SUFFIX))
+        _save_checkpoint(snap, folder.checkpoint_path(k))
+        written = (k, snap["steps"])
+        _tidy(folder, on_grid)
 
     def on_interrupt() -> dict:
-        if last is None:
+        if last is not None and last_mark == replay.marks and (written is None or written[0] < last["episode"]):
+            replay.rewind()
+            checkpoint(last)
+        if written is None:
             return {"trained": 0}
-        _save_checkpoint(last, folder.checkpoint_path(last["episode"]))
-        folder.prune()
-        return {"trained": last["steps"] - steps_before, "episodes": last["episode"], "steps": last["steps"]}
+        _tidy(folder, on_grid)  # also when the signal came while a periodic checkpoint was being tidied
+        return {"trained": written[1] - steps_before, "episodes": written[0], "steps": written[1]}
 
     bar = progress_bar(len(episodes), first, "episode", f"dfp seed{seed}")
     with folder.segment(on_interrupt) as clock:
@@ -580,17 +778,22 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
             elif cfg.epsilon_per == "run_inverse":
                 x = (ep + 1) / len(episodes)
                 epsilon = cfg.epsilon_min + (cfg.epsilon_start - cfg.epsilon_min) * INVERSE_B / (x + INVERSE_B)
+            # The snapshot is refreshed in place (``last`` unset meanwhile: an interrupt then leaves
+            # the newest checkpoint on disk), then the memory marked: the pair an interrupt saves.
+            spare, last = last or spare, None
+            spare = snapshot(ep + 1, spare)
+            replay.mark()
+            last, last_mark = spare, replay.marks
             for name in (keep_at or {}).get(ep + 1, ()):
-                agent.save(folder.path / name)
+                _save_kept(agent, folder, name)
             bar.set_postfix_str(f"loss {rows[-1]['loss']:.4g}, epsilon {epsilon:.3f}")
             bar.update(1)
-            last = snapshot(ep + 1)
-            if ep + 1 == len(episodes) or (ep + 1) % checkpoint_every == 0:
-                _save_checkpoint(last, folder.checkpoint_path(ep + 1))
-                folder.prune()
+            if on_grid(ep + 1):
+                checkpoint(last)
     bar.close()
     wall = clock()
     env.close()
+    _tidy(folder, on_grid)  # a rerun after the final checkpoint's write (nothing left to train) ends tidied too
     folder.write_curve(rows, ("loss", "epsilon"))
     import pandas as pd
 
@@ -601,8 +804,71 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     agent.save(folder.model_file)
     folder.write_timing(wall, steps - steps_before, episodes=len(episodes), steps=int(steps),
                         episodes_trained=len(episodes) - first, resumed_from_episode=int(first),
-                        updates=len(losses), threads=int(threads), device=agent.device)
+                        updates=len(losses), threads=int(threads), device=agent.device,
+                        resumes=folder.resumes(resume))
     return DFPResult(Path(run_dir), len(episodes), steps, wall, steps_trained=steps - steps_before)
+
+
+def _interned(rows: list[dict]) -> list[dict]:
+    """Rows read from a checkpoint with their keys the interned strings the loop's new rows use, so
+    that a later checkpoint pickles to the same bytes as an uninterrupted run's (pickle writes a
+    string once per object: the unpickled keys beside the code's would be written twice)."""
+    return [{sys.intern(k): v for k, v in row.items()} for row in rows]
+
+
+def _tidy(folder: RunFolder, on_grid: Callable[[int], bool]) -> None:
+    """Drop the checkpoints an interrupt wrote off the periodic grid once a newer one stands
+    (``RunFolder.drop_off_grid``), prune (``RunFolder.prune``) and keep only the newest replay
+    memory: a resume reads the newest checkpoint's alone, and each is up to ~0.5 GB."""
+    folder.drop_off_grid(on_grid)
+    folder.prune()
+    found = folder.checkpoints()
+    if not found:
+        return
+    newest = found[-1][0]  # a finished run's memory files are all gone (its final checkpoint has none)
+    for path in folder.checkpoint_dir.glob(f"{folder.prefix}*{MEMORY_SUFFIX}"):
+        number = path.name[len(folder.prefix):-len(MEMORY_SUFFIX)]
+        if number.isdigit() and int(number) < newest:
+            path.unlink(missing_ok=True)
+
+
+def _save_kept(agent: DFPAgent, folder: RunFolder, name: str) -> None:
+    """A ``keep_at`` model into the run folder, and a second link to it in ``checkpoints/``: a
+    workflow deletes a rule's declared outputs (these models are) before rerunning it, and a run
+    resumed past the episode could not write them again (``_restore_kept``)."""
+    import os
+    import shutil
+
+    agent.save(folder.path / name)
+    with atomic_path(folder.checkpoint_dir / name) as tmp:
+        tmp.unlink()
+        try:
+            os.link(folder.path / name, tmp)  # no second copy on disk
+        except OSError:
+            shutil.copyfile(folder.path / name, tmp)
+
+
+def _restore_kept(folder: RunFolder, keep_at: dict | None, upto: int) -> None:
+    """The ``keep_at`` models of the episodes up to ``upto`` (a resume starts after them) that are
+    missing from the run folder, put back from ``checkpoints/``."""
+    import os
+    import shutil
+
+    for episode, names in (keep_at or {}).items():
+        for name in names if int(episode) <= upto else ():
+            target, kept = folder.path / name, folder.checkpoint_dir / name
+            if target.exists():
+                continue
+            if not kept.exists():
+                print(f"dfp: {name} (the model after episode {episode}) is missing and has no copy in "
+                      f"{folder.checkpoint_dir}; it cannot be written again by this resume", file=sys.stderr, flush=True)
+                continue
+            with atomic_path(target) as tmp:
+                tmp.unlink()
+                try:
+                    os.link(kept, tmp)
+                except OSError:
+                    shutil.copyfile(kept, tmp)
 
 
 def decision_seconds(fn: Callable[[], Any]) -> tuple[Any, float]:

@@ -31,7 +31,7 @@ job set's loss is taken on its own samples in the order a lockstep rollout of th
 sees them, so playing job sets one at a time (``batch_examples=False``) or trajectories one at a
 time (``lockstep=False``) gives the same samples and learning. On DeepRM's env with the options
 its own agent uses (discrete image; ``compiled_env_ok``) the batch is stepped by
-``schedrl.sim.grid_batch.GridBatch``, one numba call per step for all grids, which writes each job
+``schedrl.envs.grid_batch.GridBatch``, one numba call per step for all grids, which writes each job
 set's observations into its own contiguous block (its loss reads a slice) and the running ones into
 the step's batch (``CompiledRollouts``); other envs step the Python envs (``play_batch``). Bitwise equality of the samples
 rests on a row's logits not depending on the batch it is computed in; float32 BLAS may round a
@@ -50,13 +50,17 @@ per training episode: timesteps, env, reward, length and the wrappers' info keyw
 far and every RNG state) every ``checkpoint_every`` iterations (default: ten per run), at the end
 and on Ctrl-C (the last two kept, and those at 1/8, 1/4 and 1/2 of the iterations, which the
 claims' budget evaluations play: ``RunFolder.budget_checkpoints``): a rerun resumes from the newest checkpoint and trains up to the
-target iteration count, giving the same learning curve and weights as an uninterrupted run.
+target iteration count, giving the same learning curve and weights as an uninterrupted run, and the
+same checkpoint files (one Ctrl-C or SIGTERM wrote between the periodic ones is dropped once a newer
+one stands; ``tests/test_exact_resume_own_loops.py`` kills DeepRM's, SEM's and MRSch's runs).
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import random
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -68,9 +72,9 @@ from schedrl.agents.device import resolve_device
 from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
+from schedrl.envs import jobset_count
 from schedrl.errors import ConfigError
-from schedrl.experiments.envs import jobset_count
-from schedrl.report.convergence import BUDGET_FRACTIONS
+from schedrl.protocol import BUDGET_FRACTIONS
 
 BASELINES = ("time", "normalise", "none")
 OPTIMIZERS = ("rmsprop", "adam", "sgd")
@@ -529,7 +533,7 @@ def play(env, policy: ReinforcePolicy, rng: np.random.Generator, reset_seed: int
 
 
 class CompiledRollouts:
-    """``play_batch`` on ``schedrl.sim.grid_batch.GridBatch`` (the DeepRM env's options it
+    """``play_batch`` on ``schedrl.envs.grid_batch.GridBatch`` (the DeepRM env's options it
     reproduces exactly; ``compiled_env_ok`` says which): every trajectory of an update stepped by
     one numba call per step, each job set's observations written straight into its own contiguous
     block of one array kept across iterations (rows in the order that job set's lockstep rollout
@@ -540,7 +544,7 @@ class CompiledRollouts:
     CHUNK = 256  # uniforms drawn per trajectory at a time
 
     def __init__(self, env, n_envs: int, trajectories: int):
-        from schedrl.sim.grid_batch import GridBatch
+        from schedrl.envs.grid_batch import GridBatch
 
         self.batch = GridBatch(env, n_envs)
         self.T = int(trajectories)
@@ -632,7 +636,7 @@ class CompiledRollouts:
 
 def compiled_env_ok(env, info_keywords: Sequence[str] = ()) -> bool:
     """Whether ``CompiledRollouts`` reproduces ``env`` and the final-info keywords asked for."""
-    from schedrl.sim.grid_batch import final_info_keywords, supported
+    from schedrl.envs.grid_batch import final_info_keywords, supported
 
     return _space_head(env.action_space)[0] == "categorical" and supported(env) \
         and set(info_keywords) <= set(final_info_keywords(env))
@@ -792,7 +796,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     (``examples_per_update x trajectories`` envs); ``False`` plays them one after another. All give
     the same samples, curve and weights (each trajectory has its own random stream).
     ``compiled_env`` (with ``batch_examples``): where the env is a DeepRM env with the options
-    ``schedrl.sim.grid_batch`` reproduces (``compiled_env_ok``; DeepRM's own agent's), the update's
+    ``schedrl.envs.grid_batch`` reproduces (``compiled_env_ok``; DeepRM's own agent's), the update's
     trajectories are stepped by ``CompiledRollouts`` (one numba call per step for all grids), with
     the same samples, curve and weights; other envs, or ``False``, step the Python envs.
     ``device``: torch device of the network (``auto``: CUDA where there is one); on the CPU a
@@ -806,6 +810,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
 
     begin_run(iterations, "iterations", checkpoint_every, threads)
     require_tensorboard(tensorboard)
+    info_keywords = tuple(sys.intern(str(k)) for k in info_keywords)  # row keys (see the resume below)
     checkpoint_every = default_checkpoint_every(iterations, checkpoint_every)
     run_dir = Path(run_dir)
     folder = _folder(run_dir)
@@ -834,6 +839,9 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     buffer = ObsBuffer(env.observation_space.shape, 64 * n_envs if python_rows else 1)  # the update's observations
     scratch = ObsBuffer(env.observation_space.shape, 64 * cfg.trajectories if python_rows else 1)  # one job set's
     torch.manual_seed(seed)
+    # Python's RNG: nothing here draws from it, but checkpoints hold its state, which would differ
+    # from process to process (seeded from the OS) unless seeded
+    random.seed(int(seed))
     rng = np.random.default_rng(seed)
     policy = make_policy(env, cfg)
     policy.to(resolve_device(device))
@@ -844,7 +852,10 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
         policy.net.load_state_dict(state["model"]["weights"])
         optimizer.load_state_dict(state["optimizer"])
         policy.invalidate()
-        first, steps, rows = int(state["iteration"]), int(state["steps"]), list(state["curve"])
+        # the keys as the interned strings new rows use: a later checkpoint then pickles to the
+        # bytes an uninterrupted run's does (pickle writes a string once per object)
+        rows = [{sys.intern(k): v for k, v in row.items()} for row in state["curve"]]
+        first, steps = int(state["iteration"]), int(state["steps"])
         _set_rng_states(rng, state["rng"])
     steps_before = steps
     folder.write_config({**record, "iterations": int(iterations), "examples": n_examples}, cfg.record())
@@ -861,6 +872,9 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
     # wherever in an iteration it lands (a resumed run's starting point is on disk already).
     last = None
 
+    def on_grid(iteration: int) -> bool:  # the periodic checkpoints (Ctrl-C writes one off the grid)
+        return iteration == iterations or iteration % checkpoint_every == 0 or iteration in budget_iterations
+
     def on_interrupt() -> dict:
         bar.close()
         board.close()
@@ -868,7 +882,7 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             e.close()
         if last is None:
             return {"trained": 0}
-        _save_checkpoint(folder, last, rows[:last["rows"]])
+        _save_checkpoint(folder, last, rows[:last["rows"]], on_grid)
         return {"trained": last["steps"] - steps_before, "iterations": last["iteration"],
                 "steps": last["steps"], "resumed_from_iteration": first}
 
@@ -962,13 +976,17 @@ def train_reinforce(make_env_fn: Callable[[], Any], cfg: ReinforceConfig, iterat
             if on_iteration is not None:
                 on_iteration(it + 1, rows)
             # the final state is always kept too: a rerun with a higher target continues from it
-            if it + 1 == iterations or (it + 1) % checkpoint_every == 0 or it + 1 in budget_iterations:
-                _save_checkpoint(folder, last, rows)
+            if on_grid(it + 1):
+                _save_checkpoint(folder, last, rows, on_grid)
     bar.close()
     board.close()
     wall = clock()
     for e in envs:
         e.close()
+    # as after every checkpoint: a rerun that had nothing left to train (killed after writing its
+    # last checkpoint, before pruning) leaves the checkpoints an uninterrupted run leaves
+    folder.drop_off_grid(on_grid)
+    folder.prune()
 
     folder.write_curve(rows, tuple(info_keywords))
     policy.save(folder.model_file)
@@ -1002,12 +1020,16 @@ def _snapshot(policy, optimizer, iteration: int, steps: int, rows: int, rng) -> 
             "iteration": int(iteration), "steps": int(steps), "rows": int(rows), "rng": _rng_states(rng)}
 
 
-def _save_checkpoint(folder: RunFolder, snapshot: dict, rows: list[dict]) -> None:
+def _save_checkpoint(folder: RunFolder, snapshot: dict, rows: list[dict],
+                     on_grid: Callable[[int], bool] | None = None) -> None:
     """``checkpoints/iter_<k>.pt``: model, optimiser, iteration, steps, the curve so far (``rows``)
-    and every RNG state; then prune the older ones."""
+    and every RNG state; then drop those an interrupt wrote off ``on_grid`` (the periodic
+    iterations; ``RunFolder.drop_off_grid``) and prune the older ones."""
     state = {"model": snapshot["model"], "optimizer": snapshot["optimizer"], "iteration": snapshot["iteration"],
              "steps": snapshot["steps"], "curve": copy.deepcopy(rows), "rng": snapshot["rng"]}
     _torch_save(state, folder.checkpoint_path(state["iteration"]))
+    if on_grid is not None:
+        folder.drop_off_grid(on_grid)
     folder.prune()
 
 

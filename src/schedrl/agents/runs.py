@@ -194,7 +194,7 @@ class RunFolder:
         """``(fraction, n, path)``: for each share of ``target`` in ``BUDGET_FRACTIONS`` short of all
         of it, the first checkpoint at or after that share (the claims' checkpoints at 1/8, 1/4, 1/2
         of training); shares with no such checkpoint are left out."""
-        from schedrl.report.convergence import BUDGET_FRACTIONS
+        from schedrl.protocol import BUDGET_FRACTIONS
 
         target = getattr(self, "target", None) if target is None else target
         found = self.checkpoints()
@@ -221,6 +221,18 @@ class RunFolder:
             path.unlink(missing_ok=True)
             for side in self.checkpoint_dir.glob(f"{self.prefix}{n}.*"):
                 side.unlink(missing_ok=True)
+
+    def drop_off_grid(self, on_grid: Callable[[int], bool]) -> None:
+        """Remove the checkpoints (and their side files) older than the newest that ``on_grid`` does
+        not name: those an interrupt wrote between the periodic ones, once a newer one stands. An
+        interrupted run then keeps the checkpoints an uninterrupted one keeps (``prune`` would keep
+        such a one as the first at or after a budget share, in place of the periodic one after it).
+        Call before ``prune``."""
+        for n, path in self.checkpoints()[:-1]:
+            if not on_grid(n):
+                path.unlink(missing_ok=True)
+                for side in self.checkpoint_dir.glob(f"{self.prefix}{n}.*"):
+                    side.unlink(missing_ok=True)
 
     def remove_checkpoints(self) -> None:
         import shutil

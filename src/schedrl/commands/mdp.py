@@ -75,6 +75,14 @@ def register(subparsers) -> None:
     sj.add_argument("--out", required=True, metavar="CSV", help="per-scenario, per-trial table to write")
     sj.set_defaults(func=run_sjf)
 
+    un = sub.add_parser("uniform", help="play every scenario's evaluation trials uniformly over all actions (issue 68)",
+                        description="Play the evaluation trials of every scenario of --spec (main horizon, the base "
+                        "MDP's env) uniformly at random over every action, valid or not, once per seed of --spec: "
+                        "the unmasked random player of the normalised scale; one row per seed, scenario and trial.")
+    _spec_arg(un)
+    un.add_argument("--out", required=True, metavar="CSV", help="per-seed, per-scenario, per-trial table to write")
+    un.set_defaults(func=run_uniform)
+
     fp = sub.add_parser("fingerprints", help="one row per evaluated agent's behaviour fingerprint",
                         description="Collect the fingerprint.json of every trained, transferred and reference "
                         "agent under --root into one CSV (results/mdp/fingerprints.csv).")
@@ -160,6 +168,17 @@ def run_sjf(args) -> int:
     write_csv(args.out, frame, float_format="%.6g")
     means = frame.groupby("scenario")[mx.METRIC].mean()
     print(f"{args.out}: SJF " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
+    return 0
+
+
+def run_uniform(args) -> int:
+    from schedrl.io import write_csv
+    from schedrl.papers.mdp import experiments as mx
+
+    frame = mx.evaluate_uniform(_spec(args.spec))
+    write_csv(args.out, frame, float_format="%.6g")
+    means = frame.groupby("scenario")[mx.METRIC].mean()
+    print(f"{args.out}: uniform play " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0
 
 

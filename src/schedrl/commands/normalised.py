@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PAPERS = ("sem", "mdp", "deeprm", "mrsch", "runtime")
+from schedrl.papers import PAPERS
 
 
 def register(subparsers) -> None:

@@ -16,7 +16,9 @@ def register(subparsers) -> None:
     p.add_argument("--claims", required=True, metavar="CSV", help="the run's claims table (results/<paper>/claims.csv)")
     p.add_argument("--run", required=True, metavar="NAME",
                    help="the run's name: date, code, machine kind, core-hours and what set it apart, e.g. "
-                   "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget')")
+                   "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget'); "
+                   "`schedrl status` reads the date, commit, seeds, kind and core-hours from it, so run "
+                   "`schedrl status --write` after recording")
     p.add_argument("--scale", default="default", choices=("default", "paper-budget"),
                    help="the config the run used: default (config/config.yaml) or paper-budget "
                    "(config/paper-budget.yaml, the papers' own training budgets); default: %(default)s")

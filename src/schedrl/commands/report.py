@@ -39,7 +39,7 @@ def paper_infos():
     from schedrl.papers import implemented, paper_values, titles
     from schedrl.papers.values import values_path
     from schedrl.report.recorded import read_recorded
-    from schedrl.report.render import Figure, PaperInfo
+    from schedrl.report.render import Figure, PaperInfo, status_with_history
 
     infos = {}
     for paper, title in titles().items():
@@ -49,8 +49,9 @@ def paper_infos():
             info.figures = [Figure(t.path, t.caption) for t in targets if t.kind in ("figure", "table")]
             info.targets = len(targets)
             info.deviations = paper_values(paper).deviations
-            status = values_path(paper).with_name("status.md")
-            info.status = status.read_text() if status.is_file() else ""
+            status, history = (values_path(paper).with_name(name) for name in ("status.md", "history.md"))
+            info.status = status_with_history(status.read_text() if status.is_file() else "",
+                                              history.read_text() if history.is_file() else "")
             info.recorded = read_recorded(recorded_path(paper))
         infos[paper] = info
     return infos

@@ -101,7 +101,8 @@ def register(subparsers) -> None:
                        "the group's play and fingerprint.json under <ref>/<method or any>/all/. Needs no trained "
                        "model.")
     add_spec_options(r, "runtime")
-    r.add_argument("--reference", required=True, choices=("random", "untrained"), help="which reference")
+    r.add_argument("--reference", required=True, choices=("random", "untrained", "uniform"),
+                   help="which reference (uniform: every action, valid or not; for the normalised scale)")
     r.add_argument("--method", default="", help="untrained: baseline, proposal_nn1 or proposal_nn2 (random: ignored)")
     r.add_argument("--grid", required=True, help="grid point of the runs, e.g. T512-M512-K4")
     r.add_argument("--seed", type=int, required=True, help="seed of the runs (the untrained network's)")

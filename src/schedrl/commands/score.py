@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from schedrl.errors import ConfigError
+from schedrl.papers import PAPERS
 
 SCALES = {"smoke": "config/smoke.yaml", "default": None, "paper": "config/paper.yaml"}
 
@@ -24,7 +25,7 @@ def register(subparsers) -> None:
         "an SB3 model .zip or a run folder. See schedrl.score.policy for what 'info' and 'jobs' hold.",
     )
     p.add_argument("policies", nargs="+", metavar="POLICY", help="policy spec(s); NAME=SPEC sets the label")
-    p.add_argument("--paper", default=",".join(("deeprm", "mdp", "sem", "mrsch", "runtime")),
+    p.add_argument("--paper", default=",".join(PAPERS),
                    help="comma-separated papers (default: all five)")
     p.add_argument("--scale", choices=sorted(SCALES), default="smoke",
                    help="config scale whose held-out workloads are used (default: %(default)s)")
@@ -114,7 +115,6 @@ def policy_fingerprints(policies):
 
 def run(args) -> int:
     from schedrl.score import board
-    from schedrl.score.suites import PAPERS
 
     papers = [p.strip() for p in args.paper.split(",") if p.strip()]
     unknown = [p for p in papers if p not in PAPERS]

@@ -6,6 +6,8 @@
 * ``schedrl/HPCTimeStepped-v0`` -- ``schedrl.envs.time_stepped.TimeSteppedPickEnv``: ticks of
   ``sim_step`` seconds, a pick starts the job if it fits, advance rules move the clock.
 * ``schedrl/HPC-v0`` -- either of the two by ``decision="pick_reserve" | "time_stepped"``.
+
+``jobset_count(env)``: how many fixed job sets an env cycles through (None: a new workload per episode).
 """
 
 from __future__ import annotations
@@ -18,6 +20,15 @@ TIME_STEPPED_ID = "schedrl/HPCTimeStepped-v0"
 HPC_ID = "schedrl/HPC-v0"
 DECISIONS = {"pick_reserve": "schedrl.envs.pick_reserve:PickReserveEnv",
              "time_stepped": "schedrl.envs.time_stepped:TimeSteppedPickEnv"}
+
+
+def jobset_count(env) -> int | None:
+    """How many fixed job sets ``env`` cycles through (reset with ``options={"jobset": k}``), or
+    ``None`` for an env that draws a new workload every episode."""
+    base = env.unwrapped
+    if getattr(base, "num_jobsets", None) is None or getattr(base, "_jobsets", None) is None:
+        return None
+    return int(base.num_jobsets)
 
 
 def make_hpc_env(decision: str = "pick_reserve", **kwargs):

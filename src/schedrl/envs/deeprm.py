@@ -200,7 +200,7 @@ class DeepRMEnv(gym.Env):
     Description).
 
     ## Batched twin
-    ``schedrl.sim.grid_batch.GridBatch`` steps N copies of this env (image observations, discrete
+    ``schedrl.envs.grid_batch.GridBatch`` steps N copies of this env (image observations, discrete
     actions, dense transitions, the slowdown or completion-time reward, seeded job sets) in one
     compiled call and reproduces it exactly (``tests/test_grid_batch.py``); DeepRM's REINFORCE
     trainer uses it where ``grid_batch.supported(env)``. This class stays the reference.

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from schedrl.envs import jobset_count  # noqa: F401 - the trainers take it from here
 from schedrl.errors import ConfigError
 
 WrapperSpec = str | dict[str, dict[str, Any]]
@@ -84,12 +85,3 @@ def parse_pairs(pairs: list[str] | None, what: str = "--env-kwarg") -> dict:
         except yaml.YAMLError:
             raise ConfigError(f"{what} '{pair}': value is not valid YAML") from None
     return out
-
-
-def jobset_count(env) -> int | None:
-    """How many fixed job sets ``env`` cycles through (reset with ``options={"jobset": k}``), or
-    ``None`` for an env that draws a new workload every episode."""
-    base = env.unwrapped
-    if getattr(base, "num_jobsets", None) is None or getattr(base, "_jobsets", None) is None:
-        return None
-    return int(base.num_jobsets)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from schedrl import metrics
 from schedrl.errors import SchedrlError
-from schedrl.report.claims import verdict
+from schedrl.protocol import verdict
 from schedrl.sim import ClusterSpec, HPCSimulator, simulate
 
 BACKFILL_LABELS = {"none": "", "easy": " w/ BF", "conservative": " w/ CBF", "greedy": " greedy"}

@@ -24,7 +24,7 @@ from schedrl.io import atomic_path
 #: The side file beside checkpoint ``step_<n>.zip``; a checkpoint without one (written before
 #: issue 70) still resumes, but not exactly (``timing.json`` says so).
 STATE_SUFFIX = ".state.pkl"
-FORMAT = 1
+FORMAT = 2  # 2: torch's RNG states as bytes
 
 # Attributes of an SB3 algorithm that the next rollout reads and ``load`` does not bring back as
 # they were (``_last_obs`` is dropped on load; ``_n_calls`` is reset by ``_setup_model``).
@@ -42,10 +42,19 @@ def _rng_states() -> dict[str, Any]:
     import numpy as np
     import torch
 
-    states = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    # torch's states as bytes: a pickled tensor carries its storage's memory address
+    states = {"python": random.getstate(), "numpy": np.random.get_state(),
+              "torch": torch.get_rng_state().numpy().tobytes()}
     if torch.cuda.is_available() and torch.cuda.is_initialized():
-        states["cuda"] = torch.cuda.get_rng_state_all()
+        states["cuda"] = [s.numpy().tobytes() for s in torch.cuda.get_rng_state_all()]
     return states
+
+
+def _byte_tensor(raw: bytes):
+    import numpy as np
+    import torch
+
+    return torch.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
 
 
 def _set_rng_states(states: dict[str, Any]) -> None:
@@ -54,9 +63,9 @@ def _set_rng_states(states: dict[str, Any]) -> None:
 
     random.setstate(states["python"])
     np.random.set_state(states["numpy"])
-    torch.set_rng_state(states["torch"])
+    torch.set_rng_state(_byte_tensor(states["torch"]))
     if "cuda" in states and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(states["cuda"])
+        torch.cuda.set_rng_state_all([_byte_tensor(s) for s in states["cuda"]])
 
 
 def _no_wall_time(key: str, value):
@@ -113,8 +122,11 @@ def save(path: str | Path, state: dict[str, Any]) -> None:
         cloudpickle.dump(state, fh)
 
 
-def load(path: str | Path) -> dict[str, Any]:
+def load(path: str | Path) -> dict[str, Any] | None:
+    """The state saved at ``path``; None when it was written in another format (the trainer then
+    resumes as from a checkpoint without one, and says so)."""
     import pickle
 
     with open(path, "rb") as fh:
-        return pickle.load(fh)
+        state = pickle.load(fh)
+    return state if isinstance(state, dict) and state.get("format") == FORMAT else None

@@ -178,14 +178,18 @@ class _Callbacks:
                     selector.after_step(self.model, int(self.num_timesteps))
                 due = self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt
                 if (due or asked) and self.num_timesteps > start:
-                    self.checkpoint()
+                    self.checkpoint(off_grid=not due)
                     while self.next_ckpt is not None and self.next_ckpt <= self.num_timesteps:
                         self.next_ckpt += checkpoint_every
 
-            def checkpoint(self) -> None:
+            def checkpoint(self, off_grid: bool = False) -> None:
                 """Side files first, the model last: a checkpoint is listed by its model file, so
-                a kill in between leaves none that lacks its state."""
+                a kill in between leaves none that lacks its state. ``off_grid``: written where a
+                signal stopped the run, between the periodic ones; marked, and dropped once a newer
+                one stands, so an interrupted run keeps the checkpoints an uninterrupted one keeps."""
                 steps = int(self.num_timesteps)
+                if off_grid:
+                    folder.side_file(steps, ".off_grid").touch()
                 if save_buffer:
                     with atomic_path(folder.side_file(steps, ".replay.pkl")) as tmp:
                         self.model.save_replay_buffer(tmp)
@@ -199,6 +203,7 @@ class _Callbacks:
                                                        selector.env if selector is not None else None))
                 _save_model(self.model, folder.checkpoint_path(steps))
                 folder.write_curve(rows, info_keywords)
+                folder.drop_off_grid(lambda n: not folder.side_file(n, ".off_grid").exists())
                 folder.prune()
                 for buf in folder.checkpoint_dir.glob("step_*.replay.pkl"):
                     if int(buf.name.split("_")[1].split(".")[0]) < steps:
@@ -332,7 +337,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     kwargs["tensorboard_log"] = tensorboard
     # torch re-checks every action distribution's arguments (simplex, support) on each forward pass:
     # pure overhead for SB3's own distributions (the same numbers without it), ~20% of a small
-    # policy's PPO step (mdp status.md)
+    # policy's PPO step (mdp history.md)
     import torch
 
     torch.distributions.Distribution.set_default_validate_args(False)
@@ -353,8 +358,9 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         if is_off_policy(algo) and buffer.exists():
             model.load_replay_buffer(buffer)
         state_file = folder.side_file(start_steps, resume_state.STATE_SUFFIX)
-        if start_path != folder.model_file and state_file.exists():
-            eval_env = resume_state.restore(resume_state.load(state_file), model, venv)
+        state = resume_state.load(state_file) if start_path != folder.model_file and state_file.exists() else None
+        if state is not None:
+            eval_env = resume_state.restore(state, model, venv)
             resume = {"from": start_steps, "exact": True}
         else:
             # the final model (a higher target: its schedules stretch anyway) or a checkpoint written
@@ -362,8 +368,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
             model.set_random_seed(seed + start_steps)
             resume = {"from": start_steps, "exact": False}
             if start_path != folder.model_file:
-                print(f"schedrl train: {state_file.name} missing: resuming from step {start_steps} without "
-                      "its envs' and RNGs' state; the run will differ from an uninterrupted one",
+                print(f"schedrl train: {state_file.name} missing or of an older format: resuming from step "
+                      f"{start_steps} without its envs' and RNGs' state; the run will differ from an uninterrupted one",
                       file=sys.stderr, flush=True)
     rows = _read_curve(run_dir, start_steps)
     selector = None

@@ -22,6 +22,12 @@ the report renders under the paper::
         reason: the 2018 trace is not public
         effect: not measurable
 
+and optionally ``headline_claims``: the claim ids (``claim_id`` of its claims table) whose recorded
+value and verdict the README's and docs/reproduction-status.md's status tables show as the paper's
+note (``schedrl status``), first the one the README shows::
+
+    headline_claims: [d2-rl-beats-sjf@heldout, d2-rl-beats-sjf@report]
+
 The values are what we compare with, never inputs to our computation. Claims take a value's
 tolerance from here (``PaperValues.verdict``), so a tolerance is stated once, next to its number.
 """
@@ -65,10 +71,11 @@ class PaperValues(Mapping):
     """Read-only mapping key -> value of one paper's ``paper_values.yaml`` (checked on load)."""
 
     def __init__(self, paper: str, entries: dict[str, dict], path: Path | None = None,
-                 deviations: list[dict] | None = None):
+                 deviations: list[dict] | None = None, headline_claims: list[str] | None = None):
         self.paper, self.path = paper, path
         self._entries = entries
         self.deviations = list(deviations or [])
+        self.headline_claims = list(headline_claims or [])
 
     @classmethod
     def load(cls, path: str | Path) -> PaperValues:
@@ -95,10 +102,13 @@ class PaperValues(Mapping):
             raise InputFileError(path, "deviations: expected a list of mappings")
         for i, dev in enumerate(deviations):
             _check_keys(path, f"deviations[{i}]", dev, DEVIATION_FIELDS, DEVIATION_OPTIONAL)
-        unknown_top = sorted(set(data) - {"paper", "values", "deviations"})
+        headline = data.get("headline_claims") or []
+        if not isinstance(headline, list) or not all(isinstance(c, str) and c.strip() for c in headline):
+            raise InputFileError(path, "headline_claims: expected a list of claim ids")
+        unknown_top = sorted(set(data) - {"paper", "values", "deviations", "headline_claims"})
         if unknown_top:
             raise InputFileError(path, f"unknown top-level key(s) {', '.join(unknown_top)}")
-        return cls(data["paper"], data["values"], path, deviations)
+        return cls(data["paper"], data["values"], path, deviations, headline)
 
     # Mapping protocol: key -> the paper's value
     def __getitem__(self, key: str) -> Any:
@@ -131,7 +141,7 @@ class PaperValues(Mapping):
 
     def verdict(self, key: str, ours: float, paper: float | None = None) -> str:
         """``schedrl.report.claims.verdict`` with ``key``'s tolerances (``paper`` defaults to its value)."""
-        from schedrl.report.claims import verdict
+        from schedrl.protocol import verdict
 
         value = self[key] if paper is None else paper
         return verdict(float(ours), float(value), rel_tol=self.tolerance(key, "rel"),

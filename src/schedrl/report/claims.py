@@ -113,12 +113,3 @@ def read_claims(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-def verdict(ours: float, paper: float, *, rel_tol: float = 0.1, abs_tol: float = 0.0) -> str:
-    """'reproduced' within tolerance, 'partly reproduced' within twice it, else 'not reproduced'."""
-    gap = abs(ours - paper)
-    tol = max(rel_tol * abs(paper), abs_tol)
-    if gap <= tol:
-        return "reproduced"
-    if gap <= 2 * tol:
-        return "partly reproduced"
-    return "not reproduced"

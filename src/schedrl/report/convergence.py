@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from schedrl.io import write_csv
+from schedrl.protocol import BUDGET_FRACTIONS
 
 #: Shares of an agent's training at which its checkpoints are evaluated.
-BUDGET_FRACTIONS = (0.125, 0.25, 0.5, 1.0)
 TRENDS = ("toward paper", "away from paper", "moving", "flat")  # "moving": no paper value to move toward
 NOT_CONVERGED = "not converged at this scale"
 CONVERGED = "yes"

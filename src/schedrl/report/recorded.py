@@ -144,7 +144,7 @@ def _is_rl(row) -> bool:
     return any(str(row.get(c, "")).strip() for c in ("random_verdict", "untrained_verdict", "trend"))
 
 
-def _not_run(row) -> bool:
+def claim_not_run(row) -> bool:
     """A claim whose agents the run did not train (its claims code: not comparable, no value)."""
     return str(row["verdict"]) == "not comparable" and str(row["ours"]).strip() in ("", "n/a")
 
@@ -171,7 +171,7 @@ def budget_side_by_side(recorded: pd.DataFrame) -> tuple[pd.DataFrame, str | Non
     rows = []
     for cid in dict.fromkeys(ids):
         got = {name: (by_run[name].loc[cid] if name and cid in by_run[name].index else None) for name in (default, budget)}
-        if budget and got[budget] is not None and _not_run(got[budget]):
+        if budget and got[budget] is not None and claim_not_run(got[budget]):
             got[budget] = None  # not trained at the paper's budget: "not run", not "not comparable"
         first = next(r for r in got.values() if r is not None)
         paper = next((str(r["paper_value"]) for r in got.values() if r is not None and str(r["paper_value"])), "")

@@ -93,9 +93,24 @@ def fold(note: str) -> str:
     return f"<details><summary>{head}</summary>{rest}</details>"
 
 
-#: The heading in a paper's status.md above which it states its current state (at most ~30 lines)
-#: and below which its dated history follows, oldest last; the report folds the history away.
+#: The heading above which a paper's status text states its current state and below which its dated
+#: history follows, oldest last; the report folds the history away. status.md holds the current state
+#: (at most 30 lines, tests/test_status_pages.py) and ends on a line linking HISTORY_LINK, the
+#: history.md beside it; ``status_with_history`` joins the two under this heading for the report.
 HISTORY_HEADING = "## History"
+HISTORY_LINK = "[history.md](history.md)"
+
+
+def status_with_history(status: str, history: str = "") -> str:
+    """A paper's status.md and history.md as one text for ``status_lines``: the status page less its
+    line linking history.md, then ``HISTORY_HEADING`` and history.md less its title line (its links
+    work only beside the files), its headings moved below the report's paper sections (``####``)."""
+    status = "\n".join(line for line in status.strip().splitlines() if HISTORY_LINK not in line).strip()
+    lines = history.strip().splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    body = "\n".join("##" + line if line.startswith("## ") else line for line in lines).strip()
+    return f"{status}\n\n{HISTORY_HEADING}\n\n{body}\n" if body else status
 
 
 def status_lines(status: str) -> list[str]:

@@ -292,7 +292,7 @@ def simulate_window_optimiser(jobs, cluster, *, window: int = 10, seed: int = 0,
                               overrun: str = "kill", process: str = "every_event"):
     """Run a trace with the window optimiser as the scheduler (MRSch's "Optimization" baseline).
 
-    The queue-policy registry (``schedrl.schedulers.base``) orders jobs by a static key, which
+    The queue-policy registry (``schedrl.sim.queue_policies``) orders jobs by a static key, which
     cannot express "start this set of jobs", so this drives the step simulator
     (``schedrl.sim.stepper.HPCSimulator``) directly. At each decision point: optimise the first
     ``window`` waiting jobs against the free resources (objectives as shares of the machine's

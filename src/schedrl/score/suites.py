@@ -24,10 +24,11 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import SchedrlError
+from schedrl.papers import PAPERS as _PAPER_TITLES
 from schedrl.score.board import RANDOM_VALID
 from schedrl.score.policy import Policy, PolicyError, PolicyRaised
 
-PAPERS = ("deeprm", "mdp", "sem", "mrsch", "runtime")
+PAPERS = tuple(_PAPER_TITLES)  # schedrl.papers.PAPERS, in its order
 MAX_STEPS = 5_000_000
 
 

@@ -29,8 +29,7 @@ def simulate(jobs: pd.DataFrame, cluster: ClusterSpec, policy="fcfs", backfill: 
     by backfilling (NaN if it never had one). ``attrs["sim"]`` records the cluster, options and
     input fixes (e.g. requested times taken from runtimes).
     """
-    # The policy registry sits one layer up; look it up lazily so sim/ imports nothing above it.
-    from schedrl.schedulers import get_policy
+    from schedrl.sim.queue_policies import get_policy
 
     pol = get_policy(policy) if isinstance(policy, str) else policy
     if backfill not in BACKFILL_CODES:

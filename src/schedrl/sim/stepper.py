@@ -283,7 +283,7 @@ class HPCSimulator:
         points with an empty queue), so a priority pick in the env and ``greedy`` here spend the
         same steps. Jobs never started keep a NaN start; ``policy_steps`` holds this call's steps.
         """
-        from schedrl.schedulers import get_policy  # registry is one layer up (see simulate.py)
+        from schedrl.sim.queue_policies import get_policy
 
         if backfill not in ("none", "easy", "greedy"):
             raise SchedrlError(f"the step API drives backfill 'none', 'easy' or 'greedy', not '{backfill}'")

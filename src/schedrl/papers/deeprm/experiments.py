@@ -424,7 +424,7 @@ def best_in_sample_model(run: str | Path, final_model, config: dict, overrides: 
 #: Sampling seeds of a replay: the samplers are seeded 0, 1, ..., 19. A constant, not a config key:
 #: every rule's params embed the whole ``deeprm`` section, so a new key would rerun every rule of a
 #: run already built. Twenty draws put a median and a 10-90% range on the protocol's one draw
-#: (status.md, "Not a lucky episode", checked by hand with 20 before it was in the DAG).
+#: (history.md, "Not a lucky episode", checked by hand with 20 before it was in the DAG).
 REPLAY_SAMPLING_SEEDS = 20
 REPLAY_FILE = "replay_report.csv"  # inside the run folder
 #: The replays behind the headline claims ("A2C and TRPO beat SJF at 130%"): discrete phase 2's

@@ -96,7 +96,7 @@ def fig3_rows(spec: dict, root) -> list[dict]:
 def _fractions(spec: dict, root, present) -> list[float]:
     """Budget fractions with evaluations on disk (1/8, 1/4, 1/2 from ``budget_episodes.csv``, then
     all of training); ``present(fraction)`` tells whether a claim's inputs exist at one."""
-    from schedrl.report.convergence import BUDGET_FRACTIONS
+    from schedrl.protocol import BUDGET_FRACTIONS
 
     out = []
     for f in BUDGET_FRACTIONS:

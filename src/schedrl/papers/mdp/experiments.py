@@ -439,8 +439,11 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     record = recorded * FINGERPRINT_SECONDS_PER_STEP
     sjf = sum(eval_seconds(Run(H, BASE, int(s), 0), trials) + trials * EVAL_STEPS_PER_TRIAL * SJF_SECONDS_PER_STEP
               for s in spec["scenarios"])
-    references = len(REFERENCE_AGENTS) * (evaluate + record) + sjf
-    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 13
+    # uniform play over all actions (issue 68): each scenario's trials in the base MDP once per seed,
+    # counted as an evaluation of the base MDP's network (an upper bound: it runs no network)
+    uniform = len(spec["seeds"]) * sum(eval_seconds(Run(H, BASE, int(s), 0), trials) for s in spec["scenarios"])
+    references = len(REFERENCE_AGENTS) * (evaluate + record) + sjf + uniform
+    jobs = 2 * len(all_runs) + len(budget_runs(spec)) + 2 * len(transfer_variants(spec)) * len(spec["seeds"]) + 14
     return {"train": train / 3600, "evaluate": (evaluate + record) / 3600, "budget": budget / 3600,
             "bench": timing / 3600, "references": references / 3600,
             "startup": jobs * PROCESS_SECONDS / 3600, "runs": len(all_runs)}
@@ -545,6 +548,18 @@ class RandomValid:
 
     def __call__(self, env) -> int:
         return int(self._rngs[id(env)].choice(np.flatnonzero(env.unwrapped.action_masks())))
+
+
+class UniformAll(RandomValid):
+    """Uniform play over every action, valid or not (issue 68's unmasked random player): in DeepRM's
+    env an action the grid cannot start moves time on, as the void action does. Its own stream per
+    (``seed``, job set), apart from ``RandomValid``'s."""
+
+    def start(self, env, jobset_seed: int) -> None:
+        self._rngs[id(env)] = np.random.default_rng([self.seed, int(jobset_seed), 0xA11])
+
+    def __call__(self, env) -> int:
+        return int(self._rngs[id(env)].integers(env.unwrapped.action_space.n))
 
 
 def _lockstep(model, envs: list, seeds: list[int], *, deterministic: bool, recorders: list | None) -> list[dict]:
@@ -836,6 +851,32 @@ def evaluate_sjf(spec: dict) -> pd.DataFrame:
     return frame
 
 
+# Uniform play over all actions (issue 68), for the normalised scale: each scenario's evaluation
+# trials at the main horizon played in the base MDP's env (where random valid play is the 0 and SJF
+# plays) by ``UniformAll``, once per training seed.
+UNIFORM = "uniform"
+
+
+def uniform_path(root: str | Path, horizon: int | str) -> Path:
+    """Uniform play's per-trial table of every scenario and seed at ``horizon`` (columns ``scenario``, ``seed``)."""
+    return reference_root(root, UNIFORM) / f"H{horizon}" / "eval_episodes.csv"
+
+
+def evaluate_uniform(spec: dict) -> pd.DataFrame:
+    """``UniformAll`` on ``eval.trials`` trials of every scenario of the spec at the main horizon,
+    one play per seed of the spec (one row per seed, scenario and trial)."""
+    H = int(spec["horizon"])
+    frames = []
+    for seed in spec["seeds"]:
+        for s in spec["scenarios"]:
+            frame = evaluate_agent(UniformAll(int(seed)), spec, BASE, int(s), H)
+            frame.insert(0, "seed", int(seed))
+            frames.append(frame)
+    frame = pd.concat(frames, ignore_index=True)
+    frame.insert(0, "policy", UNIFORM)
+    return frame
+
+
 def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC) -> pd.Series | None:
     """Per trial, SJF's ``metric`` in ``scenario_id`` (None when SJF's table or that scenario is absent)."""
     path = sjf_path(root, spec["horizon"])
@@ -909,7 +950,7 @@ def agent_fingerprint(root: str | Path, horizon, variant_name: str, scenario_id,
 # Budget checkpoints (issue 24): the agents behind the RL claims at 1/8, 1/4 and 1/2 of training.
 
 def budget_fractions() -> tuple[float, ...]:
-    from schedrl.report.convergence import BUDGET_FRACTIONS
+    from schedrl.protocol import BUDGET_FRACTIONS
 
     return tuple(f for f in BUDGET_FRACTIONS if f < 1.0)
 

@@ -14,12 +14,14 @@ better, each player's value the mean over the trials. Players:
   rule ``mdp_sjf``); the paper compares MDPs, not heuristics, so SJF is the project's own anchor;
 * agents: PPO in each MDP of the spec, each seed (the final model), and Fig. 6's transferred agent
   (trained in one scenario, played in every scenario), each seed;
-* untrained: each MDP's untrained network, each seed (``reference/untrained/...``).
+* untrained: each MDP's untrained network, each seed (``reference/untrained/...``);
+* uniform play over all actions, valid or not (role ``uniform``): played in the base MDP's env like
+  SJF, once per seed (``reference/uniform/H<H>/eval_episodes.csv``, rule ``mdp_uniform``).
 
 Left out, each a gap: the horizon study's second horizon (SJF and the anchor are played at the main
 horizon only), the budget checkpoints (the scale is of final models), the references' plays of the
-transferred agent (the same network or picker as the source scenario's own reference), uniform play
-over all actions (not evaluated yet) and the paper's own agents: the paper prints no bar heights
+transferred agent (the same network or picker as the source scenario's own reference) and the
+paper's own agents: the paper prints no bar heights
 for Figs. 3-6 and runs no heuristic beside its agents (SJF is ours), so there is nothing to place
 (``AUTHORS_GAP``).
 """
@@ -65,8 +67,20 @@ def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, li
         rows.append(long_rows(PAPER, _workload(sid), player, role, seed, METRIC, "lower", frame[METRIC].mean()))
 
     sjf = mx.sjf_path(root, H)
+    uniform = mx.uniform_path(root, H)
+    uniform_frame = pd.read_csv(uniform) if uniform.is_file() else None
+    if uniform_frame is None:
+        gaps.append({"paper": PAPER, "player": "uniform over all actions", "gap": f"{uniform} missing (run its rule first)"})
     for sid in spec["scenarios"]:
         add(sjf, sid, "SJF", "heuristic", 0)
+        for seed in spec["seeds"] if uniform_frame is not None else ():
+            part = uniform_frame[(uniform_frame["scenario"] == int(sid)) & (uniform_frame["seed"] == int(seed))]
+            if part.empty:
+                gaps.append({"paper": PAPER, "player": "uniform over all actions",
+                             "gap": f"{uniform} has no trial of scenario {sid}, seed {seed}"})
+            else:
+                rows.append(long_rows(PAPER, _workload(sid), "uniform over all actions", "uniform", seed, METRIC,
+                                      "lower", part[METRIC].mean()))
         for name in spec["variants"]:
             label = mx.variant(name).label
             for seed in spec["seeds"]:
@@ -87,7 +101,5 @@ def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, li
     if study is not None:
         gaps.append({"paper": PAPER, "player": f"agents at H {study['horizon']}",
                      "gap": f"not placed: SJF and random valid play are played at the main horizon H {H} only"})
-    gaps.append({"paper": PAPER, "player": "uniform over all actions",
-                 "gap": "not evaluated yet: only random valid play (masked) is"})
     gaps.append(dict(AUTHORS_GAP))
     return pd.DataFrame(rows), gaps

@@ -362,7 +362,7 @@ class Budgets:
 # -- the claims
 def epsilon_reading(spec: dict) -> str:
     """The exploration schedule behind the DFP claims, for their notes (issue 25: the paper's
-    "decays at a rate of 0.995" does not say per what; status.md compares the readings)."""
+    "decays at a rate of 0.995" does not say per what; history.md compares the readings)."""
     per = spec["dfp"].get("epsilon_per", "episode")
     what = {"run": "lowered linearly from 1 to 0 over the run's job sets",
             "run_inverse": ("the DFP reference's schedule 0.02 + 145k / (step + 150k) over its 820k batches, "
@@ -371,7 +371,7 @@ def epsilon_reading(spec: dict) -> str:
             "step": "decayed x0.995 per agent decision"}.get(per, f"decayed per {per}")
     ratio = int(spec["dfp"].get("batch_size", 64)) / int(spec["dfp"].get("update_every", 4))
     return (f"epsilon {what} (epsilon_per {per}; paper: 1.0 decaying at 0.995, unit not stated; "
-            "the per-update, per-job-set and whole-run readings are compared in status.md); "
+            "the per-update, per-job-set and whole-run readings are compared in history.md); "
             f"{ratio:g} replayed samples per decision (the DFP reference ~1)")
 
 

@@ -67,8 +67,8 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import ConfigError
+from schedrl.protocol import BUDGET_FRACTIONS
 from schedrl.report.budget import SLOWER_KIND
-from schedrl.report.convergence import BUDGET_FRACTIONS
 
 ROOT = Path("results/mrsch")
 WORKLOAD_DIR = Path("results/workloads/mrsch")

@@ -280,7 +280,7 @@ def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str
 
 def budget_steps(steps: int) -> list[int]:
     """Training steps of the budget checkpoints before the end (1/8, 1/4, 1/2 of ``steps``)."""
-    from schedrl.report.convergence import BUDGET_FRACTIONS
+    from schedrl.protocol import BUDGET_FRACTIONS
 
     return [max(1, int(round(f * steps))) for f in BUDGET_FRACTIONS if f < 1]
 
@@ -358,7 +358,8 @@ def agent_label(kind: str, method: str, train: str, grid: str, seed: int, draw: 
     (the random reference's ``any``) is left out, ``ALL_HALVES`` reads "all halves"."""
     name = LABELS.get(method)
     who = {"trained": f"PPO {name}", "untrained": f"untrained {name}",
-           "random": f"random valid (in place of {name})" if name else "random valid"}[kind]
+           "random": f"random valid (in place of {name})" if name else "random valid",
+           "uniform": f"uniform over all actions (in place of {name})" if name else "uniform over all actions"}[kind]
     where = "all halves" if train == ALL_HALVES else train
     return f"{who} {where} {grid} draw {int(draw)} seed {int(seed)}"
 
@@ -371,6 +372,7 @@ def write_agent_fingerprint(path: str | Path, recorder: LockstepRecorder, view, 
     fp = fingerprint(recorder.decisions(), view)
     sampled = not bool(spec["evaluate"]["deterministic"])
     actions = ("uniform among the valid actions" if kind == "random"
+               else "uniform over all actions, valid or not" if kind == "uniform"
                else "sampled from the policy" if sampled else "the policy's most probable action")
     write_fingerprint(path, fp, agent=agent_label(kind, method, train, grid, seed, draw), kind=kind, method=method,
                       train=train, grid=grid, draw=int(draw), seed=int(seed), episodes=int(len(table)),
@@ -398,7 +400,8 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
                env_id: str = ENV_ID, cases: list[tuple[str, str]] | None = None, who: str | None = None):
     """The evaluation protocol of ``evaluate`` for any player: an SB3 model (sampling as
     ``evaluate.deterministic`` says), ``"random"`` (uniform among each state's valid actions,
-    seeded by the identity method x train x grid x draw x seed) or a heuristic under the agent's
+    seeded by the identity method x train x grid x draw x seed), ``"uniform"`` (uniform over every
+    action, valid or not; seeded the same way) or a heuristic under the agent's
     action set (``fcfs_fit``, ``sjf_fit``, ``largest_fit``: ``recording.FitPicker``). ``cases``:
     (test half, estimator) pairs to play instead of the run's (``run_cases``); ``train`` then
     only labels the rows and the identity (the references' shared plays pass ``ALL_HALVES``);
@@ -410,7 +413,13 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
 
     from schedrl.experiments.envs import make_env
     from schedrl.metrics import runtime_utilization
-    from schedrl.papers.runtime.recording import FIT_PICKERS, FitPicker, LockstepRecorder, RandomValid
+    from schedrl.papers.runtime.recording import (
+        FIT_PICKERS,
+        FitPicker,
+        LockstepRecorder,
+        RandomValid,
+        UniformAll,
+    )
 
     encoder = METHODS[method][0]
     ev = spec["evaluate"]
@@ -426,9 +435,11 @@ def play_cases(spec: dict, method: str, train: str, grid: str, draw: int, run_se
     recorder = (LockstepRecorder(envs, identity, share=float(ev.get("fingerprint_share", 1.0)))
                 if record else None)
     if isinstance(player, str):
-        if player not in ("random", *FIT_PICKERS):
-            raise ConfigError(f"unknown player '{player}' (an SB3 model, 'random' or one of {', '.join(FIT_PICKERS)})")
-        player = RandomValid(envs, identity) if player == "random" else FitPicker(envs, player)
+        if player not in ("random", "uniform", *FIT_PICKERS):
+            raise ConfigError(f"unknown player '{player}' (an SB3 model, 'random', 'uniform' or one of "
+                              f"{', '.join(FIT_PICKERS)})")
+        player = ({"random": RandomValid, "uniform": UniformAll}[player](envs, identity)
+                  if player in ("random", "uniform") else FitPicker(envs, player))
     played = play_lockstep(envs, player, [int(ev["seed"]) + k for *_, k in labels], bool(ev["deterministic"]),
                            recorder=recorder)
     rows = []
@@ -528,8 +539,14 @@ def estimate_core_hours(spec: dict) -> dict:
     for m in agents["methods"]:
         cases = {c for w in agents["workloads"] for c in run_cases(spec, m, w)}
         untrained += groups * len(cases) * episodes * episode / EVAL_STEPS_PER_S[m]
+    # uniform play over all actions (issue 68) on the runs' same-tendency 'b' halves only (what the
+    # normalised scale reads), counted at random's episode length and rate, an upper bound: on
+    # wl1_050b (2026-12-02, 2 episodes each) uniform play took 3,014-3,031 steps per episode in 0.3
+    # CPU-s, random valid play 5,246-5,306 in 2.5 s (no masks to compute; empty picks act as X)
+    b_halves = {same_tendency(w) for w in agents["workloads"]}
+    uniform = groups * len(b_halves) * episodes * min(RANDOM_STEPS_PER_EPISODE, int(ev["max_steps"])) / RANDOM_STEPS_PER_S
     return {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
-            "budget": budget, "references": (random + untrained) / 3600}
+            "budget": budget, "references": (random + untrained + uniform) / 3600}
 
 
 def train_minutes(spec: dict, method: str) -> int:

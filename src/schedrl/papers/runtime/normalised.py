@@ -13,7 +13,8 @@ one seed per training seed. Players:
   at the evaluation's steps: the comparison the claims already make (Table 5 against Table 4);
 * agents: PPO per method (baseline, proposal NN1, NN2); untrained: each method's untrained network.
 
-Uniform play over all actions (invalid picks included) is not evaluated yet: a gap.
+* uniform play over all actions, invalid picks included (an empty slot acts as X, a job that does
+  not fit is a failed pick): the uniform reference (``references/uniform``), per seed, role ``uniform``.
 
 The paper's own agents, placed (not measured; ``schedrl.report.normalised.place_authors``): Table
 6's same-tendency cells (trained on X_a, tested on X_b, mean of 5 runs) against Table 4's heuristics
@@ -114,8 +115,10 @@ def long_table(spec: dict, root: str | Path = rx.ROOT) -> tuple[pd.DataFrame, li
         # one group play stands in for every method: its rows repeat per member, keep one
         random = random.drop_duplicates(["train", "test", "draw", "run_seed", "estimator", "episode"])
         agents(random.assign(method="any"), lambda m: "random valid", "random")
-    gaps.append({"paper": PAPER, "player": "uniform over all actions",
-                 "gap": "not evaluated yet: only random valid play (masked) is"})
+    uniform = read(rref.reference_files(spec, rref.UNIFORM, root), "uniform over all actions")
+    if uniform is not None:
+        uniform = uniform.drop_duplicates(["train", "test", "draw", "run_seed", "estimator", "episode"])
+        agents(uniform.assign(method="any"), lambda m: "uniform over all actions", "uniform")
     from schedrl.papers import paper_values
 
     long = pd.DataFrame(rows)

@@ -50,6 +50,18 @@ class RandomValid:
         return np.asarray([self.rng.choice(np.flatnonzero(self.envs[k].unwrapped.action_masks())) for k in live])
 
 
+class UniformAll:
+    """``(obs batch, env indices) -> actions``: uniform over every action, valid or not (an empty
+    window slot acts as X, a job that does not fit is a failed pick): the unmasked random player."""
+
+    def __init__(self, envs: list, identity):
+        self.envs = envs
+        self.rng = np.random.default_rng(_seed(("uniform",) + tuple(identity)))
+
+    def __call__(self, obs, live) -> np.ndarray:
+        return np.asarray([self.rng.integers(self.envs[k].unwrapped.action_space.n) for k in live])
+
+
 class FitPicker:
     """``(obs batch, env indices) -> actions``: the heuristic's pick among the window's jobs that
     fit the free nodes now, or X (the last action) when none does. Deterministic: FCFS is the

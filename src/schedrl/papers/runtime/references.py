@@ -41,6 +41,13 @@ from schedrl.papers.runtime import experiments as rx
 
 REFERENCES = ("random", "untrained")
 KINDS = ("trained",) + REFERENCES
+#: Uniform play over every action, valid or not (issue 68): the unmasked random player, played like
+#: random valid play (one group per grid x seed x draw) on the cases the normalised scale reads (each
+#: run's same-tendency 'b' half under the oracle: ``member_cases``); the claims are not counted on it.
+UNIFORM = "uniform"
+#: the players that read no observation: one group play stands in for every method
+NO_NETWORK = ("random", UNIFORM)
+PLAYED = REFERENCES + (UNIFORM,)
 #: the agents a claim rests on, by method (default: every method's tuned agents)
 CLAIM_METHODS = {"nn2_beats_nn1": ("proposal_nn1", "proposal_nn2"),
                  "sensitivity_online_predictor": ("proposal_nn1", "proposal_nn2")}
@@ -59,7 +66,7 @@ ANY_METHOD = "any"
 def group_dir(root: str | Path, ref: str, method: str, grid: str, seed: int | str, draw: int | str = 0) -> Path:
     """Folder of one group play (its evaluation.csv over every case and its fingerprint.json):
     ``references/<ref>/<method, or 'any' for random>/all/<grid>/<rep>``."""
-    return reference_dir(root, ref, ANY_METHOD if ref == "random" else method, rx.ALL_HALVES, grid, seed, draw)
+    return reference_dir(root, ref, ANY_METHOD if ref in NO_NETWORK else method, rx.ALL_HALVES, grid, seed, draw)
 
 
 def _first_grid_runs(spec: dict, root: str | Path = rx.ROOT) -> list[tuple]:
@@ -77,13 +84,13 @@ def reference_files(spec: dict, ref: str, root: str | Path = rx.ROOT) -> list[st
 
 def groups(spec: dict, ref: str) -> list[tuple[str, str, int, int]]:
     """(method, grid, seed, draw) of each group play of ``ref``; method ``ANY_METHOD`` for random."""
-    keys = [(ANY_METHOD if ref == "random" else m, g, s, d) for m, _, g, s, d, _ in _first_grid_runs(spec)]
+    keys = [(ANY_METHOD if ref in NO_NETWORK else m, g, s, d) for m, _, g, s, d, _ in _first_grid_runs(spec)]
     return list(dict.fromkeys(keys))
 
 
 def group_members(spec: dict, ref: str, method: str) -> list[tuple[str, str]]:
     """(method, training half) of the runs a group play of ``ref`` stands in for."""
-    methods = spec["agents"]["methods"] if ref == "random" else [method]
+    methods = spec["agents"]["methods"] if ref in NO_NETWORK else [method]
     return [(m, w) for m in methods for w in spec["agents"]["workloads"]]
 
 
@@ -95,10 +102,18 @@ def group_files(spec: dict, ref: str, method: str, grid: str, seed: int, draw: i
              for m, w in group_members(spec, ref, method)] + [str(rx.eval_path(own)), str(own / "fingerprint.json")])
 
 
+def member_cases(spec: dict, ref: str, method: str, train: str) -> list[tuple[str, str]]:
+    """The cases of run (method, train) a reference's table holds: the run's own (``run_cases``);
+    uniform play, which only the normalised scale reads, its same-tendency 'b' half under the oracle."""
+    if ref == UNIFORM:
+        return [(rx.same_tendency(train), "actual")]
+    return rx.run_cases(spec, method, train)
+
+
 def group_cases(spec: dict, ref: str, method: str) -> list[tuple[str, str]]:
     """The union of the members' cases, each once; random plays the oracle cases only."""
-    cases = [c for m, w in group_members(spec, ref, method) for c in rx.run_cases(spec, m, w)]
-    if ref == "random":
+    cases = [c for m, w in group_members(spec, ref, method) for c in member_cases(spec, ref, m, w)]
+    if ref in NO_NETWORK:
         cases = [(t, "actual") for t, _ in cases]
     return list(dict.fromkeys(cases))
 
@@ -142,13 +157,14 @@ def member_table(played, spec: dict, ref: str, method: str, train: str):
     import pandas as pd
 
     rows = []
-    for test, estimator in rx.run_cases(spec, method, train):
-        source = "actual" if ref == "random" else estimator
+    cases = member_cases(spec, ref, method, train)
+    for test, estimator in cases:
+        source = "actual" if ref in NO_NETWORK else estimator
         part = played[(played["test"] == test) & (played["estimator"] == source)].copy()
         part["estimator"] = estimator
         rows.append(part)
     table = pd.concat(rows, ignore_index=True)
-    expected = len(rx.run_cases(spec, method, train)) * int(played["episode"].nunique())
+    expected = len(cases) * int(played["episode"].nunique())
     if len(table) != expected:  # a case missing from the group play would give a short table silently
         raise ValueError(f"reference {ref} for {method} {train}: {len(table)} rows, expected {expected}")
     table["method"], table["train"] = method, train
@@ -165,8 +181,8 @@ def evaluate_reference(ref: str, spec: dict, method: str, grid: str, seed: int, 
     from schedrl.errors import ConfigError
     from schedrl.experiments.fingerprint import AgentView, sb3_view
 
-    if ref not in REFERENCES:
-        raise ConfigError(f"unknown reference '{ref}' (choose from: {', '.join(REFERENCES)})")
+    if ref not in PLAYED:
+        raise ConfigError(f"unknown reference '{ref}' (choose from: {', '.join(PLAYED)})")
     if ref == "untrained" and method not in rx.METHODS:
         raise ConfigError(f"untrained reference: unknown method '{method}' (choose from: {', '.join(rx.METHODS)})")
     torch.set_num_threads(max(1, int(threads)))
@@ -174,8 +190,8 @@ def evaluate_reference(ref: str, spec: dict, method: str, grid: str, seed: int, 
     if ref == "untrained":  # the weights are the same for every half: build them on the first
         player = untrained_model(spec, method, members[0][1], grid, seed, draw)
         view, who, encoder_of = sb3_view(player), method, method
-    else:  # random reads no observation: the smallest encoder is played
-        player, view, who, encoder_of = "random", AgentView(), ANY_METHOD, "baseline"
+    else:  # random and uniform play read no observation: the smallest encoder is played
+        player, view, who, encoder_of = ref, AgentView(), ANY_METHOD, "baseline"
     played, recorder = rx.play_cases(spec, encoder_of, rx.ALL_HALVES, grid, int(draw), int(seed), player,
                                      record=True, cases=group_cases(spec, ref, method), who=who)
     played["method"] = who

@@ -363,9 +363,11 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
 
     A rerun resumes: per-episode rows and times are kept in ``progress/`` (Snakemake deletes a
     rule's declared outputs before rerunning it, so progress cannot live there). Only episodes
-    with both a validation row and a checkpoint count as done; a run whose checkpoints are ahead
+    with both a validation row and a checkpoint count as done (the newest checkpoint's episode, if
+    killed before its validation, is validated from it); a run whose checkpoints are further ahead
     of its rows (their snapshots are gone) starts again from scratch rather than validating the
-    final model in place of the lost ones."""
+    final model in place of the lost ones. A killed run rerun ends with the files of an
+    uninterrupted one (its times aside: ``tests/test_exact_resume_own_loops.py``)."""
     import torch
 
     from schedrl.agents.reinforce import train_reinforce
@@ -420,7 +422,7 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
         timing["trainer_s"] += result.wall_time_s
         timing["env_s"] += (clock.env - env_before) - (clock.encoder - enc_before)
         timing["encoder_s"] += clock.encoder - enc_before
-        timing["steps"] += result.steps_trained
+        timing["steps"] = int(result.steps)  # the run's, also when its last episode had been trained already
         t0 = time.perf_counter()
         policy = load_policy(run_dir / "model.zip")
         v = play_greedy(policy, val, spec, scale)
@@ -552,7 +554,10 @@ def _resume(run_dir: Path, progress: Path, config: dict) -> tuple[list[dict], di
         if (progress / "validation.csv").exists() and (progress / "timing.json").exists() else []
     trained = max((n for n, _ in checkpoints(run_dir)), default=0) if run_dir.exists() else 0
     rows = [r for r in rows if int(r["episode"]) <= trained]  # a row without its checkpoint is redone
-    if trained and {int(r["episode"]) for r in rows} != set(range(1, trained + 1)):
+    validated = {int(r["episode"]) for r in rows}
+    # the newest episode's row may be missing (killed between its checkpoint and its validation):
+    # that snapshot is still there, and the trainer resumes from it without training (same model)
+    if trained and validated not in (set(range(1, trained + 1)), set(range(1, trained))):
         print(f"{run_dir}: trained to episode {trained} but validation rows are missing; training again "
               "from episode 1 (the lost snapshots cannot be validated)")
         shutil.rmtree(run_dir)
@@ -566,7 +571,7 @@ def _resume(run_dir: Path, progress: Path, config: dict) -> tuple[list[dict], di
 def budget_episodes(n_episodes: int, fractions=None) -> dict[float, int]:
     """{fraction: episode}: the training episode after which the checkpoint for each share of
     training is taken (``ceil(f * n)``, at least 1; the last is the final model)."""
-    from schedrl.report.convergence import BUDGET_FRACTIONS
+    from schedrl.protocol import BUDGET_FRACTIONS
 
     fractions = BUDGET_FRACTIONS if fractions is None else fractions
     return {float(f): max(1, min(n_episodes, int(np.ceil(f * n_episodes - 1e-9)))) for f in fractions}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.papers import paper_values
-from schedrl.report.claims import verdict
+from schedrl.protocol import verdict
 from schedrl.workloads.analysis import share_column
 
 PAPER = "sem"

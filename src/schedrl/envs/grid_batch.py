@@ -310,7 +310,7 @@ class GridBatch:
     def __init__(self, env, n: int):
         env = unwrapped(env)
         if not supported(env):
-            raise ValueError("GridBatch: env options not supported (see schedrl.sim.grid_batch.supported)")
+            raise ValueError("GridBatch: env options not supported (see schedrl.envs.grid_batch.supported)")
         self.env, self.n = env, int(n)
         p = self.params = env.params
         self.jobsets = list(env._jobsets)

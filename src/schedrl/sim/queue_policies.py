@@ -1,9 +1,12 @@
-"""The queue-policy interface: which waiting job the scheduler considers next.
+"""Queue policies: which waiting job the scheduler considers next, and the classic ones (FCFS, SJF
+and relatives, each with or without backfilling).
 
 A policy gives every job a static priority key (lower runs first; ties go to the earlier arrival).
 The simulator keeps its waiting queue sorted by that key and applies backfilling separately
-(``schedrl.sim.core``), so any policy combines with any backfilling mode.
+(``schedrl.sim.core``), so any policy combines with any backfilling mode. The registry lives in the
+simulator's layer, which looks policies up by name; ``schedrl.schedulers`` is their public home.
 """
+
 
 from __future__ import annotations
 
@@ -52,3 +55,20 @@ def get_policy(name: str) -> QueuePolicy:
 
 def policy_names() -> list[str]:
     return sorted(_REGISTRY)
+
+FCFS = register_policy(QueuePolicy(
+    "fcfs", "first come, first served: by submit time", lambda jobs: jobs.submit))
+SJF = register_policy(QueuePolicy(
+    "sjf", "shortest job first by requested walltime (ties: arrival)", lambda jobs: jobs.req_time))
+LJF = register_policy(QueuePolicy(
+    "ljf", "longest requested walltime first", lambda jobs: -jobs.req_time))
+SAF = register_policy(QueuePolicy(
+    "saf", "smallest area (requested nodes x walltime) first",
+    lambda jobs: jobs.req_procs.astype(np.float64) * jobs.req_time))
+SQF = register_policy(QueuePolicy(
+    "sqf", "smallest requested node count first", lambda jobs: jobs.req_procs.astype(np.float64)))
+# MRSch's "Heuristic" baseline: FCFS extended to several resources, a list-scheduling method. The
+# queue order is FCFS; the cluster's extra dimensions (burst buffer, power) make it multi-resource.
+LIST = register_policy(QueuePolicy(
+    "list", "multi-resource FCFS list scheduling (MRSch's heuristic): arrival order, every "
+    "resource dimension checked", lambda jobs: jobs.submit))

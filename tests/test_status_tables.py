@@ -1,0 +1,261 @@
+"""One source for every status number (issue 71, item 1): README's status table and
+docs/reproduction-status.md are ``schedrl status`` output from the papers' ``recorded_runs.csv``.
+
+* The committed pages equal what the records give (a new record fails this test until
+  ``schedrl status --write`` is run).
+* A run's label gives its date, commit, machine kind and core-hours (``~``, ``exact``, missing: "not
+  recorded"); the last run of a scale is the latest date, then the last in file order; counts, *not
+  run* and *uninformative* (the report's rule) come from the rows.
+* ``--check`` exits 1 naming the stale page, 0 when current; a missing or malformed CSV, or a page
+  without its markers, gives one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from schedrl.cli import main
+from schedrl.commands.status import PAGES, generated
+from schedrl.papers import PAPERS, paper_values
+from schedrl.report.claims import reference_fields
+from schedrl.report.recorded import RECORDED_COLUMNS, read_recorded
+from schedrl.report.status_tables import (
+    BEGIN,
+    END,
+    latest_run,
+    paper_status,
+    parse_label,
+    readme_block,
+    replace_block,
+    shorten,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPERS_DIR = ROOT / "src" / "schedrl" / "papers"
+
+
+# --- the committed pages ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_committed_page_is_what_the_records_say(page):
+    now, new = generated(ROOT)[ROOT / page]
+    assert now == new, f"{page} is stale: run `schedrl status --write` (its status block differs from the records)"
+
+
+def test_every_paper_names_headline_claims_its_records_hold():
+    for paper in PAPERS:
+        ids = set(read_recorded(PAPERS_DIR / paper / "recorded_runs.csv")["claim_id"])
+        heads = paper_values(paper).headline_claims
+        assert heads and set(heads) <= ids, f"{paper}: headline_claims {heads} not all recorded"
+
+
+def test_readme_status_rows_fit():
+    block = readme_block([paper_status(p, read_recorded(PAPERS_DIR / p / "recorded_runs.csv"),
+                                       paper_values(p).headline_claims) for p in PAPERS])
+    rows = [line for line in block.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(PAPERS) and all(len(r) <= 400 for r in rows)
+
+
+# --- labels ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, date, commit, kind, core_h, exact, seeds, description", [
+    ("2026-11-29, 56a2723, paper budget: discrete phase 2 A2C/PPO/TRPO 1 M steps, seeds 0 and 1, faster kind, "
+     "1.40 core-h", "2026-11-29", "56a2723", "faster", "1.40", False, "seeds 0 and 1",
+     "discrete phase 2 A2C/PPO/TRPO 1 M steps"),
+    ("2026-11-28, b332110, paper budget: discrete phase 2 A2C/PPO/TRPO 1 M steps, seed 0 of 2, slower kind, "
+     "~2.0 core-h", "2026-11-28", "b332110", "slower", "~2.0", False, "seed 0 of 2",
+     "discrete phase 2 A2C/PPO/TRPO 1 M steps"),
+    ("2026-11-26, 944eb96, issue 37's agents (4 trajectories, lr 0.001, sampled test play), kind not recorded, "
+     "1.39 core-h", "2026-11-26", "944eb96", "", "1.39", False, "",
+     "issue 37's agents (4 trajectories, lr 0.001, sampled test play)"),
+    ("2026-11-27, f1685a9: 100k steps (5.06 core-h, slower kind)", "2026-11-27", "f1685a9", "slower", "5.06",
+     False, "", "100k steps"),
+    ("2026-11-27, 73a11a5: issue 38's code, 320k steps (7.8 core-h)", "2026-11-27", "73a11a5", "", "7.8", False,
+     "", "issue 38's code, 320k steps"),
+    ("2026-11-28, 15aac6e, DQN 100k, AVX-512 EPYC (faster kind), 1.90 core-h exact", "2026-11-28", "15aac6e",
+     "faster", "1.90", True, "", "DQN 100k, AVX-512 EPYC"),
+    ("2026-11-29, ad2dd28, C+S+R on scenario 9, seed 0, faster kind, ~1.95 core-h (1.360 exact after a resume)",
+     "2026-11-29", "ad2dd28", "faster", "~1.95", False, "seed 0", "C+S+R on scenario 9"),
+    ("2026-11-28, 9acfb3f (evaluated at 646b472), paper budget: 200,000 training jobs, seed 0, slower kind, "
+     "2.62 core-h", "2026-11-28", "9acfb3f", "slower", "2.62", False, "seed 0", "200,000 training jobs"),
+    ("2026-11-29, scenarios 3 and 6 together, paper budget: C+S+R at 3 M steps, 2 seeds", "2026-11-29", "", "", "",
+     False, "2 seeds", "scenarios 3 and 6 together, C+S+R at 3 M steps"),
+    ("a rerun of the default", "", "", "", "", False, "", "a rerun of the default"),
+])
+def test_label_parts(label, date, commit, kind, core_h, exact, seeds, description):
+    got = parse_label(label)
+    assert (got.date, got.commit, got.kind, got.core_h, got.exact, got.seeds, got.description) == \
+        (date, commit, kind, core_h, exact, seeds, description)
+
+
+def test_missing_label_parts_read_not_recorded():
+    got = parse_label("a rerun of the default")
+    assert got.core_h_text() == "not recorded" and got.kind_text() == "kind not recorded"
+    assert parse_label("2026-11-28, 15aac6e, 1.90 core-h exact").core_h_text() == "1.90 exact"
+    assert parse_label("2026-11-29, 5c0ff50 (evaluated at fe2806a), x").code == "5c0ff50 (evaluated at fe2806a)"
+
+
+def test_shorten_keeps_the_protocol_tag():
+    claim = "Discrete phase 2, 130% load: A2C and TRPO beat SJF on slowdown [heldout]"
+    assert shorten(claim, 200) == claim
+    assert shorten(claim, 50) == "A2C and TRPO beat SJF on slowdown [heldout]"
+    assert shorten(claim, 30) == "A2C and TRPO... [heldout]"
+    assert shorten("Theta: SEM converges faster than DRAS (Fig. 8)") == "Theta: SEM converges faster than DRAS"
+
+
+# --- counts on a small synthetic record ------------------------------------------------------------
+
+R, P, N, C = "reproduced", "partly reproduced", "not reproduced", "not comparable"
+OLD = "2026-11-20, aaaaaaa, 100k steps, slower kind, 3.00 core-h"
+NEW = "2026-11-25, bbbbbbb, 200k steps, faster kind, ~2.5 core-h"
+LATE_IN_FILE = "2026-11-22, ccccccc, 150k steps, kind not recorded, 4.00 core-h"  # recorded last, dated between
+SEED0 = "2026-11-28, ddddddd, paper budget: 1 M steps, seed 0, slower kind, 1.10 core-h"
+SEED1 = "2026-11-29, eeeeeee, paper budget: 1 M steps, seed 1, faster kind, 1.20 core-h"
+OTHER = "2026-11-27, fffffff, paper budget: 3 M steps, seed 0, faster kind, 2.00 core-h"
+
+#: (claim_id, verdict, ours, random, untrained) per claim of the runs below
+ROWS = {
+    NEW: [("a", R, "1.0", R, ""), ("b", P, "2.0", N, P), ("c", N, "3.0", R, R), ("d", C, "n/a", "", ""),
+          ("e", R, "5.0", "", "")],
+    OLD: [("a", N, "9.0", N, N), ("b", N, "8.0", "", "")],
+    LATE_IN_FILE: [("a", P, "1.5", "", "")],
+    SEED0: [("a", R, "1.1", N, N), ("b", C, "n/a", "", ""), ("d", C, "0.4", "", "")],
+    OTHER: [("a", N, "7.0", N, N)],
+    SEED1: [("a", P, "1.2", P, N), ("b", C, "n/a", "", ""), ("d", C, "0.5", "", "")],
+}
+
+
+def _write_record(path: Path, runs=ROWS) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        out = csv.DictWriter(fh, fieldnames=RECORDED_COLUMNS)
+        out.writeheader()
+        for run, rows in runs.items():
+            for cid, verdict, ours, random, untrained in rows:
+                out.writerow({"run": run, "claim_id": cid, "claim": f"claim {cid} (Fig. 1)", "verdict": verdict,
+                              "ours": ours, "random_verdict": random, "untrained_verdict": untrained,
+                              "source": "test", "scale": "paper-budget" if "paper budget" in run else "default"})
+    return path
+
+
+def test_latest_run_is_by_date_then_file_order(tmp_path):
+    recorded = read_recorded(_write_record(tmp_path / "recorded_runs.csv"))
+    assert latest_run(recorded, "default") == NEW
+    assert latest_run(recorded, "paper-budget") == SEED1
+    # NEW is recorded first: a run of the same date recorded after it is the later one
+    same_day = recorded.copy()
+    same_day["run"] = same_day["run"].replace({OLD: "2026-11-25, aaaaaaa, recorded after NEW"})
+    assert latest_run(same_day, "default") == "2026-11-25, aaaaaaa, recorded after NEW"
+    # a label without a date sorts first
+    undated = read_recorded(_write_record(tmp_path / "b.csv", {OLD: ROWS[OLD], "no date, x": ROWS[NEW]}))
+    assert latest_run(undated, "default") == OLD
+
+
+def test_counts_uninformative_and_same_setup(tmp_path):
+    recorded = read_recorded(_write_record(tmp_path / "recorded_runs.csv"))
+    status = paper_status("alpha", recorded, ["a", "d"])
+    d, b = status.default, status.budget
+    assert d.run == NEW and d.claims == 5 and d.counts == {"R": 2, "P": 1, "N": 1, "C": 1}
+    # the report's rule: R or P while a reference is R or P; out of the claims with a reference
+    expected = [reference_fields(v, r, u)["uninformative"] for _, v, _, r, u in ROWS[NEW]]
+    assert (d.uninformative, d.with_references) == (expected.count("yes"), 3) == (2, 3)
+    assert d.label.core_h == "~2.5" and d.label.kind == "faster"
+    assert b.run == SEED1 and b.counts == {"R": 0, "P": 1, "N": 0, "C": 2} and b.not_run == 1
+    assert (b.uninformative, b.with_references) == (1, 1)
+    assert [o.run for o in status.same_setup] == [SEED0]  # the 3 M run is another setup
+    assert [r.run for r in status.runs] == [OLD, LATE_IN_FILE, NEW, OTHER, SEED0, SEED1]
+    row = readme_block([status]).splitlines()[3]
+    assert row.startswith("| `alpha` | 5: 2 R, 1 P, 1 N, 1 C; 2/3 uninf. | ~2.5 | 2026-11-25 | ")
+    assert "3: 1 P, 2 C (1 not run); 2026-11-29, seed 1, faster kind, 1.20 core-h; seed 0: 1 R, 2 C" in row
+    assert "claim a: default 1.0 (R); paper budget 1.2 (P)" in row
+
+
+def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
+    from schedrl.report.status_tables import headline_text
+
+    status = paper_status("alpha", read_recorded(_write_record(tmp_path / "r.csv")), ["d", "e"])
+    assert headline_text(status, "d") == "claim d: default n/a (C); paper budget 0.5 (C)"
+    assert headline_text(status, "e") == "claim e: default 5.0 (R); paper budget not run"
+
+
+def test_replace_block_needs_one_pair_of_markers():
+    text = f"intro\n{BEGIN}\nold\n{END}\nafter\n"
+    assert replace_block(text, f"{BEGIN}\nnew\n{END}", "x.md") == f"intro\n{BEGIN}\nnew\n{END}\nafter\n"
+    from schedrl.errors import InputFileError
+
+    for bad in ("no markers\n", f"{END}\n{BEGIN}\n", f"{BEGIN}\n{BEGIN}\n{END}\n"):
+        with pytest.raises(InputFileError, match="x.md: expected one"):
+            replace_block(bad, "", "x.md")
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A checkout with both pages (their blocks empty) and a copy of every paper's records."""
+    root, records = tmp_path / "repo", tmp_path / "records"
+    for page in PAGES:
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        (root / page).write_text(f"# {page}\n\nProse.\n\n{BEGIN}\n{END}\n\nMore prose.\n")
+    for paper in PAPERS:
+        (records / paper).mkdir(parents=True)
+        shutil.copy(PAPERS_DIR / paper / "recorded_runs.csv", records / paper / "recorded_runs.csv")
+    return root, records
+
+
+def _status(capsys, *args):
+    code = main(["status", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_check_fails_naming_the_stale_page_then_write_fixes_it(checkout, capsys):
+    root, records = checkout
+    code, _, err = _status(capsys, "--check", "--root", root, "--records", records)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "README.md" in err and "--write" in err
+    code, out, _ = _status(capsys, "--write", "--root", root, "--records", records)
+    assert code == 0 and "rewrote" in out
+    text = (root / "README.md").read_text()
+    assert text.startswith("# README.md\n\nProse.\n\n" + BEGIN) and text.endswith(END + "\n\nMore prose.\n")
+    assert _status(capsys, "--check", "--root", root, "--records", records)[0] == 0
+    # a new record makes the pages stale again
+    with (records / "mdp" / "recorded_runs.csv").open("a") as fh:
+        fh.write('"2026-12-31, 1234567, rerun, faster kind, 1.00 core-h",params-compact,c,reproduced,1,,,t,'
+                 "default,,,,\n")
+    code, _, err = _status(capsys, "--check", "--root", root, "--records", records)
+    assert code == 1 and "README.md and " in err and "reproduction-status.md are stale" in err
+
+
+def test_print_without_flags_shows_both_blocks(checkout, capsys):
+    _, records = checkout
+    code, out, _ = _status(capsys, "--records", records)
+    assert code == 0 and out.count(BEGIN) == 2 and "| `deeprm` |" in out
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda root, records: (records / "sem" / "recorded_runs.csv").unlink(), "no recorded-runs file for sem"),
+    (lambda root, records: (records / "mrsch" / "recorded_runs.csv").write_text(
+        "run,claim_id,claim,verdict,ours,random_verdict,untrained_verdict,source\nr,x,c,great,1,,,s\n"),
+     "verdict 'great' is none of"),
+    (lambda root, records: (records / "runtime" / "recorded_runs.csv").write_text("run,claim_id\n"),
+     "lacks column"),
+    (lambda root, records: (records / "runtime" / "recorded_runs.csv").write_text(
+        "run,claim_id,claim,verdict,ours,random_verdict,untrained_verdict,source\n"), "no recorded run of runtime"),
+    (lambda root, records: (root / "README.md").write_text("# no markers\n"), "README.md: expected one"),
+    (lambda root, records: (root / "docs" / "reproduction-status.md").unlink(), "no such file"),
+])
+def test_bad_input_is_one_line_and_exit_2(checkout, capsys, damage, says):
+    root, records = checkout
+    damage(root, records)
+    code, _, err = _status(capsys, "--check", "--root", root, "--records", records)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and says in err and "Traceback" not in err
+
+
+def test_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["status", "--help"])
+    assert exc.value.code == 0 and "--check" in capsys.readouterr().out
