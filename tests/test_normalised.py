@@ -189,6 +189,35 @@ def test_cli_scores_a_long_table(tmp_path, capsys):
     assert set(pd.read_csv(tmp_path / "smoke" / "aggregate.csv")["scale"]) == {"smoke"}
 
 
+def test_cli_draws_the_reports_figures_and_profiles_from_enough_workloads(tmp_path):
+    """Issue 68 items 2 and 5: the figure of every player's IQM interval, and rliable's performance
+    profiles for a paper with at least PROFILE_MIN_WORKLOADS scaled workloads (none with two)."""
+    from schedrl.cli import main
+    from schedrl.report.normalised import PROFILE_MIN_WORKLOADS, PROFILE_TAUS, long_rows, profiles
+
+    rows = []
+    for w in range(PROFILE_MIN_WORKLOADS):
+        for seed in (0, 1):
+            for player, role, value in (("random", "random", 10.0), ("sjf", "heuristic", 5.0),
+                                        ("ppo", "agent", 6.0 + 0.5 * seed), ("uniform", "uniform", 12.0)):
+                rows.append(long_rows("p", f"w{w}", player, role, seed, "slowdown", "lower", value))
+    frame = pd.DataFrame(rows)
+    table = profiles(scores(frame), reps=50)
+    ppo = table[table["player"] == "ppo"].set_index("tau")["fraction"]
+    # ppo scores 0.8 (seed 0) and 0.7 (seed 1) on every workload: all runs above 0.5, none above 0.9
+    assert ppo[0.5] == 1.0 and ppo[0.9] == 0.0 and len(ppo) == len(PROFILE_TAUS)
+    assert set(table["player"]) == {"ppo", "uniform", "random"}  # the heuristics are left out
+    assert profiles(scores(frame[frame["workload"].isin(["w0", "w1"])]), reps=50).empty
+    frame.to_csv(tmp_path / "long.csv", index=False)
+    assert main(["normalised", "--long", str(tmp_path / "long.csv"), "--reps", "50",
+                 "--out-dir", str(tmp_path / "out")]) == 0
+    for name in ("where_rl_stands", "profiles"):
+        for ext in ("png", "pdf", "csv"):
+            assert (tmp_path / "out" / f"{name}.{ext}").stat().st_size > 0
+    drawn = pd.read_csv(tmp_path / "out" / "where_rl_stands.csv")
+    assert set(drawn["player"]) == {"ppo", "uniform", "random"} and drawn["iqm"].notna().all()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--long", "no/such.csv"], "no such long table"),
     (["--paper", "nope"], "unknown paper(s) nope"),

@@ -6,6 +6,7 @@
 #   results/normalised/aggregate.csv   per paper and player (the report's "Where RL stands"), with the
 #                                      config's scale (default, smoke, paper-budget, paper) on every row
 #   results/normalised/gaps.csv        players a paper cannot place yet, and why
+#   results/normalised/where_rl_stands.png, profiles.png   the report's opening figures (+ .pdf, .csv)
 # The papers' own reported agents are placed on the scale (role authors, "(placed)") from each paper's
 # paper_values.yaml: their ratio to the paper's own heuristic, carried onto our best heuristic.
 # It reads the evaluation outputs the claims read: the claims tables are its inputs.
@@ -25,6 +26,9 @@ rule normalised:
         scores="results/normalised/scores.csv",
         aggregate="results/normalised/aggregate.csv",
         gaps="results/normalised/gaps.csv",
+        # the report's opening figures (issue 68 items 2 and 5), each with its .pdf and plotted .csv
+        figure="results/normalised/where_rl_stands.png",
+        profiles="results/normalised/profiles.png",
     params:
         papers=",".join(NORMALISED_PAPERS),
         config=json.dumps({p: config[p] for p in NORMALISED_PAPERS}, separators=(",", ":")),

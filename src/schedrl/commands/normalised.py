@@ -21,7 +21,9 @@ def register(subparsers) -> None:
         "play matches or beats every heuristic, or where either anchor is not played yet, are left out and "
         "counted by reason. The papers' own reported agents are placed on the same scale by their ratio to "
         "the paper's own heuristic (role 'authors', a placed_from note). Writes long.csv, scores.csv, "
-        "aggregate.csv and gaps.csv (players a paper cannot place yet, and why) into --out-dir.",
+        "aggregate.csv, gaps.csv (players a paper cannot place yet, and why), where_rl_stands.png (each "
+        "player's IQM and interval per paper) and profiles.png (rliable's performance profiles of the papers "
+        "with at least five scaled workloads; each figure with its .pdf and plotted .csv) into --out-dir.",
     )
     p.add_argument("--paper", default=",".join(PAPERS), help="comma-separated papers (default: all five)")
     p.add_argument("--config", nargs="+", default=None, metavar="YAML",
@@ -109,6 +111,10 @@ def run(args) -> int:
     write_csv(out / "long.csv", long.loc[:, list(nm.LONG_COLUMNS)].assign(**{nm.PLACED_FROM: placed}))
     nm.write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
     write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(nm.GAP_COLUMNS)).drop_duplicates())
+    from schedrl.plots.normalised import profiles_figure, where_rl_stands_figure
+
+    where_rl_stands_figure(aggregated, out / "where_rl_stands.png")
+    profiles_figure(nm.profiles(scored, reps=args.reps, seed=args.seed), out / "profiles.png")
     workloads = scored.drop_duplicates(["paper", "workload"])
     status = workloads["anchor"].value_counts()
     no_scale = ", ".join(f"{int(status.get(a, 0))} {a}" for a in nm.ANCHORS[1:] if status.get(a, 0))

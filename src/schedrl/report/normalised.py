@@ -370,6 +370,42 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
     return out.round(DIGITS)
 
 
+#: A paper's performance profiles are drawn when it has at least this many workloads with a scale
+#: ("where a paper has more than a few workloads", issue 68 item 2).
+PROFILE_MIN_WORKLOADS = 5
+#: Thresholds of the profiles: the normalised score from below random valid play to above the best heuristic.
+PROFILE_TAUS = np.round(np.linspace(-1.0, 1.5, 26), 2)
+PROFILE_COLUMNS = ("paper", "player", "role", "tau", "fraction", "fraction_lo", "fraction_hi")
+
+
+def profiles(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence: float = CONFIDENCE,
+             taus=PROFILE_TAUS, min_workloads: int = PROFILE_MIN_WORKLOADS) -> pd.DataFrame:
+    """rliable's performance profiles (the fraction of runs x workloads whose normalised score
+    exceeds each ``tau``, with stratified-bootstrap intervals) per paper with at least
+    ``min_workloads`` scaled workloads, for every player but the heuristics (each is 1 only where it
+    is the best), on the workloads each player was scored on; one row per (paper, player, tau)."""
+    library, _ = _rliable()
+    taus = np.asarray(taus, float)
+    rows = []
+    for paper, paper_rows in scored.groupby("paper", sort=True):
+        usable = paper_rows[paper_rows["anchor"] == "ok"]
+        if usable["workload"].nunique() < int(min_workloads):
+            continue
+        players = usable[usable["role"] != "heuristic"].drop_duplicates("player").sort_values(
+            ["role", "player"], key=_role_order, kind="stable")
+        for player, role in zip(players["player"], players["role"]):
+            mine = usable[usable["player"] == player]
+            x = _matrix(mine, sorted(mine["workload"].unique()))
+            with _seeded(seed, paper, player, "profile"):
+                point, interval = library.create_performance_profile(
+                    {player: x}, taus, reps=int(reps), confidence_interval_size=float(confidence))
+            lo, hi = np.asarray(interval[player], float).reshape(2, -1)
+            rows += [{"paper": paper, "player": player, "role": role, "tau": float(t), "fraction": float(f),
+                      "fraction_lo": float(a), "fraction_hi": float(b)}
+                     for t, f, a, b in zip(taus, np.ravel(point[player]), lo, hi)]
+    return pd.DataFrame(rows, columns=list(PROFILE_COLUMNS)).round(DIGITS)
+
+
 def write_outputs(scored: pd.DataFrame, aggregated: pd.DataFrame, scores_path, aggregate_path) -> None:
     """The two CSVs, byte-stable (rounded)."""
     from schedrl.io import write_csv
@@ -423,11 +459,13 @@ def placed_sentences(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None)
     return out
 
 
-def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None) -> str:
+def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None,
+                    figures: dict[str, str] | None = None) -> str:
     """The report's opening section: per paper and player, IQM and mean normalised score with their
     intervals and the probabilities of improvement (markdown; the heuristics' own rows left out),
     then one sentence per paper on where the paper's own agents, placed, land (``gaps``: the
-    ``gaps.csv`` beside the aggregate, for the papers with nothing placed)."""
+    ``gaps.csv`` beside the aggregate, for the papers with nothing placed). ``figures``: caption ->
+    image path (relative to the report), drawn first (``schedrl.plots.normalised``)."""
     from schedrl.plots.tables import markdown_table
 
     lines = ["## Where RL stands", "",
@@ -438,6 +476,8 @@ def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None) 
              "counted under *no scale*: where random valid play matches or beats every heuristic "
              "(degenerate), or where random valid play or every heuristic is not played yet. *Scale*: the "
              "pipeline scale the numbers come from (default, smoke, paper-budget, paper).", ""]
+    for caption, path in (figures or {}).items():
+        lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
     shown = aggregated[aggregated["role"] != "heuristic"]
     if shown.empty:
         return "\n".join(lines + ["No player has a normalised score yet.", ""])

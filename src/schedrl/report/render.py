@@ -210,13 +210,24 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _where_rl_stands(path: str) -> str:
+#: The figures 'schedrl normalised' draws beside aggregate.csv, with their captions (report order).
+NORMALISED_FIGURES = {"where_rl_stands.png": "Each player's IQM normalised score and 95% interval per paper "
+                      "(0 random valid play, 1 the best heuristic; players as seeds x workloads)",
+                      "profiles.png": "Performance profiles (rliable) of the papers with at least five "
+                      "scaled workloads: the share of runs x workloads above each normalised score"}
+
+
+def _where_rl_stands(path: str, report_dir: str | Path) -> str:
+    import os
+
     from schedrl.report.normalised import where_rl_stands
 
     if not Path(path).is_file():
         raise InputFileError(path, "no such file (run 'schedrl normalised' first)")
     gaps = Path(path).with_name("gaps.csv")  # written beside it by 'schedrl normalised'
-    return where_rl_stands(pd.read_csv(path), pd.read_csv(gaps) if gaps.is_file() else None)
+    figures = {caption: os.path.relpath(Path(path).with_name(name), report_dir)
+               for name, caption in NORMALISED_FIGURES.items() if Path(path).with_name(name).is_file()}
+    return where_rl_stands(pd.read_csv(path), pd.read_csv(gaps) if gaps.is_file() else None, figures)
 
 
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,
@@ -264,7 +275,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             "them at default or paper scale.",
             "",
         ] if scale == "smoke" else []),
-        *([_where_rl_stands(normalised)] if normalised else []),
+        *([_where_rl_stands(normalised, report_dir)] if normalised else []),
         "## Verdicts",
         "",
         "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "

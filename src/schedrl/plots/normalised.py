@@ -1,0 +1,93 @@
+"""The two figures of the report's "Where RL stands" (issue 68): each paper's players on the
+normalised scale (random valid play = 0, the best heuristic = 1), and, where a paper has enough
+workloads, their performance profiles. They draw what ``schedrl.report.normalised`` computed
+(``aggregate.csv``, the profiles' long table); nothing is estimated here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from schedrl.plots import new_figure, save_figure
+
+#: One colour per role, the same in both figures.
+ROLE_COLOURS = {"agent": "C0", "authors": "C3", "untrained": "C7", "uniform": "C5", "reference": "C8",
+                "random": "k", "heuristic": "C2"}
+ROLE_LABELS = {"agent": "our agents", "authors": "paper's agents (placed)", "untrained": "untrained network",
+               "uniform": "uniform over all actions", "reference": "random valid in another MDP",
+               "random": "random valid play (0)", "heuristic": "heuristic"}
+
+
+def _panels(n: int, width: float, height_per: float):
+    ncols = 1 if n <= 1 else 2
+    nrows = max(1, math.ceil(n / ncols))
+    fig, axes = new_figure(nrows, ncols, figsize=(width * ncols, height_per * nrows), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()
+
+
+def where_rl_stands_figure(aggregated: pd.DataFrame, png: str | Path) -> dict[str, Path]:
+    """One panel per paper: each player's IQM normalised score (dot) with its 95% interval (bar),
+    coloured by role; the heuristics are left out (the best is 1 by construction); dashed lines at
+    random valid play (0) and the best heuristic (1). Plotted numbers: ``<png>.csv``."""
+    shown = aggregated[(aggregated["role"] != "heuristic") & aggregated["iqm"].notna()].copy()
+    papers = list(dict.fromkeys(shown["paper"])) or ["(no paper scored yet)"]
+    sizes = [max(1, int((shown["paper"] == p).sum())) for p in papers]
+    fig, axes = _panels(len(papers), 5.6, 0.32 * max(sizes) + 1.2)
+    for ax, paper in zip(axes, papers):
+        rows = shown[shown["paper"] == paper].reset_index(drop=True)
+        if rows.empty:
+            ax.text(0.5, 0.5, "no normalised score yet", ha="center", va="center", transform=ax.transAxes)
+            ax.set_axis_off()
+            continue
+        y = np.arange(len(rows))[::-1]
+        for yi, (_, r) in zip(y, rows.iterrows()):
+            colour = ROLE_COLOURS.get(r["role"], "C1")
+            ax.errorbar(r["iqm"], yi, xerr=[[r["iqm"] - r["iqm_lo"]], [r["iqm_hi"] - r["iqm"]]], fmt="o",
+                        color=colour, ms=5, capsize=2, lw=1.2)
+        ax.axvline(0.0, color="k", ls="--", lw=0.9)
+        ax.axvline(1.0, color=ROLE_COLOURS["heuristic"], ls="--", lw=0.9)
+        ax.set_yticks(y, [f"{p} ({int(s)}x{int(w)})" for p, s, w in zip(rows["player"], rows["seeds"], rows["workloads"])],
+                      fontsize=8)
+        scale = str(rows["scale"].iloc[0]) if "scale" in rows and str(rows["scale"].iloc[0]) not in ("", "nan") else ""
+        ax.set_title(f"{paper}" + (f" ({scale} scale)" if scale else ""), fontsize=10)
+        ax.set_xlabel("IQM normalised score, 95% CI (0: random valid, 1: best heuristic)", fontsize=7)
+    handles = [ax.plot([], [], "o", color=c, label=ROLE_LABELS[r])[0] for r, c in ROLE_COLOURS.items()
+               if r in set(shown["role"])]
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)), fontsize=8)
+    data = shown[[c for c in ("paper", "scale", "player", "role", "seeds", "workloads", "iqm", "iqm_lo", "iqm_hi")
+                  if c in shown.columns]]
+    return save_figure(fig, png, data)
+
+
+def profiles_figure(table: pd.DataFrame, png: str | Path) -> dict[str, Path]:
+    """rliable's performance profiles, one panel per paper: for each player the fraction of its runs x
+    workloads whose normalised score exceeds tau, with the bootstrap band; dashed lines at tau = 0
+    (random valid play) and 1 (best heuristic). Plotted numbers: ``<png>.csv``."""
+    papers = list(dict.fromkeys(table["paper"])) or ["(no paper with enough workloads)"]
+    fig, axes = _panels(len(papers), 5.0, 3.4)
+    for ax, paper in zip(axes, papers):
+        rows = table[table["paper"] == paper]
+        if rows.empty:
+            ax.text(0.5, 0.5, "no paper has enough scaled workloads", ha="center", va="center", transform=ax.transAxes)
+            ax.set_axis_off()
+            continue
+        for k, (player, g) in enumerate(rows.groupby("player", sort=False)):
+            role = g["role"].iloc[0]
+            colour = ROLE_COLOURS.get(role, "C1") if role in ("random", "uniform") else f"C{k % 10}"
+            ax.plot(g["tau"], g["fraction"], color=colour, lw=1.4, label=player)
+            ax.fill_between(g["tau"], g["fraction_lo"], g["fraction_hi"], color=colour, alpha=0.15, lw=0)
+        ax.axvline(0.0, color="k", ls="--", lw=0.8)
+        ax.axvline(1.0, color=ROLE_COLOURS["heuristic"], ls="--", lw=0.8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(paper, fontsize=10)
+        ax.set_xlabel("normalised score tau", fontsize=8)
+        ax.set_ylabel("fraction of runs x workloads > tau", fontsize=8)
+        ax.legend(fontsize=6, loc="lower left")
+    return save_figure(fig, png, table)
