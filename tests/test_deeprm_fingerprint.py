@@ -183,8 +183,9 @@ def test_one_process_for_every_protocol_writes_the_separate_runs_files(root, tmp
 
 def test_budget_checkpoints_are_those_of_the_steps_asked_for(tmp_path):
     """PPO ends its last rollout past the steps asked for (96 for 80 here, 300,032 for 300,000 at
-    default scale); the budget evaluation still plays the checkpoints at 1/8, 1/4 and 1/2 of the 80,
-    not those of the 96 (which would shift each share to the next checkpoint)."""
+    default scale); the budget evaluation plays the first checkpoints at or after 1/8, 1/4 and 1/2
+    of the 80 asked for. Checkpoints fall on rollout boundaries (issue 70: where a resume is exact),
+    here every 32 steps: 32 for 10 and 20, 64 for 40."""
     from schedrl.agents import load_hyperparams
     from schedrl.experiments.train import train
 
@@ -194,5 +195,5 @@ def test_budget_checkpoints_are_those_of_the_steps_asked_for(tmp_path):
                    wrappers=dx.WRAPPERS, checkpoint_every=10)
     assert result.steps == 96
     budgets = dx.evaluate_budgets(SPEC, run, "heldout", 0.7)
-    assert budgets.groupby("fraction")["budget"].first().to_dict() == {0.125: 10, 0.25: 20, 0.5: 40}
-    assert set(budgets["model"]) == {"step_10.zip", "step_20.zip", "step_40.zip"}
+    assert budgets.groupby("fraction")["budget"].first().to_dict() == {0.125: 32, 0.25: 32, 0.5: 64}
+    assert set(budgets["model"]) == {"step_32.zip", "step_64.zip"}
