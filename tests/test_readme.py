@@ -78,8 +78,9 @@ def test_status_rows_are_short_one_per_paper():
     for row in rows:
         assert len(row) <= MAX_ROW, f"status row of {len(row)} characters (at most {MAX_ROW}): {row[:60]}..."
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert len(cells) == 7 and re.fullmatch(r"[\d.]+", cells[2]) and re.fullmatch(r"\d{4}-\d\d-\d\d", cells[3]), \
-            f"status row is not 'paper | claims | core-h | date | at the paper's budget | note | detail': {row[:80]}..."
+        assert len(cells) == 8 and re.fullmatch(r"[\d.]+", cells[2]) and re.fullmatch(r"\d{4}-\d\d-\d\d", cells[3]), \
+            ("status row is not 'paper | claims | core-h | date | at the paper's budget | best agent, normalised | "
+             f"note | detail': {row[:80]}...")
 
 
 def test_papers_table_names_each_papers_text():

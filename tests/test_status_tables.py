@@ -182,6 +182,52 @@ def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
     assert headline_text(status, "e") == "claim e: default 5.0 (R); paper budget not run"
 
 
+def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
+    """Issue 68: `schedrl record --normalised` keeps the paper's rows of aggregate.csv beside its
+    recorded runs; the README column shows the best agent's IQM of the paper-budget run, else the
+    default run's, else 'not recorded'; a bad aggregate is one line, exit 2, nothing written."""
+    import pandas as pd
+
+    from schedrl.report.normalised import AGGREGATE_COLUMNS
+    from schedrl.report.status_tables import normalised_text, read_paper_status
+
+    record = _write_record(tmp_path / "alpha" / "recorded_runs.csv")
+    assert normalised_text(read_paper_status("alpha", record)) == "not recorded"
+    claims = tmp_path / "claims.csv"
+    pd.DataFrame([{"paper": "alpha", "claim_id": "a", "claim": "claim a (Fig. 1)", "paper_value": "1", "ours": "1.0",
+                   "verdict": R, "note": ""}]).to_csv(claims, index=False)
+
+    def agg(rows):
+        frame = pd.DataFrame([{c: "" for c in AGGREGATE_COLUMNS} | row for row in rows])
+        path = tmp_path / f"agg{len(rows)}.csv"
+        frame.to_csv(path, index=False)
+        return path
+
+    row = {"paper": "alpha", "scale": "default", "seeds": 3, "workloads": 4}
+    default = agg([{**row, "player": "PPO", "role": "agent", "iqm": 0.25, "iqm_lo": 0.1, "iqm_hi": 0.4},
+                   {**row, "player": "A2C", "role": "agent", "iqm": 0.5, "iqm_lo": 0.2, "iqm_hi": 0.7},
+                   {**row, "player": "SJF", "role": "heuristic", "iqm": 1.0, "iqm_lo": 1.0, "iqm_hi": 1.0},
+                   {**row, "paper": "beta", "player": "X", "role": "agent", "iqm": 0.9, "iqm_lo": 0.9, "iqm_hi": 0.9}])
+    assert main(["record", "--claims", str(claims), "--run", NEW, "--into", str(record), "--normalised", str(default)]) == 0
+    kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
+    assert set(kept["paper"]) == {"alpha"} and set(kept["run"]) == {NEW} and len(kept) == 3
+    assert normalised_text(read_paper_status("alpha", record)) == "0.50 [0.20, 0.70] A2C, default"
+    budget = agg([{**row, "scale": "paper-budget", "player": "PPO", "role": "agent", "iqm": -0.1, "iqm_lo": -0.3,
+                   "iqm_hi": 0.05}])
+    assert main(["record", "--claims", str(claims), "--run", SEED1, "--scale", "paper-budget", "--into", str(record),
+                 "--normalised", str(budget)]) == 0
+    assert normalised_text(read_paper_status("alpha", record)) == "-0.10 [-0.30, 0.05] PPO, paper budget"
+    capsys.readouterr()
+    before = record.read_bytes()
+    for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),
+                      (agg([{**row, "paper": "beta", "player": "X", "role": "agent"}] * 2), "holds no row of alpha")):
+        assert main(["record", "--claims", str(claims), "--run", OTHER, "--into", str(record),
+                     "--normalised", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+    assert record.read_bytes() == before
+
+
 def test_replace_block_needs_one_pair_of_markers():
     text = f"intro\n{BEGIN}\nold\n{END}\nafter\n"
     assert replace_block(text, f"{BEGIN}\nnew\n{END}", "x.md") == f"intro\n{BEGIN}\nnew\n{END}\nafter\n"

@@ -26,6 +26,10 @@ def register(subparsers) -> None:
                    help="where the rows come from (default: the claims table's path)")
     p.add_argument("--into", default=None, metavar="CSV",
                    help="recorded-runs table to update (default: the paper's recorded_runs.csv)")
+    p.add_argument("--normalised", default=None, metavar="CSV",
+                   help="the run's results/normalised/aggregate.csv: keep the paper's rows (every player's IQM "
+                   "and mean normalised score with intervals) in recorded_normalised.csv beside recorded_runs.csv, "
+                   "under RUN's name; `schedrl status` shows the best agent's IQM from it")
     p.set_defaults(func=run)
 
 
@@ -37,6 +41,8 @@ def recorded_path(paper: str):
 
 
 def run(args) -> int:
+    from pathlib import Path
+
     from schedrl.errors import InputFileError
     from schedrl.report.claims import read_claims
     from schedrl.report.recorded import read_recorded, record_run, write_recorded
@@ -49,7 +55,31 @@ def run(args) -> int:
         raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
     into = args.into or recorded_path(papers[0])
     frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims), args.scale)
+    normalised = None
+    if args.normalised:  # read and checked before anything is written
+        import pandas as pd
+
+        from schedrl.report.normalised import AGGREGATE_COLUMNS
+        from schedrl.report.recorded import read_recorded_normalised, record_normalised
+
+        try:
+            aggregate = pd.read_csv(args.normalised)
+        except (FileNotFoundError, IsADirectoryError, pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+            raise InputFileError(args.normalised, f"not a normalised aggregate ({str(exc).splitlines()[0]})") from None
+        missing = [c for c in AGGREGATE_COLUMNS if c not in aggregate.columns]
+        if missing:
+            raise InputFileError(args.normalised, f"lacks column(s) {', '.join(missing)} (results/normalised/aggregate.csv?)")
+        if not (aggregate["paper"] == papers[0]).any():
+            raise InputFileError(args.normalised, f"holds no row of {papers[0]}")
+        target = Path(into).with_name("recorded_normalised.csv")
+        normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip()))
     write_recorded(into, frame)
     print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
           f"{frame['run'].nunique()} run(s) recorded")
+    if normalised is not None:
+        from schedrl.io import write_csv
+
+        write_csv(normalised[0], normalised[1])
+        print(f"{normalised[0]}: {int((normalised[1]['run'] == args.run.strip()).sum())} normalised scores of "
+              f"{papers[0]} recorded")
     return 0

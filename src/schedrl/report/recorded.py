@@ -204,3 +204,31 @@ def budget_section(paper: str, recorded: pd.DataFrame, md_table) -> list[str]:
         lines += ["No run at the paper's budget is recorded yet for this paper: every claim below reads *not run*.", ""]
     cols = [c for c in table.columns if c != "claim_id" and (table[c].astype(str) != "").any()]
     return lines + [md_table(table[["claim_id", *cols]]), ""]
+
+
+# --- the normalised scale of a recorded run (issue 68: the README's one-number column) -----------
+def read_recorded_normalised(path: str | Path) -> pd.DataFrame:
+    """A paper's ``recorded_normalised.csv``: the rows of ``results/normalised/aggregate.csv`` that
+    ``schedrl record --normalised`` kept, each under its run's name (an absent file: none)."""
+    from schedrl.report.normalised import AGGREGATE_COLUMNS
+
+    columns = ["run", *AGGREGATE_COLUMNS]
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=columns)
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
+        raise InputFileError(path, f"not a recorded normalised-score CSV ({str(exc).splitlines()[0]})") from None
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputFileError(path, f"recorded normalised scores lack column(s) {', '.join(missing)}")
+    return frame[columns].copy()
+
+
+def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: str, run: str) -> pd.DataFrame:
+    """``recorded`` with ``run``'s rows replaced by ``paper``'s rows of ``aggregate``."""
+    rows = aggregate[aggregate["paper"] == paper].copy()
+    rows.insert(0, "run", run)
+    kept = recorded[recorded["run"] != run]
+    return pd.concat([kept, rows[list(recorded.columns)]], ignore_index=True) if len(kept) else rows[list(recorded.columns)]
