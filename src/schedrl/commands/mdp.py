@@ -160,26 +160,24 @@ def run_reference(args) -> int:
     return 0
 
 
-def run_sjf(args) -> int:
+def _play_every_scenario(args, evaluate: str, who: str) -> int:
+    """Write ``mx.<evaluate>(spec)``'s per-trial table to --out and print each scenario's mean."""
     from schedrl.io import write_csv
     from schedrl.papers.mdp import experiments as mx
 
-    frame = mx.evaluate_sjf(_spec(args.spec))
+    frame = getattr(mx, evaluate)(_spec(args.spec))
     write_csv(args.out, frame, float_format="%.6g")
     means = frame.groupby("scenario")[mx.METRIC].mean()
-    print(f"{args.out}: SJF " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
+    print(f"{args.out}: {who} " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0
+
+
+def run_sjf(args) -> int:
+    return _play_every_scenario(args, "evaluate_sjf", "SJF")
 
 
 def run_uniform(args) -> int:
-    from schedrl.io import write_csv
-    from schedrl.papers.mdp import experiments as mx
-
-    frame = mx.evaluate_uniform(_spec(args.spec))
-    write_csv(args.out, frame, float_format="%.6g")
-    means = frame.groupby("scenario")[mx.METRIC].mean()
-    print(f"{args.out}: uniform play " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
-    return 0
+    return _play_every_scenario(args, "evaluate_uniform", "uniform play")
 
 
 def run_fingerprints(args) -> int:
