@@ -56,11 +56,12 @@ def where_rl_stands_figure(aggregated: pd.DataFrame, png: str | Path) -> dict[st
                       fontsize=8)
         scale = str(rows["scale"].iloc[0]) if "scale" in rows and str(rows["scale"].iloc[0]) not in ("", "nan") else ""
         ax.set_title(f"{paper}" + (f" ({scale} scale)" if scale else ""), fontsize=10)
-        ax.set_xlabel("IQM normalised score, 95% CI (0: random valid, 1: best heuristic)", fontsize=7)
+    fig.supxlabel("IQM normalised score with its 95% interval (0: random valid play, 1: the best heuristic); "
+                  "players as seeds x workloads", fontsize=8)
     handles = [ax.plot([], [], "o", color=c, label=ROLE_LABELS[r])[0] for r, c in ROLE_COLOURS.items()
                if r in set(shown["role"])]
     if handles:
-        fig.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)), fontsize=8)
+        fig.legend(handles=handles, loc="outside upper center", ncols=min(4, len(handles)), fontsize=8)
     data = shown[[c for c in ("paper", "scale", "player", "role", "seeds", "workloads", "iqm", "iqm_lo", "iqm_hi")
                   if c in shown.columns]]
     return save_figure(fig, png, data)
