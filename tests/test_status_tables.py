@@ -207,10 +207,12 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
     default = agg([{**row, "player": "PPO", "role": "agent", "iqm": 0.25, "iqm_lo": 0.1, "iqm_hi": 0.4},
                    {**row, "player": "A2C", "role": "agent", "iqm": 0.5, "iqm_lo": 0.2, "iqm_hi": 0.7},
                    {**row, "player": "SJF", "role": "heuristic", "iqm": 1.0, "iqm_lo": 1.0, "iqm_hi": 1.0},
+                   # one seed: higher, but no interval over seeds, so not the column's agent
+                   {**row, "seeds": 1, "player": "DQN", "role": "agent", "iqm": 0.8, "iqm_lo": 0.8, "iqm_hi": 0.8},
                    {**row, "paper": "beta", "player": "X", "role": "agent", "iqm": 0.9, "iqm_lo": 0.9, "iqm_hi": 0.9}])
     assert main(["record", "--claims", str(claims), "--run", NEW, "--into", str(record), "--normalised", str(default)]) == 0
     kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
-    assert set(kept["paper"]) == {"alpha"} and set(kept["run"]) == {NEW} and len(kept) == 3
+    assert set(kept["paper"]) == {"alpha"} and set(kept["run"]) == {NEW} and len(kept) == 4
     assert normalised_text(read_paper_status("alpha", record)) == "0.50 [0.20, 0.70] A2C, default"
     budget = agg([{**row, "scale": "paper-budget", "player": "PPO", "role": "agent", "iqm": -0.1, "iqm_lo": -0.3,
                    "iqm_hi": 0.05}])

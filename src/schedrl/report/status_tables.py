@@ -227,8 +227,9 @@ def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple
 
 
 def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
-    """(which run, the row) of the agent with the highest IQM normalised score in the latest run
-    that recorded the normalised scale: its paper-budget run first, else its default run."""
+    """(which run, the row) of the agent with the highest IQM normalised score among those with the
+    most seeds, in the latest run that recorded the normalised scale: its paper-budget run first,
+    else its default run."""
     frame = status.normalised
     if frame is None or frame.empty:
         return None
@@ -236,6 +237,8 @@ def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
         if run is None:
             continue
         agents = frame[(frame["run"] == run.run) & (frame["role"] == "agent") & frame["iqm"].notna()]
+        # an agent on one seed has no interval over seeds: it stands only where no agent has more
+        agents = agents[agents["seeds"] == agents["seeds"].max()] if len(agents) else agents
         if len(agents):
             return what, agents.sort_values("iqm", ascending=False, kind="stable").iloc[0]
     return None
