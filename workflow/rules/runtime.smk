@@ -556,3 +556,34 @@ rule runtime_paper_budget:
         [f for t in RUNTIME_FIGURES.trained_targets(RUNTIME) for f in t.files()],
         RUNTIME_FINGERPRINTS and rules.runtime_fingerprints.output,
         rules.runtime_questions.output,
+
+
+# The hyperparameter study behind the tuned agent (issue 69; runtime.tune, beyond the paper): Optuna
+# over PPO's values and the remedies, trained on draw 0 of the training half and scored on other
+# draws of it. Built only where the config has runtime.tune (the smoke scale, config/tune.yaml).
+if "tune" in RUNTIME:
+    RUNTIME_TUNE = RUNTIME["tune"]
+
+    rule runtime_tune:
+        input:
+            train=RX.workload_file(RUNTIME_TUNE["workload"], 0),
+            validation=[RX.workload_file(RUNTIME_TUNE["workload"], d) for d in RUNTIME_TUNE["validation_draws"]],
+        output:
+            trials="results/tuned/runtime/trials.csv",
+            recipe="results/tuned/runtime/recipe.yml",
+        params:
+            spec=RUNTIME_SPEC,
+        log:
+            "logs/tuned/runtime.log",
+        benchmark:
+            "benchmarks/results/tuned/runtime.tsv"
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=int(RUNTIME_TUNE["budget_core_h"] * 60 * 2) + 10,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl tune runtime --spec {params.spec:q} --out results/tuned/runtime --threads {threads} > {log:q} 2>&1"
+
+    register("runtime", rules.runtime_tune.output.recipe)

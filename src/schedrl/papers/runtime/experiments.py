@@ -203,21 +203,25 @@ def env_kwargs(spec: dict, encoder: str, workload: str, *, training: bool, estim
     on the same scale. Training doubles idle steps (brief 4.1) and caps episodes at
     Max_Episode_Steps; evaluation does neither doubling nor the cap (``evaluate.max_steps``). A doubled
     step stops at the next arrival or job end unless ``env.idle_overshoot`` (issue 38); ``env.reward``
-    (default the paper's ``runtime_final``) picks the training reward."""
+    (default the paper's ``runtime_final``) picks the training reward; ``env.mask_unfit`` (beyond the
+    paper, a tuning remedy) masks the waiting jobs that do not fit now (MaskablePPO only reads it)."""
     env = spec["env"]
     return {"jobs": workload_file(workload, draw), "cluster": int(spec.get("nodes", 256)), "encoder": encoder,
             "reward": str(env.get("reward", "runtime_final")), "window": int(env["jobs_window"]),
             "sim_step": float(env["sim_step"]), "double_idle": bool(training),
             "idle_overshoot": bool(env.get("idle_overshoot", False)), "time_scale": float(env["time_scale"]),
             "max_steps": int(env["max_steps"] if training else spec["evaluate"]["max_steps"]),
-            "estimator": estimator}
+            "estimator": estimator, **({"mask_unfit": True} if env.get("mask_unfit") else {})}
 
 
 ACTOR_CRITIC = ("shared", "separate")
 
 
-def hyperparams(method: str, grid: str, actor_critic: str = "shared") -> dict:
+def hyperparams(method: str, grid: str, actor_critic: str = "shared", extra: dict | None = None) -> dict:
     """``ppo.yaml`` variant ``runtime`` with the method's network and the grid point.
+
+    ``extra`` (``agents.hyperparams``: a tuned recipe, beyond the paper): PPO values over the
+    variant's, and ``net``, the hidden layers in place of the method's.
 
     ``actor_critic``: ``shared`` (default): the hidden layers are one trunk for the policy and the
     value heads, as SB3 1.0 (the paper's library) built a plain ``net_arch=[1024, 512, 256]``;
@@ -226,10 +230,17 @@ def hyperparams(method: str, grid: str, actor_critic: str = "shared") -> dict:
 
     if actor_critic not in ACTOR_CRITIC:
         raise ConfigError(f"runtime.agents.actor_critic: '{actor_critic}' (choose from: {', '.join(ACTOR_CRITIC)})")
-    net = METHODS[method][1]
+    extra = dict(extra or {})
+    net = [int(n) for n in extra.pop("net", METHODS[method][1])]
     layers = {"shared_net": net} if actor_critic == "shared" else {"net_arch": {"pi": net, "vf": net}}
-    overrides = {**parse_grid_id(grid), "policy_kwargs": {**layers, "activation_fn": "tanh"}}
+    overrides = {**extra, **parse_grid_id(grid), "policy_kwargs": {**layers, "activation_fn": "tanh"}}
     return load_hyperparams(ALGO, HYPERPARAMS_VARIANT, overrides=overrides)
+
+
+def run_hyperparams(spec: dict, method: str, grid: str) -> dict:
+    """The hyperparameters a run of ``spec`` trains with (``hyperparams`` with the spec's choices)."""
+    agents = spec["agents"]
+    return hyperparams(method, grid, agents.get("actor_critic", "shared"), agents.get("hyperparams"))
 
 
 def run_dir(root: str | Path, method: str, workload: str, grid: str, seed: int | str, draw: int | str = 0) -> Path:
@@ -273,7 +284,7 @@ def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str
     steps = int(spec["agents"]["steps"])
     every = checkpoint_every or spec["agents"].get("checkpoint_every") or max(1, steps // 8)
     algo = str(spec["agents"].get("algo", ALGO))  # maskable_ppo: beyond the paper (issue 38)
-    return train_sb3(ENV_ID, kwargs, algo, hyperparams(method, grid, spec["agents"].get("actor_critic", "shared")),
+    return train_sb3(ENV_ID, kwargs, algo, run_hyperparams(spec, method, grid),
                      steps, int(seed), run, variant=run_variant(method, workload, grid, draw), threads=threads,
                      checkpoint_every=every, on_mismatch="restart", keep_steps=budget_steps(steps))
 

@@ -137,7 +137,7 @@ def untrained_model(spec: dict, method: str, train: str, grid: str, seed: int, d
     from schedrl.agents.registry import algo_class
     from schedrl.experiments.envs import make_env
 
-    hp = rx.hyperparams(method, grid, spec["agents"].get("actor_critic", "shared"))
+    hp = rx.run_hyperparams(spec, method, grid)
     policy, _, kwargs = resolve_hyperparams(rx.ALGO, hp)
     kwargs = {**kwargs, "device": "cpu"}
     kwargs.pop("tensorboard_log", None)

@@ -1,0 +1,68 @@
+"""``schedrl tune <paper>``: a hyperparameter study of a paper's agent (issue 69; schedrl.experiments.tune)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from schedrl.commands import add_threads_option
+
+#: papers whose MDP has a study so far, -> the module that runs it
+STUDIES = {"runtime": "schedrl.papers.runtime.tuning"}
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "tune",
+        help="hyperparameter study (Optuna TPE, pruned, >= 2 seeds per trial, validation workloads)",
+        description="Search a paper's training recipe with Optuna: TPE, a median or successive-halving pruner, "
+        "several training seeds per trial, each trial scored on the paper's validation workloads (never its test "
+        "split), the study's size and CPU guard from the config's <paper>.tune block. Writes OUT/trials.csv (every "
+        "trial: parameters, score, per-seed scores, pruned or not, CPU seconds) and OUT/recipe.yml (the best trial "
+        "as a config overlay); --write-config copies the recipe to config/tuned/<paper>.yml. Papers with a study: "
+        + ", ".join(STUDIES) + ".",
+    )
+    p.add_argument("paper", help="which paper's agent (" + ", ".join(STUDIES) + ")")
+    p.add_argument("--spec", required=True, help="the paper's config section (JSON) or a config YAML file")
+    p.add_argument("--out", default=None, metavar="DIR", help="study folder (default: results/tuned/<paper>)")
+    p.add_argument("--trials", type=int, default=None, help="trials to run (default: the config's tune.trials)")
+    p.add_argument("--write-config", nargs="?", const="", default=None, metavar="YML",
+                   help="also write the recipe here (default when given alone: config/tuned/<paper>.yml)")
+    add_threads_option(p)
+    p.set_defaults(func=run)
+
+
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def run(args) -> int:
+    import importlib
+
+    from schedrl.errors import ConfigError
+    from schedrl.io import atomic_path
+
+    if args.paper not in STUDIES:
+        raise ConfigError(f"tune: no study for '{args.paper}' yet (papers with a study: {', '.join(STUDIES)})")
+    if args.trials is not None and args.trials < 1:
+        raise ConfigError(f"--trials: expected >= 1, got {args.trials}")
+    module = importlib.import_module(STUDIES[args.paper])
+    from schedrl.commands import load_spec
+
+    spec = load_spec(args.paper, args.spec)
+    out = Path(args.out or f"results/tuned/{args.paper}")
+    own, study, result = module.tune(spec, out, threads=args.threads, trials=args.trials)
+    text = module.recipe(spec, own, result.best_params, result, study, _commit())
+    targets = [out / "recipe.yml"]
+    if args.write_config is not None:
+        targets.append(Path(args.write_config or f"config/tuned/{args.paper}.yml"))
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(text)
+        print(f"{path}: the recipe of trial {result.best_number} (validation {result.best_value:.4f})")
+    return 0

@@ -1,0 +1,304 @@
+"""Hyperparameter search for a paper's agent: one Optuna study, its trials kept as a CSV (issue 69).
+
+Why: when a paper's recipe does no better than random play, a tuned agent in the same MDP tells "the
+recipe failed" from "RL cannot do better here". The study follows rl-zoo3's conventions (its PPO
+sampler's parameter names and ranges, a recipe file keyed by the env id) but runs its own loop,
+because the objective is the paper's metric on *validation* workloads over several training seeds,
+which rl-zoo3's optimiser (mean episode reward on one eval env, one seed) does not measure.
+
+A study (``StudySpec``, from the config's ``tune.<paper>`` block):
+
+* ``space``: every searched value, each ``{type: float|int, low, high, log}`` or
+  ``{type: categorical, choices: [...]}`` (a choice may be a list, e.g. a network's layers: Optuna
+  sees its label ``"256-256"``). The paper adapter reads the names: algorithm hyperparameters and the
+  remedies the status pages found (action masks, a reward paid as earned, ...), each a deviation.
+* TPE (``sampler_seed``) and a pruner (``median`` or ``halving``: successive halving) over
+  ``checks`` intermediate reports: each trial trains ``seeds`` agents side by side in
+  ``checks`` chunks of ``steps / checks`` steps and reports the seeds' mean validation score after
+  each chunk, so a poor trial stops early.
+* ``trials`` is the stopping rule (the same config gives the same study on any machine);
+  ``budget_core_h`` is a guard: when the study's CPU time passes it, no further trial starts and
+  the CSV says so.
+
+``run_study`` writes ``trials.csv`` (number, state, value, each seed's value, the check it was pruned
+at, CPU seconds, the parameters) and returns the best trial's parameters; the paper adapter turns them
+into its recipe file.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from schedrl.errors import ConfigError
+
+PRUNERS = ("median", "halving", "none")
+SPACE_TYPES = ("float", "int", "categorical")
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    trials: int
+    seeds: int
+    steps: int
+    checks: int
+    budget_core_h: float
+    sampler_seed: int = 0
+    pruner: str = "median"
+    startup_trials: int = 5
+    space: dict[str, dict] = field(default_factory=dict)
+
+
+def study_spec(raw: dict | None, where: str) -> StudySpec:
+    """``StudySpec`` from a config block; ``ConfigError`` naming ``where.<key>`` otherwise."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a mapping with trials, seeds, steps, checks, budget_core_h, space")
+    known = set(StudySpec.__dataclass_fields__)
+    extra = sorted(set(raw) - known)
+    if extra:
+        raise ConfigError(f"{where}.{extra[0]}: unknown key (known: {', '.join(sorted(known))})")
+    missing = [k for k in ("trials", "seeds", "steps", "checks", "budget_core_h", "space") if k not in raw]
+    if missing:
+        raise ConfigError(f"{where}.{missing[0]}: missing")
+    for key in ("trials", "seeds", "steps", "checks"):
+        if not isinstance(raw[key], int) or isinstance(raw[key], bool) or raw[key] < 1:
+            raise ConfigError(f"{where}.{key}: expected a whole number >= 1, got {raw[key]!r}")
+    if raw["seeds"] < 2:
+        raise ConfigError(f"{where}.seeds: at least 2 training seeds per trial (one seed cannot tell a recipe from luck)")
+    if raw["steps"] % raw["checks"]:
+        raise ConfigError(f"{where}.steps: {raw['steps']} is not a multiple of checks ({raw['checks']})")
+    if not isinstance(raw["budget_core_h"], (int, float)) or raw["budget_core_h"] <= 0:
+        raise ConfigError(f"{where}.budget_core_h: expected a positive number, got {raw['budget_core_h']!r}")
+    pruner = raw.get("pruner", "median")
+    if pruner not in PRUNERS:
+        raise ConfigError(f"{where}.pruner: '{pruner}' (choose from: {', '.join(PRUNERS)})")
+    space = raw["space"]
+    if not isinstance(space, dict) or not space:
+        raise ConfigError(f"{where}.space: expected a non-empty mapping of searched values")
+    for name, dim in space.items():
+        _check_dimension(dim, f"{where}.space.{name}")
+    return StudySpec(trials=raw["trials"], seeds=raw["seeds"], steps=raw["steps"], checks=raw["checks"],
+                     budget_core_h=float(raw["budget_core_h"]), sampler_seed=int(raw.get("sampler_seed", 0)),
+                     pruner=pruner, startup_trials=int(raw.get("startup_trials", 5)), space=dict(space))
+
+
+def _check_dimension(dim, where: str) -> None:
+    if not isinstance(dim, dict) or dim.get("type") not in SPACE_TYPES:
+        raise ConfigError(f"{where}: expected {{type: {'|'.join(SPACE_TYPES)}, ...}}, got {dim!r}")
+    if dim["type"] == "categorical":
+        if not isinstance(dim.get("choices"), list) or not dim["choices"]:
+            raise ConfigError(f"{where}.choices: expected a non-empty list")
+        labels = [choice_label(c) for c in dim["choices"]]
+        if len(set(labels)) != len(labels):
+            raise ConfigError(f"{where}.choices: two choices share a label ({', '.join(labels)})")
+        return
+    for key in ("low", "high"):
+        if not isinstance(dim.get(key), (int, float)) or isinstance(dim.get(key), bool):
+            raise ConfigError(f"{where}.{key}: expected a number, got {dim.get(key)!r}")
+    if dim["low"] >= dim["high"]:
+        raise ConfigError(f"{where}: low ({dim['low']}) must be below high ({dim['high']})")
+    if dim.get("log") and dim["low"] <= 0:
+        raise ConfigError(f"{where}.low: a log scale needs low > 0")
+
+
+def choice_label(value) -> str:
+    """What Optuna records for a categorical choice: lists as ``"a-b-c"``, the rest as text."""
+    if isinstance(value, list):
+        return "-".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def suggest(trial, space: dict[str, dict]) -> dict[str, Any]:
+    """The trial's value of every dimension of ``space`` (categorical choices as configured)."""
+    out = {}
+    for name, dim in space.items():
+        if dim["type"] == "categorical":
+            by_label = {choice_label(c): c for c in dim["choices"]}
+            out[name] = by_label[trial.suggest_categorical(name, list(by_label))]
+        elif dim["type"] == "int":
+            out[name] = trial.suggest_int(name, int(dim["low"]), int(dim["high"]), log=bool(dim.get("log")))
+        else:
+            out[name] = trial.suggest_float(name, float(dim["low"]), float(dim["high"]), log=bool(dim.get("log")))
+    return out
+
+
+class Learner(Protocol):
+    """One training seed of one trial: train on, then score on the validation workloads."""
+
+    def advance(self, steps: int) -> None: ...
+
+    def score(self) -> float: ...  # higher is better
+
+    def close(self) -> None: ...
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and the children it waited for (SubprocVecEnv workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _pruner(spec: StudySpec):
+    import optuna
+
+    if spec.pruner == "median":
+        return optuna.pruners.MedianPruner(n_startup_trials=spec.startup_trials, n_warmup_steps=0)
+    if spec.pruner == "halving":
+        return optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
+    return optuna.pruners.NopPruner()
+
+
+@dataclass
+class StudyResult:
+    best_params: dict[str, Any]
+    best_value: float
+    best_number: int
+    trials: Any  # pandas.DataFrame
+    stopped_by_budget: bool
+    cpu_s: float
+
+
+def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], out_csv: str | Path, *,
+              name: str = "study", seed_base: int = 0, log: Callable[[str], None] = print) -> StudyResult:
+    """Run the study: ``start(params, seed)`` builds one seed's learner for a trial's parameters.
+
+    Seeds ``seed_base .. seed_base + spec.seeds - 1`` in every trial, so trials differ only in their
+    parameters. Writes ``out_csv`` after each trial (an interrupted study keeps what it measured)."""
+    import optuna
+    import pandas as pd
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=spec.sampler_seed)
+    study = optuna.create_study(study_name=name, direction="maximize", sampler=sampler, pruner=_pruner(spec))
+    per_check = spec.steps // spec.checks
+    seeds = [seed_base + k for k in range(spec.seeds)]
+    begin = cpu_seconds()
+    out_csv = Path(out_csv)
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    stopped = False
+
+    def objective(trial) -> float:
+        params = suggest(trial, spec.space)
+        t0, w0 = cpu_seconds(), time.monotonic()
+        learners = [start(params, s) for s in seeds]
+        try:
+            value = math.nan
+            for check in range(1, spec.checks + 1):
+                scores = []
+                for learner in learners:
+                    learner.advance(per_check)
+                    scores.append(float(learner.score()))
+                value = float(sum(scores) / len(scores))
+                trial.set_user_attr("seed_values", scores)
+                trial.set_user_attr("checks_done", check)
+                trial.report(value, check)
+                if trial.should_prune():
+                    raise optuna.TrialPruned()
+            return value
+        finally:
+            for learner in learners:
+                learner.close()
+            trial.set_user_attr("cpu_s", round(cpu_seconds() - t0, 1))
+            trial.set_user_attr("wall_s", round(time.monotonic() - w0, 1))
+
+    def after(study_, trial) -> None:
+        nonlocal stopped
+        row = {"number": trial.number, "state": trial.state.name.lower(),
+               "value": trial.value if trial.value is not None else _last_report(trial),
+               "checks_done": trial.user_attrs.get("checks_done", 0),
+               "steps_per_seed": trial.user_attrs.get("checks_done", 0) * per_check,
+               "seed_values": " ".join(f"{v:.6g}" for v in trial.user_attrs.get("seed_values", [])),
+               "cpu_s": trial.user_attrs.get("cpu_s"), "wall_s": trial.user_attrs.get("wall_s"),
+               **{f"param_{k}": v for k, v in trial.params.items()}}
+        rows.append(row)
+        used_h = (cpu_seconds() - begin) / 3600.0
+        best = study_.best_trial.number if any(t.state.name == "COMPLETE" for t in study_.trials) else None
+        log(f"[{name}] trial {trial.number + 1}/{spec.trials} {row['state']}: value {row['value']:.4g} "
+            f"after {row['steps_per_seed']:,} steps x {spec.seeds} seeds, {row['cpu_s']} CPU s "
+            f"(study {used_h:.2f} of {spec.budget_core_h} core-h; best so far: trial {best})")
+        if used_h >= spec.budget_core_h and trial.number + 1 < spec.trials:
+            stopped = True
+            study_.stop()
+        _write_trials(rows, out_csv, stopped, spec)
+
+    study.optimize(objective, n_trials=spec.trials, callbacks=[after], catch=())
+    complete = [t for t in study.trials if t.state.name == "COMPLETE"]
+    if not complete:
+        raise ConfigError(f"{name}: every trial was pruned or failed; widen tune.space or raise startup_trials")
+    best = study.best_trial
+    log(f"[{name}] best: trial {best.number}, validation {best.value:.4g}, params {best.params}")
+    return StudyResult(best_params=suggest(optuna.trial.FixedTrial(best.params), spec.space),
+                       best_value=float(best.value), best_number=best.number,
+                       trials=pd.read_csv(out_csv), stopped_by_budget=stopped, cpu_s=cpu_seconds() - begin)
+
+
+def _last_report(trial) -> float:
+    values = trial.intermediate_values
+    return float(values[max(values)]) if values else math.nan
+
+
+def _write_trials(rows: Sequence[dict], path: Path, stopped: bool, spec: StudySpec) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows))
+    frame["stopped_by_budget"] = False
+    if stopped and len(frame):
+        frame.loc[frame.index[-1], "stopped_by_budget"] = True  # the last trial before the guard stopped the study
+    frame["budget_core_h"] = spec.budget_core_h
+    tmp = path.with_suffix(".csv.tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
+class SB3Learner:
+    """One SB3 agent trained in memory, chunk by chunk (no run folder: a trial's agents are thrown
+    away; the tuned recipe is retrained from scratch by the paper's own rules). Built as
+    ``schedrl.experiments.train.train`` builds its model (same env factory, vec env, job-set stagger,
+    action-mask check), so a recipe behaves the same here and there. ``score(model)``: the paper's
+    validation score of the current model (higher is better)."""
+
+    def __init__(self, env_id: str, env_kwargs: dict, algo: str, hyperparams: dict[str, Any], seed: int,
+                 score: Callable[[Any], float], *, wrappers: Sequence = ()):
+        import torch
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from schedrl.agents.hyperparams import resolve_hyperparams
+        from schedrl.agents.registry import algo_class, check_action_space, uses_masks
+        from schedrl.experiments.envs import make_env
+        from schedrl.experiments.train import stagger_jobsets
+
+        policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
+        probe = make_env(env_id, env_kwargs, wrappers)
+        check_action_space(algo, probe.action_space)
+        self.venv = DummyVecEnv([lambda: Monitor(make_env(env_id, env_kwargs, wrappers)) for _ in range(n_envs)])
+        stagger_jobsets(self.venv, probe)
+        probe.close()
+        if uses_masks(algo):
+            from sb3_contrib.common.maskable.utils import is_masking_supported
+
+            if not is_masking_supported(self.venv):
+                raise ConfigError(f"algorithm '{algo}' needs an env with action_masks(); '{env_id}' has none")
+        torch.distributions.Distribution.set_default_validate_args(False)
+        try:
+            self.model = algo_class(algo)(policy, self.venv, seed=int(seed), verbose=0, device="cpu", **kwargs)
+        except (TypeError, ValueError, AssertionError, RuntimeError) as exc:
+            self.venv.close()
+            raise ConfigError(f"{algo}: bad hyperparameter value ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+        self._score = score
+
+    def advance(self, steps: int) -> None:
+        self.model.learn(total_timesteps=int(steps), reset_num_timesteps=False, log_interval=10**9)
+
+    def score(self) -> float:
+        return float(self._score(self.model))
+
+    def close(self) -> None:
+        self.venv.close()

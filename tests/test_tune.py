@@ -1,0 +1,185 @@
+"""Hyperparameter studies (issue 69): the study runner on a known objective (search, pruning, budget
+guard, determinism, the CSV), the config checks, and the runtime paper's study end to end at toy size."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from schedrl.errors import ConfigError
+from schedrl.experiments.tune import choice_label, run_study, study_spec
+
+SPACE = {"x": {"type": "float", "low": -2.0, "high": 2.0},
+         "width": {"type": "categorical", "choices": [[8, 8], [64]]}}
+RAW = {"trials": 8, "seeds": 2, "steps": 40, "checks": 4, "budget_core_h": 1.0, "space": SPACE,
+       "startup_trials": 2}
+
+
+class Quadratic:
+    """Learns toward -x^2 (+ a width bonus) as it trains; seeds add a small offset."""
+
+    def __init__(self, params, seed, log):
+        self.params, self.seed, self.trained, self.log = params, seed, 0, log
+        log.append((dict(params), seed))
+
+    def advance(self, steps):
+        self.trained += steps
+
+    def score(self):
+        target = -self.params["x"] ** 2 + (0.5 if self.params["width"] == [64] else 0.0) + 0.01 * self.seed
+        return target * self.trained / 40
+
+    def close(self):
+        pass
+
+
+def _study(tmp_path, name="a", **over):
+    started = []
+    spec = study_spec({**RAW, **over}, "test.tune")
+    result = run_study(spec, lambda p, s: Quadratic(p, s, started), tmp_path / name / "trials.csv",
+                       log=lambda line: None)
+    return result, started
+
+
+def test_the_study_finds_the_optimum_region_keeps_every_trial_and_is_reproducible(tmp_path):
+    result, started = _study(tmp_path, "a", trials=20)
+    trials = pd.read_csv(tmp_path / "a" / "trials.csv")
+    assert len(trials) == 20 and set(trials["state"]) <= {"complete", "pruned"}
+    assert {"number", "value", "seed_values", "cpu_s", "checks_done", "param_x", "param_width"} <= set(trials.columns)
+    # two seeds per trial, the same two in every trial
+    assert {s for _, s in started} == {0, 1} and len(started) == 2 * 20
+    # list choices come back as lists; the best trial is near x = 0 with the wider net
+    assert result.best_params["width"] == [64] and abs(result.best_params["x"]) < 0.5
+    assert trials.loc[trials["value"].idxmax(), "number"] == result.best_number
+    again, _ = _study(tmp_path, "b", trials=20)
+    assert pd.read_csv(tmp_path / "b" / "trials.csv").drop(columns=["cpu_s", "wall_s"]).equals(
+        trials.drop(columns=["cpu_s", "wall_s"]))
+    assert again.best_params == result.best_params
+
+
+def test_poor_trials_are_pruned_at_an_early_check(tmp_path):
+    _, _ = _study(tmp_path, trials=20)
+    trials = pd.read_csv(tmp_path / "a" / "trials.csv")
+    pruned = trials[trials["state"] == "pruned"]
+    assert len(pruned) > 0 and (pruned["checks_done"] < RAW["checks"]).all()
+    assert (pruned["steps_per_seed"] == pruned["checks_done"] * RAW["steps"] // RAW["checks"]).all()
+
+
+def test_the_budget_guard_stops_the_study_and_says_so(tmp_path):
+    result, _ = _study(tmp_path, budget_core_h=1e-9)
+    trials = pd.read_csv(tmp_path / "a" / "trials.csv")
+    assert len(trials) == 1 and result.stopped_by_budget and trials["stopped_by_budget"].iloc[-1]
+
+
+@pytest.mark.parametrize("over, key", [
+    ({"seeds": 1}, "test.tune.seeds"),
+    ({"steps": 41}, "test.tune.steps"),
+    ({"pruner": "hyperband"}, "test.tune.pruner"),
+    ({"space": {"x": {"type": "float", "low": 1, "high": 0}}}, "test.tune.space.x"),
+    ({"space": {"x": {"type": "float", "low": 0, "high": 1, "log": True}}}, "test.tune.space.x.low"),
+    ({"space": {"c": {"type": "categorical", "choices": []}}}, "test.tune.space.c.choices"),
+    ({"space": {"c": {"type": "categorical", "choices": [[1, 2], "1-2"]}}}, "test.tune.space.c.choices"),
+    ({"colour": 1}, "test.tune.colour"),
+])
+def test_bad_study_configs_name_the_key(over, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        study_spec({**RAW, **over}, "test.tune")
+
+
+def test_choice_labels():
+    assert choice_label([1024, 512, 256]) == "1024-512-256" and choice_label(True) == "true"
+    assert choice_label("runtime_idle") == "runtime_idle" and choice_label(0.2) == "0.2"
+
+
+# -- the runtime paper's study --------------------------------------------------------------------
+def _runtime_spec():
+    from tests.test_runtime_rl import SPEC
+
+    spec = json.loads(json.dumps(SPEC))
+    spec["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=64,
+                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1]})
+    spec["evaluate"].update(episodes=1, max_steps=200)
+    spec["tune"] = {"method": "baseline", "workload": "wl1_100a", "validation_draws": [1], "validation_episodes": 1,
+                    "trials": 3, "seeds": 2, "steps": 32, "checks": 2, "budget_core_h": 1.0, "startup_trials": 1,
+                    "space": {"learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+                              "mask": {"type": "categorical", "choices": [False, True]},
+                              "mask_unfit": {"type": "categorical", "choices": [False, True]},
+                              "reward": {"type": "categorical", "choices": ["runtime_final", "runtime_idle"]},
+                              "net": {"type": "categorical", "choices": [[16], [32, 16]]}}}
+    return spec
+
+
+def test_runtime_trial_spec_puts_each_remedy_where_the_runs_read_it():
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import tuning
+
+    spec = _runtime_spec()
+    run = tuning.trial_spec(spec, {"learning_rate": 1e-3, "mask": True, "mask_unfit": True, "reward": "runtime_idle",
+                                   "net": [32, 16], "n_steps": 16})
+    assert run["agents"]["algo"] == "maskable_ppo" and run["env"]["reward"] == "runtime_idle"
+    assert run["env"]["mask_unfit"] is True and run["agents"]["grid"]["n_steps"] == [16]
+    kwargs = rx.env_kwargs(run, "runtime_baseline", "wl1_100a", training=True)
+    assert kwargs["mask_unfit"] is True and kwargs["reward"] == "runtime_idle"
+    hp = rx.run_hyperparams(run, "baseline", rx.grid_id(rx.grid_points(run)[0]))
+    assert hp["learning_rate"] == 1e-3 and hp["policy_kwargs"]["shared_net"] == [32, 16] and hp["n_steps"] == 16
+    # mask_unfit means nothing without the mask; the paper's spec is untouched
+    plain = tuning.trial_spec(spec, {"mask": False, "mask_unfit": True})
+    assert plain["agents"]["algo"] == "ppo" and plain["env"]["mask_unfit"] is False
+    assert "mask_unfit" not in rx.env_kwargs(spec, "runtime_baseline", "wl1_100a", training=True)
+    assert "hyperparams" not in spec["agents"]
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda t: t.update(method="nn3"), "runtime.tune.method"),
+    (lambda t: t.update(workload="wl1_100b"), "runtime.tune.workload"),
+    (lambda t: t.update(validation_draws=[0, 1]), "runtime.tune.validation_draws"),
+    (lambda t: t["space"].update(colour={"type": "categorical", "choices": [1]}), "runtime.tune.space.colour"),
+])
+def test_runtime_tune_checks(change, key):
+    from schedrl.papers.runtime import tuning
+
+    spec = _runtime_spec()
+    change(spec["tune"])
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        tuning.tune_spec(spec)
+
+
+def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
+    from schedrl.cli import main
+    from schedrl.papers.runtime import experiments as rx
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    for draw in (0, 1):
+        path = tmp_path / rx.workload_file("wl1_100a", draw)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_swf(generate("wl1", 40, seed=draw), path)
+    text = json.dumps(_runtime_spec())
+    assert main(["tune", "runtime", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
+    trials = pd.read_csv("study/trials.csv")
+    assert len(trials) == 3 and trials["value"].between(0, 1).all()
+    assert all(len(v.split()) == 2 for v in trials["seed_values"])  # two seeds per trial
+    recipe = (tmp_path / "study" / "recipe.yml").read_text()
+    assert recipe == (tmp_path / "tuned.yml").read_text() and recipe.startswith("# The runtime paper's tuned recipe")
+    overlay = yaml.safe_load(recipe)["runtime"]
+    assert overlay["agents"]["seeds"] == [0, 1, 2] and overlay["agents"]["methods"] == ["baseline"]
+    # the recipe is a config overlay the paper's own runs accept
+    merged = json.loads(text)
+    for key in ("agents", "env"):
+        merged[key].update(overlay[key])
+    merged.pop("tune")
+    rx.load_spec(json.dumps(merged), agents=True)
+    best = trials.loc[trials["value"].idxmax()]
+    assert overlay["agents"]["hyperparams"]["learning_rate"] == pytest.approx(best["param_learning_rate"])
+    assert overlay["agents"]["algo"] == ("maskable_ppo" if str(best["param_mask"]).lower() == "true" else "ppo")
+    assert "the recipe of trial" in capsys.readouterr().out
+
+
+def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
+    from schedrl.cli import main
+
+    assert main(["tune", "mrsch", "--spec", "{}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "runtime" in err[0] and "mrsch" in err[0]
