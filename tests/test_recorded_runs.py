@@ -174,3 +174,10 @@ def test_status_history_is_folded_and_its_markdown_still_renders(tmp_path, monke
     html_text = render_html("\n".join(lines), tmp_path)
     body = html_text[html_text.index("<details"):html_text.index("</details>")]
     assert "<strong>2026-11-25 run</strong>" in body and "<table>" in body
+
+
+def test_the_cli_offers_every_recorded_scale():
+    from schedrl.commands.record import SCALES as CLI_SCALES
+    from schedrl.report.recorded import SCALES
+
+    assert CLI_SCALES == SCALES and "tuned" in SCALES

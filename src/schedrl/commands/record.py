@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+#: the scales a recorded run can be of (``schedrl.report.recorded.SCALES``; a test keeps them equal: the
+#: CLI's parser is built without importing pandas)
+SCALES = ("default", "paper-budget", "tuned")
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -19,9 +23,10 @@ def register(subparsers) -> None:
                    "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget'); "
                    "`schedrl status` reads the date, commit, seeds, kind and core-hours from it, so run "
                    "`schedrl status --write` after recording")
-    p.add_argument("--scale", default="default", choices=("default", "paper-budget"),
-                   help="the config the run used: default (config/config.yaml) or paper-budget "
-                   "(config/paper-budget.yaml, the papers' own training budgets); default: %(default)s")
+    p.add_argument("--scale", default="default", choices=SCALES,
+                   help="the config the run used: default (config/config.yaml), paper-budget "
+                   "(config/paper-budget.yaml, the papers' own training budgets) or tuned (a tuned recipe, "
+                   "config/tuned/<paper>.yml, over paper-budget.yaml); default: %(default)s")
     p.add_argument("--source", default="", metavar="TEXT",
                    help="where the rows come from (default: the claims table's path)")
     p.add_argument("--into", default=None, metavar="CSV",

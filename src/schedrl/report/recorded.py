@@ -25,8 +25,9 @@ RECORDED_COLUMNS = ("run", "claim_id", "claim", "verdict", "ours", "random_verdi
                     "scale", "paper_value", "ci95", "at_budgets", "trend")
 #: Columns a file recorded before they existed may lack (read as empty; ``scale`` as "default").
 LATER_COLUMNS = ("scale", "paper_value", "ci95", "at_budgets", "trend")
-#: The scales a recorded run can be of: default (config/config.yaml) or the papers' own training budgets.
-SCALES = ("default", "paper-budget")
+#: The scales a recorded run can be of: default (config/config.yaml), the papers' own training budgets,
+#: or a tuned recipe at the paper's budget (config/tuned/<paper>.yml over paper-budget.yaml; issue 69).
+SCALES = ("default", "paper-budget", "tuned")
 SHORT = {**VERDICT_SHORT, "": "-"}  # "-": the run has no record of the claim
 #: Papers whose default scale already trains at the paper's own budget (no paper-budget part).
 DEFAULT_IS_PAPER_BUDGET = {"sem": "SEM's default already trains at the paper's budget (section 4.1: 100 episodes "
