@@ -18,7 +18,8 @@ from schedrl.agents import load_hyperparams
 from schedrl.experiments.envs import make_env
 from schedrl.experiments.evaluate import load_run, run_policy_fn
 from schedrl.experiments.train import train
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 
 SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
         "variants": {"discrete-image": {"env": {"num_nw": 10}}, "discrete-stacked": {"env": {"num_nw": 5}},
@@ -33,18 +34,18 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'variant':20s} {'algo':6s} {'train steps/s':>14s} {'eval steps/s':>13s}")
     for variant in args.variants:
-        kwargs = dx.env_kwargs(SPEC, variant, "slowdown")
+        kwargs = dt.env_kwargs(SPEC, variant, "slowdown")
         for algo in args.algos:
             if algo == "dqn" and variant.startswith("multibinary"):
                 continue  # DQN has no multi-binary actions
             with tempfile.TemporaryDirectory() as tmp:
-                hp = load_hyperparams(algo, dx.hyperparams_variant(variant))
+                hp = load_hyperparams(algo, dt.hyperparams_variant(variant))
                 t0 = time.process_time()
-                result = train(dx.ENV_ID, kwargs, algo, hp, args.steps, 0, tmp, wrappers=dx.WRAPPERS)
+                result = train(dl.ENV_ID, kwargs, algo, hp, args.steps, 0, tmp, wrappers=dl.WRAPPERS)
                 train_rate = result.steps_trained / (time.process_time() - t0)
                 model, config = load_run(tmp)
                 policy = run_policy_fn(model, config)
-                env = make_env(dx.ENV_ID, kwargs)
+                env = make_env(dl.ENV_ID, kwargs)
                 obs, _ = env.reset(seed=0)
                 t0 = time.process_time()
                 for _ in range(args.steps):

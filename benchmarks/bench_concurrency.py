@@ -29,7 +29,8 @@ import gymnasium as gym
 import torch
 from pathlib import Path
 from schedrl.config import load_yaml
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 algo, size, cap = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 if cap:
     torch.set_num_threads(1)
@@ -39,14 +40,14 @@ with tempfile.TemporaryDirectory() as tmp:
     if algo == "deeprm_pg":
         from schedrl.agents.hyperparams import load_hyperparams
         from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
-        make = lambda: gym.make(dx.ENV_ID, **dx.deeprm_agent_env_kwargs({**spec, "deeprm_agent": {**spec["deeprm_agent"], "jobsets": size}}, 0.7))
+        make = lambda: gym.make(dl.ENV_ID, **dt.deeprm_agent_env_kwargs({**spec, "deeprm_agent": {**spec["deeprm_agent"], "jobsets": size}}, 0.7))
         cfg = ReinforceConfig.from_dict(load_hyperparams("deeprm_pg", "deeprm-discrete-image"))
         steps = train_reinforce(make, cfg, 1, 0, tmp, examples=size).steps
     else:
         from schedrl.agents import load_hyperparams
         from schedrl.experiments.train import train
-        hp = load_hyperparams(algo, dx.hyperparams_variant("discrete-image"))
-        steps = train(dx.ENV_ID, dx.env_kwargs(spec, "discrete-image", "slowdown"), algo, hp, size, 0, tmp).steps
+        hp = load_hyperparams(algo, dt.hyperparams_variant("discrete-image"))
+        steps = train(dl.ENV_ID, dt.env_kwargs(spec, "discrete-image", "slowdown"), algo, hp, size, 0, tmp).steps
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(steps / wall, steps / cpu, cpu / wall)
 """

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import platform
 import time
@@ -66,8 +67,11 @@ def paper_totals(config: dict) -> dict[str, tuple[float, float]]:
     and its slower-kind factor."""
     out = {}
     for paper in ("runtime", "mrsch", "deeprm"):
-        mod = importlib.import_module(f"schedrl.papers.{paper}.experiments")
-        cost = mod.estimate_core_hours(mod.load_spec(json.dumps(config[paper])))
+        # a package split by concern (issue 71) checks its spec in layout and counts in cost
+        split = importlib.util.find_spec(f"schedrl.papers.{paper}.cost") is not None
+        layout = importlib.import_module(f"schedrl.papers.{paper}.{'layout' if split else 'experiments'}")
+        mod = importlib.import_module(f"schedrl.papers.{paper}.{'cost' if split else 'experiments'}")
+        cost = mod.estimate_core_hours(layout.load_spec(json.dumps(config[paper])))
         out[paper] = (sum(cost[k] for k in mod.COST_PARTS), mod.SLOWER_MACHINE[1])
     return out
 

@@ -45,7 +45,8 @@ from nullenv import NullEnv  # benchmarks/nullenv.py (the script folder is on sy
 from schedrl.agents.hyperparams import load_hyperparams
 from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
 from schedrl.config import load_yaml
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 
@@ -133,7 +134,7 @@ def main() -> None:
         parser.error("--iterations must be >= 2 (the first iteration is not timed)")
     spec = load_yaml(CONFIG)["deeprm"]  # the default config's DeepRM env (the agent's variant)
     spec["deeprm_agent"] = {**spec["deeprm_agent"], "jobsets": args.jobsets}
-    make = lambda: gym.make(dx.ENV_ID, **dx.deeprm_agent_env_kwargs(spec, args.rate))  # noqa: E731
+    make = lambda: gym.make(dl.ENV_ID, **dt.deeprm_agent_env_kwargs(spec, args.rate))  # noqa: E731
     cfg = ReinforceConfig.from_dict(load_hyperparams("deeprm_pg", "deeprm-discrete-image",
                                                      overrides={"trajectories": args.trajectories}))
     env = make()
@@ -152,7 +153,7 @@ def main() -> None:
     if not args.quick:
         rates["null env"] = _train(lambda: NullEnv(env, length), cfg, args.iterations, args.jobsets)
     load_after = os.getloadavg()
-    print(f"deeprm_pg on {dx.ENV_ID} (discrete image, 10 slots, rate {args.rate}), {args.jobsets} job sets x "
+    print(f"deeprm_pg on {dl.ENV_ID} (discrete image, 10 slots, rate {args.rate}), {args.jobsets} job sets x "
           f"{args.trajectories} trajectories, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"{os.cpu_count()} CPUs, load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load_before)} before, "
           f"{'/'.join(f'{x:.1f}' for x in load_after)} after")

@@ -27,7 +27,8 @@ from schedrl.agents import load_hyperparams
 from schedrl.agents.hyperparams import resolve_hyperparams
 from schedrl.agents.registry import algo_class
 from schedrl.experiments.envs import make_env
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 
 SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
         "variants": {"discrete-image": {"env": {"num_nw": 10}}, "multibinary-image": {"env": {"num_nw": 5}},
@@ -76,7 +77,7 @@ def main() -> None:
                                                                    if args.sb3_own else ""))
     slowest = None
     for variant in args.variants:
-        kwargs = dx.env_kwargs(SPEC, variant, "slowdown")
+        kwargs = dt.env_kwargs(SPEC, variant, "slowdown")
         for algo in args.algos:
             if algo == "dqn" and variant.startswith("multibinary"):
                 continue
@@ -84,16 +85,16 @@ def main() -> None:
                 print(f"{variant:18s} {algo:9s} see benchmarks/bench_reinforce.py (lockstep vs sequential vs "
                       "env-only vs null env)")
                 continue
-            hp = load_hyperparams(algo, dx.hyperparams_variant(variant))
+            hp = load_hyperparams(algo, dt.hyperparams_variant(variant))
             base = None
             for n in args.n_envs:
-                ours, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n)
-                null, _ = _rate(algo, hp, lambda kw=kwargs: NullEnv(make_env(dx.ENV_ID, kw)), args.steps, n)
+                ours, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dl.ENV_ID, kw), args.steps, n)
+                null, _ = _rate(algo, hp, lambda kw=kwargs: NullEnv(make_env(dl.ENV_ID, kw)), args.steps, n)
                 share = max(0.0, 1 - ours / null)
                 base = base or ours
                 own = ""
                 if args.sb3_own:
-                    rate, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n, sb3_own=True)
+                    rate, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dl.ENV_ID, kw), args.steps, n, sb3_own=True)
                     own = f" {rate:8.0f} {ours / rate:7.2f}x"
                 print(f"{variant:18s} {algo:5s} {n:6d} {ours:12.0f} {null:12.0f} {share:9.1%} "
                       f"{'met' if share <= GOAL_ENV_SHARE else 'missed':>6s} {ours / base:10.2f}x{own}", flush=True)
@@ -101,7 +102,7 @@ def main() -> None:
                     slowest = (ours, algo, hp, kwargs, n)
     if args.profile and slowest:
         _, algo, hp, kwargs, n = slowest
-        _, prof = _rate(algo, hp, lambda kw=kwargs: make_env(dx.ENV_ID, kw), args.steps, n, profile=True)
+        _, prof = _rate(algo, hp, lambda kw=kwargs: make_env(dl.ENV_ID, kw), args.steps, n, profile=True)
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(18)
         print(f"\nprofile of the slowest run ({algo}, n_envs {n}), by cumulative time:")

@@ -23,7 +23,8 @@ from schedrl.agents import load_hyperparams
 from schedrl.config import load_yaml
 from schedrl.experiments.train import train
 from schedrl.io import read_json
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 GOAL_SPEEDUP = 3.0
@@ -49,16 +50,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/n_envs"))
     args = parser.parse_args()
     spec = load_yaml(CONFIG)["deeprm"]
-    kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
+    kwargs = dt.env_kwargs(spec, args.variant, "slowdown")
     rows, curves = [], []
     for algo in args.algos:
         for n in args.n_envs:
             for seed in args.seeds:
-                hp = load_hyperparams(algo, dx.hyperparams_variant(args.variant), overrides={"n_envs": n})
+                hp = load_hyperparams(algo, dt.hyperparams_variant(args.variant), overrides={"n_envs": n})
                 run = args.out / algo / f"n_envs{n}" / f"seed{seed}"
                 # a finished run with the same config is kept (rerun the script to add seeds cheaply)
-                train(dx.ENV_ID, kwargs, algo, hp, args.steps, seed, run, wrappers=dx.WRAPPERS,
-                      variant=dx.hyperparams_variant(args.variant), on_mismatch="restart")
+                train(dl.ENV_ID, kwargs, algo, hp, args.steps, seed, run, wrappers=dl.WRAPPERS,
+                      variant=dt.hyperparams_variant(args.variant), on_mismatch="restart")
                 timing = read_json(run / "timing.json")
                 curve = _curve(run, args.steps)
                 tail = curve[curve["timesteps"] > 0.8 * args.steps]["reward"].mean()

@@ -39,10 +39,10 @@ def test_evaluate_refuses_training_sets(run_dir, tmp_path, capsys):
 
 def test_report_protocol_plays_the_best_in_sample_checkpoint(run_dir):
     from schedrl.experiments.evaluate import load_run
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import training as dt
 
     model, config = load_run(run_dir)
-    _, chosen, scores = dx.best_in_sample_model(run_dir, model, config, {"jobset_rng": "legacy"}, seed=42)
+    _, chosen, scores = dt.best_in_sample_model(run_dir, model, config, {"jobset_rng": "legacy"}, seed=42)
     assert "model.zip" in scores and len(scores) >= 2  # kept checkpoints and the final model
     best = max(scores.values())
     assert scores[chosen] == best

@@ -11,8 +11,12 @@ import pytest
 
 from schedrl.errors import ConfigError
 from schedrl.io import write_csv
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import cost as dc
+from schedrl.papers.deeprm import evaluation as de
 from schedrl.papers.deeprm import figures as df
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import references as dr
+from schedrl.papers.deeprm import training as dt
 from schedrl.papers.deeprm.claims import claims_rows
 
 SPEC = {
@@ -33,18 +37,18 @@ SPEC = {
 
 
 def test_env_kwargs_of_a_variant():
-    kw = dx.env_kwargs(SPEC, "multibinary-image", "completion_time")
+    kw = dt.env_kwargs(SPEC, "multibinary-image", "completion_time")
     assert kw["action_mode"] == "multibinary" and kw["obs_mode"] == "image" and kw["num_nw"] == 5
     assert kw["reward"] == "completion_time" and kw["new_job_rate"] == 0.7 and kw["num_jobsets"] == 2
-    assert dx.env_kwargs(SPEC, "discrete-image", "slowdown", rate=0.2)["new_job_rate"] == 0.2
+    assert dt.env_kwargs(SPEC, "discrete-image", "slowdown", rate=0.2)["new_job_rate"] == 0.2
     with pytest.raises(ConfigError, match="variant"):
-        dx.env_kwargs(SPEC, "discrete-video", "slowdown")
+        dt.env_kwargs(SPEC, "discrete-video", "slowdown")
     with pytest.raises(ConfigError, match="objective"):
-        dx.env_kwargs(SPEC, "discrete-image", "makespan")
+        dt.env_kwargs(SPEC, "discrete-image", "makespan")
     bad = copy.deepcopy(SPEC)
     bad["variants"]["discrete-image"]["env"]["reward"] = "slowdown"
     with pytest.raises(ConfigError, match="set by the experiment"):
-        dx.env_kwargs(bad, "discrete-image", "slowdown")
+        dt.env_kwargs(bad, "discrete-image", "slowdown")
 
 
 def test_report_code_and_named_variants():
@@ -54,45 +58,45 @@ def test_report_code_and_named_variants():
         "discrete-stacked": {"env": {"num_nw": 5, "workload": "sb3_phase1_code"}, "obs_mode": "profile",
                              "algos": ["a2c"]},
         "discrete-stacked-text": {"env": {"num_nw": 5, "workload": "sb3_phase1"}, "algos": ["a2c"]}})
-    dx.check_spec(spec)
-    code = dx.env_kwargs(spec, "discrete-stacked", "slowdown")
+    dl.check_spec(spec)
+    code = dt.env_kwargs(spec, "discrete-stacked", "slowdown")
     assert (code["obs_mode"], code["workload"]) == ("profile", "sb3_phase1_code")
-    text = dx.env_kwargs(spec, "discrete-stacked-text", "slowdown")
+    text = dt.env_kwargs(spec, "discrete-stacked-text", "slowdown")
     assert (text["obs_mode"], text["workload"]) == ("stacked", "sb3_phase1")
-    assert dx.parse_variant("discrete-stacked-text") == ("discrete", "stacked")
-    assert dx.hyperparams_variant("discrete-stacked-text") == "deeprm-discrete-stacked"
-    assert dx.run_dir("r", "discrete-stacked-text", "a2c", "slowdown", 0).parts[1] == "discrete-stacked-text"
+    assert dl.parse_variant("discrete-stacked-text") == ("discrete", "stacked")
+    assert dt.hyperparams_variant("discrete-stacked-text") == "deeprm-discrete-stacked"
+    assert dl.run_dir("r", "discrete-stacked-text", "a2c", "slowdown", 0).parts[1] == "discrete-stacked-text"
     for bad_name in ("discrete-stacked-", "discrete-stacked-Text", "discrete-profile"):
         with pytest.raises(ConfigError, match="variant"):
-            dx.parse_variant(bad_name)
+            dl.parse_variant(bad_name)
     spec["variants"]["discrete-image"]["obs_mode"] = "profile"  # phase 2 has one state
     with pytest.raises(ConfigError, match="obs_mode"):
-        dx.check_spec(spec)
+        dl.check_spec(spec)
 
 
 def test_spec_cross_checks():
-    assert dx.check_spec(SPEC) is SPEC
+    assert dl.check_spec(SPEC) is SPEC
     bad = copy.deepcopy(SPEC)
     bad["variants"]["multibinary-image"]["algos"] = ["dqn"]
     with pytest.raises(ConfigError, match="dqn cannot act in MultiBinary"):
-        dx.check_spec(bad)
+        dl.check_spec(bad)
     bad = copy.deepcopy(SPEC)
     bad["eval"]["box_rate"] = 0.65
     with pytest.raises(ConfigError, match="box_rate"):
-        dx.check_spec(bad)
+        dl.check_spec(bad)
 
 
 def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
     spec = copy.deepcopy(SPEC)
     spec["seeds"] = [0, 1]
     spec["seeds_by"] = {"completion_time": [0], "ppo": [1]}
-    runs = dx.agent_runs(spec, "multibinary-image")
+    runs = dl.agent_runs(spec, "multibinary-image")
     assert runs == [("a2c", "slowdown", 0), ("a2c", "slowdown", 1), ("a2c", "completion_time", 0),
                     ("ppo", "slowdown", 1)]  # ppo on completion time: {0} & {1} leaves no seed ...
     with pytest.raises(ConfigError, match="leaves ppo trained for completion_time with no seed"):
-        dx.check_spec(spec)  # ... which the config check refuses
+        dl.check_spec(spec)  # ... which the config check refuses
     spec["seeds_by"]["ppo"] = [0, 1]
-    assert dx.check_spec(spec) is spec
+    assert dl.check_spec(spec) is spec
     box = [str(p) for p in df.figure_inputs(spec, "r", "fig5_15")]
     assert "r/multibinary-image/a2c/completion_time/seed0/eval_heldout_episodes.csv" in box
     assert "r/multibinary-image/a2c/completion_time/seed1/eval_heldout_episodes.csv" not in box
@@ -100,36 +104,36 @@ def test_seeds_by_trains_fewer_seeds_for_an_objective_or_an_algorithm():
         bad = copy.deepcopy(spec)
         bad["seeds_by"] = {key: seeds}
         with pytest.raises(ConfigError, match=match):
-            dx.check_spec(bad)
+            dl.check_spec(bad)
 
 
 def test_steps_by_trains_some_runs_longer_and_keeps_checkpoint_shares():
     spec = copy.deepcopy(SPEC)
     spec["train"]["steps"], spec["train"]["checkpoint_every"] = 800, 100
     spec["steps_by"] = {"a2c": 3200, "discrete-image": 6400, "completion_time": 800}
-    assert dx.check_spec(spec) is spec
+    assert dl.check_spec(spec) is spec
     # the smallest entry naming the run's variant, algorithm or objective wins
-    assert dx.run_steps(spec, "discrete-image", "a2c", "slowdown") == 3200
-    assert dx.run_steps(spec, "multibinary-image", "a2c", "slowdown") == 3200
-    assert dx.run_steps(spec, "discrete-image", "ppo", "slowdown") == 6400
-    assert dx.run_steps(spec, "discrete-image", "a2c", "completion_time") == 800
-    assert dx.run_steps(spec, "multibinary-image", "ppo", "slowdown") == 800  # named by nothing: train.steps
+    assert dt.run_steps(spec, "discrete-image", "a2c", "slowdown") == 3200
+    assert dt.run_steps(spec, "multibinary-image", "a2c", "slowdown") == 3200
+    assert dt.run_steps(spec, "discrete-image", "ppo", "slowdown") == 6400
+    assert dt.run_steps(spec, "discrete-image", "a2c", "completion_time") == 800
+    assert dt.run_steps(spec, "multibinary-image", "ppo", "slowdown") == 800  # named by nothing: train.steps
     # checkpoints at the same share (1/8) of each run: the claims' 1/8, 1/4, 1/2 budgets exist
-    assert dx.run_checkpoint_every(spec, "multibinary-image", "a2c", "slowdown") == 400
-    assert dx.run_checkpoint_every(spec, "multibinary-image", "ppo", "slowdown") == 100
+    assert dt.run_checkpoint_every(spec, "multibinary-image", "a2c", "slowdown") == 400
+    assert dt.run_checkpoint_every(spec, "multibinary-image", "ppo", "slowdown") == 100
     base = copy.deepcopy(spec)
     base.pop("steps_by")
-    extra = dx.estimate_core_hours(spec)["sb3"] - dx.estimate_core_hours(base)["sb3"]
-    longer = [(v, a) for v in spec["variants"] for a, o, _ in dx.agent_runs(spec, v) if o == "slowdown"]
-    assert extra * 3600 == pytest.approx(sum((dx.run_steps(spec, v, a, "slowdown") - 800) / dx.train_rate(a, v)
+    extra = dc.estimate_core_hours(spec)["sb3"] - dc.estimate_core_hours(base)["sb3"]
+    longer = [(v, a) for v in spec["variants"] for a, o, _ in dl.agent_runs(spec, v) if o == "slowdown"]
+    assert extra * 3600 == pytest.approx(sum((dt.run_steps(spec, v, a, "slowdown") - 800) / dc.train_rate(a, v)
                                              for v, a in longer))
     long = {**spec, "train": {**spec["train"], "steps": 800_000}, "steps_by": {"a2c": 3_200_000}}
-    assert dx.train_minutes(long, "a2c", "discrete-image", "slowdown") > dx.train_minutes(
+    assert dc.train_minutes(long, "a2c", "discrete-image", "slowdown") > dc.train_minutes(
         long, "ppo", "multibinary-image", "slowdown") > 10  # the cluster limit follows the run's steps
     bad = copy.deepcopy(spec)
     bad["steps_by"] = {"sjf": 10}
     with pytest.raises(ConfigError, match="deeprm.steps_by.sjf: not a variant"):
-        dx.check_spec(bad)
+        dl.check_spec(bad)
 
 
 def test_every_report_figure_is_listed_with_inputs():
@@ -147,7 +151,7 @@ def test_every_report_figure_is_listed_with_inputs():
     load = [str(p) for p in df.figure_inputs(spec, "r", "fig5_1")]
     assert not any("completion_time" in p for p in load)
     assert {str(p) for p in df.figure_inputs(spec, "r", "fig5_18")} == {
-        f"r/multibinary-image/{a}/slowdown/seed0/eval_{p}_jobs.csv" for a in ("a2c", "ppo") for p in dx.PROTOCOLS}
+        f"r/multibinary-image/{a}/slowdown/seed0/eval_{p}_jobs.csv" for a in ("a2c", "ppo") for p in dl.PROTOCOLS}
     curve = {str(p) for p in df.figure_inputs(spec, "r", "fig5_5")}
     assert {"r/discrete-image/baseline/sjf/eval_heldout_episodes.csv",
             "r/discrete-image/baseline/sjf/eval_report_episodes.csv"} <= curve
@@ -155,7 +159,7 @@ def test_every_report_figure_is_listed_with_inputs():
 
 def test_length_fractions_by_hand():
     jobs = pd.DataFrame({"length": [1, 1, 2, 12, 12, 15], "withheld": [False, True, False, True, True, False]})
-    frac = dx.length_fractions(jobs, 15).set_index("length")
+    frac = de.length_fractions(jobs, 15).set_index("length")
     assert frac.loc[1, "generated"] == 2 and frac.loc[12, "withheld"] == 2 and frac.loc[3, "generated"] == 0
     assert frac["fraction_of_generated"].sum() == pytest.approx(1.0)
     assert frac.loc[12, "fraction_of_withheld"] == pytest.approx(2 / 3)
@@ -166,7 +170,7 @@ def test_learning_curve_groups_episodes_into_iterations_and_averages_seeds():
     a = pd.DataFrame({"timesteps": [10, 20, 30, 40], "reward": [-4.0, -2.0, -1.0, -3.0],
                       "mean_slowdown": [4.0, 2.0, 1.0, 3.0], "mean_completion_time": [8.0, 6.0, 5.0, 7.0]})
     b = a.assign(reward=a["reward"] - 2, mean_slowdown=a["mean_slowdown"] + 2)
-    curve = dx.learning_curve([a, b], episodes_per_iteration=2).set_index("iteration")
+    curve = de.learning_curve([a, b], episodes_per_iteration=2).set_index("iteration")
     assert list(curve.index) == [1, 2]
     assert curve.loc[1, "mean_slowdown"] == pytest.approx(((4 + 2) / 2 + (6 + 4) / 2) / 2)
     assert curve.loc[2, "max_reward"] == -1.0 and curve.loc[1, "runs"] == 2
@@ -175,7 +179,7 @@ def test_learning_curve_groups_episodes_into_iterations_and_averages_seeds():
 def test_load_curve_standard_error_over_seeds():
     ep = pd.DataFrame({"policy": "A2C", "algo": "a2c", "objective": "slowdown", "seed": [0, 0, 1, 1],
                        "rate": 0.7, "load": 1.29, "mean_slowdown": [2.0, 4.0, 5.0, 7.0]})
-    row = dx.load_curve(ep).iloc[0]
+    row = de.load_curve(ep).iloc[0]
     assert row["mean_slowdown"] == pytest.approx(4.5) and row["seeds"] == 2
     assert row["sem_seeds"] == pytest.approx(np.std([3.0, 6.0], ddof=1) / np.sqrt(2))
 
@@ -190,18 +194,18 @@ def _fake_results(root, spec, agent_sd, sjf_sd, withheld_long, greedy_sd=None):
                              "mean_slowdown_all": value + (2 if never else 0), "mean_slowdown_placed": value,
                              "n_never_placed": len(never.split(";")) if never else 0,
                              "never_placed_lengths": never})
-    for protocol in dx.AGENT_PROTOCOLS:
+    for protocol in dl.AGENT_PROTOCOLS:
         for variant in spec["variants"]:
-            for algo, objective, seed in dx.agent_runs(spec, variant):
-                paths = dx.eval_paths(dx.run_dir(root, variant, algo, objective, seed), protocol)
-                value = greedy_sd if protocol == dx.GREEDY and greedy_sd is not None else agent_sd
+            for algo, objective, seed in dl.agent_runs(spec, variant):
+                paths = dl.eval_paths(dl.run_dir(root, variant, algo, objective, seed), protocol)
+                value = greedy_sd if protocol == dl.GREEDY and greedy_sd is not None else agent_sd
                 write_csv(paths["episodes"], episodes(value, "12;14" if withheld_long else ""))
                 lengths = [12] * withheld_long + [1] * (4 - withheld_long) + [2, 3, 11, 1]
                 write_csv(paths["jobs"], pd.DataFrame({"rate": 0.6, "load": 1.1, "length": lengths,
                                                        "withheld": [True] * 4 + [False] * 4}))
-            for name in spec["baselines"] if protocol in dx.PROTOCOLS else []:
+            for name in spec["baselines"] if protocol in dl.PROTOCOLS else []:
                 value = sjf_sd if name == "sjf" else sjf_sd + 1
-                write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"], episodes(value))
+                write_csv(dl.eval_paths(dl.baseline_dir(root, variant, name), protocol)["episodes"], episodes(value))
 
 
 def _verdicts(rows, protocol="heldout"):
@@ -242,11 +246,11 @@ def test_claims_follow_the_numbers(tmp_path):
 @pytest.mark.slow
 def _write_eval(folder, protocol, make_factory, kwargs):
     """Evaluate a policy under ``protocol`` as the pipeline's evaluate rules do; write its CSVs."""
-    setup = dx.protocol_setup(SPEC, protocol)
-    jobs, episodes = dx.evaluate_over_rates(make_factory(), {**kwargs, **setup["overrides"]}, setup["rates"],
+    setup = dl.protocol_setup(SPEC, protocol)
+    jobs, episodes = de.evaluate_over_rates(make_factory(), {**kwargs, **setup["overrides"]}, setup["rates"],
                                             setup["episodes"], setup["jobset_seed"], protocol=protocol)
-    write_csv(dx.eval_paths(folder, protocol)["jobs"], jobs)
-    write_csv(dx.eval_paths(folder, protocol)["episodes"], episodes)
+    write_csv(dl.eval_paths(folder, protocol)["jobs"], jobs)
+    write_csv(dl.eval_paths(folder, protocol)["episodes"], episodes)
 
 
 def test_tiny_pipeline_end_to_end(tmp_path):
@@ -257,30 +261,30 @@ def test_tiny_pipeline_end_to_end(tmp_path):
 
     root = tmp_path / "results"
     for variant in SPEC["variants"]:
-        for algo, objective, seed in dx.agent_runs(SPEC, variant):
-            hp = load_hyperparams(algo, dx.hyperparams_variant(variant), overrides={"n_steps": 16} if algo == "ppo" else None)
+        for algo, objective, seed in dl.agent_runs(SPEC, variant):
+            hp = load_hyperparams(algo, dt.hyperparams_variant(variant), overrides={"n_steps": 16} if algo == "ppo" else None)
             if algo == "ppo":
                 hp["batch_size"] = 16
-            run = dx.run_dir(root, variant, algo, objective, seed)
-            train(dx.ENV_ID, dx.env_kwargs(SPEC, variant, objective), algo, hp, SPEC["train"]["steps"], seed,
-                  run, wrappers=dx.WRAPPERS)
+            run = dl.run_dir(root, variant, algo, objective, seed)
+            train(dl.ENV_ID, dt.env_kwargs(SPEC, variant, objective), algo, hp, SPEC["train"]["steps"], seed,
+                  run, wrappers=dl.WRAPPERS)
             curve = pd.read_csv(run / "learning_curve.csv")
             assert {"mean_slowdown", "mean_completion_time"} <= set(curve.columns)
-            make_policy, kwargs = dx.agent_policy_factory(run, deterministic=False, seed=5)
-            jobs, episodes = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
-            again, _ = dx.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
+            make_policy, kwargs = de.agent_policy_factory(run, deterministic=False, seed=5)
+            jobs, episodes = de.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
+            again, _ = de.evaluate_over_rates(make_policy, kwargs, SPEC["eval"]["rates"], 1, 1000)
             pd.testing.assert_frame_equal(jobs, again)  # sampled actions, but seeded
             assert sorted(episodes["rate"]) == sorted(SPEC["eval"]["rates"])
-            for protocol in dx.AGENT_PROTOCOLS:
-                greedy = dx.protocol_setup(SPEC, protocol)["deterministic"]
-                _write_eval(run, protocol, lambda run=run, g=greedy: dx.agent_policy_factory(run, g, 5)[0], kwargs)
+            for protocol in dl.AGENT_PROTOCOLS:
+                greedy = dl.protocol_setup(SPEC, protocol)["deterministic"]
+                _write_eval(run, protocol, lambda run=run, g=greedy: de.agent_policy_factory(run, g, 5)[0], kwargs)
         for name in SPEC["baselines"]:
-            for protocol in dx.PROTOCOLS:
-                _write_eval(dx.baseline_dir(root, variant, name), protocol,
-                            lambda name=name: dx.baseline_policy_factory(name), dx.env_kwargs(SPEC, variant, "slowdown"))
+            for protocol in dl.PROTOCOLS:
+                _write_eval(dl.baseline_dir(root, variant, name), protocol,
+                            lambda name=name: dr.baseline_policy_factory(name), dt.env_kwargs(SPEC, variant, "slowdown"))
     # Same job sets for every policy: SJF and Packer see the same jobs at each rate.
-    sjf = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "sjf"))["jobs"])
-    packer = pd.read_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "packer"))["jobs"])
+    sjf = pd.read_csv(dl.eval_paths(dl.baseline_dir(root, "discrete-image", "sjf"))["jobs"])
+    packer = pd.read_csv(dl.eval_paths(dl.baseline_dir(root, "discrete-image", "packer"))["jobs"])
     key = ["rate", "arrival", "length"]
     pd.testing.assert_frame_equal(sjf[key].sort_values(key).reset_index(drop=True),
                                   packer[key].sort_values(key).reset_index(drop=True))
@@ -316,9 +320,9 @@ def test_cli_claims_table_and_spec_errors(tmp_path, capsys):
     assert "epsiodes" in capsys.readouterr().err
     assert main(["deeprm", "figure", "fig9_9", "--spec", spec, "--out", str(tmp_path / "x.png")]) == 2
     capsys.readouterr()
-    greedy_sjf = dx.eval_paths(tmp_path / "sjf", dx.GREEDY)
+    greedy_sjf = dl.eval_paths(tmp_path / "sjf", dl.GREEDY)
     assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
-                 "--protocol", dx.GREEDY, "--out-jobs", str(greedy_sjf["jobs"]),
+                 "--protocol", dl.GREEDY, "--out-jobs", str(greedy_sjf["jobs"]),
                  "--out-episodes", str(greedy_sjf["episodes"])]) == 2
     assert "plays trained agents greedily" in capsys.readouterr().err and not greedy_sjf["jobs"].exists()
 
@@ -330,12 +334,12 @@ def test_maskable_ppo_trains_and_evaluates_with_the_env_masks(tmp_path):
 
     hp = load_hyperparams("maskable_ppo", overrides={"n_steps": 32, "batch_size": 16})
     run = tmp_path / "mppo"
-    train(dx.ENV_ID, dx.env_kwargs(SPEC, "discrete-image", "slowdown"), "maskable_ppo", hp, 64, 0, run,
-          wrappers=dx.WRAPPERS)
+    train(dl.ENV_ID, dt.env_kwargs(SPEC, "discrete-image", "slowdown"), "maskable_ppo", hp, 64, 0, run,
+          wrappers=dl.WRAPPERS)
     episodes = evaluate_run(run, n_episodes=1, seed=0)
     assert episodes["mean_slowdown"].iloc[0] >= 1.0
-    make_policy, kwargs = dx.agent_policy_factory(run, deterministic=True)
-    _, per_episode = dx.evaluate_over_rates(make_policy, kwargs, [0.7], 1, 1000)
+    make_policy, kwargs = de.agent_policy_factory(run, deterministic=True)
+    _, per_episode = de.evaluate_over_rates(make_policy, kwargs, [0.7], 1, 1000)
     assert per_episode["mean_slowdown"].iloc[0] >= 1.0
 
 
@@ -345,8 +349,8 @@ def test_deeprm_agent_curve_with_the_authors_log(tmp_path):
     spec["deeprm_agent"] = {"variant": "discrete-image", "rates": [0.7], "iterations": 3, "jobsets": 2,
                             "trajectories": 2, "seeds": [0]}
     assert df.figure_inputs(spec, "r", "deeprm_agent_curve") == [
-        dx.deeprm_agent_dir("r", "discrete-image", 0.7, 0) / "learning_curve.csv"]
-    run = dx.deeprm_agent_dir(tmp_path, "discrete-image", 0.7, 0)
+        dl.deeprm_agent_dir("r", "discrete-image", 0.7, 0) / "learning_curve.csv"]
+    run = dl.deeprm_agent_dir(tmp_path, "discrete-image", 0.7, 0)
     # 3 iterations x 4 episodes: slowdowns 6, 5, 4 per iteration
     write_csv(run / "learning_curve.csv", pd.DataFrame({
         "timesteps": np.arange(1, 13) * 100, "reward": -np.repeat([60.0, 50, 40], 4),
@@ -383,11 +387,11 @@ def test_deeprm_agent_converges_longer_at_chosen_rates():
     spec = copy.deepcopy(SPEC)
     spec["deeprm_agent"] = {"variant": "discrete-image", "rates": [0.3, 0.7], "iterations": 100, "jobsets": 10,
                             "trajectories": 20, "converge": {"rates": [0.7], "iterations": 1000}}
-    dx.check_spec(spec)
-    assert dx.deeprm_agent_iterations(spec, 0.7) == 1000 and dx.deeprm_agent_iterations(spec, 0.3) == 100
+    dl.check_spec(spec)
+    assert dt.deeprm_agent_iterations(spec, 0.7) == 1000 and dt.deeprm_agent_iterations(spec, 0.3) == 100
     spec["deeprm_agent"]["converge"]["rates"] = [0.6]
     with pytest.raises(ConfigError, match="converge.rates"):
-        dx.check_spec(spec)
+        dl.check_spec(spec)
 
 
 def test_claims_at_training_budgets_with_intervals(tmp_path):
@@ -397,13 +401,13 @@ def test_claims_at_training_budgets_with_intervals(tmp_path):
 
     _fake_results(tmp_path, SPEC, agent_sd=3.9, sjf_sd=4.9, withheld_long=3)
     rates = SPEC["eval"]["rates"]
-    for protocol in dx.PROTOCOLS:
+    for protocol in dl.PROTOCOLS:
         for variant in SPEC["variants"]:
-            for algo, objective, seed in dx.agent_runs(SPEC, variant):
+            for algo, objective, seed in dl.agent_runs(SPEC, variant):
                 frames = [pd.DataFrame({"rate": rates, "load": 1.0, "episode": 0, "mean_slowdown": value,
                                         "mean_completion_time": 10 * value, "fraction": f, "budget": f * 100})
                           for f, value in ((0.125, 6.0), (0.25, 5.0), (0.5, 4.2))]
-                write_csv(dx.budget_path(dx.run_dir(tmp_path, variant, algo, objective, seed), protocol),
+                write_csv(dl.budget_path(dl.run_dir(tmp_path, variant, algo, objective, seed), protocol),
                           pd.concat(frames))
     budget = []
     rows = {r["claim_id"]: r for r in claims_rows(SPEC, tmp_path, budget=budget)}
@@ -426,13 +430,13 @@ def test_claims_at_training_budgets_with_intervals(tmp_path):
 def test_cost_model_counts_every_run_and_limits_follow_the_rates(capsys):
     spec = copy.deepcopy(SPEC)
     spec["seeds"], spec["seeds_by"] = [0, 1], {"completion_time": [0]}
-    cost = dx.estimate_core_hours(spec)
-    assert cost["runs"] == len(dx.agent_runs(spec, "discrete-image")) + len(dx.agent_runs(spec, "multibinary-image")) == 9
+    cost = dc.estimate_core_hours(spec)
+    assert cost["runs"] == len(dl.agent_runs(spec, "discrete-image")) + len(dl.agent_runs(spec, "multibinary-image")) == 9
     one = copy.deepcopy(spec)
     one["train"]["steps"] *= 2
-    assert dx.estimate_core_hours(one)["sb3"] == pytest.approx(2 * cost["sb3"])
+    assert dc.estimate_core_hours(one)["sb3"] == pytest.approx(2 * cost["sb3"])
     # a slower algorithm gets a longer cluster time limit
-    assert dx.train_minutes(spec, "dqn", "discrete-image", "slowdown") >= dx.train_minutes(spec, "ppo", "discrete-image", "slowdown")
+    assert dc.train_minutes(spec, "dqn", "discrete-image", "slowdown") >= dc.train_minutes(spec, "ppo", "discrete-image", "slowdown")
     from schedrl.cli import main
 
     assert main(["deeprm", "cost", "--spec", "config/config.yaml"]) == 0

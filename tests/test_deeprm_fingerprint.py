@@ -15,7 +15,10 @@ import pytest
 
 from schedrl.cli import main
 from schedrl.io import write_csv
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import evaluation as de
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import references as dr
+from schedrl.papers.deeprm import training as dt
 from schedrl.papers.deeprm.claims import claims_rows
 from schedrl.report.claims import REFERENCE_COLUMNS, read_claims, write_claims
 
@@ -41,23 +44,23 @@ def root(tmp_path_factory):
     from schedrl.experiments.train import train
 
     root = tmp_path_factory.mktemp("results")
-    run = dx.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
-    train(dx.ENV_ID, dx.env_kwargs(SPEC, "discrete-image", "slowdown"), "a2c",
-          load_hyperparams("a2c", "deeprm-discrete-image"), SPEC["train"]["steps"], 0, run, wrappers=dx.WRAPPERS)
-    for protocol in dx.AGENT_PROTOCOLS:
-        paths = dx.eval_paths(run, protocol)
+    run = dl.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
+    train(dl.ENV_ID, dt.env_kwargs(SPEC, "discrete-image", "slowdown"), "a2c",
+          load_hyperparams("a2c", "deeprm-discrete-image"), SPEC["train"]["steps"], 0, run, wrappers=dl.WRAPPERS)
+    for protocol in dl.AGENT_PROTOCOLS:
+        paths = dl.eval_paths(run, protocol)
         assert main(["deeprm", "evaluate", "--spec", json.dumps(SPEC), "--variant", "discrete-image",
                      "--protocol", protocol, "--run-dir", str(run), "--out-jobs", str(paths["jobs"]),
                      "--out-episodes", str(paths["episodes"]),
-                     "--out-fingerprint", str(dx.fingerprint_path(run, protocol))]) == 0
-    for variant, ref, algo, seed in dx.reference_runs(SPEC):
-        dx.evaluate_reference(SPEC, variant, ref, algo, seed, dx.reference_dir(root, variant, ref, algo, seed))
+                     "--out-fingerprint", str(dl.fingerprint_path(run, protocol))]) == 0
+    for variant, ref, algo, seed in dl.reference_runs(SPEC):
+        dr.evaluate_reference(SPEC, variant, ref, algo, seed, dl.reference_dir(root, variant, ref, algo, seed))
     return root
 
 
 def test_evaluation_writes_sane_fingerprints(root):
-    run = dx.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
-    fp = json.loads(dx.fingerprint_path(run, "heldout").read_text())
+    run = dl.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
+    fp = json.loads(dl.fingerprint_path(run, "heldout").read_text())
     assert fp["agent"] == "A2C (slowdown) discrete-image seed 0" and fp["kind"] == "trained"
     assert (fp["algo"], fp["seed"], fp["protocol"], fp["episodes"]) == ("a2c", 0, "heldout", 2)
     assert 0 < fp["contested"] <= fp["decisions"] and 0 < fp["chance"] < 1
@@ -66,16 +69,16 @@ def test_evaluation_writes_sane_fingerprints(root):
     # the policy's logits were read: entropy against uniform, hidden units of the actor
     assert 0 <= fp["entropy_median"] <= fp["entropy_uniform_median"] + 1e-9 and fp["hidden_units"] > 0
     # recording does not change what is played: the same evaluation again gives the same episodes
-    make_policy, kwargs = dx.agent_policy_factory(run, False, SPEC["eval"]["jobset_seed"])
-    setup = dx.protocol_setup(SPEC, "heldout")
-    _, plain = dx.evaluate_over_rates(make_policy, {**kwargs, **setup["overrides"]}, setup["rates"],
+    make_policy, kwargs = de.agent_policy_factory(run, False, SPEC["eval"]["jobset_seed"])
+    setup = dl.protocol_setup(SPEC, "heldout")
+    _, plain = de.evaluate_over_rates(make_policy, {**kwargs, **setup["overrides"]}, setup["rates"],
                                       setup["episodes"], setup["jobset_seed"])
-    written = pd.read_csv(dx.eval_paths(run, "heldout")["episodes"])
+    written = pd.read_csv(dl.eval_paths(run, "heldout")["episodes"])
     assert np.allclose(plain["mean_slowdown"], written["mean_slowdown"], rtol=1e-5)
-    rand = json.loads(dx.fingerprint_path(dx.reference_dir(root, "discrete-image", "random", "", 0), "heldout").read_text())
+    rand = json.loads(dl.fingerprint_path(dl.reference_dir(root, "discrete-image", "random", "", 0), "heldout").read_text())
     assert rand["kind"] == "random" and rand["plays_as"] == "" and "entropy_median" not in rand
-    untrained = dx.untrained_model(SPEC, "discrete-image", "a2c", 0)
-    again = dx.untrained_model(SPEC, "discrete-image", "a2c", 0)
+    untrained = dr.untrained_model(SPEC, "discrete-image", "a2c", 0)
+    again = dr.untrained_model(SPEC, "discrete-image", "a2c", 0)
     for a, b in zip(untrained.policy.parameters(), again.policy.parameters()):
         assert np.array_equal(a.detach().numpy(), b.detach().numpy())  # the seed fixes the start
 
@@ -84,7 +87,7 @@ def test_fingerprints_table_has_one_row_per_agent_and_protocol(root, tmp_path):
     out = tmp_path / "fingerprints.csv"
     assert main(["deeprm", "fingerprints", "--spec", json.dumps(SPEC), "--root", str(root), "--out", str(out)]) == 0
     table = pd.read_csv(out, keep_default_na=False)
-    assert len(table) == 3 * len(dx.AGENT_PROTOCOLS)  # trained A2C, its random and untrained stand-ins
+    assert len(table) == 3 * len(dl.AGENT_PROTOCOLS)  # trained A2C, its random and untrained stand-ins
     assert sorted(set(table["kind"])) == ["random", "trained", "untrained"]
     assert {"agent", "variant", "algo", "seed", "protocol", "contested", "plays_as"} <= set(table.columns)
 
@@ -98,17 +101,17 @@ def _episodes(value, rates):
 def _fake(root, spec, agent, random, untrained, sjf=4.9):
     """Chosen mean slowdowns for the trained agents, their references and the heuristics."""
     rates = spec["eval"]["rates"]
-    for protocol in dx.AGENT_PROTOCOLS:
+    for protocol in dl.AGENT_PROTOCOLS:
         for variant in spec["variants"]:
-            for algo, objective, seed in dx.agent_runs(spec, variant):
+            for algo, objective, seed in dl.agent_runs(spec, variant):
                 for ref, value in ((None, agent), ("random", random), ("untrained", untrained)):
-                    folder = dx.agent_eval_dir(root, variant, algo, objective, seed, ref)
-                    write_csv(dx.eval_paths(folder, protocol)["episodes"], _episodes(value, rates))
-                    write_csv(dx.eval_paths(folder, protocol)["jobs"], pd.DataFrame(
+                    folder = dl.agent_eval_dir(root, variant, algo, objective, seed, ref)
+                    write_csv(dl.eval_paths(folder, protocol)["episodes"], _episodes(value, rates))
+                    write_csv(dl.eval_paths(folder, protocol)["jobs"], pd.DataFrame(
                         {"rate": 0.6, "load": 1.1, "length": [12, 12, 12, 1, 2, 3, 11, 1],
                          "withheld": [True] * 4 + [False] * 4}))
-            for name in spec["baselines"] if protocol in dx.PROTOCOLS else []:
-                write_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"],
+            for name in spec["baselines"] if protocol in dl.PROTOCOLS else []:
+                write_csv(dl.eval_paths(dl.baseline_dir(root, variant, name), protocol)["episodes"],
                           _episodes(sjf if name == "sjf" else sjf + 1, rates))
 
 
@@ -116,7 +119,7 @@ def test_claims_carry_the_references(tmp_path):
     spec = copy.deepcopy(SPEC)
     # random play "reproduces" the headline as well as the agent: uninformative; untrained does not
     _fake(tmp_path, spec, agent=3.9, random=3.9, untrained=9.0)
-    run = dx.run_dir(tmp_path, "discrete-image", "a2c", "slowdown", 0)
+    run = dl.run_dir(tmp_path, "discrete-image", "a2c", "slowdown", 0)
     (run / "eval_heldout_fingerprint.json").write_text(json.dumps(
         {"agent": "A2C (slowdown) discrete-image seed 0", "decisions": 500, "contested": 412, "agree_fcfs": 0.2,
          "agree_sjf": 0.99, "agree_smallest_area": 0.5, "agree_largest": 0.1, "top_slot": 0, "top_slot_share": 0.3,
@@ -143,35 +146,35 @@ def test_one_process_for_every_protocol_writes_the_separate_runs_files(root, tmp
     """The workflow plays an agent's protocols in one rule (``--protocol ... --out-dir``): the files
     equal, byte for byte, those of one process per protocol (the fixture's), and so do the budget
     checkpoints' and a baseline's."""
-    run = dx.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
+    run = dl.run_dir(root, "discrete-image", "a2c", "slowdown", 0)
     spec = json.dumps(SPEC)
     out = tmp_path / "merged"
     assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--protocol",
-                 *dx.AGENT_PROTOCOLS, "--run-dir", str(run), "--out-dir", str(out)]) == 0
-    written = dx.eval_outputs(out, dx.AGENT_PROTOCOLS, fingerprint=True)
+                 *dl.AGENT_PROTOCOLS, "--run-dir", str(run), "--out-dir", str(out)]) == 0
+    written = dl.eval_outputs(out, dl.AGENT_PROTOCOLS, fingerprint=True)
     assert len(written) == 9
     for path in map(Path, written):
         assert path.read_bytes() == (run / path.name).read_bytes(), path.name
     # budgets: both protocols in one process, as each alone
-    assert main(["deeprm", "evaluate-budgets", "--spec", spec, "--protocol", *dx.PROTOCOLS, "--run-dir", str(run),
+    assert main(["deeprm", "evaluate-budgets", "--spec", spec, "--protocol", *dl.PROTOCOLS, "--run-dir", str(run),
                  "--out-dir", str(out)]) == 0
-    for protocol in dx.PROTOCOLS:
+    for protocol in dl.PROTOCOLS:
         alone = tmp_path / f"budget_{protocol}.csv"
         assert main(["deeprm", "evaluate-budgets", "--spec", spec, "--protocol", protocol, "--run-dir", str(run),
                      "--out", str(alone)]) == 0
-        assert dx.budget_path(out, protocol).read_bytes() == alone.read_bytes()
+        assert dl.budget_path(out, protocol).read_bytes() == alone.read_bytes()
     # a baseline: both protocols in one process, as each alone
     base = tmp_path / "sjf"
     assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
-                 "--protocol", *dx.PROTOCOLS, "--out-dir", str(base)]) == 0
-    assert sorted(p.name for p in base.iterdir()) == sorted(Path(p).name for p in dx.eval_outputs(base, dx.PROTOCOLS))
-    alone = dx.eval_paths(tmp_path / "sjf-alone", "report")
+                 "--protocol", *dl.PROTOCOLS, "--out-dir", str(base)]) == 0
+    assert sorted(p.name for p in base.iterdir()) == sorted(Path(p).name for p in dl.eval_outputs(base, dl.PROTOCOLS))
+    alone = dl.eval_paths(tmp_path / "sjf-alone", "report")
     assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
                  "--protocol", "report", "--out-jobs", str(alone["jobs"]), "--out-episodes", str(alone["episodes"])]) == 0
-    assert alone["episodes"].read_bytes() == dx.eval_paths(base, "report")["episodes"].read_bytes()
+    assert alone["episodes"].read_bytes() == dl.eval_paths(base, "report")["episodes"].read_bytes()
     capsys.readouterr()
     # several protocols need --out-dir; one needs both tables named; one clear line each
-    for argv, says in ((["--protocol", *dx.PROTOCOLS, "--out-jobs", "j.csv", "--out-episodes", "e.csv"], "--out-dir"),
+    for argv, says in ((["--protocol", *dl.PROTOCOLS, "--out-jobs", "j.csv", "--out-episodes", "e.csv"], "--out-dir"),
                        (["--protocol", "report", "--out-jobs", "j.csv"], "--out-episodes"),
                        (["--out-dir", str(tmp_path / "x"), "--out-jobs", "j.csv"], "leave out --out-jobs")):
         assert main(["deeprm", "evaluate", "--spec", spec, "--variant", "discrete-image", "--baseline", "sjf",
@@ -189,11 +192,11 @@ def test_budget_checkpoints_are_those_of_the_steps_asked_for(tmp_path):
     from schedrl.agents import load_hyperparams
     from schedrl.experiments.train import train
 
-    run = dx.run_dir(tmp_path, "discrete-image", "ppo", "slowdown", 0)
+    run = dl.run_dir(tmp_path, "discrete-image", "ppo", "slowdown", 0)
     params = {**load_hyperparams("ppo", "deeprm-discrete-image"), "n_steps": 32, "batch_size": 32}
-    result = train(dx.ENV_ID, dx.env_kwargs(SPEC, "discrete-image", "slowdown"), "ppo", params, 80, 0, run,
-                   wrappers=dx.WRAPPERS, checkpoint_every=10)
+    result = train(dl.ENV_ID, dt.env_kwargs(SPEC, "discrete-image", "slowdown"), "ppo", params, 80, 0, run,
+                   wrappers=dl.WRAPPERS, checkpoint_every=10)
     assert result.steps == 96
-    budgets = dx.evaluate_budgets(SPEC, run, "heldout", 0.7)
+    budgets = de.evaluate_budgets(SPEC, run, "heldout", 0.7)
     assert budgets.groupby("fraction")["budget"].first().to_dict() == {0.125: 32, 0.25: 32, 0.5: 64}
     assert set(budgets["model"]) == {"step_32.zip", "step_64.zip"}

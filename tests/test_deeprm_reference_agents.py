@@ -23,12 +23,14 @@ def _spec():
 
 
 def _report_slowdown(make_policy):
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
     spec = _spec()
-    setup = dx.protocol_setup(spec, "report")
-    kwargs = {**dx.env_kwargs(spec, "discrete-image", "slowdown"), **setup["overrides"]}
-    _, episodes = dx.evaluate_over_rates(make_policy, kwargs, [0.7], 1, setup["jobset_seed"], protocol="report")
+    setup = dl.protocol_setup(spec, "report")
+    kwargs = {**dt.env_kwargs(spec, "discrete-image", "slowdown"), **setup["overrides"]}
+    _, episodes = de.evaluate_over_rates(make_policy, kwargs, [0.7], 1, setup["jobset_seed"], protocol="report")
     return float(episodes["mean_slowdown"].mean())
 
 
@@ -38,7 +40,7 @@ def test_report_a2c_beats_sjf_on_seed_42_as_the_report_prints():
     at rate 0.7 (the report prints 3.9), SJF 4.93 (the report 4.9)."""
     from schedrl.agents.sb2_reference import load_reference
     from schedrl.envs.rollout import sb3_policy
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import references as dr
 
     model = load_reference(A2C)
     assert model.integer_cast and model.obs_integer  # SB2's Box(int64): the cast is on by default
@@ -48,7 +50,7 @@ def test_report_a2c_beats_sjf_on_seed_42_as_the_report_prints():
         return sb3_policy(model, deterministic=False)
 
     a2c = _report_slowdown(make_policy)
-    sjf = _report_slowdown(dx.baseline_policy_factory("sjf"))
+    sjf = _report_slowdown(dr.baseline_policy_factory("sjf"))
     assert sjf == pytest.approx(4.93, abs=0.005)
     assert a2c == pytest.approx(3.96, abs=0.1)  # 3.87 here (greedy and most draws); 3.96 in the provenance
     assert a2c < sjf
@@ -101,11 +103,12 @@ def test_numpy_only_unpickler_refuses_other_globals(tmp_path):
 def test_integer_observation_wrapper_truncates_fractions():
     from schedrl.agents.wrappers import IntegerObservation
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
     spec = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["deeprm"]
     spec = {**_spec(), **spec}
-    env = make_env(dx.ENV_ID, dx.env_kwargs(spec, "discrete-image", "slowdown"))
+    env = make_env(dl.ENV_ID, dt.env_kwargs(spec, "discrete-image", "slowdown"))
     raw, _ = env.reset(seed=0)
     wrapped = IntegerObservation(env)
     obs, _ = wrapped.reset(seed=0)
@@ -122,11 +125,11 @@ def test_score_loads_sb2_zip_and_authors_spec():
 
 
 def test_authors_rows_skipped_when_the_folder_is_absent(tmp_path):
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
     from schedrl.papers.deeprm.figures import authors_table_markdown
 
     spec = {**_spec(), "reference_dirs": [str(tmp_path / "absent")]}
-    assert dx.authors_runs(spec) == [] and dx.authors_files(spec, tmp_path) == []
+    assert dl.authors_runs(spec) == [] and dl.authors_files(spec, tmp_path) == []
     assert "not played" in authors_table_markdown(spec, tmp_path)
 
 
@@ -137,16 +140,16 @@ def test_authors_runs_and_evaluate_command(tmp_path):
     import pandas as pd
 
     from schedrl.cli import main
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
 
     spec = {**_spec(), "reference_dirs": [str(REF)]}
-    names = {(v, n) for v, n, _ in dx.authors_runs(spec)}
+    names = {(v, n) for v, n, _ in dl.authors_runs(spec)}
     assert ("discrete-image", "a2c-slowdown") in names and ("multibinary-image", "ppo-slowdown") in names
-    assert ("discrete-image", f"{dx.DEEPRM_AGENT}-slowdown") in names
-    assert len(dx.authors_files(spec, tmp_path)) == 2 * len(names)
+    assert ("discrete-image", f"{dl.DEEPRM_AGENT}-slowdown") in names
+    assert len(dl.authors_files(spec, tmp_path)) == 2 * len(names)
     out = tmp_path / "e.csv"
     rc = main(["deeprm", "evaluate", "--spec", json.dumps(spec), "--variant", "discrete-image", "--protocol",
-               "report", "--authors", f"{dx.DEEPRM_AGENT}-slowdown", "--rates", "0.7", "0.35",
+               "report", "--authors", f"{dl.DEEPRM_AGENT}-slowdown", "--rates", "0.7", "0.35",
                "--out-jobs", str(tmp_path / "j.csv"), "--out-episodes", str(out)])
     assert rc == 0
     episodes = pd.read_csv(out)

@@ -11,8 +11,10 @@ import pandas as pd
 import pytest
 
 from schedrl.cli import main
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import evaluation as de
 from schedrl.papers.deeprm import figures as df
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import training as dt
 
 # A tiny discrete phase-2 scale: training on the report's seed-42 sequence (legacy draw), the report
 # protocol's checks while training, a short episode cap so the sampled replays stay fast.
@@ -39,8 +41,8 @@ def run(tmp_path_factory):
     from schedrl.experiments.train import train
 
     folder = tmp_path_factory.mktemp("replay") / "a2c"
-    env = dx.env_kwargs(SPEC, "discrete-image", "slowdown")
-    train(dx.ENV_ID, env, "a2c", A2C, 60, 0, folder, checkpoint_every=30, selection=dx.report_selection(SPEC))
+    env = dt.env_kwargs(SPEC, "discrete-image", "slowdown")
+    train(dl.ENV_ID, env, "a2c", A2C, 60, 0, folder, checkpoint_every=30, selection=dt.report_selection(SPEC))
     assert (folder / "best_model.zip").exists()
     return folder
 
@@ -58,12 +60,12 @@ def test_replay_writes_one_row_per_sampling_seed(run, tmp_path, capsys):
     assert (frame["model_step"] == state["best_step"]).all()
     assert (frame["algo"] == "a2c").all() and (frame["seed"] == 0).all()
     assert frame["mean_slowdown"].notna().all()
-    assert dx.REPLAY_SAMPLING_SEEDS == 20  # the rule's count (a constant, not a config key)
+    assert dl.REPLAY_SAMPLING_SEEDS == 20  # the rule's count (a constant, not a config key)
 
 
 def _protocol_episode(spec, run, tmp_path, name="report"):
     """The report protocol's own result at the box rate, as ``deeprm_evaluate_agent`` writes it."""
-    paths = dx.eval_paths(tmp_path / name, "report")
+    paths = dl.eval_paths(tmp_path / name, "report")
     assert main(["deeprm", "evaluate", "--spec", json.dumps(spec), "--variant", "discrete-image", "--protocol",
                  "report", "--run-dir", str(run), "--rates", "0.7", "--out-jobs", str(paths["jobs"]),
                  "--out-episodes", str(paths["episodes"])]) == 0
@@ -77,7 +79,7 @@ def test_replay_of_the_protocols_seed_is_the_protocols_episode(run, tmp_path):
     seed = SPEC["eval"]["report"]["jobset_seed"]
     own = _protocol_episode(SPEC, run, tmp_path)
     out = tmp_path / "replay42.csv"
-    replay = dx.replay_report(SPEC, run, [seed])
+    replay = de.replay_report(SPEC, run, [seed])
     assert len(replay) == 1
     from schedrl.io import write_csv
 
@@ -90,12 +92,12 @@ def test_replay_of_the_protocols_seed_is_the_protocols_episode(run, tmp_path):
 def test_replay_of_seed_s_is_the_protocols_play_with_its_sampler_seeded_s(run):
     """Seeds other than the protocol's: the protocol's policy factory and evaluation with the sampler seed
     s (job sequence and env unchanged) give the replay of s, and the seeds give different draws."""
-    setup = dx.protocol_setup(SPEC, "report")
+    setup = dl.protocol_setup(SPEC, "report")
     seeds = [0, 1, 2, 3]
-    replay = dx.replay_report(SPEC, run, seeds).set_index("sampling_seed")
+    replay = de.replay_report(SPEC, run, seeds).set_index("sampling_seed")
     for s in seeds[:2]:
-        make_policy, kwargs = dx.agent_policy_factory(run, False, s, best_in_sample=setup["overrides"])
-        _, episodes = dx.evaluate_over_rates(make_policy, {**kwargs, **setup["overrides"]}, [0.7], setup["episodes"],
+        make_policy, kwargs = de.agent_policy_factory(run, False, s, best_in_sample=setup["overrides"])
+        _, episodes = de.evaluate_over_rates(make_policy, {**kwargs, **setup["overrides"]}, [0.7], setup["episodes"],
                                              setup["jobset_seed"], protocol="report")
         assert episodes["mean_slowdown"].iloc[0] == replay.loc[s, "mean_slowdown"]
         assert episodes["steps"].iloc[0] == replay.loc[s, "steps"]
@@ -109,14 +111,14 @@ def test_summary_share_below_sjf_on_a_hand_made_frame():
                         "mean_slowdown": np.arange(1.0, 11.0)})
     trpo = pd.DataFrame({"algo": "trpo", "seed": 1, "sampling_seed": [0, 0, 1, 1], "model_step": 400,
                          "mean_slowdown": [3.0, 5.0, 1.0, 3.0]})
-    summary = dx.replay_summary(pd.concat([a2c, trpo], ignore_index=True), 4.0).set_index("algo")
+    summary = de.replay_summary(pd.concat([a2c, trpo], ignore_index=True), 4.0).set_index("algo")
     assert summary.loc["a2c", "share_below_sjf"] == pytest.approx(0.3)
     assert summary.loc["a2c", "replays"] == 10 and summary.loc["a2c", "model_step"] == 800
     assert summary.loc["a2c", "median"] == pytest.approx(5.5)
     assert (summary.loc["a2c", "p10"], summary.loc["a2c", "p90"]) == (pytest.approx(1.9), pytest.approx(9.1))
     assert summary.loc["trpo", "replays"] == 2 and summary.loc["trpo", "share_below_sjf"] == pytest.approx(0.5)
     assert summary.loc["trpo", "median"] == pytest.approx(3.0) and summary.loc["trpo", "sjf"] == 4.0
-    assert np.isnan(dx.replay_summary(a2c, None)["share_below_sjf"].iloc[0])
+    assert np.isnan(de.replay_summary(a2c, None)["share_below_sjf"].iloc[0])
 
 
 def test_replay_table_reads_the_replays_sjf_and_the_protocols_draw(tmp_path):
@@ -126,19 +128,19 @@ def test_replay_table_reads_the_replays_sjf_and_the_protocols_draw(tmp_path):
                                                                          "algos": ["a2c", "trpo"]}}}
     root = tmp_path / "r"
     for algo, values, drawn in (("a2c", np.arange(1.0, 21.0), 3.5), ("trpo", np.full(20, 5.0), 5.0)):
-        folder = dx.run_dir(root, "discrete-image", algo, "slowdown", 0)
-        write_csv(dx.replay_path(folder), pd.DataFrame({
+        folder = dl.run_dir(root, "discrete-image", algo, "slowdown", 0)
+        write_csv(dl.replay_path(folder), pd.DataFrame({
             "sampling_seed": range(20), "algo": algo, "seed": 0, "rate": 0.7, "mean_slowdown": values,
             "model": "best_model.zip (step 40 of 3 checks)", "model_step": 40}))
-        write_csv(dx.eval_paths(folder, "report")["episodes"],
+        write_csv(dl.eval_paths(folder, "report")["episodes"],
                   pd.DataFrame({"rate": [0.3, 0.7], "mean_slowdown": [1.0, drawn]}))
-    write_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "sjf"), "report")["episodes"],
+    write_csv(dl.eval_paths(dl.baseline_dir(root, "discrete-image", "sjf"), "report")["episodes"],
               pd.DataFrame({"rate": [0.3, 0.7], "mean_slowdown": [1.0, 4.5]}))
-    assert sorted(dx.replay_table_inputs(spec, root)) == sorted(
-        [str(dx.replay_path(dx.run_dir(root, "discrete-image", a, "slowdown", 0))) for a in ("a2c", "trpo")]
-        + [str(dx.eval_paths(dx.run_dir(root, "discrete-image", a, "slowdown", 0), "report")["episodes"])
+    assert sorted(dl.replay_table_inputs(spec, root)) == sorted(
+        [str(dl.replay_path(dl.run_dir(root, "discrete-image", a, "slowdown", 0))) for a in ("a2c", "trpo")]
+        + [str(dl.eval_paths(dl.run_dir(root, "discrete-image", a, "slowdown", 0), "report")["episodes"])
            for a in ("a2c", "trpo")]
-        + [str(dx.eval_paths(dx.baseline_dir(root, "discrete-image", "sjf"), "report")["episodes"])])
+        + [str(dl.eval_paths(dl.baseline_dir(root, "discrete-image", "sjf"), "report")["episodes"])])
     md = tmp_path / "replay.md"
     assert main(["deeprm", "table", "--replay", "--spec", json.dumps(spec), "--root", str(root), "--out", str(md)]) == 0
     text = md.read_text()
@@ -146,7 +148,7 @@ def test_replay_table_reads_the_replays_sjf_and_the_protocols_draw(tmp_path):
     assert "| TRPO (slowdown) | 0 | 40 | 20 | 5.00 | 5.00-5.00 | 0% | 5.00 | 4.50 | 4 |" in text
     # a scale without discrete phase 2's slowdown agents: one line, nothing read
     none = {**spec, "objectives": ["completion_time"]}
-    assert dx.replay_runs(none) == [] and dx.replay_table_inputs(none, root) == []
+    assert dl.replay_runs(none) == [] and dl.replay_table_inputs(none, root) == []
     assert "No discrete-image agent" in df.replay_insample_markdown(none, root)
 
 

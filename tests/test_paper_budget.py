@@ -28,21 +28,22 @@ def test_scale_file_is_merged_over_the_default_as_snakemake_merges_it():
 
 
 def test_deeprm_headline_runs_train_the_reports_budget():
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
     budget = load_section(str(BUDGET), "deeprm")
     paper = load_section(str(PAPER), "deeprm")
-    runs = [(v, a, o, s) for v in budget["variants"] for a, o, s in dx.agent_runs(budget, v)]
+    runs = [(v, a, o, s) for v in budget["variants"] for a, o, s in dl.agent_runs(budget, v)]
     # the report's headline agents: discrete phase 2, slowdown, A2C / PPO / TRPO, on more than one seed
     assert {(v, a, o) for v, a, o, _ in runs} == {("discrete-image", a, "slowdown") for a in ("a2c", "ppo", "trpo")}
     assert len({s for *_, s in runs}) >= 2
     for variant, algo, objective, _ in runs:
-        steps = dx.run_steps(budget, variant, algo, objective)
-        assert steps == dx.run_steps(paper, variant, algo, objective)
+        steps = dt.run_steps(budget, variant, algo, objective)
+        assert steps == dt.run_steps(paper, variant, algo, objective)
         # budget checkpoints at 1/8, 1/4, 1/2 of the paper's budget (all of it is the final model)
-        assert dx.run_checkpoint_every(budget, variant, algo, objective) * 8 == steps
+        assert dt.run_checkpoint_every(budget, variant, algo, objective) * 8 == steps
     # the report's model choice every check_freq steps, and its evaluation sizes
-    assert dx.report_selection(budget) == dx.report_selection(paper)
+    assert dt.report_selection(budget) == dt.report_selection(paper)
     for key in ("episodes", "rates", "report", "deterministic", "box_rate"):
         assert budget["eval"][key] == paper["eval"][key], key
 

@@ -202,8 +202,11 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
 
     from schedrl.cli import main
     from schedrl.io import write_csv
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
     from schedrl.papers.deeprm import figures as df
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import references as dr
+    from schedrl.papers.deeprm import training as dt
     from schedrl.papers.deeprm.claims import claims_rows
     from schedrl.papers.deeprm.figures import draw
 
@@ -222,49 +225,49 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
     bad = copy.deepcopy(spec)
     bad["deeprm_agent"]["rates"] = [0.65]
     with pytest.raises(ConfigError, match="deeprm_agent.rates"):
-        dx.check_spec(bad)
+        dl.check_spec(bad)
     root = tmp_path / "results"
     text = json.dumps(spec)
-    for rate, seed in dx.deeprm_agent_runs(spec):
-        run = dx.deeprm_agent_dir(root, "discrete-image", rate, seed)
+    for rate, seed in dl.deeprm_agent_runs(spec):
+        run = dl.deeprm_agent_dir(root, "discrete-image", rate, seed)
         assert main(["deeprm", "train-agent", "--spec", text, "--rate", str(rate), "--seed", str(seed),
                      "--run-dir", str(run)]) == 0
         config = json.loads((run / "config.json").read_text())
         assert config["algo"] == "deeprm_pg" and config["env_kwargs"]["new_job_rate"] == rate
         assert len(pd.read_csv(run / "learning_curve.csv")) == 2 * 2 * 2
-        for protocol in dx.AGENT_PROTOCOLS:
-            if rate not in dx.protocol_setup(spec, protocol)["rates"]:
+        for protocol in dl.AGENT_PROTOCOLS:
+            if rate not in dl.protocol_setup(spec, protocol)["rates"]:
                 continue  # greedy play at the box rate only
-            paths = dx.eval_paths(run, protocol)
+            paths = dl.eval_paths(run, protocol)
             assert main(["deeprm", "evaluate", "--spec", text, "--variant", "discrete-image", "--run-dir", str(run),
                          "--rates", str(rate), "--protocol", protocol, "--out-jobs", str(paths["jobs"]),
                          "--out-episodes", str(paths["episodes"])]) == 0
             assert pd.read_csv(paths["episodes"])["rate"].tolist() == [rate]
     for name in spec["baselines"]:
-        jobs, episodes = dx.evaluate_over_rates(dx.baseline_policy_factory(name),
-                                                dx.env_kwargs(spec, "discrete-image", "slowdown"),
+        jobs, episodes = de.evaluate_over_rates(dr.baseline_policy_factory(name),
+                                                dt.env_kwargs(spec, "discrete-image", "slowdown"),
                                                 spec["eval"]["rates"], 1, 1000)
-        for protocol in dx.PROTOCOLS:  # the plumbing is under test here, not the protocols
-            write_csv(dx.eval_paths(dx.baseline_dir(root, "discrete-image", name), protocol)["episodes"], episodes)
+        for protocol in dl.PROTOCOLS:  # the plumbing is under test here, not the protocols
+            write_csv(dl.eval_paths(dl.baseline_dir(root, "discrete-image", name), protocol)["episodes"], episodes)
     # SB3 agents' results by hand: A2C within 5% of the DeepRM agent, TRPO 50% worse
-    ours = dx.deeprm_agent_episodes(spec, root)
-    assert set(ours["policy"]) == {dx.DEEPRM_AGENT_LABEL} and sorted(ours["rate"]) == [0.7, 1.0]
+    ours = de.deeprm_agent_episodes(spec, root)
+    assert set(ours["policy"]) == {dl.DEEPRM_AGENT_LABEL} and sorted(ours["rate"]) == [0.7, 1.0]
     ref = episodes.copy()
     for algo, factor in (("a2c", 1.05), ("trpo", 1.5)):
         frame = ref.copy()
         for rate in (0.7, 1.0):
             frame.loc[np.isclose(frame["rate"], rate), "mean_slowdown"] = factor * float(
                 ours.loc[np.isclose(ours["rate"], rate), "mean_slowdown"].mean())
-        for protocol in dx.AGENT_PROTOCOLS:
-            write_csv(dx.eval_paths(dx.run_dir(root, "discrete-image", algo, "slowdown", 0), protocol)["episodes"],
+        for protocol in dl.AGENT_PROTOCOLS:
+            write_csv(dl.eval_paths(dl.run_dir(root, "discrete-image", algo, "slowdown", 0), protocol)["episodes"],
                       frame)
-        (dx.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
+        (dl.run_dir(root, "discrete-image", algo, "slowdown", 0) / "timing.json").write_text(
             json.dumps({"steps": 100, "wall_time_total_s": 1.0, "steps_per_s": 100.0}))
     inputs = [str(p) for p in df.figure_inputs(spec, root, "fig5_4")]
     assert any("deeprm_pg/slowdown/rate1/seed0/eval_heldout_episodes.csv" in p for p in inputs)
     assert not any("deeprm_pg" in str(p) for p in df.figure_inputs(spec, root, "fig5_3"))
     table = draw("fig5_4", spec, root, tmp_path / "fig5_4.png")
-    assert dx.DEEPRM_AGENT_LABEL in set(table["policy"])
+    assert dl.DEEPRM_AGENT_LABEL in set(table["policy"])
     rows = {r["claim_id"]: r for r in claims_rows(spec, root)}
     assert rows["deeprm-agent@heldout"]["verdict"] == "partly reproduced", rows["deeprm-agent@heldout"]
     assert "rate 1: DeepRM agent" in rows["deeprm-agent@heldout"]["ours"]
@@ -275,7 +278,7 @@ def test_deeprm_pipeline_with_the_deeprm_agent(tmp_path, capsys):
     from schedrl.papers.deeprm.figures import training_speed_markdown as timing_markdown
 
     md = table_markdown(spec, root).splitlines()
-    ours_row = next(line for line in md if f"| {dx.DEEPRM_AGENT_LABEL} |" in line)
+    ours_row = next(line for line in md if f"| {dl.DEEPRM_AGENT_LABEL} |" in line)
     sjf_row = next(line for line in md if "| SJF |" in line)
     assert float(ours_row.split("|")[4]) > 0 and sjf_row.split("|")[4].strip() == ""  # greedy: agents only
     assert "| DeepRM agent | 2 |" in timing_markdown(spec, root)

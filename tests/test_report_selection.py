@@ -137,31 +137,33 @@ def test_bad_selection_options_are_one_line(tmp_path, capsys):
 
 
 def test_deeprm_report_protocol_plays_best_model_when_present(tmp_path):
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import layout as dl
 
     env = dict(num_nw=5, simu_len=20, new_job_rate=0.7, jobset_seed=42, jobset_rng="legacy", num_jobsets=1,
                episode_max_length=300)
     overrides = {"episode_max_length": 2000, "jobset_rng": "legacy", "jobset_seed": 42, "num_jobsets": 1}
     run = tmp_path / "a2c"
-    train(dx.ENV_ID, env, "a2c", A2C, 60, 0, run, checkpoint_every=30,
+    train(dl.ENV_ID, env, "a2c", A2C, 60, 0, run, checkpoint_every=30,
           selection={"check_every": 20, "env_kwargs": overrides})
     state = json.loads((run / "selection.json").read_text())
-    make_policy, _ = dx.agent_policy_factory(run, seed=42, best_in_sample=overrides)
+    make_policy, _ = de.agent_policy_factory(run, seed=42, best_in_sample=overrides)
     assert make_policy.chosen == f"best_model.zip (step {state['best_step']} of 3 checks)"
     np.testing.assert_array_equal(_params(make_policy.model), _params(_load(run / "best_model.zip")))
-    held_out, _ = dx.agent_policy_factory(run, seed=42)  # held out: the final model
+    held_out, _ = de.agent_policy_factory(run, seed=42)  # held out: the final model
     assert held_out.chosen == "model.zip"
     (run / "best_model.zip").unlink()  # an old run folder: the kept-checkpoint choice
-    old, _ = dx.agent_policy_factory(run, seed=42, best_in_sample=overrides)
+    old, _ = de.agent_policy_factory(run, seed=42, best_in_sample=overrides)
     assert old.chosen in {"step_30.zip", "step_60.zip", "model.zip"}
 
 
 def test_deeprm_config_gives_schedrl_train_the_report_protocol_check():
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
-    spec = dx.load_spec("config/paper.yaml")
-    assert dx.report_selection(spec) == {
+    spec = dl.load_spec("config/paper.yaml")
+    assert dt.report_selection(spec) == {
         "check_every": 1000, "episodes": 1, "deterministic": False,
         "env_kwargs": {"episode_max_length": 2000, "jobset_rng": "legacy", "jobset_seed": 42, "num_jobsets": 1}}
-    assert "--select-every=1000" in dx.selection_args(spec)
-    assert dx.selection_args({k: v for k, v in spec.items() if k != "report_selection"}) == ""
+    assert "--select-every=1000" in dt.selection_args(spec)
+    assert dt.selection_args({k: v for k, v in spec.items() if k != "report_selection"}) == ""

@@ -1,40 +1,42 @@
 # Rules for the SB3 DeepRM report (deeprm-sb3-report.txt): train every agent of each variant at the
 # training load, evaluate agents and heuristics on held-out job sets across loads, draw figures
-# 5.1-5.18 and write the claims table. Code: schedrl.papers.deeprm (experiments: run layout and
-# input files; figures: FIGURES, TARGETS and one function per figure; claims). Path patterns below
-# are the package's own layout functions called with wildcards.
+# 5.1-5.18 and write the claims table. Code: schedrl.papers.deeprm (layout: run layout and input
+# files; training: run arguments; cost: time limits; figures: FIGURES, TARGETS and one function per
+# figure; claims). Path patterns below are the package's own layout functions called with wildcards.
 import json
 
 from schedrl.agents.hyperparams import hyperparams_file
-from schedrl.papers.deeprm import experiments as DX
+from schedrl.papers.deeprm import cost as DC
 from schedrl.papers.deeprm import figures as DF
+from schedrl.papers.deeprm import layout as DL
+from schedrl.papers.deeprm import training as DT
 
 DEEPRM = config["deeprm"]
 try:
-    DX.check_spec(DEEPRM)
+    DL.check_spec(DEEPRM)
 except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
-DEEPRM_ROOT = DX.ROOT
+DEEPRM_ROOT = DL.ROOT
 # reference_dirs only concerns the rules that read the authors' agents: the other rules' spec leaves it
 # out, so configuring the folder does not rerun training and evaluation
 DEEPRM_SPEC = json.dumps({k: v for k, v in DEEPRM.items() if k != "reference_dirs"}, sort_keys=True)
 DEEPRM_SPEC_AUTHORS = json.dumps(DEEPRM, sort_keys=True)
-DEEPRM_RUN = str(DX.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
-DEEPRM_BASE = str(DX.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
+DEEPRM_RUN = str(DL.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
+DEEPRM_BASE = str(DL.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
 DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
-# Cluster time limits (minutes): the cost model's measured rates at half speed (DX.train_minutes).
+# Cluster time limits (minutes): the cost model's measured rates at half speed (DC.train_minutes).
 # DeepRM's own REINFORCE agent, one run per training rate (deeprm.deeprm_agent).
-DEEPRM_PG_RUN = str(DX.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
+DEEPRM_PG_RUN = str(DL.deeprm_agent_dir(DEEPRM_ROOT, "{variant}", "{rate}", "{seed}"))
 # No-learning references of the RL claims (issue 41): the random valid policy per variant and seed,
 # the untrained network per variant, algorithm (or deeprm_pg) and seed.
-DEEPRM_RANDOM = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "random", "", "{seed}"))
-DEEPRM_UNTRAINED = str(DX.reference_dir(DEEPRM_ROOT, "{variant}", "untrained", "{net}", "{seed}"))
+DEEPRM_RANDOM = str(DL.reference_dir(DEEPRM_ROOT, "{variant}", "random", "", "{seed}"))
+DEEPRM_UNTRAINED = str(DL.reference_dir(DEEPRM_ROOT, "{variant}", "untrained", "{net}", "{seed}"))
 # The report authors' published agents (issue 40): found at DAG-build time in deeprm.reference_dirs;
 # when none of those folders exists the rows are skipped (one line says so) and nothing depends on them.
-DEEPRM_AUTHORS = DX.authors_runs(DEEPRM)
-DEEPRM_AUTHORS_DIR = str(DX.authors_dir(DEEPRM_ROOT, "{variant}", "{authors}"))
-if DEEPRM.get("reference_dirs") and DX.authors_folder(DEEPRM) is None:
+DEEPRM_AUTHORS = DL.authors_runs(DEEPRM)
+DEEPRM_AUTHORS_DIR = str(DL.authors_dir(DEEPRM_ROOT, "{variant}", "{authors}"))
+if DEEPRM.get("reference_dirs") and DL.authors_folder(DEEPRM) is None:
     sys.stderr.write(f"schedrl: deeprm: no authors' agents ({', '.join(DEEPRM['reference_dirs'])} absent): "
                      "their rows are skipped\n")
 
@@ -56,13 +58,13 @@ rule deeprm_train:
         curve=f"{DEEPRM_RUN}/learning_curve.csv",
         timing=f"{DEEPRM_RUN}/timing.json",
     params:
-        env_args=lambda wildcards: DX.train_env_args(DEEPRM, wildcards.variant, wildcards.objective),
-        env_id=DX.ENV_ID,
-        wrapper=DX.WRAPPERS[0],
-        steps=lambda wildcards: DX.run_steps(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
-        checkpoint_every=lambda wildcards: DX.run_checkpoint_every(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
+        env_args=lambda wildcards: DT.train_env_args(DEEPRM, wildcards.variant, wildcards.objective),
+        env_id=DL.ENV_ID,
+        wrapper=DL.WRAPPERS[0],
+        steps=lambda wildcards: DT.run_steps(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
+        checkpoint_every=lambda wildcards: DT.run_checkpoint_every(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
         # the report protocol's model choice, made while training (deeprm.report_selection)
-        selection=DX.selection_args(DEEPRM),
+        selection=DT.selection_args(DEEPRM),
         run_dir=DEEPRM_RUN,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",
@@ -71,7 +73,7 @@ rule deeprm_train:
     threads: 1
     resources:
         mem_mb=2500,
-        runtime=lambda wildcards: DX.train_minutes(DEEPRM, wildcards.algo, wildcards.variant, wildcards.objective),
+        runtime=lambda wildcards: DC.train_minutes(DEEPRM, wildcards.algo, wildcards.variant, wildcards.objective),
     conda:
         CONDA_ENV
     shell:
@@ -86,11 +88,11 @@ rule deeprm_evaluate_agent:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        DX.eval_outputs(DEEPRM_RUN, DX.AGENT_PROTOCOLS, fingerprint=True),
+        DL.eval_outputs(DEEPRM_RUN, DL.AGENT_PROTOCOLS, fingerprint=True),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        protocols=" ".join(DX.AGENT_PROTOCOLS),
+        protocols=" ".join(DL.AGENT_PROTOCOLS),
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/evaluate.log",
     benchmark:
@@ -108,7 +110,7 @@ rule deeprm_evaluate_agent:
 
 rule deeprm_train_pg:
     input:
-        hyperparams=package_file(hyperparams_file(DX.DEEPRM_AGENT)),
+        hyperparams=package_file(hyperparams_file(DL.DEEPRM_AGENT)),
     output:
         model=f"{DEEPRM_PG_RUN}/model.zip",
         curve=f"{DEEPRM_PG_RUN}/learning_curve.csv",
@@ -124,7 +126,7 @@ rule deeprm_train_pg:
     resources:
         # 200 env copies and one iteration's observations (~0.6 GB at rate 0.7): 1.7 GB peak measured
         mem_mb=3000,
-        runtime=lambda wildcards: DX.agent_minutes(DEEPRM, wildcards.rate),
+        runtime=lambda wildcards: DC.agent_minutes(DEEPRM, wildcards.rate),
     conda:
         CONDA_ENV
     shell:
@@ -138,11 +140,11 @@ rule deeprm_evaluate_pg:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        DX.eval_outputs(DEEPRM_PG_RUN, DX.PROTOCOLS, fingerprint=True),
+        DL.eval_outputs(DEEPRM_PG_RUN, DL.PROTOCOLS, fingerprint=True),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        protocols=" ".join(DX.PROTOCOLS),
+        protocols=" ".join(DL.PROTOCOLS),
     log:
         "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate.log",
     benchmark:
@@ -162,11 +164,11 @@ rule deeprm_evaluate_pg_greedy:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        DX.eval_outputs(DEEPRM_PG_RUN, [DX.GREEDY], fingerprint=True),
+        DL.eval_outputs(DEEPRM_PG_RUN, [DL.GREEDY], fingerprint=True),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        protocol=DX.GREEDY,
+        protocol=DL.GREEDY,
     log:
         "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/evaluate_greedy.log",
     benchmark:
@@ -184,7 +186,7 @@ rule deeprm_evaluate_pg_greedy:
 
 rule deeprm_evaluate_random:
     output:
-        [str(p) for p in DX.reference_outputs(DEEPRM_RANDOM)],
+        [str(p) for p in DL.reference_outputs(DEEPRM_RANDOM)],
     params:
         spec=DEEPRM_SPEC,
         out_dir=DEEPRM_RANDOM,
@@ -207,12 +209,12 @@ rule deeprm_evaluate_untrained:
     input:
         hyperparams=lambda wildcards: package_file(hyperparams_file(wildcards.net)),
     output:
-        [str(p) for p in DX.reference_outputs(DEEPRM_UNTRAINED)],
+        [str(p) for p in DL.reference_outputs(DEEPRM_UNTRAINED)],
     params:
         spec=DEEPRM_SPEC,
         out_dir=DEEPRM_UNTRAINED,
     wildcard_constraints:
-        net=alternatives(sorted({a for v in DEEPRM["variants"].values() for a in v["algos"]} | {DX.DEEPRM_AGENT})),
+        net=alternatives(sorted({a for v in DEEPRM["variants"].values() for a in v["algos"]} | {DL.DEEPRM_AGENT})),
     log:
         "logs/deeprm/{variant}/reference/untrained/{net}/seed{seed}/evaluate.log",
     benchmark:
@@ -230,7 +232,7 @@ rule deeprm_evaluate_untrained:
 
 rule deeprm_fingerprints:
     input:
-        DX.fingerprint_files(DEEPRM, DEEPRM_ROOT),
+        DL.fingerprint_files(DEEPRM, DEEPRM_ROOT),
     output:
         f"{DEEPRM_ROOT}/fingerprints.csv",
     params:
@@ -248,11 +250,11 @@ rule deeprm_budget_agent:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        [str(DX.budget_path(DEEPRM_RUN, p)) for p in DX.PROTOCOLS],
+        [str(DL.budget_path(DEEPRM_RUN, p)) for p in DL.PROTOCOLS],
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        protocols=" ".join(DX.PROTOCOLS),
+        protocols=" ".join(DL.PROTOCOLS),
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/budget.log",
     benchmark:
@@ -272,11 +274,11 @@ rule deeprm_budget_pg:
     input:
         model=f"{DEEPRM_PG_RUN}/model.zip",
     output:
-        [str(DX.budget_path(DEEPRM_PG_RUN, p)) for p in DX.PROTOCOLS],
+        [str(DL.budget_path(DEEPRM_PG_RUN, p)) for p in DL.PROTOCOLS],
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        protocols=" ".join(DX.PROTOCOLS),
+        protocols=" ".join(DL.PROTOCOLS),
     log:
         "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/budget.log",
     benchmark:
@@ -294,11 +296,11 @@ rule deeprm_budget_pg:
 
 rule deeprm_evaluate_baseline:
     output:
-        DX.eval_outputs(DEEPRM_BASE, DX.PROTOCOLS),
+        DL.eval_outputs(DEEPRM_BASE, DL.PROTOCOLS),
     params:
         spec=DEEPRM_SPEC,
         out_dir=DEEPRM_BASE,
-        protocols=" ".join(DX.PROTOCOLS),
+        protocols=" ".join(DL.PROTOCOLS),
     log:
         "logs/deeprm/{variant}/baseline/{baseline}/evaluate.log",
     benchmark:
@@ -319,13 +321,13 @@ rule deeprm_evaluate_authors:
         lambda wildcards: [str(p) for v, n, files in DEEPRM_AUTHORS if (v, n) == (wildcards.variant, wildcards.authors)
                            for p in files],
     output:
-        DX.eval_outputs(DEEPRM_AUTHORS_DIR, DX.PROTOCOLS),
+        DL.eval_outputs(DEEPRM_AUTHORS_DIR, DL.PROTOCOLS),
     wildcard_constraints:
         authors=alternatives(sorted({n for _, n, _ in DEEPRM_AUTHORS})),
     params:
         spec=DEEPRM_SPEC_AUTHORS,
         out_dir=DEEPRM_AUTHORS_DIR,
-        protocols=" ".join(DX.PROTOCOLS),
+        protocols=" ".join(DL.PROTOCOLS),
     log:
         "logs/deeprm/{variant}/authors/{authors}/evaluate.log",
     benchmark:
@@ -395,11 +397,11 @@ rule deeprm_agent_curve:
 
 rule deeprm_claims:
     input:
-        evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
-        budgets=DX.budget_files(DEEPRM, DEEPRM_ROOT),
-        references=DX.reference_files(DEEPRM, DEEPRM_ROOT),
-        fingerprints=DX.fingerprint_files(DEEPRM, DEEPRM_ROOT),
-        authors=DX.authors_files(DEEPRM, DEEPRM_ROOT),
+        evaluations=DL.evaluation_files(DEEPRM, DEEPRM_ROOT),
+        budgets=DL.budget_files(DEEPRM, DEEPRM_ROOT),
+        references=DL.reference_files(DEEPRM, DEEPRM_ROOT),
+        fingerprints=DL.fingerprint_files(DEEPRM, DEEPRM_ROOT),
+        authors=DL.authors_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
         claims=f"{DEEPRM_ROOT}/claims.csv",
@@ -435,9 +437,9 @@ rule deeprm_budget_figure:
 
 rule deeprm_tables:
     input:
-        evaluations=DX.evaluation_files(DEEPRM, DEEPRM_ROOT),
-        timings=DX.timing_files(DEEPRM, DEEPRM_ROOT),
-        authors=DX.authors_files(DEEPRM, DEEPRM_ROOT),
+        evaluations=DL.evaluation_files(DEEPRM, DEEPRM_ROOT),
+        timings=DL.timing_files(DEEPRM, DEEPRM_ROOT),
+        authors=DL.authors_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
     output:
         results="figures/deeprm/table_load130.md",
@@ -456,18 +458,18 @@ rule deeprm_tables:
 
 
 # The report protocol plays one sampled episode of an agent's best-in-sample model: replay it on the
-# same sequence at the box rate with DX.REPLAY_SAMPLING_SEEDS sampling seeds (a constant, not a config
+# same sequence at the box rate with DL.REPLAY_SAMPLING_SEEDS sampling seeds (a constant, not a config
 # key: a new key in the deeprm section would change every rule's params). Only the headline claims'
-# agents (discrete phase 2, slowdown) are asked for (DX.replay_files).
+# agents (discrete phase 2, slowdown) are asked for (DL.replay_files).
 rule deeprm_replay:
     input:
         model=f"{DEEPRM_RUN}/model.zip",
     output:
-        str(DX.replay_path(DEEPRM_RUN)),
+        str(DL.replay_path(DEEPRM_RUN)),
     params:
         spec=DEEPRM_SPEC,
         run_dir=subpath(input.model, parent=True),
-        sampling_seeds=DX.REPLAY_SAMPLING_SEEDS,
+        sampling_seeds=DL.REPLAY_SAMPLING_SEEDS,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/replay.log",
     benchmark:
@@ -485,7 +487,7 @@ rule deeprm_replay:
 
 rule deeprm_replay_table:
     input:
-        DX.replay_table_inputs(DEEPRM, DEEPRM_ROOT),
+        DL.replay_table_inputs(DEEPRM, DEEPRM_ROOT),
     output:
         "figures/deeprm/replay_insample.md",
     params:
@@ -505,7 +507,7 @@ rule deeprm_paper_budget:
     input:
         [f for t in DF.trained_targets(DEEPRM) for f in t.files()],
         rules.deeprm_fingerprints.output,
-        DX.replay_files(DEEPRM, DEEPRM_ROOT),
+        DL.replay_files(DEEPRM, DEEPRM_ROOT),
 
 
 register_targets("deeprm", DF.TARGETS, rules)

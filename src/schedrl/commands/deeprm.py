@@ -103,7 +103,7 @@ def register(subparsers) -> None:
     y.add_argument("--run-dir", required=True, metavar="DIR", help="run folder written by 'schedrl train'")
     y.add_argument("--sampling-seeds", type=int, metavar="N", default=None,
                    help="replays, with sampling seeds 0..N-1 (default: REPLAY_SAMPLING_SEEDS of "
-                   "schedrl.papers.deeprm.experiments, 20)")
+                   "schedrl.papers.deeprm.layout, 20)")
     y.add_argument("--rate", type=float, help="job arrival rate (default: eval.box_rate)")
     y.add_argument("--out", required=True, metavar="CSV", help="per-episode table to write")
     y.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
@@ -149,7 +149,7 @@ def register(subparsers) -> None:
     k = sub.add_parser("cost", help="estimate the core-hours of a config's deeprm section",
                        description="SB3 runs, DeepRM-agent runs and the estimated core-hours of training, "
                        "evaluation, rule start-up, the no-learning references and the report protocol's "
-                       "checks during training (rates in schedrl.papers.deeprm.experiments).")
+                       "checks during training (rates in schedrl.papers.deeprm.cost).")
     _spec_arg(k)
     k.set_defaults(func=run_cost)
 
@@ -191,21 +191,21 @@ def run_evaluate(args) -> int:
     (torch, SB3, numba) and one Snakemake job."""
     import torch
 
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
-    if args.baseline and dx.GREEDY in args.protocol:
-        raise ConfigError(f"--protocol {dx.GREEDY} plays trained agents greedily; give --run-dir, not --baseline")
+    if args.baseline and dl.GREEDY in args.protocol:
+        raise ConfigError(f"--protocol {dl.GREEDY} plays trained agents greedily; give --run-dir, not --baseline")
 
     def paths(protocol):
-        out = dict(dx.eval_paths(args.out_dir, protocol))
-        out["fingerprint"] = dx.fingerprint_path(args.out_dir, protocol) if args.run_dir else None
+        out = dict(dl.eval_paths(args.out_dir, protocol))
+        out["fingerprint"] = dl.fingerprint_path(args.out_dir, protocol) if args.run_dir else None
         return out
 
     single = {"out_jobs": args.out_jobs, "out_episodes": args.out_episodes, "out_fingerprint": args.out_fingerprint}
     for protocol, out in _outputs(args, args.protocol, paths, single, "evaluation"):
-        setup = dx.protocol_setup(spec, protocol)
+        setup = dl.protocol_setup(spec, protocol)
         if args.authors:
             _evaluate_authors(args, spec, setup, protocol, out)
         else:
@@ -215,25 +215,27 @@ def run_evaluate(args) -> int:
 
 def _evaluate_one(args, spec: dict, setup: dict, protocol: str, out: dict) -> None:
     """A trained run (``--run-dir``) or a heuristic (``--baseline``) under ``protocol``."""
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import references as dr
+    from schedrl.papers.deeprm import training as dt
 
     if args.run_dir:
         best = setup["overrides"] if protocol == "report" else None
-        make_policy, kwargs = dx.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"],
+        make_policy, kwargs = de.agent_policy_factory(args.run_dir, setup["deterministic"], setup["jobset_seed"],
                                                       best_in_sample=best)
     else:
-        make_policy = dx.baseline_policy_factory(args.baseline)
-        kwargs = dx.env_kwargs(spec, args.variant, "slowdown")
+        make_policy = dr.baseline_policy_factory(args.baseline)
+        kwargs = dt.env_kwargs(spec, args.variant, "slowdown")
     kwargs = {**kwargs, **setup["overrides"]}
     rates = setup["rates"] if not args.rates else args.rates
-    play = dx.evaluate_recorded if args.run_dir else dx.evaluate_over_rates  # agents are fingerprinted
+    play = de.evaluate_recorded if args.run_dir else de.evaluate_over_rates  # agents are fingerprinted
     jobs, episodes, *decisions = play(make_policy, kwargs, rates, setup["episodes"], setup["jobset_seed"],
                                       protocol=protocol)
     if args.run_dir:
         episodes["model"] = make_policy.chosen  # which checkpoint was played (report: best in-sample)
         print(f"{protocol}: played {make_policy.chosen}")
         if out.get("fingerprint"):
-            _write_fingerprint(args, dx, make_policy, decisions[0], rates, len(episodes), protocol, out["fingerprint"])
+            _write_fingerprint(args, make_policy, decisions[0], rates, len(episodes), protocol, out["fingerprint"])
     _write_tables(out, jobs, episodes)
 
 
@@ -250,19 +252,21 @@ def _evaluate_authors(args, spec: dict, setup: dict, protocol: str, out: dict) -
     trained at that rate (rates without one are skipped)."""
     import pandas as pd
 
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import references as dr
+    from schedrl.papers.deeprm import training as dt
 
     algo, _, objective = args.authors.partition("-")
-    kwargs = {**dx.env_kwargs(spec, args.variant, objective or "slowdown"), **setup["overrides"]}
+    kwargs = {**dt.env_kwargs(spec, args.variant, objective or "slowdown"), **setup["overrides"]}
     rates = setup["rates"] if not args.rates else args.rates
     jobs, episodes = [], []
     for rate in rates:
-        make_policy = dx.authors_policy_factory(spec, args.variant, args.authors, setup["deterministic"],
+        make_policy = dr.authors_policy_factory(spec, args.variant, args.authors, setup["deterministic"],
                                                 setup["jobset_seed"], rate=rate)
         if make_policy is None:
             print(f"authors' {args.authors}: no file trained at rate {rate:g}, skipped")
             continue
-        j, e = dx.evaluate_over_rates(make_policy, kwargs, [rate], setup["episodes"], setup["jobset_seed"],
+        j, e = de.evaluate_over_rates(make_policy, kwargs, [rate], setup["episodes"], setup["jobset_seed"],
                                       protocol=protocol)
         e["model"] = make_policy.chosen
         jobs.append(j)
@@ -272,16 +276,18 @@ def _evaluate_authors(args, spec: dict, setup: dict, protocol: str, out: dict) -
     _write_tables(out, pd.concat(jobs, ignore_index=True), pd.concat(episodes, ignore_index=True))
 
 
-def _write_fingerprint(args, dx, make_policy, decisions, rates, n_episodes: int, protocol: str, path) -> None:
+def _write_fingerprint(args, make_policy, decisions, rates, n_episodes: int, protocol: str, path) -> None:
     from schedrl.io import read_json
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import layout as dl
 
     config = read_json(f"{args.run_dir}/config.json")
     algo, seed = config["algo"], int(config["seed"])
     objective = config["env_kwargs"].get("reward", "slowdown")
-    rate = float(config["env_kwargs"]["new_job_rate"]) if algo == dx.DEEPRM_AGENT else None
-    fp = dx.write_agent_fingerprint(
+    rate = float(config["env_kwargs"]["new_job_rate"]) if algo == dl.DEEPRM_AGENT else None
+    fp = de.write_agent_fingerprint(
         path, decisions, make_policy.model,
-        agent=dx.agent_name(args.variant, algo, objective, seed, rate=rate), kind="trained", variant=args.variant,
+        agent=de.agent_name(args.variant, algo, objective, seed, rate=rate), kind="trained", variant=args.variant,
         algo=algo, objective=objective, seed=seed, protocol=protocol, rates=";".join(f"{r:g}" for r in rates),
         episodes=int(n_episodes), model=make_policy.chosen)
     print(f"{path}: {fp['contested']} contested of {fp['decisions']} decisions"
@@ -293,14 +299,14 @@ def run_evaluate_reference(args) -> int:
 
     import torch
 
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import references as dr
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     if args.reference == "untrained" and not args.algo:
         raise ConfigError("--reference untrained needs --algo (the network to build)")
     start = time.process_time()
-    out = dx.evaluate_reference(spec, args.variant, args.reference, args.algo, args.seed, args.out_dir)
+    out = dr.evaluate_reference(spec, args.variant, args.reference, args.algo, args.seed, args.out_dir)
     print(f"{args.out_dir}: {sum(len(e) for e in out.values())} episodes under {', '.join(out)} "
           f"in {time.process_time() - start:.1f} CPU-s")
     return 0
@@ -310,14 +316,15 @@ def run_evaluate_budgets(args) -> int:
     import torch
 
     from schedrl.io import write_csv
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import layout as dl
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
     rate = float(spec["eval"]["box_rate"] if args.rate is None else args.rate)
-    for protocol, out in _outputs(args, args.protocol, lambda p: {"out": dx.budget_path(args.out_dir, p)},
+    for protocol, out in _outputs(args, args.protocol, lambda p: {"out": dl.budget_path(args.out_dir, p)},
                                   {"out": args.out}, "budget"):
-        episodes = dx.evaluate_budgets(spec, args.run_dir, protocol, rate)
+        episodes = de.evaluate_budgets(spec, args.run_dir, protocol, rate)
         path = out["out"]
         write_csv(path, episodes, float_format="%.6g")
         print(f"{path}: {len(episodes)} episodes of checkpoints {sorted(set(episodes['model']))}")
@@ -328,17 +335,18 @@ def run_replay(args) -> int:
     import torch
 
     from schedrl.io import write_csv
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import evaluation as de
+    from schedrl.papers.deeprm import layout as dl
 
     torch.set_num_threads(max(1, args.threads))
     spec = _spec(args.spec)
-    seeds = dx.REPLAY_SAMPLING_SEEDS if args.sampling_seeds is None else args.sampling_seeds
+    seeds = dl.REPLAY_SAMPLING_SEEDS if args.sampling_seeds is None else args.sampling_seeds
     if seeds < 1:
         raise ConfigError(f"--sampling-seeds must be >= 1, got {seeds}")
     rate = float(spec["eval"]["box_rate"] if args.rate is None else args.rate)
     if not any(abs(rate - r) < 1e-9 for r in spec["eval"]["rates"]):
         raise ConfigError(f"--rate {rate:g} is not one of eval.rates {spec['eval']['rates']}")
-    replays = dx.replay_report(spec, args.run_dir, seeds, rate=rate)
+    replays = de.replay_report(spec, args.run_dir, seeds, rate=rate)
     write_csv(args.out, replays, float_format="%.6g")
     values = replays.groupby("sampling_seed")["mean_slowdown"].mean()
     print(f"{args.out}: {replays['model'].iloc[0]} replayed with {len(values)} sampling seeds at rate "
@@ -347,10 +355,10 @@ def run_replay(args) -> int:
 
 
 def run_train_agent(args) -> int:
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import training as dt
 
     spec = _spec(args.spec)
-    result = dx.train_deeprm_agent(spec, args.rate, args.seed, args.run_dir, threads=args.threads)
+    result = dt.train_deeprm_agent(spec, args.rate, args.seed, args.run_dir, threads=args.threads)
     state = "already trained" if result.skipped else f"{result.iterations_trained} iterations in {result.wall_time_s:.1f} s"
     print(f"{args.run_dir}: {result.iterations} iterations, {result.steps} env steps ({state})")
     return 0
@@ -378,25 +386,25 @@ def run_claims(args) -> int:
 
 def run_fingerprints(args) -> int:
     from schedrl.experiments.fingerprint import write_fingerprint_table
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
 
-    table = write_fingerprint_table(dx.fingerprint_files(_spec(args.spec), args.root), args.out)
+    table = write_fingerprint_table(dl.fingerprint_files(_spec(args.spec), args.root), args.out)
     print(f"{args.out}: {len(table)} fingerprints")
     return 0
 
 
 def run_cost(args) -> int:
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import cost as dc
     from schedrl.report.budget import on_slower_kind
 
     spec = _spec(args.spec)
-    c = dx.estimate_core_hours(spec)
-    total = sum(c[k] for k in dx.COST_PARTS)
+    c = dc.estimate_core_hours(spec)
+    total = sum(c[k] for k in dc.COST_PARTS)
     print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs, {c['steps'] / 1e6:.1f} M steps {c['sb3']:.2f}, "
           f"DeepRM agent ({c['pg_runs']} runs) {c['deeprm_agent']:.2f}, evaluation {c['evaluate']:.2f}, "
           f"rule start-up {c['startup']:.2f}, no-learning references ({c['reference_runs']} agents) "
           f"{c['references']:.2f}, report-protocol selection ({c['selection_checks']} checks) {c['selection']:.2f}; "
-          + on_slower_kind(total, dx.SLOWER_MACHINE[1]))
+          + on_slower_kind(total, dc.SLOWER_MACHINE[1]))
     return 0
 
 

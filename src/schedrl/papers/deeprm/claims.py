@@ -1,18 +1,18 @@
 """The SB3 DeepRM report's claims checked against our evaluation results.
 
 ``claims_rows(spec, root)`` returns rows for ``schedrl.report.claims.write_claims``. Every claim
-is checked under both evaluation protocols (``dx.PROTOCOLS``), as two rows whose ids end in
+is checked under both evaluation protocols (``dl.PROTOCOLS``), as two rows whose ids end in
 ``@heldout`` (unseen job sets, every job counted, episodes run to the end) and ``@report`` (the
 report code's seed-42 sequence, sampled actions, placed jobs only), at the report's loads
 (``box_rate`` = "130%", ``withheld_rate`` = "110%"); an agent the config does not train at this
 scale gives a "not comparable" row that says so rather than a guess. Two ``finding-`` rows
 compare the protocols: the in-sample vs held-out gap, and the jobs never placed (starvation);
 two ``finding-greedy-`` rows say whether A2C and DeepRM's agent beat SJF held out with sampled
-and with greedy actions (``dx.GREEDY``).
+and with greedy actions (``dl.GREEDY``).
 
 No-learning references (issue 41): every RL claim (a claim about trained agents) is computed again
 with the agents replaced by the uniform-random valid policy and by their untrained networks
-(``dx.REFERENCES``: same job sets, seeds and protocol), giving ``random_verdict``,
+(``dl.REFERENCES``: same job sets, seeds and protocol), giving ``random_verdict``,
 ``untrained_verdict`` and ``uninformative``; ``plays_as`` names a heuristic or slot the claim's
 agents follow on >= 95% of their contested decisions (their fingerprints). In the claims against
 the DeepRM agent only the SB3 agents are replaced: the trained DeepRM agent stays the yardstick.
@@ -29,7 +29,10 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.experiments.fingerprint import describe
 from schedrl.papers import paper_values
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import evaluation as de
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import references as dr
+from schedrl.papers.deeprm import training as dt
 from schedrl.report.claims import reference_fields
 from schedrl.report.convergence import (
     BUDGET_FRACTIONS,
@@ -68,8 +71,8 @@ def _fmt(x: float) -> str:
 
 class _Results:
     """Evaluation results under ``protocol``; with ``fraction`` < 1 the agents' episodes are those
-    of their checkpoints at that share of training (``dx.budget_path``; baselines unchanged); with
-    ``reference`` (``dx.REFERENCES``) those of their random or untrained stand-ins."""
+    of their checkpoints at that share of training (``dl.budget_path``; baselines unchanged); with
+    ``reference`` (``dl.REFERENCES``) those of their random or untrained stand-ins."""
 
     def __init__(self, spec: dict, root, protocol: str = "heldout", fraction: float = 1.0,
                  reference: str | None = None):
@@ -84,18 +87,18 @@ class _Results:
             return []
         have = set(self.spec["variants"][variant]["algos"])
         objectives = [objective] if objective else self.spec["objectives"]
-        return [dx.fingerprint_path(dx.run_dir(self.root, variant, a, o, s), self.protocol)
-                for a in algos if a in have for o in objectives for s in dx.run_seeds(self.spec, a, o)]
+        return [dl.fingerprint_path(dl.run_dir(self.root, variant, a, o, s), self.protocol)
+                for a in algos if a in have for o in objectives for s in dl.run_seeds(self.spec, a, o)]
 
     def episodes(self, variant: str) -> pd.DataFrame | None:
         if variant not in self.spec["variants"]:
             return None
         if variant not in self._cache:
-            frame = dx.episodes_table(self.spec, self.root, variant, protocol=self.protocol,
-                                      baselines=self.protocol in dx.PROTOCOLS, reference=self.reference)
+            frame = de.episodes_table(self.spec, self.root, variant, protocol=self.protocol,
+                                      baselines=self.protocol in dl.PROTOCOLS, reference=self.reference)
             if self.fraction < 1.0:
-                frame = pd.concat([frame[frame["algo"].isin(dx.BASELINES)],
-                                   dx.budget_episodes(self.spec, self.root, variant, self.protocol, self.fraction)],
+                frame = pd.concat([frame[frame["algo"].isin(dl.BASELINES)],
+                                   de.budget_episodes(self.spec, self.root, variant, self.protocol, self.fraction)],
                                   ignore_index=True)
             self._cache[variant] = frame
         return self._cache[variant]
@@ -104,8 +107,8 @@ class _Results:
         """DeepRM's agent, held out (at this share of its training); trained under a reference too
         (it is the yardstick of the claims that read it)."""
         if self.fraction < 1.0:
-            return dx.deeprm_agent_budget_episodes(self.spec, self.root, "heldout", self.fraction)
-        return dx.deeprm_agent_episodes(self.spec, self.root)
+            return de.deeprm_agent_budget_episodes(self.spec, self.root, "heldout", self.fraction)
+        return de.deeprm_agent_episodes(self.spec, self.root)
 
     def per_seed(self, variant: str, algo: str, metric: str, rate: float, objective: str | None = None,
                  frame: pd.DataFrame | None = None) -> list[np.ndarray]:
@@ -138,9 +141,9 @@ class _Results:
         if variant not in self.spec["variants"] or algo not in self.spec["variants"][variant]["algos"]:
             return None
         try:
-            return pd.concat([dx.read_csv(dx.eval_paths(dx.agent_eval_dir(self.root, variant, algo, "slowdown", s,
+            return pd.concat([de.read_csv(dl.eval_paths(dl.agent_eval_dir(self.root, variant, algo, "slowdown", s,
                                                                           self.reference), self.protocol)["jobs"])
-                              for s in dx.run_seeds(self.spec, algo, "slowdown")], ignore_index=True)
+                              for s in dl.run_seeds(self.spec, algo, "slowdown")], ignore_index=True)
         except InputFileError:
             return None
 
@@ -168,8 +171,8 @@ def _row(claim_id: str, claim: str, paper_value: str, ours: str, verdict_: str, 
 def _steps(spec: dict, variant: str, algos, objective: str | None) -> int:
     """Training steps of the longest-trained SB3 run among ``algos`` in ``variant`` (``train.steps``
     and ``steps_by``; heuristics and the DeepRM agent add none), for a claim's budget axis."""
-    runs = [dx.run_steps(spec, variant, a, objective or "slowdown") for a in algos
-            if a not in dx.BASELINES and a != dx.DEEPRM_AGENT]
+    runs = [dt.run_steps(spec, variant, a, objective or "slowdown") for a in algos
+            if a not in dl.BASELINES and a != dl.DEEPRM_AGENT]
     return max(runs, default=int(spec["train"]["steps"]))
 
 
@@ -202,15 +205,15 @@ def _numeric(res: _Results, claim_id, claim, variant, algo, metric, rate, object
     paper = float(VALUES[key])
     ours = res.mean(variant, algo, metric, rate, objective)
     if ours is None:
-        return _missing(claim_id, claim, f"{paper:g}", f"{dx.label(algo)} in {variant}")
+        return _missing(claim_id, claim, f"{paper:g}", f"{dl.label(algo)} in {variant}")
     groups = res.per_seed(variant, algo, metric, rate, objective)
-    agent = algo not in dx.BASELINES
+    agent = algo not in dl.BASELINES
     noise = None
     if agent and groups:
         _, lo, hi = bootstrap_ci(groups)
         noise = (hi - lo) / 2
     return _row(claim_id, claim, f"{paper:g}", _fmt(ours), VALUES.verdict(key, ours),
-                f"{dx.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
+                f"{dl.PROTOCOL_LABEL[res.protocol]}; mean over job sets and seeds ({_seeds_episodes(groups)}); "
                 f"{VALUES.describe(key)}{res.load(variant, rate)}",
                 value=ours if agent else None, paper=paper, band=_band(key, paper), noise=noise,
                 steps=_steps(res.spec, variant, [algo], objective),
@@ -223,11 +226,11 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
     vals = {a: res.mean(variant, a, metric, rate, objective) for a in agents}
     have = {a: v for a, v in vals.items() if v is not None}
     if ref is None or not have:
-        return _missing(claim_id, claim, paper_value, " and ".join(dx.label(a) for a in agents))
+        return _missing(claim_id, claim, paper_value, " and ".join(dl.label(a) for a in agents))
     wins = sum(_beats(v, ref) for v in have.values())
-    ours = ", ".join(f"{dx.label(a)} {_fmt(v)}" for a, v in have.items()) + f" vs {dx.label(baseline)} {_fmt(ref)}"
+    ours = ", ".join(f"{dl.label(a)} {_fmt(v)}" for a, v in have.items()) + f" vs {dl.label(baseline)} {_fmt(ref)}"
     result = "reproduced" if wins == len(agents) else "partly reproduced" if wins else "not reproduced"
-    note = "" if len(have) == len(agents) else "only " + ", ".join(dx.label(a) for a in have) + " trained at this scale"
+    note = "" if len(have) == len(agents) else "only " + ", ".join(dl.label(a) for a in have) + " trained at this scale"
     base = res.per_seed(variant, baseline, metric, rate)
     cis, groups = {}, []
     for a in have:
@@ -235,13 +238,13 @@ def _better(res: _Results, claim_id, claim, paper_value, variant, agents, baseli
         cis[a] = _paired_gap(res, groups, base)
     for lo, hi in ((c[1], c[2]) for c in cis.values()):
         result = guard_win(result, lo, hi)
-    ci = "; ".join(f"{dx.label(a)} vs {dx.label(baseline)} {format_ci(*c, percent=True)}" for a, c in cis.items())
+    ci = "; ".join(f"{dl.label(a)} vs {dl.label(baseline)} {format_ci(*c, percent=True)}" for a, c in cis.items())
     note = (f"{note}; relative gap per agent with a 95% CI (two-level bootstrap, paired on job sets; a win whose "
             f"CI spans 0 is at most partly reproduced); {_seeds_episodes(groups)} per agent"
             f"{res.load(variant, rate)}").lstrip("; ")
     worst = max(have, key=have.get)
     return _row(claim_id, claim, paper_value, ours, result, note, ci95=ci, value=have[worst] / ref - 1,
-                noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dx.label(baseline)}",
+                noise=(cis[worst][2] - cis[worst][1]) / 2, label=f"{claim_id}: worst agent's gap to {dl.label(baseline)}",
                 steps=_steps(res.spec, variant, have, objective), agents=res.fingerprints(variant, have, objective))
 
 
@@ -253,18 +256,18 @@ def _heuristic_beats_agents(res: _Results, claim_id, claim, paper_value, variant
     if ref is None or not vals:
         return _missing(claim_id, claim, paper_value, f"agents of {variant}")
     best = min(vals, key=vals.get)
-    ours = f"{dx.label(baseline)} {_fmt(ref)} vs best agent {dx.label(best)} {_fmt(vals[best])}"
+    ours = f"{dl.label(baseline)} {_fmt(ref)} vs best agent {dl.label(best)} {_fmt(vals[best])}"
     groups = res.per_seed(variant, best, metric, rate, objective)
     base = res.per_seed(variant, baseline, metric, rate)
     gap, lo, hi = _paired_gap(res, groups, base)  # best agent vs the heuristic: > 0 = the heuristic wins
     result = guard_win("reproduced" if _beats(ref, vals[best]) else "not reproduced", lo, hi)
     return _row(claim_id, claim, paper_value, ours, result,
-                f"a tie within {MARGIN:.0%} is not a win; CI: best agent's gap to {dx.label(baseline)} "
+                f"a tie within {MARGIN:.0%} is not a win; CI: best agent's gap to {dl.label(baseline)} "
                 f"(two-level bootstrap, paired on job sets; {_seeds_episodes(groups)}); a win whose CI spans 0 "
                 f"is at most partly reproduced" + res.load(variant, rate),
-                ci95=f"{dx.label(best)} vs {dx.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
+                ci95=f"{dl.label(best)} vs {dl.label(baseline)} {format_ci(gap, lo, hi, percent=True)}",
                 value=vals[best] / ref - 1, noise=(hi - lo) / 2,
-                label=f"{claim_id}: best agent's gap to {dx.label(baseline)}", steps=_steps(res.spec, variant, vals, objective),
+                label=f"{claim_id}: best agent's gap to {dl.label(baseline)}", steps=_steps(res.spec, variant, vals, objective),
                 agents=res.fingerprints(variant, vals, objective))
 
 
@@ -278,7 +281,7 @@ def _high_load(res: _Results, claim_id, variant) -> dict:
     frame = res.episodes(variant)
     if frame is None:
         return _missing(claim_id, claim, paper_value, variant)
-    agents = frame[(frame["objective"] == "slowdown") & ~frame["algo"].isin(dx.BASELINES)]
+    agents = frame[(frame["objective"] == "slowdown") & ~frame["algo"].isin(dl.BASELINES)]
     heur = frame[frame["algo"].isin(["sjf", "packer"])]
     high = sorted({float(r) for r in frame["rate"] if r > threshold + 1e-9})
     if agents.empty or heur.empty or not high:
@@ -297,12 +300,12 @@ def _high_load(res: _Results, claim_id, variant) -> dict:
 
 
 def _withheld(res: _Results, claim_id, variant, algo) -> dict:
-    claim = f"{variant}: {dx.label(algo)} withholds mostly long jobs (length >= 10) at 110% load"
+    claim = f"{variant}: {dl.label(algo)} withholds mostly long jobs (length >= 10) at 110% load"
     paper_value = "mostly jobs of length >= 10"
     jobs = res.jobs(variant, algo)
     if jobs is None:
-        return _missing(claim_id, claim, paper_value, f"{dx.label(algo)} in {variant}")
-    jobs = dx.at_rate(jobs, res.spec["eval"]["withheld_rate"])
+        return _missing(claim_id, claim, paper_value, f"{dl.label(algo)} in {variant}")
+    jobs = de.at_rate(jobs, res.spec["eval"]["withheld_rate"])
     held = jobs[jobs["withheld"].astype(bool)]
     long_len = int(VALUES["withheld_long"])
     long_generated = float((jobs["length"] >= long_len).mean()) if len(jobs) else float("nan")
@@ -328,7 +331,7 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
     Verdict at the box rate: each agent's mean slowdown within REL_TOL of our DeepRM agent's (trained
     at that rate); the other configured rates above it are listed for information."""
     box = res.spec["eval"]["box_rate"]
-    names = " and ".join(dx.label(a) for a in agents)
+    names = " and ".join(dl.label(a) for a in agents)
     claim = (f"{variant}: trained at 130%, {names} perform almost like the DeepRM agent of Mao et al. "
              "(trained at every load) at 130% load")
     paper_value = "almost similar at 130%"
@@ -354,20 +357,20 @@ def _versus_deeprm(res: _Results, claim_id, variant, agents) -> dict:
             have = vals
             close = sum(abs(v - ref) <= REL_TOL * ref for v in vals.values())
         parts.append(f"rate {rate:g}: DeepRM agent {_fmt(ref)} vs " +
-                     (", ".join(f"{dx.label(a)} {_fmt(v)}" for a, v in vals.items()) or "no agents"))
+                     (", ".join(f"{dl.label(a)} {_fmt(v)}" for a, v in vals.items()) or "no agents"))
     if not have:
         return _missing(claim_id, claim, paper_value, f"{names} in {variant}")
     result = "reproduced" if close == len(agents) else "partly reproduced" if close else "not reproduced"
     where = "" if agent["variant"] == variant else f"; the DeepRM agent acts in {agent['variant']}"
     note = (f"mean slowdown; within {int(REL_TOL * 100)}% of the DeepRM agent at rate {box:g} counts as similar; "
-            f"our DeepRM agent: {dx.deeprm_agent_iterations(res.spec, box)} iterations x {agent['jobsets']} job sets x "
+            f"our DeepRM agent: {dt.deeprm_agent_iterations(res.spec, box)} iterations x {agent['jobsets']} job sets x "
             f"{agent['trajectories']} trajectories{where}")
     if len(have) < len(agents):
-        note = "only " + ", ".join(dx.label(a) for a in have) + " trained at this scale; " + note
-    ref_groups = res.per_seed(variant, dx.DEEPRM_AGENT, "mean_slowdown", box, frame=frame)
+        note = "only " + ", ".join(dl.label(a) for a in have) + " trained at this scale; " + note
+    ref_groups = res.per_seed(variant, dl.DEEPRM_AGENT, "mean_slowdown", box, frame=frame)
     cis = {a: bootstrap_diff(res.per_seed(variant, a, "mean_slowdown", box, "slowdown"), ref_groups, relative=True)
            for a in have}
-    ci = "; ".join(f"{dx.label(a)} vs DeepRM agent {format_ci(*c, percent=True)}" for a, c in cis.items())
+    ci = "; ".join(f"{dl.label(a)} vs DeepRM agent {format_ci(*c, percent=True)}" for a, c in cis.items())
     note += (f"; CI: relative difference at rate {box:g} (two-level bootstrap, unpaired: the DeepRM agent "
              f"is evaluated held out; {_seeds_episodes(ref_groups)} for it)")
     ref = float(frame.loc[np.isclose(frame["rate"], box), "mean_slowdown"].mean())
@@ -382,9 +385,9 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
 
     With ``budget`` (a list, filled here with the rows of ``claims_budget.csv``) every RL claim with
     a number is recomputed from the agents' checkpoints at 1/8, 1/4 and 1/2 of their training
-    (``dx.budget_path`` files) and its row gains ``at_budgets``, ``trend`` and ``converged``."""
+    (``dl.budget_path`` files) and its row gains ``at_budgets``, ``trend`` and ``converged``."""
     rows = []
-    for protocol in dx.PROTOCOLS:
+    for protocol in dl.PROTOCOLS:
         final = _protocol_rows(spec, root, protocol)
         if budget is not None:
             final = _with_budgets(spec, root, protocol, final, budget)
@@ -398,7 +401,7 @@ def claims_rows(spec: dict, root, budget: list[dict] | None = None) -> list[dict
             if texts:
                 row["note"] = f"{row['note']}; the authors' agent, " + "; ".join(texts)
     rows += findings + _greedy_findings(spec, root)
-    refs = {ref: _reference_verdicts(spec, root, ref) for ref in dx.REFERENCES}
+    refs = {ref: _reference_verdicts(spec, root, ref) for ref in dl.REFERENCES}
     for row in rows:
         row.pop("_budget", None)
         agents = row.pop("_agents", None)
@@ -419,25 +422,25 @@ AUTHORS_CLAIMS = {
     "d2-rl-beats-sjf": [("discrete-image", "a2c-slowdown"), ("discrete-image", "ppo-slowdown")],
     "d2-a2c-completion": [("discrete-image", "a2c-completion_time")],
     "mb2-rl-beats-sjf": [("multibinary-image", "a2c-slowdown"), ("multibinary-image", "ppo-slowdown")],
-    "deeprm-agent": [("discrete-image", f"{dx.DEEPRM_AGENT}-slowdown")],
+    "deeprm-agent": [("discrete-image", f"{dl.DEEPRM_AGENT}-slowdown")],
 }
 
 
 def _authors_text(spec: dict, root, protocol: str, pairs, metric: str) -> str:
     """"authors' A2C (slowdown) 3.87 vs SJF 4.93" for the authors' agents of ``pairs`` that were
     played (at the box rate under ``protocol``); "" when none was."""
-    have = {(v, n) for v, n, _ in dx.authors_runs(spec)}
+    have = {(v, n) for v, n, _ in dl.authors_runs(spec)}
     rate = spec["eval"]["box_rate"]
     parts = []
     for variant, name in pairs:
         if (variant, name) not in have:
             continue
-        frame = dx.at_rate(dx.authors_episodes(spec, root, variant, protocol), rate)
+        frame = de.at_rate(dr.authors_episodes(spec, root, variant, protocol), rate)
         algo, _, objective = name.partition("-")
-        part = frame[(frame["algo"] == dx.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
-        sjf = dx.at_rate(dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), protocol)["episodes"]), rate)
+        part = frame[(frame["algo"] == dl.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
+        sjf = de.at_rate(de.read_csv(dl.eval_paths(dl.baseline_dir(root, variant, "sjf"), protocol)["episodes"]), rate)
         if len(part):
-            parts.append(f"{dx.authors_label(name)} {_fmt(float(part[metric].mean()))} vs SJF "
+            parts.append(f"{dr.authors_label(name)} {_fmt(float(part[metric].mean()))} vs SJF "
                          f"{_fmt(float(sjf[metric].mean()))}" + (" (multi-binary)" if variant.startswith("multi") else ""))
     return "; ".join(parts)
 
@@ -445,7 +448,7 @@ def _authors_text(spec: dict, root, protocol: str, pairs, metric: str) -> str:
 def _with_authors(spec: dict, root, protocol: str, final: list[dict]) -> list[dict]:
     """Claims about an agent the authors published get its value under the same protocol in the note
     ("the authors' agent": their model played in our env, SB2's integer cast applied)."""
-    if not dx.authors_runs(spec):
+    if not dl.authors_runs(spec):
         return final
     out = []
     for row in final:
@@ -465,7 +468,7 @@ def _protocol_ids(final: list[dict], protocol: str) -> list[dict]:
     for row in final:
         if row["claim_id"] not in ("acktr", "algorithms"):
             row = {**row, "claim_id": f"{row['claim_id']}@{protocol}", "claim": f"{row['claim']} [{protocol}]"}
-        elif protocol != dx.PROTOCOLS[0]:
+        elif protocol != dl.PROTOCOLS[0]:
             continue
         out.append(row)
     return out
@@ -476,7 +479,7 @@ def _reference_verdicts(spec: dict, root, reference: str) -> dict[str, str]:
     when its evaluations are missing (the claims then carry no reference)."""
     try:
         rows = []
-        for protocol in dx.PROTOCOLS:
+        for protocol in dl.PROTOCOLS:
             rows += _protocol_ids(_protocol_rows(spec, root, protocol, _Results(spec, root, protocol,
                                                                                   reference=reference)), protocol)
         rows += _findings(spec, root, reference) + _greedy_findings(spec, root, reference)
@@ -554,7 +557,7 @@ def _findings(spec: dict, root, reference: str | None = None) -> list[dict]:
             vals[name, who, "placed"] = float(part["mean_slowdown_placed"].mean())
             vals[name, who, "all"] = float(part["mean_slowdown_all"].mean())
             vals[name, who, "never"] = float(part["n_never_placed"].mean())
-            vals[name, who, "lengths"] = dx.never_placed_lengths(part["never_placed_lengths"])
+            vals[name, who, "lengths"] = de.never_placed_lengths(part["never_placed_lengths"])
     ins = vals["report", algo, "placed"] / vals["report", "sjf", "placed"]
     out_all = vals["heldout", algo, "all"] / vals["heldout", "sjf", "all"]
     out_placed = vals["heldout", algo, "placed"] / vals["heldout", "sjf", "placed"]
@@ -587,24 +590,24 @@ def _greedy_findings(spec: dict, root, reference: str | None = None) -> list[dic
     and with greedy ones? One row for A2C (discrete phase 2, trained for slowdown) and one for
     DeepRM's own agent (at its own training rate), when configured."""
     variant, rate = "discrete-image", float(spec["eval"]["box_rate"])
-    held, greedy = _Results(spec, root, "heldout", reference=reference), _Results(spec, root, dx.GREEDY, reference=reference)
+    held, greedy = _Results(spec, root, "heldout", reference=reference), _Results(spec, root, dl.GREEDY, reference=reference)
     sjf = held.episodes(variant) if variant in spec["variants"] else None
     claim = "Held-out job sets at rate {rate:g}, every job counted: {who} beats SJF with sampled and with greedy actions"
     rows = []
     candidates = [("a2c", "finding-greedy-a2c")]
     agent = spec.get("deeprm_agent")
     if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
-        candidates.append((dx.DEEPRM_AGENT, "finding-greedy-deeprm_pg"))
+        candidates.append((dl.DEEPRM_AGENT, "finding-greedy-deeprm_pg"))
     for algo, claim_id in candidates:
-        text = claim.format(rate=rate, who=dx.label(algo))
-        if sjf is None or (algo != dx.DEEPRM_AGENT and algo not in spec["variants"][variant]["algos"]):
-            rows.append(_missing(claim_id, text, "", f"{dx.label(algo)} in {variant}"))
+        text = claim.format(rate=rate, who=dl.label(algo))
+        if sjf is None or (algo != dl.DEEPRM_AGENT and algo not in spec["variants"][variant]["algos"]):
+            rows.append(_missing(claim_id, text, "", f"{dl.label(algo)} in {variant}"))
             continue
-        if algo == dx.DEEPRM_AGENT:
-            frames = {m: dx.deeprm_agent_episodes(spec, root, p, reference)
-                      for m, p in (("sampled", "heldout"), ("greedy", dx.GREEDY))}
-            prints = [dx.fingerprint_path(dx.deeprm_agent_dir(root, agent["variant"], r, s), p)
-                      for p in ("heldout", dx.GREEDY) for r, s in dx.deeprm_agent_runs(spec) if np.isclose(r, rate)]
+        if algo == dl.DEEPRM_AGENT:
+            frames = {m: de.deeprm_agent_episodes(spec, root, p, reference)
+                      for m, p in (("sampled", "heldout"), ("greedy", dl.GREEDY))}
+            prints = [dl.fingerprint_path(dl.deeprm_agent_dir(root, agent["variant"], r, s), p)
+                      for p in ("heldout", dl.GREEDY) for r, s in dl.deeprm_agent_runs(spec) if np.isclose(r, rate)]
         else:
             frames = {"sampled": held.episodes(variant), "greedy": greedy.episodes(variant)}
             prints = held.fingerprints(variant, [algo]) + greedy.fingerprints(variant, [algo])
@@ -612,7 +615,7 @@ def _greedy_findings(spec: dict, root, reference: str | None = None) -> list[dic
         vals = {}
         for mode, frame in frames.items():
             sel = frame[np.isclose(frame["rate"], rate) & (frame["algo"] == ("sjf" if mode == "SJF" else algo))]
-            if algo != dx.DEEPRM_AGENT and mode != "SJF":
+            if algo != dl.DEEPRM_AGENT and mode != "SJF":
                 sel = sel[sel["objective"] == "slowdown"]
             vals[mode] = {k: float(sel[c].mean()) for k, c in
                           (("all", "mean_slowdown_all"), ("placed", "mean_slowdown_placed"), ("never", "n_never_placed"))}

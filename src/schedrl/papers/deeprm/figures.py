@@ -6,7 +6,7 @@ PNG, PDF and the plotted numbers as CSV; ``table_load130``, ``training_speed`` a
 each figure shows and which runs it reads (``figure_inputs``: the Snakemake input function);
 ``TARGETS`` lists every output.
 Agents are aggregated over training seeds (mean, error bars = standard error over seeds).
-Load sweeps and box plots show both evaluation protocols side by side (``dx.PROTOCOLS``: held-out,
+Load sweeps and box plots show both evaluation protocols side by side (``dl.PROTOCOLS``: held-out,
 every job counted | the report's seed-42 sequence, placed jobs only), with the report's stated
 numbers drawn as black stars. ``never_placed`` draws the jobs each policy never placed, by length.
 """
@@ -20,7 +20,10 @@ import pandas as pd
 
 from schedrl.errors import ConfigError, InputFileError
 from schedrl.papers.deeprm import claims
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import evaluation as de
+from schedrl.papers.deeprm import layout as dl
+from schedrl.papers.deeprm import references as dr
+from schedrl.papers.deeprm import training as dt
 from schedrl.papers.targets import Target
 from schedrl.plots import new_figure, save_figure
 
@@ -79,7 +82,7 @@ def figure_spec(name: str) -> FigureSpec:
 
 def figure_algos(spec: dict, name: str) -> list[str]:
     fig = figure_spec(name)
-    return list(fig.algos) or list(dx.variant_spec(spec, fig.variant)["algos"])
+    return list(fig.algos) or list(dl.variant_spec(spec, fig.variant)["algos"])
 
 
 def figure_objectives(spec: dict, name: str) -> list[str]:
@@ -87,7 +90,7 @@ def figure_objectives(spec: dict, name: str) -> list[str]:
     if kind == "box":
         return list(spec["objectives"])
     if kind == "curves":
-        return [o for o in dx.OBJECTIVES if o in spec["objectives"]] or ["slowdown"]
+        return [o for o in dl.OBJECTIVES if o in spec["objectives"]] or ["slowdown"]
     return ["slowdown"]  # load sweeps, slowdown curves and job lengths: agents trained for slowdown
 
 
@@ -98,32 +101,32 @@ def figure_inputs(spec: dict, root: str | Path, name: str) -> list[Path]:
     if name == "deeprm_agent_curve":
         return _deeprm_agent_curve_inputs(spec, root)
     fig = figure_spec(name)
-    runs = [dx.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
-            for o in figure_objectives(spec, name) for s in dx.run_seeds(spec, a, o)]
+    runs = [dl.run_dir(root, fig.variant, a, o, s) for a in figure_algos(spec, name)
+            for o in figure_objectives(spec, name) for s in dl.run_seeds(spec, a, o)]
     if fig.kind in ("load", "box"):
         out = []
-        for protocol in dx.PROTOCOLS:
-            out += [dx.eval_paths(r, protocol)["episodes"] for r in runs]
-            out += [dx.eval_paths(dx.baseline_dir(root, fig.variant, b), protocol)["episodes"]
+        for protocol in dl.PROTOCOLS:
+            out += [dl.eval_paths(r, protocol)["episodes"] for r in runs]
+            out += [dl.eval_paths(dl.baseline_dir(root, fig.variant, b), protocol)["episodes"]
                     for b in spec["baselines"]]
             if deeprm_agent_in_figure(spec, name):
-                out += dx.deeprm_agent_paths(spec, root, protocol=protocol)
+                out += dl.deeprm_agent_paths(spec, root, protocol=protocol)
             if fig.kind == "load":
-                out += [dx.eval_paths(dx.authors_dir(root, v, n), protocol)["episodes"]
-                        for v, n, _ in dx.authors_runs(spec) if v == fig.variant]
+                out += [dl.eval_paths(dl.authors_dir(root, v, n), protocol)["episodes"]
+                        for v, n, _ in dl.authors_runs(spec) if v == fig.variant]
         return out
     if fig.kind in ("curve", "reward", "curves"):
         return [r / "learning_curve.csv" for r in runs] + [
-            dx.eval_paths(dx.baseline_dir(root, fig.variant, b), p)["episodes"]
-            for p in dx.PROTOCOLS for b in spec["baselines"]]
-    return [dx.eval_paths(r, p)["jobs"] for p in dx.PROTOCOLS for r in runs]
+            dl.eval_paths(dl.baseline_dir(root, fig.variant, b), p)["episodes"]
+            for p in dl.PROTOCOLS for b in spec["baselines"]]
+    return [dl.eval_paths(r, p)["jobs"] for p in dl.PROTOCOLS for r in runs]
 
 
 def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
     """Load sweeps whose variant shares the agent's state (and so its job model and load axis)."""
     agent = spec.get("deeprm_agent")
     fig = figure_spec(name)
-    return bool(agent) and fig.kind == "load" and dx.parse_variant(fig.variant)[1] == dx.parse_variant(agent["variant"])[1]
+    return bool(agent) and fig.kind == "load" and dl.parse_variant(fig.variant)[1] == dl.parse_variant(agent["variant"])[1]
 
 
 BASELINE_STYLE = {"sjf": ("tab:blue", "--"), "packer": ("tab:orange", "--"), "random": ("tab:gray", ":")}
@@ -156,7 +159,7 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = figure_spec(name)
     fig, axes = new_figure(1, 2, figsize=(13, 4.8), sharey=False)
     curves = []
-    for ax, protocol in zip(axes, dx.PROTOCOLS):
+    for ax, protocol in zip(axes, dl.PROTOCOLS):
         curve = _draw_load_panel(ax, name, spec, root, protocol)
         curves.append(curve.assign(protocol=protocol))
     _title(fig, name, fig_spec.caption)
@@ -167,25 +170,25 @@ def draw_load(name: str, spec: dict, root, png) -> pd.DataFrame:
 
 def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataFrame:
     fig_spec = figure_spec(name)
-    episodes = dx.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
+    episodes = de.episodes_table(spec, root, fig_spec.variant, objectives=["slowdown"],
                                  algos=figure_algos(spec, name), protocol=protocol)
     if deeprm_agent_in_figure(spec, name):
-        episodes = pd.concat([episodes, dx.deeprm_agent_episodes(spec, root, protocol)], ignore_index=True)
-    authors = dx.authors_episodes(spec, root, fig_spec.variant, protocol)  # the report authors' own agents
+        episodes = pd.concat([episodes, de.deeprm_agent_episodes(spec, root, protocol)], ignore_index=True)
+    authors = dr.authors_episodes(spec, root, fig_spec.variant, protocol)  # the report authors' own agents
     if authors is not None:
         episodes = pd.concat([episodes, authors[authors["objective"] == "slowdown"]], ignore_index=True)
-    curve = dx.load_curve(episodes)
+    curve = de.load_curve(episodes)
     for (policy, algo), part in curve.groupby(["policy", "algo"], sort=False):
         part = part.sort_values("load")
         if algo in BASELINE_STYLE:
             color, ls = BASELINE_STYLE[algo]
             ax.plot(part["load_pct"], part["mean_slowdown"], ls=ls, color=color, marker="s", ms=3,
-                    label=dx.label(algo))
-        elif algo.startswith(dx.AUTHORS_PREFIX):
-            base = algo[len(dx.AUTHORS_PREFIX):]
+                    label=dl.label(algo))
+        elif algo.startswith(dl.AUTHORS_PREFIX):
+            base = algo[len(dl.AUTHORS_PREFIX):]
             ax.plot(part["load_pct"], part["mean_slowdown"], ls="-.", marker="x", ms=4,
-                    color="black" if base == dx.DEEPRM_AGENT else AGENT_COLORS.get(base), label=policy)
-        elif algo == dx.DEEPRM_AGENT:
+                    color="black" if base == dl.DEEPRM_AGENT else AGENT_COLORS.get(base), label=policy)
+        elif algo == dl.DEEPRM_AGENT:
             variant = spec["deeprm_agent"]["variant"]
             where = "" if variant == fig_spec.variant else f" ({variant})"
             ax.errorbar(part["load_pct"], part["mean_slowdown"], yerr=part["sem_seeds"], marker="^", ms=4,
@@ -201,9 +204,9 @@ def _draw_load_panel(ax, name: str, spec: dict, root, protocol: str) -> pd.DataF
     if name in HIGH_LOAD_FIGURES:  # section 5.1.2: A2C and TRPO ahead "at cluster load higher than 110%"
         ax.axvline(float(claims.VALUES["load_high"]), color="black", ls=":", lw=1,
                    label=f"report: agents ahead above {claims.VALUES['load_high']:g}%")
-    setup = dx.protocol_setup(spec, protocol)
+    setup = dl.protocol_setup(spec, protocol)
     how = "greedy" if setup["deterministic"] else "sampled"
-    ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]};\n{how} actions, {setup['episodes']} job set(s) per load; "
+    ax.set_title(f"{dl.PROTOCOL_LABEL[protocol]};\n{how} actions, {setup['episodes']} job set(s) per load; "
                  f"agents trained at rate {spec['train']['rate']:g}", fontsize=8)
     ax.legend(fontsize=7)
     return curve
@@ -214,8 +217,8 @@ def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
     rate = spec["eval"]["box_rate"]
     fig, axes = new_figure(2, 2, figsize=(12, 8.4))
     tables = []
-    for row, protocol in enumerate(dx.PROTOCOLS):
-        episodes = dx.at_rate(dx.episodes_table(spec, root, fig_spec.variant, algos=figure_algos(spec, name),
+    for row, protocol in enumerate(dl.PROTOCOLS):
+        episodes = de.at_rate(de.episodes_table(spec, root, fig_spec.variant, algos=figure_algos(spec, name),
                                                 protocol=protocol), rate)
         order = list(dict.fromkeys(episodes["policy"]))
         load = 100 * float(episodes["load"].iloc[0])
@@ -240,7 +243,7 @@ def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
                 ax.legend(fontsize=7)
             ax.tick_params(axis="x", labelrotation=60, labelsize=7)
             ax.set_ylabel(ylabel)
-            ax.set_title(f"{dx.PROTOCOL_LABEL[protocol]}: rate {rate:g} (our load {load:.0f}%; the report "
+            ax.set_title(f"{dl.PROTOCOL_LABEL[protocol]}: rate {rate:g} (our load {load:.0f}%; the report "
                          f"labels it 130%)", fontsize=8)
         tables.append(episodes[["policy", "algo", "objective", "seed", "rate", "load", "episode",
                                 "mean_slowdown", "mean_completion_time"]].assign(protocol=protocol))
@@ -253,10 +256,10 @@ def draw_box(name: str, spec: dict, root, png) -> pd.DataFrame:
 
 
 def _never_placed_inputs(spec: dict, root, variant: str) -> list[Path]:
-    runs = [dx.run_dir(root, variant, a, "slowdown", s) for a in dx.variant_spec(spec, variant)["algos"]
-            for s in dx.run_seeds(spec, a, "slowdown")] + [dx.baseline_dir(root, variant, b) for b in spec["baselines"]]
-    authors = [dx.authors_dir(root, v, n) for v, n, _ in dx.authors_runs(spec) if v == variant]
-    return [dx.eval_paths(r, "heldout")["episodes"] for r in runs + authors]
+    runs = [dl.run_dir(root, variant, a, "slowdown", s) for a in dl.variant_spec(spec, variant)["algos"]
+            for s in dl.run_seeds(spec, a, "slowdown")] + [dl.baseline_dir(root, variant, b) for b in spec["baselines"]]
+    authors = [dl.authors_dir(root, v, n) for v, n, _ in dl.authors_runs(spec) if v == variant]
+    return [dl.eval_paths(r, "heldout")["episodes"] for r in runs + authors]
 
 
 def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
@@ -268,15 +271,15 @@ def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     rows = []
     max_len = int(spec["env"].get("max_job_len", 15))
     for ax, variant in zip(axes[0], variants):
-        episodes = dx.at_rate(dx.episodes_table(spec, root, variant, objectives=["slowdown"]), rate)
-        authors = dx.authors_episodes(spec, root, variant, "heldout")  # the report authors' own agents
+        episodes = de.at_rate(de.episodes_table(spec, root, variant, objectives=["slowdown"]), rate)
+        authors = dr.authors_episodes(spec, root, variant, "heldout")  # the report authors' own agents
         if authors is not None:
-            episodes = pd.concat([episodes, dx.at_rate(authors[authors["objective"] == "slowdown"], rate)],
+            episodes = pd.concat([episodes, de.at_rate(authors[authors["objective"] == "slowdown"], rate)],
                                  ignore_index=True)
         lengths = np.arange(1, max_len + 1)
         for policy, part in episodes.groupby("policy", sort=False):
             counts = np.zeros(len(lengths))
-            for value in dx.never_placed_lengths(part["never_placed_lengths"]):
+            for value in de.never_placed_lengths(part["never_placed_lengths"]):
                 counts[value - 1] += 1
             per_episode = counts / max(1, len(part))
             ax.plot(lengths, per_episode, marker="x" if policy.startswith("authors'") else "o", ms=3,
@@ -295,8 +298,8 @@ def never_placed(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
 
 def _deeprm_agent_curve_inputs(spec: dict, root) -> list[Path]:
     agent = spec.get("deeprm_agent")
-    return [dx.deeprm_agent_dir(root, agent["variant"], r, s) / "learning_curve.csv"
-            for r, s in dx.deeprm_agent_runs(spec)] if agent else []
+    return [dl.deeprm_agent_dir(root, agent["variant"], r, s) / "learning_curve.csv"
+            for r, s in dl.deeprm_agent_runs(spec)] if agent else []
 
 
 def authors_deeprm_curve(rate: float) -> pd.DataFrame:
@@ -318,10 +321,10 @@ def deeprm_agent_curve(spec: dict, root: str | Path, png: str | Path) -> pd.Data
     per_it = int(agent["jobsets"]) * int(agent["trajectories"])
     fig, ax = new_figure(1, 1, figsize=(7.5, 4.6))
     tables, drawn = [], False
-    for rate in dict.fromkeys(r for r, _ in dx.deeprm_agent_runs(spec)):
-        runs = [dx.read_csv(dx.deeprm_agent_dir(root, agent["variant"], rate, s) / "learning_curve.csv")
-                for r, s in dx.deeprm_agent_runs(spec) if r == rate]
-        curve = dx.learning_curve(runs, per_it).assign(rate=rate)
+    for rate in dict.fromkeys(r for r, _ in dl.deeprm_agent_runs(spec)):
+        runs = [de.read_csv(dl.deeprm_agent_dir(root, agent["variant"], rate, s) / "learning_curve.csv")
+                for r, s in dl.deeprm_agent_runs(spec) if r == rate]
+        curve = de.learning_curve(runs, per_it).assign(rate=rate)
         tables.append(curve)
         line, = ax.plot(curve["iteration"], curve["mean_slowdown"], lw=1, label=f"ours, rate {rate:g}")
         theirs = authors_deeprm_curve(rate)
@@ -343,19 +346,19 @@ def deeprm_agent_curve(spec: dict, root: str | Path, png: str | Path) -> pd.Data
 
 
 def _curve_runs(spec, root, variant, algo, objective) -> list[pd.DataFrame]:
-    return [dx.read_csv(dx.run_dir(root, variant, algo, objective, s) / "learning_curve.csv")
-            for s in dx.run_seeds(spec, algo, objective)]
+    return [de.read_csv(dl.run_dir(root, variant, algo, objective, s) / "learning_curve.csv")
+            for s in dl.run_seeds(spec, algo, objective)]
 
 
 def _baseline_level(spec, root, variant, metric: str) -> dict[tuple[str, str], float]:
     """Mean of ``metric`` of SJF and Packer at the training rate under each protocol:
     {(name, protocol): level} (held-out job sets; the report's in-sample seed-42 sequence)."""
     out = {}
-    for protocol in dx.PROTOCOLS:
+    for protocol in dl.PROTOCOLS:
         for name in ("sjf", "packer"):
             if name in spec["baselines"]:
-                episodes = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, name), protocol)["episodes"])
-                out[name, protocol] = float(dx.at_rate(episodes, spec["train"]["rate"])[metric].mean())
+                episodes = de.read_csv(dl.eval_paths(dl.baseline_dir(root, variant, name), protocol)["episodes"])
+                out[name, protocol] = float(de.at_rate(episodes, spec["train"]["rate"])[metric].mean())
     return out
 
 
@@ -363,11 +366,11 @@ PROTOCOL_SHORT = {"heldout": "held-out", "report": "seed-42 sequence, placed onl
 
 
 def _plot_curve(ax, curve: pd.DataFrame, metric: str, ylabel: str, algo: str, refs: dict[tuple[str, str], float]):
-    ax.plot(curve["iteration"], curve[metric], color=AGENT_COLORS.get(algo), label=dx.label(algo))
+    ax.plot(curve["iteration"], curve[metric], color=AGENT_COLORS.get(algo), label=dl.label(algo))
     for (name, protocol), level in refs.items():
         color, ls = BASELINE_STYLE[name]
         ax.axhline(level, color=color, ls=ls if protocol == "heldout" else "-.", lw=1,
-                   label=f"{dx.label(name)} ({PROTOCOL_SHORT[protocol]})")
+                   label=f"{dl.label(name)} ({PROTOCOL_SHORT[protocol]})")
     ax.set_xlabel("training iteration")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
@@ -399,7 +402,7 @@ def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
     axes = np.atleast_1d(axes)
     tables = []
     for ax, (objective, metric) in zip(axes, panels):
-        curve = dx.learning_curve(_curve_runs(spec, root, fig_spec.variant, algo, objective), per_it)
+        curve = de.learning_curve(_curve_runs(spec, root, fig_spec.variant, algo, objective), per_it)
         tables.append(curve.assign(algo=algo, objective=objective))
         if metric == "reward":
             ax.plot(curve["iteration"], curve["mean_reward"], color=AGENT_COLORS.get(algo), label="mean reward")
@@ -422,21 +425,21 @@ def draw_curves(name: str, spec: dict, root, png) -> pd.DataFrame:
 def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
     fig_spec = figure_spec(name)
     rate = spec["eval"]["withheld_rate"]
-    max_len = int(dx.env_kwargs(spec, fig_spec.variant, "slowdown").get("max_job_len", 15))
+    max_len = int(dt.env_kwargs(spec, fig_spec.variant, "slowdown").get("max_job_len", 15))
     kinds = {"generated": ["generated"], "withheld": ["withheld"], "lengths": ["generated", "withheld"]}[fig_spec.kind]
     algos = list(fig_spec.algos)
     # rows: each kind under each protocol (held-out job sets, then the report's seed-42 sequence)
-    fig, axes = new_figure(len(kinds) * len(dx.PROTOCOLS), len(algos), squeeze=False,
-                           figsize=(5.0 * len(algos), 3.2 * len(kinds) * len(dx.PROTOCOLS)))
+    fig, axes = new_figure(len(kinds) * len(dl.PROTOCOLS), len(algos), squeeze=False,
+                           figsize=(5.0 * len(algos), 3.2 * len(kinds) * len(dl.PROTOCOLS)))
     tables = []
-    for p, protocol in enumerate(dx.PROTOCOLS):
+    for p, protocol in enumerate(dl.PROTOCOLS):
         for j, algo in enumerate(algos):
-            jobs = pd.concat([dx.read_csv(dx.eval_paths(dx.run_dir(root, fig_spec.variant, algo, "slowdown", s),
+            jobs = pd.concat([de.read_csv(dl.eval_paths(dl.run_dir(root, fig_spec.variant, algo, "slowdown", s),
                                                         protocol)["jobs"])
-                              for s in dx.run_seeds(spec, algo, "slowdown")], ignore_index=True)
-            jobs = dx.at_rate(jobs, rate)
+                              for s in dl.run_seeds(spec, algo, "slowdown")], ignore_index=True)
+            jobs = de.at_rate(jobs, rate)
             load = 100 * float(jobs["load"].iloc[0])
-            frac = dx.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0],
+            frac = de.length_fractions(jobs, max_len).assign(algo=algo, rate=rate, load=jobs["load"].iloc[0],
                                                              protocol=protocol)
             tables.append(frac)
             for i, kind in enumerate(kinds):
@@ -450,7 +453,7 @@ def draw_lengths(name: str, spec: dict, root, png) -> pd.DataFrame:
                 ax.set_xlabel("job length (time steps)")
                 ax.set_ylabel("fraction of generated jobs" if kind == "generated" else "fraction of withheld jobs")
                 n = int(frac[kind].sum())
-                ax.set_title(f"{dx.label(algo)}: {kind} jobs at load {load:.0f}% (n = {n}); "
+                ax.set_title(f"{dl.label(algo)}: {kind} jobs at load {load:.0f}% (n = {n}); "
                              f"{PROTOCOL_SHORT[protocol]}", fontsize=8)
     _title(fig, name, fig_spec.caption)
     table = pd.concat(tables, ignore_index=True)
@@ -576,12 +579,12 @@ def table_load130_markdown(spec: dict, root) -> str:
              "| --- | --- | --- | --- | --- | --- | --- |"]
     agent = spec.get("deeprm_agent")
     for variant in spec["variants"]:
-        frame = dx.at_rate(dx.episodes_table(spec, root, variant), rate)
-        greedy = dx.episodes_table(spec, root, variant, protocol=dx.GREEDY, baselines=False)
-        greedy = greedy if greedy.empty else dx.at_rate(greedy, rate)  # empty: no agent of the variant here
+        frame = de.at_rate(de.episodes_table(spec, root, variant), rate)
+        greedy = de.episodes_table(spec, root, variant, protocol=dl.GREEDY, baselines=False)
+        greedy = greedy if greedy.empty else de.at_rate(greedy, rate)  # empty: no agent of the variant here
         if agent and agent["variant"] == variant and any(np.isclose(rate, r) for r in agent["rates"]):
-            frame = pd.concat([frame, dx.at_rate(dx.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
-            greedy = pd.concat([greedy, dx.at_rate(dx.deeprm_agent_episodes(spec, root, dx.GREEDY), rate)],
+            frame = pd.concat([frame, de.at_rate(de.deeprm_agent_episodes(spec, root), rate)], ignore_index=True)
+            greedy = pd.concat([greedy, de.at_rate(de.deeprm_agent_episodes(spec, root, dl.GREEDY), rate)],
                                ignore_index=True)
         greedy_sd = greedy.groupby(["policy", "algo", "objective"], sort=False)["mean_slowdown"].mean()
         load = float(frame["load"].iloc[0])
@@ -603,7 +606,7 @@ def table_load130_markdown(spec: dict, root) -> str:
 def authors_table_markdown(spec: dict, root) -> str:
     """The report authors' published agents (issue 40) at the box rate under both protocols, beside
     SJF and our agents of the same algorithm and objective; "" when their folder is absent."""
-    runs = dx.authors_runs(spec)
+    runs = dl.authors_runs(spec)
     if not runs:
         return ("\nThe report authors' published agents: not played (no folder of deeprm.reference_dirs "
                 f"{spec.get('reference_dirs') or []} exists).\n")
@@ -621,10 +624,10 @@ def authors_table_markdown(spec: dict, root) -> str:
         metric = "mean_completion_time" if objective == "completion_time" else "mean_slowdown"
         cells = []
         for who in ("authors", "ours", "sjf"):
-            for protocol in dx.PROTOCOLS:
+            for protocol in dl.PROTOCOLS:
                 cells.append(_box_mean(spec, root, variant, protocol, who, algo, objective, metric, rate))
         paper = claims.paper_at_130(variant, algo, metric)
-        lines.append(f"| {variant} | {dx.authors_label(name)} | {metric.replace('mean_', '').replace('_', ' ')} | "
+        lines.append(f"| {variant} | {dr.authors_label(name)} | {metric.replace('mean_', '').replace('_', ' ')} | "
                      + " | ".join(cells) + f" | {'' if paper is None else f'{paper:g}'} |")
     return "\n".join(lines) + "\n"
 
@@ -632,14 +635,14 @@ def authors_table_markdown(spec: dict, root) -> str:
 def _box_mean(spec, root, variant, protocol, who, algo, objective, metric, rate) -> str:
     try:
         if who == "authors":
-            frame = dx.authors_episodes(spec, root, variant, protocol)
-            frame = frame[(frame["algo"] == dx.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
+            frame = dr.authors_episodes(spec, root, variant, protocol)
+            frame = frame[(frame["algo"] == dl.AUTHORS_PREFIX + algo) & (frame["objective"] == objective)]
         elif who == "sjf":
-            frame = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), protocol)["episodes"])
-        elif algo == dx.DEEPRM_AGENT:
-            frame = dx.deeprm_agent_episodes(spec, root, protocol)
+            frame = de.read_csv(dl.eval_paths(dl.baseline_dir(root, variant, "sjf"), protocol)["episodes"])
+        elif algo == dl.DEEPRM_AGENT:
+            frame = de.deeprm_agent_episodes(spec, root, protocol)
         elif algo in spec["variants"][variant]["algos"] and objective in spec["objectives"]:
-            frame = dx.episodes_table(spec, root, variant, objectives=[objective], algos=[algo], baselines=False,
+            frame = de.episodes_table(spec, root, variant, objectives=[objective], algos=[algo], baselines=False,
                                       protocol=protocol)
         else:
             return ""
@@ -647,7 +650,7 @@ def _box_mean(spec, root, variant, protocol, who, algo, objective, metric, rate)
         return ""
     if frame is None:
         return ""
-    frame = dx.at_rate(frame, rate)
+    frame = de.at_rate(frame, rate)
     return f"{frame[metric].mean():.2f}" if len(frame) else ""
 
 
@@ -657,20 +660,20 @@ def training_speed_markdown(spec: dict, root) -> str:
 
     rows = []
     for variant in spec["variants"]:
-        for algo, objective, seed in dx.agent_runs(spec, variant):
-            path = dx.run_dir(root, variant, algo, objective, seed) / "timing.json"
+        for algo, objective, seed in dl.agent_runs(spec, variant):
+            path = dl.run_dir(root, variant, algo, objective, seed) / "timing.json"
             if not path.exists():
                 raise InputFileError(path, "missing (train the run first)")
             t = json.loads(path.read_text())
             rows.append({"variant": variant, "algo": algo, "steps": t["steps"],
                          "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
     agent = spec.get("deeprm_agent")
-    for rate, seed in dx.deeprm_agent_runs(spec):
-        path = dx.deeprm_agent_dir(root, agent["variant"], rate, seed) / "timing.json"
+    for rate, seed in dl.deeprm_agent_runs(spec):
+        path = dl.deeprm_agent_dir(root, agent["variant"], rate, seed) / "timing.json"
         if not path.exists():
             raise InputFileError(path, "missing (train the run first)")
         t = json.loads(path.read_text())
-        rows.append({"variant": agent["variant"], "algo": dx.DEEPRM_AGENT, "steps": t["steps"],
+        rows.append({"variant": agent["variant"], "algo": dl.DEEPRM_AGENT, "steps": t["steps"],
                      "wall": t["wall_time_total_s"], "rate": t["steps_per_s"] or float("nan")})
     frame = pd.DataFrame(rows)
     lines = ["### DeepRM (SB3 report): training throughput", "",
@@ -680,7 +683,7 @@ def training_speed_markdown(spec: dict, root) -> str:
              "| variant | agent | runs | steps per run | steps/s | total wall time (min) |",
              "| --- | --- | --- | --- | --- | --- |"]
     for (variant, algo), part in frame.groupby(["variant", "algo"], sort=False):
-        lines.append(f"| {variant} | {dx.label(algo)} | {len(part)} | {int(part['steps'].mean())} | "
+        lines.append(f"| {variant} | {dl.label(algo)} | {len(part)} | {int(part['steps'].mean())} | "
                      f"{part['rate'].mean():.0f} | {part['wall'].sum() / 60:.1f} |")
     return "\n".join(lines) + "\n"
 
@@ -705,19 +708,19 @@ def training_speed(spec: dict, root: str | Path, md: str | Path) -> str:
 
 def replay_insample_markdown(spec: dict, root) -> str:
     """Markdown table: each discrete phase-2 slowdown agent's report-protocol model replayed on the
-    seed-42 sequence with ``dx.REPLAY_SAMPLING_SEEDS`` sampling seeds (``dx.replay_report``), its
+    seed-42 sequence with ``dl.REPLAY_SAMPLING_SEEDS`` sampling seeds (``de.replay_report``), its
     median and 10-90% range beside the protocol's one draw, SJF and the report's number."""
     rate = float(spec["eval"]["box_rate"])
-    variant = dx.REPLAY_VARIANT
+    variant = dl.REPLAY_VARIANT
     lines = [f"### DeepRM (SB3 report): the report protocol's in-sample result replayed ({variant}, rate {rate:g})", ""]
-    runs = dx.replay_runs(spec)
+    runs = dl.replay_runs(spec)
     if not runs:
-        return "\n".join(lines + [f"No {variant} agent is trained for {dx.REPLAY_OBJECTIVE} at this scale."]) + "\n"
+        return "\n".join(lines + [f"No {variant} agent is trained for {dl.REPLAY_OBJECTIVE} at this scale."]) + "\n"
     sjf = None
     if "sjf" in spec["baselines"]:
-        frame = dx.read_csv(dx.eval_paths(dx.baseline_dir(root, variant, "sjf"), "report")["episodes"])
-        sjf = float(dx.at_rate(frame, rate)["mean_slowdown"].mean())
-    seed42, last = dx.protocol_setup(spec, "report")["jobset_seed"], dx.REPLAY_SAMPLING_SEEDS - 1
+        frame = de.read_csv(dl.eval_paths(dl.baseline_dir(root, variant, "sjf"), "report")["episodes"])
+        sjf = float(de.at_rate(frame, rate)["mean_slowdown"].mean())
+    seed42, last = dl.protocol_setup(spec, "report")["jobset_seed"], dl.REPLAY_SAMPLING_SEEDS - 1
     lines += [f"The report protocol plays one sampled episode of each agent's best-in-sample model "
               f"(best_model.zip, chosen by the checks on the seed-{seed42} sequence while training) on that "
               f"same sequence, so a win can be a lucky draw. Here that model replays the sequence with "
@@ -729,11 +732,11 @@ def replay_insample_markdown(spec: dict, root) -> str:
               "| paper |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for algo, seed in runs:
-        folder = dx.run_dir(root, variant, algo, dx.REPLAY_OBJECTIVE, seed)
-        row = dx.replay_summary(dx.read_csv(dx.replay_path(folder)), sjf).iloc[0]
-        drawn = dx.at_rate(dx.read_csv(dx.eval_paths(folder, "report")["episodes"]), rate)["mean_slowdown"]
+        folder = dl.run_dir(root, variant, algo, dl.REPLAY_OBJECTIVE, seed)
+        row = de.replay_summary(de.read_csv(dl.replay_path(folder)), sjf).iloc[0]
+        drawn = de.at_rate(de.read_csv(dl.eval_paths(folder, "report")["episodes"]), rate)["mean_slowdown"]
         paper = claims.paper_at_130(variant, algo, "mean_slowdown")
-        cells = [dx.label(algo, dx.REPLAY_OBJECTIVE), str(seed), f"{int(row['model_step']):,}",
+        cells = [dl.label(algo, dl.REPLAY_OBJECTIVE), str(seed), f"{int(row['model_step']):,}",
                  str(int(row["replays"])), f"{row['median']:.2f}", f"{row['p10']:.2f}-{row['p90']:.2f}",
                  "" if sjf is None else f"{row['share_below_sjf']:.0%}", f"{drawn.mean():.2f}",
                  "" if sjf is None else f"{sjf:.2f}", "" if paper is None else f"{paper:g}"]
@@ -782,7 +785,7 @@ TARGETS: list[Target] = [
     Target("deeprm", "training_speed", training_speed, "deeprm_tables",
            "Training throughput and wall time per agent", kind="markdown"),
     Target("deeprm", "replay_insample", replay_insample, "deeprm_replay_table",
-           f"The report protocol's in-sample result replayed with {dx.REPLAY_SAMPLING_SEEDS} sampling seeds "
+           f"The report protocol's in-sample result replayed with {dl.REPLAY_SAMPLING_SEEDS} sampling seeds "
            "(discrete phase 2, slowdown): median, 10-90%, share below SJF", kind="markdown", claims=("d2-",)),
     Target("deeprm", "claims", claims.claims_rows, "deeprm_claims", "Claims of the report: ours vs the report's",
            kind="claims", claims=("",)),
@@ -798,6 +801,6 @@ def trained_targets(spec: dict) -> list[Target]:
         if target.name not in FIGURES:
             return True
         fig = FIGURES[target.name]
-        have = dx.variant_spec(spec, fig.variant)["algos"]
+        have = dl.variant_spec(spec, fig.variant)["algos"]
         return bool(have) and set(fig.algos) <= set(have)
     return [t for t in TARGETS if drawn(t)]

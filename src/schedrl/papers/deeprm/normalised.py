@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from schedrl.papers.deeprm import experiments as dx
+from schedrl.papers.deeprm import layout as dl
 from schedrl.report.normalised import long_rows, with_authors
 
 PAPER = "deeprm"
@@ -50,8 +50,8 @@ def placements(values) -> list[dict]:
         agent, sjf = f"{variant}.{algo}.{METRIC}", f"{variant}.sjf.{METRIC}"
         if agent in values and sjf in values:
             out.append({"paper": PAPER, "workload": _workload(variant, REPORT_RATE),
-                        "player": f"report's {dx.label(algo)}", "value": float(values[agent]),
-                        "heuristics": {dx.label("sjf"): float(values[sjf])},
+                        "player": f"report's {dl.label(algo)}", "value": float(values[agent]),
+                        "heuristics": {dl.label("sjf"): float(values[sjf])},
                         "source": f"{figure} (130% load, the report's own job sequence)"})
     return out
 
@@ -64,7 +64,7 @@ def _episodes(path: Path) -> pd.DataFrame | None:
     return pd.read_csv(path) if Path(path).is_file() else None
 
 
-def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, list[dict]]:
+def long_table(spec: dict, root: str | Path = dl.ROOT) -> tuple[pd.DataFrame, list[dict]]:
     """(long table, gaps): every player's mean slowdown per held-out workload; a gap row per
     player that has no evaluation (not built, or not evaluated by this project yet)."""
     rows, gaps = [], []
@@ -82,33 +82,33 @@ def long_table(spec: dict, root: str | Path = dx.ROOT) -> tuple[pd.DataFrame, li
     for variant in spec["variants"]:
         for name in spec["baselines"]:
             role = "uniform" if name == "random" else "heuristic"
-            player = UNIFORM if name == "random" else dx.label(name)
-            add(dx.eval_paths(dx.baseline_dir(root, variant, name), PROTOCOL)["episodes"], player, role, -1, variant)
-        for algo, _, seed in dx.agent_runs(spec, variant, objectives=["slowdown"]):
-            add(dx.eval_paths(dx.run_dir(root, variant, algo, "slowdown", seed), PROTOCOL)["episodes"],
-                dx.label(algo), "agent", seed, variant)
-        for v, ref, algo, seed in dx.reference_runs(spec):
+            player = UNIFORM if name == "random" else dl.label(name)
+            add(dl.eval_paths(dl.baseline_dir(root, variant, name), PROTOCOL)["episodes"], player, role, -1, variant)
+        for algo, _, seed in dl.agent_runs(spec, variant, objectives=["slowdown"]):
+            add(dl.eval_paths(dl.run_dir(root, variant, algo, "slowdown", seed), PROTOCOL)["episodes"],
+                dl.label(algo), "agent", seed, variant)
+        for v, ref, algo, seed in dl.reference_runs(spec):
             if v != variant:
                 continue
-            path = dx.eval_paths(dx.reference_dir(root, v, ref, algo, seed), PROTOCOL)["episodes"]
+            path = dl.eval_paths(dl.reference_dir(root, v, ref, algo, seed), PROTOCOL)["episodes"]
             if ref == "random":
                 add(path, "random valid", "random", seed, variant)
-            elif algo == dx.DEEPRM_AGENT:
-                rates = [r for r, s in dx.deeprm_agent_runs(spec) if s == seed]
+            elif algo == dl.DEEPRM_AGENT:
+                rates = [r for r, s in dl.deeprm_agent_runs(spec) if s == seed]
                 add(path, "untrained DeepRM agent", "untrained", seed, variant, rates)
             else:
-                add(path, f"untrained {dx.label(algo)}", "untrained", seed, variant)
+                add(path, f"untrained {dl.label(algo)}", "untrained", seed, variant)
     agent = spec.get("deeprm_agent")
-    for rate, seed in dx.deeprm_agent_runs(spec):
-        path = dx.eval_paths(dx.deeprm_agent_dir(root, agent["variant"], rate, seed), PROTOCOL)["episodes"]
+    for rate, seed in dl.deeprm_agent_runs(spec):
+        path = dl.eval_paths(dl.deeprm_agent_dir(root, agent["variant"], rate, seed), PROTOCOL)["episodes"]
         add(path, "DeepRM agent (ours)", "agent", seed, agent["variant"], [rate])
-    authors = dx.authors_runs(spec)
+    authors = dl.authors_runs(spec)
     for variant, name, _ in authors:
         if not name.endswith("-slowdown"):
             continue
         algo = name.removesuffix("-slowdown")
-        add(dx.eval_paths(dx.authors_dir(root, variant, name), PROTOCOL)["episodes"],
-            f"authors' {dx.label(algo)}", "authors", 0, variant)
+        add(dl.eval_paths(dl.authors_dir(root, variant, name), PROTOCOL)["episodes"],
+            f"authors' {dl.label(algo)}", "authors", 0, variant)
     if not authors:
         gaps.append({"paper": PAPER, "player": "authors' agents",
                      "gap": "deeprm.reference_dirs names no folder that exists here: the authors' agents are not played"})
