@@ -165,7 +165,7 @@ class StudyResult:
 
 
 def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], out_csv: str | Path, *,
-              name: str = "study", seed_base: int = 0, log: Callable[[str], None] = print) -> StudyResult:
+              name: str = "study", seed_base: int = 0, log: Callable[[str], None] | None = None) -> StudyResult:
     """Run the study: ``start(params, seed)`` builds one seed's learner for a trial's parameters.
 
     Seeds ``seed_base .. seed_base + spec.seeds - 1`` in every trial, so trials differ only in their
@@ -173,6 +173,7 @@ def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], 
     import optuna
     import pandas as pd
 
+    log = log or (lambda line: print(line, flush=True))  # a rule's log file shows each trial as it ends
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=spec.sampler_seed)
     study = optuna.create_study(study_name=name, direction="maximize", sampler=sampler, pruner=_pruner(spec))

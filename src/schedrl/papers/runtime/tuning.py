@@ -136,8 +136,7 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
     return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=True, default_flow_style=None, width=110)
 
 
-def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None,
-         log=print):
+def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``runtime.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
     own, study = tune_spec(spec)
     if trials is not None:
