@@ -213,12 +213,14 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
     assert main(["record", "--claims", str(claims), "--run", NEW, "--into", str(record), "--normalised", str(default)]) == 0
     kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
     assert set(kept["paper"]) == {"alpha"} and set(kept["run"]) == {NEW} and len(kept) == 4
-    assert normalised_text(read_paper_status("alpha", record)) == "0.50 [0.20, 0.70] A2C, default"
+    assert normalised_text(read_paper_status("alpha", record)) == ("0.50 [0.20, 0.70] A2C, default: above random "
+                                                                   "valid play, below the best heuristic")
     budget = agg([{**row, "scale": "paper-budget", "player": "PPO", "role": "agent", "iqm": -0.1, "iqm_lo": -0.3,
                    "iqm_hi": 0.05}])
     assert main(["record", "--claims", str(claims), "--run", SEED1, "--scale", "paper-budget", "--into", str(record),
                  "--normalised", str(budget)]) == 0
-    assert normalised_text(read_paper_status("alpha", record)) == "-0.10 [-0.30, 0.05] PPO, paper budget"
+    assert normalised_text(read_paper_status("alpha", record)) == ("-0.10 [-0.30, 0.05] PPO, paper budget: "
+                                                                   "no better than random valid play")
     capsys.readouterr()
     before = record.read_bytes()
     for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),

@@ -432,6 +432,47 @@ def _side(value: float, of: float) -> str:
     return "above" if value > of else "below" if value < of else "level with"
 
 
+def headroom_word(row) -> str:
+    """Where an agent's IQM interval lies on the scale (random valid play 0, best heuristic 1): the
+    headroom verdict's words (issue 69). Beating the best heuristic needs the whole interval above 1."""
+    lo, hi = float(row["iqm_lo"]), float(row["iqm_hi"])
+    if lo > 1:
+        return "beats the best heuristic"
+    if hi < 0:
+        return "below random valid play"
+    if lo > 0:
+        return "level with the best heuristic" if hi >= 1 else "above random valid play, below the best heuristic"
+    return "no better than random valid play" if hi < 1 else "undecided (the interval spans random play and the best heuristic)"
+
+
+def best_agent_row(rows: pd.DataFrame) -> pd.Series | None:
+    """The agent with the highest IQM among those with the most seeds (an agent on one seed has no
+    interval over seeds: it stands only where no agent has more), or None."""
+    agents = rows[(rows["role"] == "agent") & rows["iqm"].notna()]
+    if agents.empty:
+        return None
+    agents = agents[agents["seeds"] == agents["seeds"].max()]
+    return agents.sort_values("iqm", ascending=False, kind="stable").iloc[0]
+
+
+def headroom_sentences(aggregated: pd.DataFrame) -> list[str]:
+    """One line per paper: does the best agent we trained beat the best heuristic, by how much on the
+    normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom)."""
+    out = []
+    for paper in sorted(set(aggregated["paper"])):
+        mine = aggregated[aggregated["paper"] == paper]
+        best = best_agent_row(mine)
+        if best is None:
+            continue
+        tuned = "scale" in mine and (mine["scale"] == "tuned").any()
+        who = "a tuned agent" if best.get("scale") == "tuned" else (
+            "the paper's recipe (the tuned agent scores lower)" if tuned else "the paper's recipe; no tuned agent yet")
+        out.append(f"- **{paper}**: the best agent, {best['player']} ({int(best['seeds'])} seed(s), "
+                   f"{int(best['workloads'])} workload(s)), {headroom_word(best)}: IQM {_interval(best, 'iqm')}; "
+                   f"{who}.")
+    return out
+
+
 def placed_sentences(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None) -> list[str]:
     """One sentence per paper on where its placed agents land: mean normalised score against our
     random valid play (0) and, where the paper has one, uniform play over all actions (its mean);
@@ -490,9 +531,13 @@ def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None,
         "P(> random)": [_interval(r, "p_beats_random") for _, r in shown.iterrows()],
         "P(> best heuristic)": [_interval(r, "p_beats_best_heuristic") for _, r in shown.iterrows()],
     })
+    headroom = headroom_sentences(aggregated)
+    head = ["**Headroom** (the best agent's IQM interval against random valid play's 0 and the best "
+            "heuristic's 1; it beats the heuristic only when the whole interval lies above 1):", "",
+            *headroom, ""] if headroom else []
     placed = placed_sentences(aggregated, gaps)
     note = ["Players ending in *(placed)* are the papers' own reported agents, **placed, not measured**: "
             "each keeps its ratio to the paper's own heuristic on that workload, carried onto our best "
             "heuristic's value (`placed_from` in `results/normalised/scores.csv`; each paper's deviations say "
             "what this assumes).", "", *placed, ""] if placed else []
-    return "\n".join(lines + [markdown_table(table), "", *note])
+    return "\n".join(lines + [markdown_table(table), "", *head, *note])

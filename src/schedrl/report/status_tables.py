@@ -228,29 +228,32 @@ def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple
 
 def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     """(which run, the row) of the agent with the highest IQM normalised score among those with the
-    most seeds, in the latest run that recorded the normalised scale: its paper-budget run first,
-    else its default run."""
+    most seeds (``normalised.best_agent_row``), in the latest run that recorded the normalised scale:
+    its paper-budget run first, else its default run."""
+    from schedrl.report.normalised import best_agent_row
+
     frame = status.normalised
     if frame is None or frame.empty:
         return None
     for run, what in ((status.budget, "paper budget"), (status.default, "default")):
         if run is None:
             continue
-        agents = frame[(frame["run"] == run.run) & (frame["role"] == "agent") & frame["iqm"].notna()]
-        # an agent on one seed has no interval over seeds: it stands only where no agent has more
-        agents = agents[agents["seeds"] == agents["seeds"].max()] if len(agents) else agents
-        if len(agents):
-            return what, agents.sort_values("iqm", ascending=False, kind="stable").iloc[0]
+        best = best_agent_row(frame[frame["run"] == run.run])
+        if best is not None:
+            return what, best
     return None
 
 
 def normalised_text(status: PaperStatus) -> str:
-    """``"0.42 [0.10, 0.71] PPO C+S+R, paper budget"``: the README's one number (issue 68)."""
+    """``"0.42 [0.10, 0.71] PPO C+S+R, paper budget: above random valid play, below the best heuristic"``:
+    the README's one number (issue 68) and where its interval lies (issue 69's headroom words)."""
+    from schedrl.report.normalised import headroom_word
+
     found = best_agent(status)
     if found is None:
         return NOT_RECORDED
     what, r = found
-    return f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']}, {what}"
+    return f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']}, {what}: {headroom_word(r)}"
 
 
 def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[str, ...] = (),

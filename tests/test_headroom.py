@@ -1,0 +1,41 @@
+"""The headroom verdict (issue 69): where the best agent's IQM interval lies on the normalised scale
+(random valid play 0, best heuristic 1), by hand, and which agent counts as the best."""
+
+import pandas as pd
+import pytest
+
+from schedrl.report.normalised import best_agent_row, headroom_sentences, headroom_word
+
+
+@pytest.mark.parametrize("lo, hi, word", [
+    (1.05, 1.4, "beats the best heuristic"),
+    (0.9, 1.2, "level with the best heuristic"),
+    (0.2, 0.8, "above random valid play, below the best heuristic"),
+    (-0.1, 0.5, "no better than random valid play"),
+    (-0.3, -0.1, "below random valid play"),
+    (-0.2, 1.3, "undecided (the interval spans random play and the best heuristic)"),
+])
+def test_headroom_words_by_hand(lo, hi, word):
+    assert headroom_word({"iqm_lo": lo, "iqm_hi": hi}) == word
+
+
+def _row(player, role, seeds, iqm, lo, hi, scale="paper-budget", paper="runtime"):
+    return {"paper": paper, "scale": scale, "player": player, "role": role, "seeds": seeds, "workloads": 2,
+            "iqm": iqm, "iqm_lo": lo, "iqm_hi": hi}
+
+
+def test_the_best_agent_is_the_highest_iqm_among_those_with_the_most_seeds():
+    frame = pd.DataFrame([_row("A", "agent", 3, 0.2, 0.1, 0.3), _row("B", "agent", 1, 0.9, 0.9, 0.9),
+                          _row("C", "agent", 3, 0.4, 0.2, 0.6), _row("SJF", "heuristic", 1, 1.0, 1.0, 1.0),
+                          _row("untrained", "untrained", 3, 0.5, 0.4, 0.6)])
+    assert best_agent_row(frame)["player"] == "C"
+    assert best_agent_row(frame[frame["role"] != "agent"]) is None
+
+
+def test_headroom_lines_say_whether_a_tuned_agent_stands_behind_them():
+    recipe = pd.DataFrame([_row("PPO", "agent", 3, -0.1, -0.2, 0.05)])
+    (line,) = headroom_sentences(recipe)
+    assert "no better than random valid play" in line and "no tuned agent yet" in line and "-0.10 [-0.20, 0.05]" in line
+    tuned = pd.concat([recipe, pd.DataFrame([_row("PPO tuned", "agent", 3, 1.2, 1.1, 1.3, scale="tuned")])])
+    (line,) = headroom_sentences(tuned)
+    assert "PPO tuned" in line and "beats the best heuristic" in line and "a tuned agent" in line
