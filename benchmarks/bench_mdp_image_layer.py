@@ -23,14 +23,14 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import layout as ml
 
 
 def observations(scenario: int, horizon: int, n: int, seed: int = 0) -> torch.Tensor:
     """``n`` image-like observations of random play, as PPO's rollout buffer would hold them."""
     from bench_sparse_input import observations as play  # benchmarks/ is on sys.path as a script
 
-    return torch.from_numpy(play(mx.ENV_ID, mx.env_kwargs("image", scenario, horizon), n, seed))
+    return torch.from_numpy(play(ml.ENV_ID, ml.env_kwargs("image", scenario, horizon), n, seed))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -92,9 +92,9 @@ def test_charge_rule_return_ranks_job_orders():
     """Issue 36: in the paper's compact + sparse + reduced MDP (scenario 1, the config's reading),
     the return ranks work-conserving orders as slowdown does (SJF above LJF); under "zero" every
     order earns exactly 0."""
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
 
-    kw = mx.env_kwargs("compact-sparse-reduced", 1, 20, jobset_seed=1_000_000, num_jobsets=20)
+    kw = ml.env_kwargs("compact-sparse-reduced", 1, 20, jobset_seed=1_000_000, num_jobsets=20)
     assert kw["skipped_reward"] == "charge"
     means = {}
     for rule in ("charge", "zero"):

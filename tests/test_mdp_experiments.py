@@ -14,7 +14,10 @@ import schedrl.envs  # noqa: F401
 from schedrl.config import load_yaml
 from schedrl.errors import ConfigError
 from schedrl.papers import paper_values
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import cost as mc
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import training as mt
 
 VALUES = paper_values("mdp")
 SMOKE = load_yaml("config/smoke.yaml")["mdp"]
@@ -22,23 +25,23 @@ SMOKE = load_yaml("config/smoke.yaml")["mdp"]
 
 def test_scenarios_are_table3_and_hyperparams_are_table2():
     table3 = {int(k): tuple(v) for k, v in VALUES["table3"].items()}
-    assert {sid: (s.procs, s.max_len, s.max_size) for sid, s in mx.SCENARIOS.items()} == table3
+    assert {sid: (s.procs, s.max_len, s.max_size) for sid, s in ml.SCENARIOS.items()} == table3
     from schedrl.agents.hyperparams import load_hyperparams
 
-    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    hp = load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT)
     assert {k: hp[k] for k in VALUES["table2"]} == VALUES["table2"]
     assert hp["n_envs"] == 1 and hp["policy"] == "MlpPolicy"
 
 
-@pytest.mark.parametrize("name", list(mx.VARIANTS))
+@pytest.mark.parametrize("name", list(ml.VARIANTS))
 def test_every_variant_is_an_option_set_of_the_one_env(name):
-    v = mx.VARIANTS[name]
+    v = ml.VARIANTS[name]
     for sid in (2, 10):  # d = 48 > H = 20 needs placement "now"
-        env = gym.make("schedrl/DeepRM-v0", **mx.env_kwargs(name, sid, 20, jobset_seed=5))
+        env = gym.make("schedrl/DeepRM-v0", **ml.env_kwargs(name, sid, 20, jobset_seed=5))
         e = env.unwrapped
         assert (e.obs_mode, e.sparse, e.reward_name) == (v.obs_mode, v.transitions == "sparse", v.reward)
         assert e.model.new_job_rate == 0.3 and e.params.num_nw == 10 and e.episode_max_length == 100
-        assert e.model.dominant == (-(-mx.SCENARIOS[sid].max_size // 2), mx.SCENARIOS[sid].max_size)
+        assert e.model.dominant == (-(-ml.SCENARIOS[sid].max_size // 2), ml.SCENARIOS[sid].max_size)
         obs, info = env.reset(seed=0)
         assert env.observation_space.contains(obs)
         done, steps = False, 0
@@ -46,32 +49,32 @@ def test_every_variant_is_an_option_set_of_the_one_env(name):
             obs, _, term, trunc, info = env.step(0)
             done, steps = term or trunc, steps + 1
         assert e.grid.now <= 100 and len(info["jobs"]) > 0
-        assert mx.variant_of(mx.env_kwargs(name, sid, 20)) == name
-        assert mx.scenario_of(mx.env_kwargs(name, sid, 20)) == sid
+        assert ml.variant_of(ml.env_kwargs(name, sid, 20)) == name
+        assert ml.scenario_of(ml.env_kwargs(name, sid, 20)) == sid
 
 
 def test_check_env_on_the_compact_sparse_reduced_mdp():
     from gymnasium.utils.env_checker import check_env
 
-    check_env(gym.make("schedrl/DeepRM-v0", **mx.env_kwargs("compact-sparse-reduced", 9, 20)).unwrapped)
+    check_env(gym.make("schedrl/DeepRM-v0", **ml.env_kwargs("compact-sparse-reduced", 9, 20)).unwrapped)
 
 
 def test_configs_validate_and_bad_specs_fail_in_one_line():
     for name in ("config", "smoke", "paper"):
-        spec = mx.load_spec(f"config/{name}.yaml")
-        assert mx.runs(spec) and mx.estimate_core_hours(spec)["train"] > 0
+        spec = ml.load_spec(f"config/{name}.yaml")
+        assert ml.runs(spec) and mc.estimate_core_hours(spec)["train"] > 0
     bad = copy.deepcopy(SMOKE)
     bad["transfer"]["variant"] = "image"
     with pytest.raises(ConfigError, match="transfer.variant must be a compact"):
-        mx.check_spec(bad)
+        ml.check_spec(bad)
     bad = copy.deepcopy(SMOKE)
     bad["fig3"]["scenarios"] = [4]
     with pytest.raises(ConfigError, match="fig3.scenarios: 4"):
-        mx.check_spec(bad)
+        ml.check_spec(bad)
     with pytest.raises(ConfigError, match="mdp spec"):
-        mx.load_spec(json.dumps({**SMOKE, "seeds": "zero"}))
+        ml.load_spec(json.dumps({**SMOKE, "seeds": "zero"}))
     with pytest.raises(ConfigError, match="unknown MDP variant"):
-        mx.env_kwargs("sparse-image", 1, 20)
+        ml.env_kwargs("sparse-image", 1, 20)
 
 
 def test_evaluation_trials_share_job_sets_and_batches_do_not_matter():
@@ -79,13 +82,13 @@ def test_evaluation_trials_share_job_sets_and_batches_do_not_matter():
         def predict(self, obs, deterministic=True):
             return np.full(len(obs), 10), None
 
-    kwargs = mx.env_kwargs("compact", 1, 20)
-    a = mx.evaluate_model(Void(), kwargs, 7, 123, batch=7)
-    b = mx.evaluate_model(Void(), kwargs, 7, 123, batch=2)
+    kwargs = ml.env_kwargs("compact", 1, 20)
+    a = me.evaluate_model(Void(), kwargs, 7, 123, batch=7)
+    b = me.evaluate_model(Void(), kwargs, 7, 123, batch=2)
     pd.testing.assert_frame_equal(a, b)
     assert a["jobset_seed"].tolist() == list(range(123, 130))
     # the job sets do not depend on the MDP or H: the image env at H 60 draws the same jobs
-    c = mx.evaluate_model(Void(), mx.env_kwargs("image", 1, 60), 7, 123)
+    c = me.evaluate_model(Void(), ml.env_kwargs("image", 1, 60), 7, 123)
     assert c["n_jobs"].tolist() == a["n_jobs"].tolist()
     assert (a["mean_slowdown"] > 1).all()  # nothing ever runs under the void policy
     # ... so every job is unstarted at T and counts one more than its slowdown so far
@@ -97,23 +100,23 @@ def test_budget_checkpoints_are_kept_and_misconfigured_intervals_refused(tmp_pat
     from schedrl.agents.runs import RunFolder
 
     spec = copy.deepcopy(SMOKE)  # 1,600 steps, checkpoints every 200
-    assert mx.budget_steps(spec) == [200, 400, 800]
-    folder = RunFolder(tmp_path, keep_steps=mx.budget_steps(spec))
+    assert mt.budget_steps(spec) == [200, 400, 800]
+    folder = RunFolder(tmp_path, keep_steps=mt.budget_steps(spec))
     for n in range(200, 1600, 200):
         folder.checkpoint_path(n).write_text("x")
         folder.prune()
     assert [n for n, _ in folder.checkpoints()] == [200, 400, 800, 1200, 1400]
-    assert [(f, n) for f, n, _ in mx.budget_checkpoints(tmp_path, spec)] == [(0.125, 200), (0.25, 400), (0.5, 800)]
+    assert [(f, n) for f, n, _ in me.budget_checkpoints(tmp_path, spec)] == [(0.125, 200), (0.25, 400), (0.5, 800)]
     bad = copy.deepcopy(SMOKE)
     bad["train"]["checkpoint_every"] = 300
     with pytest.raises(ConfigError, match="checkpoint_every must divide"):
-        mx.check_spec(bad)
+        ml.check_spec(bad)
     bad = copy.deepcopy(SMOKE)
     bad["variants"] = ["image", "compact", "compact-sparse-reduced-sum"]
     with pytest.raises(ConfigError, match="other reading of 'compact-sparse-reduced'"):
-        mx.check_spec(bad)
+        ml.check_spec(bad)
     with pytest.raises(Exception, match="no checkpoint at or after step 200"):
-        mx.budget_checkpoints(tmp_path / "none", spec)
+        me.budget_checkpoints(tmp_path / "none", spec)
 
 
 def test_budget_checkpoints_are_evaluated_and_fingerprinted_like_the_final_model(tmp_path):
@@ -126,37 +129,37 @@ def test_budget_checkpoints_are_evaluated_and_fingerprinted_like_the_final_model
     spec = copy.deepcopy(SMOKE)
     spec["train"].update(steps=400, checkpoint_every=50)
     spec["eval"]["trials"] = 3
-    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    hp = load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT)
     run = tmp_path / "run"
-    train(mx.ENV_ID, mx.env_kwargs("compact-sparse-reduced", 1, 20), mx.ALGO, hp, 400, 0, run,
-          wrappers=mx.WRAPPERS, variant=mx.HYPERPARAMS_VARIANT, checkpoint_every=50, keep_steps=mx.budget_steps(spec))
-    frame = mx.evaluate_budgets(run, spec, fingerprint_dir=tmp_path / "out")
+    train(ml.ENV_ID, ml.env_kwargs("compact-sparse-reduced", 1, 20), ml.ALGO, hp, 400, 0, run,
+          wrappers=ml.WRAPPERS, variant=ml.HYPERPARAMS_VARIANT, checkpoint_every=50, keep_steps=mt.budget_steps(spec))
+    frame = me.evaluate_budgets(run, spec, fingerprint_dir=tmp_path / "out")
     assert sorted(frame["fraction"].unique()) == [0.125, 0.25, 0.5] and len(frame) == 9
-    for f, steps, path in mx.budget_checkpoints(run, spec):
-        fp = json.loads(mx.budget_fingerprint_path(tmp_path / "out", f).read_text())
+    for f, steps, path in me.budget_checkpoints(run, spec):
+        fp = json.loads(ml.budget_fingerprint_path(tmp_path / "out", f).read_text())
         assert (fp["fraction"], fp["steps"], fp["episodes"]) == (f, steps, 3)
         assert fp["agent"].endswith(f"at {f:g} of training") and fp["contested"] > 0
-        model = algo_class(mx.ALGO).load(path, device="cpu")
-        plain = mx.evaluate_agent(model, spec, "compact-sparse-reduced", 1, 20)
+        model = algo_class(ml.ALGO).load(path, device="cpu")
+        plain = me.evaluate_agent(model, spec, "compact-sparse-reduced", 1, 20)
         got = frame[frame["fraction"] == f].drop(columns=["fraction", "steps"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(got, plain)
-    listed = mx.fingerprint_files(spec, tmp_path, kinds=["trained"])
+    listed = ml.fingerprint_files(spec, tmp_path, kinds=["trained"])
     assert any(p.endswith("fingerprint_at_0.125.json") for p in listed)
 
 
 def test_the_skipped_time_reading_is_a_variant_and_job_size_readings_change_load():
-    twin = mx.VARIANTS["compact-sparse-reduced-sum"]
-    assert twin.skipped_reward == "sum" and mx.sum_twin("compact-sparse-reduced") == "compact-sparse-reduced-sum"
-    assert mx.sum_twin("image") is None
+    twin = ml.VARIANTS["compact-sparse-reduced-sum"]
+    assert twin.skipped_reward == "sum" and ml.sum_twin("compact-sparse-reduced") == "compact-sparse-reduced-sum"
+    assert ml.sum_twin("image") is None
     # j_s < n_p only in scenarios 3, 4, 5, 7, 9: the text's U{n_p/2..n_p} loads them more
-    assert mx.offered_load(1, "j_s", 50) == mx.offered_load(1, "n_p", 50)
-    assert mx.offered_load(9, "n_p", 50) / mx.offered_load(9, "j_s", 50) == pytest.approx(2.0, rel=0.05)
+    assert me.offered_load(1, "j_s", 50) == me.offered_load(1, "n_p", 50)
+    assert me.offered_load(9, "n_p", 50) / me.offered_load(9, "j_s", 50) == pytest.approx(2.0, rel=0.05)
     with pytest.raises(ConfigError, match="job-size reading"):
-        mx.offered_load(9, "procs")
+        me.offered_load(9, "procs")
 
 
 def test_linear_fit_is_exact_on_a_line():
-    slope, icpt, r2 = mx.linear_fit([20, 40, 60], [3.0, 5.0, 7.0])
+    slope, icpt, r2 = mt.linear_fit([20, 40, 60], [3.0, 5.0, 7.0])
     assert (slope, icpt, r2) == pytest.approx((0.1, 1.0, 1.0))
 
 
@@ -165,10 +168,10 @@ def test_sparse_and_dense_give_the_same_schedule_for_a_greedy_policy():
     where every action moves time on, so a deterministic policy makes the same schedule."""
     from stable_baselines3 import PPO
 
-    env = gym.make("schedrl/DeepRM-v0", **mx.env_kwargs("compact-sparse-reduced", 3, 20))
+    env = gym.make("schedrl/DeepRM-v0", **ml.env_kwargs("compact-sparse-reduced", 3, 20))
     model = PPO("MlpPolicy", env, seed=0, device="cpu")
-    sparse = mx.evaluate_model(model, mx.env_kwargs("compact-sparse-reduced", 3, 20), 6, 50)
-    dense = mx.evaluate_model(model, mx.env_kwargs("compact-sparse-reduced", 3, 20, transitions="dense"), 6, 50)
+    sparse = me.evaluate_model(model, ml.env_kwargs("compact-sparse-reduced", 3, 20), 6, 50)
+    dense = me.evaluate_model(model, ml.env_kwargs("compact-sparse-reduced", 3, 20, transitions="dense"), 6, 50)
     np.testing.assert_allclose(sparse["mean_slowdown"], dense["mean_slowdown"])
     assert (sparse["agent_steps"] <= dense["agent_steps"]).all()
     assert (sparse["agent_steps"] < dense["agent_steps"]).any()
@@ -179,30 +182,30 @@ def test_a_compact_agent_trained_in_one_scenario_runs_in_another(tmp_path):
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.experiments.train import train
 
-    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    hp = load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT)
     spec = copy.deepcopy(SMOKE)
     spec["eval"]["trials"] = 3
     for name, sid in (("compact-sparse-reduced", 1), ("image", 1)):
-        train(mx.ENV_ID, mx.env_kwargs(name, sid, 20), mx.ALGO, hp, 100, 0, tmp_path / name,
-              wrappers=mx.WRAPPERS, variant=mx.HYPERPARAMS_VARIANT)
-    moved = mx.evaluate_run(tmp_path / "compact-sparse-reduced", spec, scenario_id=10, transitions="dense")
+        train(ml.ENV_ID, ml.env_kwargs(name, sid, 20), ml.ALGO, hp, 100, 0, tmp_path / name,
+              wrappers=ml.WRAPPERS, variant=ml.HYPERPARAMS_VARIANT)
+    moved = me.evaluate_run(tmp_path / "compact-sparse-reduced", spec, scenario_id=10, transitions="dense")
     assert (moved["scenario"] == 10).all() and (moved["trained_in"] == 1).all() and len(moved) == 3
-    own = mx.evaluate_run(tmp_path / "compact-sparse-reduced", spec)
+    own = me.evaluate_run(tmp_path / "compact-sparse-reduced", spec)
     assert (own["scenario"] == 1).all() and own["variant"].iloc[0] == "compact-sparse-reduced"
     with pytest.raises(ConfigError, match="only compact agents transfer"):
-        mx.evaluate_run(tmp_path / "image", spec, scenario_id=10)
+        me.evaluate_run(tmp_path / "image", spec, scenario_id=10)
 
 
 def test_welch_and_curve_helpers():
-    assert mx.welch_p([1, 1, 1], [1, 1, 1]) == 1.0 and mx.welch_p([1, 1], [2, 2]) == 0.0
+    assert me.welch_p([1, 1, 1], [1, 1, 1]) == 1.0 and me.welch_p([1, 1], [2, 2]) == 0.0
     rng = np.random.default_rng(0)
-    assert mx.welch_p(rng.normal(0, 1, 500), rng.normal(1, 1, 500)) < 1e-6
+    assert me.welch_p(rng.normal(0, 1, 500), rng.normal(1, 1, 500)) < 1e-6
     x = np.linspace(0, 1, 100)
-    assert mx.flattened(1 - np.exp(-20 * x))[0] and not mx.flattened(x)[0]
+    assert me.flattened(1 - np.exp(-20 * x))[0] and not me.flattened(x)[0]
     stats = pd.DataFrame({"timesteps": x * 1000, "mean": 1 - np.exp(-10 * x)})
-    assert 150 < mx.steps_to_converge(stats) < 300
+    assert 150 < me.steps_to_converge(stats) < 300
     curve = pd.DataFrame({"timesteps": [100, 200, 300, 400], "reward": [0.0, 1.0, 2.0, 3.0]})
-    stats = mx.curve_stats([curve, curve.assign(reward=curve["reward"] + 1)], window=1, points=4)
+    stats = me.curve_stats([curve, curve.assign(reward=curve["reward"] + 1)], window=1, points=4)
     assert stats["mean"].tolist() == [0.5, 1.5, 2.5, 3.5] and np.allclose(stats["std"], np.sqrt(0.5))
 
 
@@ -216,15 +219,15 @@ def test_training_learns_the_same_without_torch_distribution_checks():
     from schedrl.agents.registry import algo_class
     from schedrl.experiments.envs import make_env
 
-    policy, _, kwargs = resolve_hyperparams(mx.ALGO, load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT))
+    policy, _, kwargs = resolve_hyperparams(ml.ALGO, load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT))
     params = []
     try:
         for validate in (True, False):
             torch.distributions.Distribution.set_default_validate_args(validate)
-            env = make_env(mx.ENV_ID, {**mx.env_kwargs("compact", 1, 20), "jobset_seed": None})
+            env = make_env(ml.ENV_ID, {**ml.env_kwargs("compact", 1, 20), "jobset_seed": None})
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = algo_class(mx.ALGO)(policy, env, device="cpu", seed=3, **kwargs)
+                model = algo_class(ml.ALGO)(policy, env, device="cpu", seed=3, **kwargs)
                 model.learn(150)
             params.append(torch.cat([p.detach().flatten() for p in model.policy.parameters()]))
     finally:

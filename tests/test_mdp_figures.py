@@ -12,7 +12,9 @@ import pytest
 from schedrl.config import load_yaml
 from schedrl.io import write_csv, write_json
 from schedrl.papers.mdp import claims, figures
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import training as mt
 
 SMOKE = load_yaml("config/smoke.yaml")["mdp"]
 # mean slowdown per (variant, scenario): C+S+R beats image-like in 9 (as the paper) and, not
@@ -54,18 +56,18 @@ def results(tmp_path):
     spec["seeds"] = [0, 1]
     spec["eval"]["trials"] = 200
     study_h = spec["horizon_study"]["horizon"]
-    for k, run in enumerate(mx.runs(spec)):
-        folder = mx.run_folder(tmp_path, run)
+    for k, run in enumerate(ml.runs(spec)):
+        folder = ml.run_folder(tmp_path, run)
         level = LEVEL[(run.variant, run.scenario)] + (0.8 if (run.horizon, run.variant) == (study_h, "compact") else 0)
         # the same noise for every MDP of a scenario and seed: differences are the levels
         noise = 7 * run.scenario + run.seed + run.horizon
-        write_csv(mx.eval_path(folder), _trials(level, 200, noise))
-        write_csv(mx.budget_path(folder), _budgets(lambda off: _trials(level + off, 200, noise), 200, noise))  # noqa: B023 (called at once)
+        write_csv(ml.eval_path(folder), _trials(level, 200, noise))
+        write_csv(ml.budget_path(folder), _budgets(lambda off: _trials(level + off, 200, noise), 200, noise))  # noqa: B023 (called at once)
         write_csv(folder / "learning_curve.csv", _curve(2000 if run.variant.startswith("compact") else 6000, k))
-        speed = (400 if run.variant.startswith("compact") else 3e8 / mx.mlp_params(mx.obs_size(run.variant, run.scenario, run.horizon)))
+        speed = (400 if run.variant.startswith("compact") else 3e8 / mt.mlp_params(mt.obs_size(run.variant, run.scenario, run.horizon)))
         write_json(folder / "timing.json", {"steps": 22000, "wall_time_total_s": 22000 / speed})
     t = spec["transfer"]
-    for name in mx.transfer_variants(spec):
+    for name in ml.transfer_variants(spec):
         for seed in spec["seeds"]:
             frames, budget = [], []
             for sid in spec["scenarios"]:
@@ -73,14 +75,14 @@ def results(tmp_path):
                 frames.append(_trials(level, 200, 100 + seed + sid).assign(scenario=sid))
                 budget.append(_budgets(lambda off: _trials(level + off, 200, 100 + seed + sid).assign(scenario=sid),  # noqa: B023
                                        200, 0))
-            folder = mx.transfer_dir(tmp_path, spec["horizon"], name, t["scenario"], seed)
-            write_csv(mx.eval_path(folder), pd.concat(frames))
-            write_csv(mx.budget_path(folder), pd.concat(budget))
+            folder = ml.transfer_dir(tmp_path, spec["horizon"], name, t["scenario"], seed)
+            write_csv(ml.eval_path(folder), pd.concat(frames))
+            write_csv(ml.budget_path(folder), pd.concat(budget))
     # Fig. 5's benchmark: image time linear in H, compact nearly flat
     rows = [{"variant": v, "scenario": 1, "horizon": h, "params": 0, "steps": 200, "cpu_s": 0.0,
              "cpu_s_per_step": (1e-3 + 5e-5 * h) if v == "image" else 2e-3 * (1 + h / 1000)}
             for v in ("image", "compact") for h in spec["fig5"]["horizons"]]
-    write_csv(mx.bench_path(tmp_path), pd.DataFrame(rows))
+    write_csv(ml.bench_path(tmp_path), pd.DataFrame(rows))
     return spec, tmp_path
 
 
@@ -117,10 +119,10 @@ def test_fig4_budget_gives_each_checkpoint_its_difference_and_what_the_agents_pl
     spec, root = results
     fp = {"contested": 100, "chance": 0.3, "agree_slot_10": 0.25, "invalid_share": 0.25, "top_slot": 10,
           "top_slot_share": 0.25, "agree_sjf": 0.2}
-    for name in (mx.BASE, mx.PROPOSED):
-        folder = mx.run_dir(root, spec["horizon"], name, 9, spec["seeds"][0])
-        write_json(mx.fingerprint_path(folder), fp)
-        write_json(mx.budget_fingerprint_path(folder, 0.125), {**fp, "agree_sjf": 0.9, "invalid_share": 0.0})
+    for name in (ml.BASE, ml.PROPOSED):
+        folder = ml.run_dir(root, spec["horizon"], name, 9, spec["seeds"][0])
+        write_json(ml.fingerprint_path(folder), fp)
+        write_json(ml.budget_fingerprint_path(folder, 0.125), {**fp, "agree_sjf": 0.9, "invalid_share": 0.0})
     text = figures.fig4_budget(spec, root, tmp_path / "fig4_budget.md")
     rows = [line for line in text.splitlines() if line.startswith("| 9 |")]
     assert len(rows) == 4  # four budgets (the fixture has no references)
@@ -169,11 +171,11 @@ def test_unflattened_curves_are_said_so(results):
     for seed in spec["seeds"]:
         for name in ("image", "compact"):
             for sid in spec["fig3"]["scenarios"]:
-                path = mx.run_dir(root, spec["horizon"], name, sid, seed) / "learning_curve.csv"
+                path = ml.run_dir(root, spec["horizon"], name, sid, seed) / "learning_curve.csv"
                 curve = pd.read_csv(path)
                 curve["reward"] = np.linspace(-300, -100, len(curve))  # still rising at the end
                 write_csv(path, curve)
-    data = mx.fig3_data(spec, root)
+    data = me.fig3_data(spec, root)
     assert not data["flattened"].any()
     row = claims.fig3_rows(spec, root)[0]
     assert row["verdict"] == "not comparable" and "flatten" in row["note"]
@@ -208,7 +210,7 @@ def test_unstarted_jobs_count_as_started_at_the_cap():
     3 of its 6 steps: so far 0.5, as if started at T 1.5."""
     jobs = np.array([(2.0, "finished"), (1.5, "running"), (0.5, "waiting")],
                     dtype=[("slowdown", float), ("state", "U10")])
-    capped, sofar = mx.episode_slowdowns(jobs)
+    capped, sofar = me.episode_slowdowns(jobs)
     assert capped == pytest.approx((2 + 1.5 + 1.5) / 3) and sofar == pytest.approx((2 + 1.5 + 0.5) / 3)
 
 
@@ -233,7 +235,7 @@ def test_fig5_bench_keeps_the_fastest_of_its_repeats(monkeypatch):
     monkeypatch.setattr(registry, "algo_class", lambda algo: TimedPPO)
     monkeypatch.setattr(time, "process_time", lambda: clock["t"])
     spec = {"fig5": {"horizons": [20, 40, 60], "scenarios": [1], "steps": 100, "repeats": 3}}
-    frame = mx.bench_horizon(spec)
+    frame = mt.bench_horizon(spec)
     assert len(frame) == 6 and clock["calls"] == 18
     assert (frame["repeats"] == 3).all() and (frame["cpu_s"] == 1.0).all()
     assert (frame["cpu_s_per_step"] == 0.01).all()

@@ -11,7 +11,9 @@ import torch
 
 from schedrl.experiments.fingerprint import fingerprint_table
 from schedrl.papers.mdp import claims as mc
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import references as mr
 
 TRIALS = 3
 
@@ -29,28 +31,28 @@ def _spec():
 def references(tmp_path_factory):
     """Both references played through a tiny spec (5 agents each: 4 runs and 1 transfer)."""
     root = tmp_path_factory.mktemp("mdp")
-    spec = mx.check_spec(_spec())
-    for agent in mx.REFERENCE_AGENTS:
-        mx.evaluate_references(spec, root, agent)
+    spec = ml.check_spec(_spec())
+    for agent in ml.REFERENCE_AGENTS:
+        mr.evaluate_references(spec, root, agent)
     return spec, root
 
 
 def _save_run(folder, variant, sid, horizon, seed):
     """A run folder as ``schedrl train`` leaves it, holding the untrained network."""
-    model = mx.untrained_model(variant, sid, horizon, seed)
+    model = mr.untrained_model(variant, sid, horizon, seed)
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / "model.zip")
     (folder / "config.json").write_text(json.dumps({"algo": "ppo", "seed": seed,
-                                                    "env_kwargs": mx.env_kwargs(variant, sid, horizon)}))
+                                                    "env_kwargs": ml.env_kwargs(variant, sid, horizon)}))
 
 
 def test_evaluate_writes_a_sane_fingerprint(tmp_path):
-    spec = mx.check_spec(_spec())
-    folder = mx.run_dir(tmp_path, 20, "compact-sparse-reduced", 1, 0)
+    spec = ml.check_spec(_spec())
+    folder = ml.run_dir(tmp_path, 20, "compact-sparse-reduced", 1, 0)
     _save_run(folder, "compact-sparse-reduced", 1, 20, 0)
-    frame = mx.evaluate_trained(folder, spec, mx.eval_path(folder))
+    frame = me.evaluate_trained(folder, spec, ml.eval_path(folder))
     assert len(frame) == TRIALS
-    fp = json.loads(mx.fingerprint_path(folder).read_text())
+    fp = json.loads(ml.fingerprint_path(folder).read_text())
     assert fp["kind"] == "trained" and fp["seed"] == 0 and fp["episodes"] == TRIALS
     assert fp["agent"] == "PPO compact + sparse + reduced s1 H20 seed 0"
     assert fp["decisions"] == frame["agent_steps"].sum() and 0 < fp["contested"] <= fp["decisions"]
@@ -62,12 +64,12 @@ def test_evaluate_writes_a_sane_fingerprint(tmp_path):
 
 
 def test_transfer_fingerprint_covers_every_scenario(tmp_path):
-    spec = mx.check_spec({**_spec(), "scenarios": [1, 9], "fig3": {"scenarios": [1]}})
-    folder = mx.run_dir(tmp_path, 20, "compact-sparse-reduced", 9, 0)
+    spec = ml.check_spec({**_spec(), "scenarios": [1, 9], "fig3": {"scenarios": [1]}})
+    folder = ml.run_dir(tmp_path, 20, "compact-sparse-reduced", 9, 0)
     _save_run(folder, "compact-sparse-reduced", 9, 20, 0)
-    out = mx.eval_path(mx.transfer_dir(tmp_path, 20, "compact-sparse-reduced", 9, 0))
-    frame = mx.evaluate_trained(folder, spec, out, transfer=True)
-    fp = json.loads(mx.fingerprint_path(out.parent).read_text())
+    out = ml.eval_path(ml.transfer_dir(tmp_path, 20, "compact-sparse-reduced", 9, 0))
+    frame = me.evaluate_trained(folder, spec, out, transfer=True)
+    fp = json.loads(ml.fingerprint_path(out.parent).read_text())
     assert fp["transfer"] and fp["evaluated_in"] == "1 9" and fp["episodes"] == len(frame) == 2 * TRIALS
 
 
@@ -76,12 +78,12 @@ def test_lockstep_plays_as_the_core_rollout():
     from schedrl.envs.rollout import run_lockstep
     from schedrl.experiments.envs import make_env
 
-    model = mx.untrained_model("compact", 1, 20, 3)
-    kwargs = mx.env_kwargs("compact", 1, 20)
+    model = mr.untrained_model("compact", 1, 20, 3)
+    kwargs = ml.env_kwargs("compact", 1, 20)
     seeds = [7, 8, 9]
-    ours = mx.evaluate_model(model, kwargs, 3, 7, deterministic=False, seed=5)
+    ours = me.evaluate_model(model, kwargs, 3, 7, deterministic=False, seed=5)
     torch.manual_seed(5)
-    envs = [make_env(mx.ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in seeds]
+    envs = [make_env(ml.ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in seeds]
     core = run_lockstep(model, envs, seeds, deterministic=False)
     assert ours["return"].tolist() == pytest.approx([c["return"] for c in core])
     assert ours["agent_steps"].tolist() == [c["steps"] for c in core]
@@ -95,18 +97,18 @@ def test_untrained_is_the_network_training_starts_from():
     from schedrl.experiments.envs import make_env
 
     policy, _, kwargs = resolve_hyperparams("ppo", load_hyperparams("ppo", "mdp"))
-    venv = DummyVecEnv([lambda: make_env(mx.ENV_ID, mx.env_kwargs("compact", 1, 20), mx.WRAPPERS)])
+    venv = DummyVecEnv([lambda: make_env(ml.ENV_ID, ml.env_kwargs("compact", 1, 20), ml.WRAPPERS)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         at_start = PPO(policy, venv, seed=4, device="cpu", **kwargs)  # as schedrl train builds it
-    ours = mx.untrained_model("compact", 1, 20, 4)
+    ours = mr.untrained_model("compact", 1, 20, 4)
     for a, b in zip(at_start.policy.parameters(), ours.policy.parameters()):
         assert torch.equal(a, b)
 
 
 def test_random_reference_plays_valid_actions_at_chance(references):
     spec, root = references
-    fp = mx.agent_fingerprint(root, 20, "image", 1, 0, kind="random")
+    fp = me.agent_fingerprint(root, 20, "image", 1, 0, kind="random")
     assert fp["kind"] == "random" and fp["plays_as"] == ""
     assert "entropy_median" not in fp  # no scores
     assert abs(fp["agree_fcfs"] - fp["chance"]) < 0.15
@@ -114,8 +116,8 @@ def test_random_reference_plays_valid_actions_at_chance(references):
 
 def test_fingerprints_csv_has_one_row_per_agent(references):
     spec, root = references
-    paths = mx.fingerprint_files(spec, root, kinds=mx.REFERENCE_AGENTS)
-    assert len(paths) == 2 * (len(mx.runs(spec)) + len(spec["seeds"]))
+    paths = ml.fingerprint_files(spec, root, kinds=ml.REFERENCE_AGENTS)
+    assert len(paths) == 2 * (len(ml.runs(spec)) + len(spec["seeds"]))
     table = fingerprint_table(paths)
     assert len(table) == len(paths) and table["agent"].is_unique
     assert {"agent", "kind", "variant", "scenario", "horizon", "seed", "contested", "agree_fcfs"} <= set(table.columns)
@@ -127,7 +129,7 @@ def test_claims_on_random_play_are_uninformative(references, tmp_path):
     reference, and a claim that reproduces is marked uninformative."""
     spec, refs = references
     root = tmp_path / "mdp"
-    shutil.copytree(mx.reference_root(refs, "random"), root)  # the "trained" agents play at random
+    shutil.copytree(ml.reference_root(refs, "random"), root)  # the "trained" agents play at random
     shutil.copytree(refs / "reference", root / "reference")
     rows = mc.fig4_rows(spec, root)[0] + mc.fig6_rows(spec, root)[0] + mc.horizon_rows(spec, root)[0]
     out = {r["claim_id"]: r for r in mc.with_references(rows, spec, root)}
@@ -143,7 +145,7 @@ def test_claims_on_random_play_are_uninformative(references, tmp_path):
 
 
 def test_claims_without_reference_tables_leave_the_columns_empty(tmp_path):
-    spec = mx.check_spec(_spec())
+    spec = ml.check_spec(_spec())
     row = {"paper": "mdp", "claim_id": "fig4-better", "claim": "c", "paper_value": "", "ours": "",
            "verdict": "reproduced", "note": "n"}
     out = mc.with_references([row, {**row, "claim_id": "params-compact"}], spec, tmp_path)

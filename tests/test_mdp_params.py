@@ -9,7 +9,8 @@ import pytest
 
 import schedrl.envs  # noqa: F401
 from schedrl.papers import paper_values
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import training as mt
 
 VALUES = paper_values("mdp")
 
@@ -30,25 +31,25 @@ def _default_ppo_params(kwargs: dict) -> int:
 def test_image_parameter_counts_are_the_papers(procs, scenario):
     expected = VALUES[f"params.image.{procs}"]
     assert {301068: 10, 1089548: 38, 1821708: 64}[expected] == procs  # the paper's numbers, typed once more
-    kwargs = mx.env_kwargs("image", scenario, 20)
+    kwargs = ml.env_kwargs("image", scenario, 20)
     assert _default_ppo_params(kwargs) == expected
-    assert mx.param_count("image", scenario, 20) == expected  # with Table 2's block of ppo.yaml
-    assert mx.mlp_params(mx.obs_size("image", scenario, 20)) == expected
+    assert mt.param_count("image", scenario, 20) == expected  # with Table 2's block of ppo.yaml
+    assert mt.mlp_params(mt.obs_size("image", scenario, 20)) == expected
 
 
 @pytest.mark.parametrize("scenario", [1, 3, 10])
 def test_compact_parameter_count_is_the_papers_in_every_cluster(scenario):
     assert VALUES["params.compact"] == 24332
-    kwargs = mx.env_kwargs("compact-sparse-reduced", scenario, 20)
+    kwargs = ml.env_kwargs("compact-sparse-reduced", scenario, 20)
     assert _default_ppo_params(kwargs) == 24332
-    assert mx.param_count("compact", scenario, 20) == 24332
+    assert mt.param_count("compact", scenario, 20) == 24332
 
 
 def test_obs_sizes_follow_the_formulas():
     # image H x (n_p (W + 1) + backlog/H + 1); compact 2H + 7W + 8 (REFERENCE-FACTS, sched-rl-gym)
-    for sid, s in mx.SCENARIOS.items():
+    for sid, s in ml.SCENARIOS.items():
         for H in (20, 60):
-            env = gym.make("schedrl/DeepRM-v0", **mx.env_kwargs("image", sid, H))
+            env = gym.make("schedrl/DeepRM-v0", **ml.env_kwargs("image", sid, H))
             assert env.observation_space.shape == (H, s.procs * 11 + 60 // H + 1)
-            assert mx.obs_size("image", sid, H) == H * (s.procs * 11 + 60 // H + 1)
-    assert mx.obs_size("compact", 9, 20) == 118 and mx.obs_size("compact", 9, 60) == 198
+            assert mt.obs_size("image", sid, H) == H * (s.procs * 11 + 60 // H + 1)
+    assert mt.obs_size("compact", 9, 20) == 118 and mt.obs_size("compact", 9, 60) == 198

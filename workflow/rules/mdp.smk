@@ -1,9 +1,10 @@
 # Rules for the MDP-design paper (mdp-design.txt): train SB3 PPO (Table 2) in every MDP variant x
 # Table 3 scenario x horizon x seed, evaluate each agent on the same trials, transfer the compact
 # agent of one scenario to all others, draw Figures 3-6 and the t-test tables, write the claims.
-# Code: schedrl.papers.mdp (experiments: variants, scenarios, layout, evaluation; figures: TARGETS
-# and one function per output; claims). Path patterns are the package's layout functions called
-# with wildcards.
+# Code: schedrl.papers.mdp (layout as ML: variants, scenarios, config checks, paths and the file
+# lists the rules ask for; training as MT: schedrl train's options and kept checkpoints; cost as MC:
+# the runtime resources; evaluation, references: what the 'schedrl mdp' commands run; figures: TARGETS
+# and one function per output; claims). Path patterns are the layout functions called with wildcards.
 #   results/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/   run folder + eval_episodes.csv
 #   results/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}/eval_episodes.csv
 #   each beside a fingerprint.json (issue 41: what the agent plays), collected in results/mdp/fingerprints.csv
@@ -16,26 +17,28 @@
 import json
 
 from schedrl.agents.hyperparams import hyperparams_file
-from schedrl.papers.mdp import experiments as MX
+from schedrl.papers.mdp import cost as MC
+from schedrl.papers.mdp import layout as ML
+from schedrl.papers.mdp import training as MT
 from schedrl.papers.mdp import figures as MDP_FIGURES
 
 MDP = config["mdp"]
 try:
-    MX.check_spec(MDP)
+    ML.check_spec(MDP)
 except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
-MDP_ROOT = MX.ROOT
+MDP_ROOT = ML.ROOT
 MDP_SPEC = json.dumps(MDP, sort_keys=True)
-MDP_RUN = str(MX.run_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
-MDP_TRANSFER = str(MX.transfer_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
+MDP_RUN = str(ML.run_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
+MDP_TRANSFER = str(ML.transfer_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
 MDP_VALUES = package_file(paper_values_path("mdp"))
-MDP_HYPERPARAMS = package_file(hyperparams_file(MX.ALGO))
+MDP_HYPERPARAMS = package_file(hyperparams_file(ML.ALGO))
 
 
 wildcard_constraints:
     horizon=r"\d+",
-    mdp_variant=alternatives(MX.VARIANTS),
+    mdp_variant=alternatives(ML.VARIANTS),
     scenario=r"\d+",
 
 
@@ -47,14 +50,14 @@ rule mdp_train:
         curve=f"{MDP_RUN}/learning_curve.csv",
         timing=f"{MDP_RUN}/timing.json",
     params:
-        env_args=lambda wildcards: MX.train_env_args(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon),
-        env_id=MX.ENV_ID,
-        wrapper=MX.WRAPPERS[0],
-        algo=MX.ALGO,
-        hp_variant=MX.HYPERPARAMS_VARIANT,
+        env_args=lambda wildcards: MT.train_env_args(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon),
+        env_id=ML.ENV_ID,
+        wrapper=ML.WRAPPERS[0],
+        algo=ML.ALGO,
+        hp_variant=ML.HYPERPARAMS_VARIANT,
         steps=MDP["train"]["steps"],
         checkpoint_every=MDP["train"]["checkpoint_every"],
-        keep_steps=",".join(map(str, MX.budget_steps(MDP))),
+        keep_steps=",".join(map(str, MT.budget_steps(MDP))),
         run_dir=MDP_RUN,
     log:
         "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/train.log",
@@ -63,7 +66,7 @@ rule mdp_train:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=lambda wildcards: MX.train_minutes(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon,
+        runtime=lambda wildcards: MC.train_minutes(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon,
                                                    MDP["train"]["steps"]),
     conda:
         CONDA_ENV
@@ -79,8 +82,8 @@ rule mdp_evaluate:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        table=MX.eval_path(MDP_RUN),
-        fingerprint=MX.fingerprint_path(MDP_RUN),
+        table=ML.eval_path(MDP_RUN),
+        fingerprint=ML.fingerprint_path(MDP_RUN),
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -103,8 +106,8 @@ rule mdp_transfer:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        table=MX.eval_path(MDP_TRANSFER),
-        fingerprint=MX.fingerprint_path(MDP_TRANSFER),
+        table=ML.eval_path(MDP_TRANSFER),
+        fingerprint=ML.fingerprint_path(MDP_TRANSFER),
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -130,12 +133,12 @@ rule mdp_reference:
     input:
         hyperparams=MDP_HYPERPARAMS,
     output:
-        MX.reference_files(MDP, MDP_ROOT, "{ref_agent}"),
+        ML.reference_files(MDP, MDP_ROOT, "{ref_agent}"),
     params:
         spec=MDP_SPEC,
         root=lambda wildcards: MDP_ROOT,
     wildcard_constraints:
-        ref_agent=alternatives(MX.REFERENCE_AGENTS),
+        ref_agent=alternatives(ML.REFERENCE_AGENTS),
     log:
         "logs/mdp/reference_{ref_agent}.log",
     benchmark:
@@ -143,7 +146,7 @@ rule mdp_reference:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=MX.reference_minutes(MDP),
+        runtime=MC.reference_minutes(MDP),
     conda:
         CONDA_ENV
     shell:
@@ -156,7 +159,7 @@ rule mdp_sjf:
     input:
         MDP_VALUES,
     output:
-        MX.sjf_path(MDP_ROOT, MDP["horizon"]),
+        ML.sjf_path(MDP_ROOT, MDP["horizon"]),
     params:
         spec=MDP_SPEC,
     log:
@@ -179,7 +182,7 @@ rule mdp_uniform:
     input:
         MDP_VALUES,
     output:
-        MX.uniform_path(MDP_ROOT, MDP["horizon"]),
+        ML.uniform_path(MDP_ROOT, MDP["horizon"]),
     params:
         spec=MDP_SPEC,
     log:
@@ -196,14 +199,14 @@ rule mdp_uniform:
         "schedrl mdp uniform --spec {params.spec:q} --out {output:q} > {log:q} 2>&1"
 
 
-NORMALISED_INPUTS.append(MX.uniform_path(MDP_ROOT, MDP["horizon"]))
+NORMALISED_INPUTS.append(ML.uniform_path(MDP_ROOT, MDP["horizon"]))
 
 
 rule mdp_fingerprints:
     input:
-        MX.fingerprint_files(MDP, MDP_ROOT),
+        ML.fingerprint_files(MDP, MDP_ROOT),
     output:
-        MX.fingerprints_path(MDP_ROOT),
+        ML.fingerprints_path(MDP_ROOT),
     params:
         spec=MDP_SPEC,
         root=lambda wildcards: MDP_ROOT,
@@ -221,8 +224,8 @@ rule mdp_budget_evaluate:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        table=MX.budget_path(MDP_RUN),
-        fingerprints=[str(p) for p in MX.budget_fingerprint_paths(MDP_RUN)],
+        table=ML.budget_path(MDP_RUN),
+        fingerprints=[str(p) for p in ML.budget_fingerprint_paths(MDP_RUN)],
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -245,8 +248,8 @@ rule mdp_transfer_budget:
     input:
         model=f"{MDP_RUN}/model.zip",
     output:
-        table=MX.budget_path(MDP_TRANSFER),
-        fingerprints=[str(p) for p in MX.budget_fingerprint_paths(MDP_TRANSFER)],
+        table=ML.budget_path(MDP_TRANSFER),
+        fingerprints=[str(p) for p in ML.budget_fingerprint_paths(MDP_TRANSFER)],
     params:
         spec=MDP_SPEC,
         run_dir=subpath(input.model, parent=True),
@@ -267,7 +270,7 @@ rule mdp_transfer_budget:
 
 rule mdp_fig5_bench:
     output:
-        MX.bench_path(MDP_ROOT),
+        ML.bench_path(MDP_ROOT),
     params:
         spec=MDP_SPEC,
     log:
@@ -286,7 +289,7 @@ rule mdp_fig5_bench:
 
 rule mdp_fig3:
     input:
-        curves=MX.curve_files(MDP, MDP_ROOT),
+        curves=ML.curve_files(MDP, MDP_ROOT),
         values=MDP_VALUES,
     output:
         figure("mdp", "fig3"),
@@ -304,9 +307,9 @@ rule mdp_fig3:
 
 rule mdp_fig4:
     input:
-        evaluations=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"]),
-        references=MX.claims_inputs(MDP, MDP_ROOT)["references"],
-        sjf=MX.sjf_path(MDP_ROOT, MDP["horizon"]),
+        evaluations=ML.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"]),
+        references=ML.claims_inputs(MDP, MDP_ROOT)["references"],
+        sjf=ML.sjf_path(MDP_ROOT, MDP["horizon"]),
         values=MDP_VALUES,
     output:
         figure("mdp", "fig4"),
@@ -327,7 +330,7 @@ rule mdp_fig4:
 # issue 60: Fig. 4's pair at every budget checkpoint, with what each agent plays there; the whole
 # spec's table for the report, and one per scenario for the paper-budget scale's one-scenario runs.
 def _fig4_budget_inputs(spec):
-    files = MX.claims_inputs(spec, MDP_ROOT)
+    files = ML.claims_inputs(spec, MDP_ROOT)
     return files["evaluations"] + files["budgets"] + files["fingerprints"] + files["references"] + files["sjf"]
 
 
@@ -349,11 +352,11 @@ rule mdp_fig4_budget:
 
 rule mdp_fig4_budget_scenario:
     input:
-        lambda wildcards: _fig4_budget_inputs(MX.only_scenarios(MDP, [int(wildcards.scenario)])),
+        lambda wildcards: _fig4_budget_inputs(ML.only_scenarios(MDP, [int(wildcards.scenario)])),
     output:
         "figures/mdp/fig4_budget_scenario{scenario}.md",
     params:
-        spec=lambda wildcards: json.dumps(MX.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
+        spec=lambda wildcards: json.dumps(ML.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
         root=lambda wildcards: MDP_ROOT,
     log:
         "logs/mdp/figures/fig4_budget_scenario{scenario}.log",
@@ -365,8 +368,8 @@ rule mdp_fig4_budget_scenario:
 
 rule mdp_fig5:
     input:
-        timings=MX.timing_files(MDP, MDP_ROOT),
-        bench=MX.bench_path(MDP_ROOT),
+        timings=ML.timing_files(MDP, MDP_ROOT),
+        bench=ML.bench_path(MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
@@ -385,8 +388,8 @@ rule mdp_fig5:
 
 rule mdp_fig6:
     input:
-        transfer=MX.transfer_files(MDP, MDP_ROOT),
-        own=MX.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=MX.transfer_variants(MDP)[:1]),
+        transfer=ML.transfer_files(MDP, MDP_ROOT),
+        own=ML.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=ML.transfer_variants(MDP)[:1]),
         values=MDP_VALUES,
     output:
         figure("mdp", "fig6"),
@@ -406,8 +409,8 @@ rule mdp_fig6:
 
 rule mdp_horizon:
     input:
-        evaluations=MX.evaluation_files(MDP, MDP_ROOT, variants=(MX.horizon_study(MDP) or {}).get("variants", []),
-                                        scenarios=(MX.horizon_study(MDP) or {}).get("scenarios", [])),
+        evaluations=ML.evaluation_files(MDP, MDP_ROOT, variants=(ML.horizon_study(MDP) or {}).get("variants", []),
+                                        scenarios=(ML.horizon_study(MDP) or {}).get("scenarios", [])),
         values=MDP_VALUES,
     output:
         "figures/mdp/horizon_ttests.md",
@@ -424,7 +427,7 @@ rule mdp_horizon:
 
 rule mdp_claims:
     input:
-        **MX.claims_inputs(MDP, MDP_ROOT),
+        **ML.claims_inputs(MDP, MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
@@ -460,17 +463,17 @@ rule mdp_budget:
 
 
 rule mdp_claims_scenario:
-    # the claims of one scenario's runs (the spec narrowed to it: MX.only_scenarios), for a scale run
+    # the claims of one scenario's runs (the spec narrowed to it: ML.only_scenarios), for a scale run
     # one scenario at a time (config/paper-budget.yaml), each recorded with its own verdicts
     input:
-        unpack(lambda wildcards: MX.claims_inputs(MX.only_scenarios(MDP, [int(wildcards.scenario)]), MDP_ROOT)),
+        unpack(lambda wildcards: ML.claims_inputs(ML.only_scenarios(MDP, [int(wildcards.scenario)]), MDP_ROOT)),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
     output:
         claims=f"{MDP_ROOT}/claims_scenario{{scenario}}.csv",
         budget=f"{MDP_ROOT}/claims_budget_scenario{{scenario}}.csv",
     params:
-        spec=lambda wildcards: json.dumps(MX.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
+        spec=lambda wildcards: json.dumps(ML.only_scenarios(MDP, [int(wildcards.scenario)]), sort_keys=True),
         root=lambda wildcards: MDP_ROOT,
     log:
         "logs/mdp/claims_scenario{scenario}.log",
@@ -502,7 +505,7 @@ for _sid in MDP["scenarios"]:
         input:
             f"{MDP_ROOT}/claims_scenario{_sid}.csv",
             f"figures/mdp/fig4_budget_scenario{_sid}.md",
-            MX.fingerprint_files(MX.only_scenarios(MDP, [_sid]), MDP_ROOT, kinds=["trained"]),
+            ML.fingerprint_files(ML.only_scenarios(MDP, [_sid]), MDP_ROOT, kinds=["trained"]),
         log:
             f"logs/mdp/paper_budget_s{_sid}.log",
 
@@ -511,6 +514,6 @@ register_targets("mdp", MDP_FIGURES.trained_targets(MDP), rules)
 register("mdp", rules.mdp_fingerprints.output[0])
 REPORT_SECTIONS.extend(
     [rules.mdp_fig4.output.md, rules.mdp_fig4_budget.output[0]]
-    + ([rules.mdp_fig6.output.md] if MX.transfer_spec(MDP) else [])
-    + ([rules.mdp_horizon.output[0]] if MX.horizon_study(MDP) else [])
+    + ([rules.mdp_fig6.output.md] if ML.transfer_spec(MDP) else [])
+    + ([rules.mdp_horizon.output[0]] if ML.horizon_study(MDP) else [])
 )

@@ -41,11 +41,23 @@ def add_claims_step(sub, paper: str, func, help: str = "write the claims table (
     return c
 
 
-def load_spec(paper: str, text: str) -> dict:
-    """The paper's checked config section (its ``experiments.load_spec``)."""
+def spec_module(paper: str):
+    """The module of a paper package that loads and checks its config section (``load_spec``,
+    ``check_spec``): ``layout`` where the package is split by concern (issue 71), else
+    ``experiments``. ModuleNotFoundError when ``paper`` has neither (a config section that is no paper)."""
     import importlib
+    import importlib.util
 
-    return importlib.import_module(f"schedrl.papers.{paper}.experiments").load_spec(text)
+    for name in ("layout", "experiments"):
+        module = f"schedrl.papers.{paper}.{name}"
+        if importlib.util.find_spec(module) is not None:
+            return importlib.import_module(module)
+    raise ModuleNotFoundError(f"schedrl.papers.{paper} has no layout or experiments module")
+
+
+def load_spec(paper: str, text: str) -> dict:
+    """The paper's checked config section (its ``load_spec``: see ``spec_module``)."""
+    return spec_module(paper).load_spec(text)
 
 
 def write_paper_claims(path, rows) -> None:

@@ -26,16 +26,16 @@ def run(args) -> int:
 
 
 def check_config_file(path, schemas=DEFAULT_SCHEMA_DIR) -> dict:
-    """The schemas, then each paper section's cross-key checks (``experiments.check_spec``, which
-    the Snakefile runs too: e.g. MRSch's DFP hyperparameters, which the schema leaves open)."""
-    import importlib
-
+    """The schemas, then each paper section's cross-key checks (``check_spec`` of its ``layout`` or
+    ``experiments`` module, which the Snakefile runs too: e.g. MRSch's DFP hyperparameters, which
+    the schema leaves open)."""
+    from schedrl.commands import spec_module
     from schedrl.errors import ConfigError
 
     config = load_config(path, schemas)
     for section, block in config.items():
         try:
-            module = importlib.import_module(f"schedrl.papers.{section}.experiments")
+            module = spec_module(section)
         except ImportError:
             continue
         check = getattr(module, "check_spec", None)

@@ -123,7 +123,7 @@ def register(subparsers) -> None:
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mdp section",
                        description="Training runs, agent steps and the estimated core-hours of training and "
-                       "evaluation (cost model in schedrl.papers.mdp.experiments).")
+                       "evaluation (cost model in schedrl.papers.mdp.cost).")
     _spec_arg(k)
     k.set_defaults(func=run_cost)
 
@@ -131,18 +131,19 @@ def register(subparsers) -> None:
 def run_evaluate(args) -> int:
     from pathlib import Path
 
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import evaluation as me
+    from schedrl.papers.mdp import layout as ml
 
-    frame = mx.evaluate_trained(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
+    frame = me.evaluate_trained(args.run_dir, _spec(args.spec), args.out, threads=args.threads)
     print(f"{args.out}: {len(frame)} trials, mean slowdown {frame['mean_slowdown'].mean():.3f}; "
-          f"{mx.fingerprint_path(Path(args.out).parent)}")
+          f"{ml.fingerprint_path(Path(args.out).parent)}")
     return 0
 
 
 def run_transfer(args) -> int:
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import evaluation as me
 
-    frame = mx.evaluate_trained(args.run_dir, _spec(args.spec), args.out, transfer=True, threads=args.threads)
+    frame = me.evaluate_trained(args.run_dir, _spec(args.spec), args.out, transfer=True, threads=args.threads)
     means = frame.groupby("scenario")["mean_slowdown"].mean()
     print(f"{args.out}: " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0
@@ -151,23 +152,25 @@ def run_transfer(args) -> int:
 def run_reference(args) -> int:
     import time
 
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
+    from schedrl.papers.mdp import references as mr
 
     t0 = time.process_time()
-    written = mx.evaluate_references(_spec(args.spec), args.root, args.agent, threads=args.threads)
-    print(f"{args.agent} reference: {len(written)} evaluations under {mx.reference_root(args.root, args.agent)}; "
+    written = mr.evaluate_references(_spec(args.spec), args.root, args.agent, threads=args.threads)
+    print(f"{args.agent} reference: {len(written)} evaluations under {ml.reference_root(args.root, args.agent)}; "
           f"{time.process_time() - t0:.1f} CPU s")
     return 0
 
 
 def _play_every_scenario(args, evaluate: str, who: str) -> int:
-    """Write ``mx.<evaluate>(spec)``'s per-trial table to --out and print each scenario's mean."""
+    """Write ``references.<evaluate>(spec)``'s per-trial table to --out and print each scenario's mean."""
     from schedrl.io import write_csv
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import evaluation as me
+    from schedrl.papers.mdp import references as mr
 
-    frame = getattr(mx, evaluate)(_spec(args.spec))
+    frame = getattr(mr, evaluate)(_spec(args.spec))
     write_csv(args.out, frame, float_format="%.6g")
-    means = frame.groupby("scenario")[mx.METRIC].mean()
+    means = frame.groupby("scenario")[me.METRIC].mean()
     print(f"{args.out}: {who} " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0
 
@@ -182,9 +185,9 @@ def run_uniform(args) -> int:
 
 def run_fingerprints(args) -> int:
     from schedrl.experiments.fingerprint import write_fingerprint_table
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
 
-    frame = write_fingerprint_table(mx.fingerprint_files(_spec(args.spec), args.root), args.out)
+    frame = write_fingerprint_table(ml.fingerprint_files(_spec(args.spec), args.root), args.out)
     print(f"{args.out}: {len(frame)} agents")
     return 0
 
@@ -220,10 +223,10 @@ def run_budget_evaluate(args) -> int:
     from pathlib import Path
 
     from schedrl.io import write_csv
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import evaluation as me
 
     t0 = time.process_time()
-    frame = mx.evaluate_budgets(args.run_dir, _spec(args.spec), transfer=args.transfer, threads=args.threads,
+    frame = me.evaluate_budgets(args.run_dir, _spec(args.spec), transfer=args.transfer, threads=args.threads,
                                 fingerprint_dir=Path(args.out).parent)
     write_csv(args.out, frame, float_format="%.6g")
     means = frame.groupby("fraction")["mean_slowdown"].mean()
@@ -234,24 +237,24 @@ def run_budget_evaluate(args) -> int:
 
 def run_bench_horizon(args) -> int:
     from schedrl.io import write_csv
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import training as mt
 
-    frame = mx.bench_horizon(_spec(args.spec), threads=args.threads)
+    frame = mt.bench_horizon(_spec(args.spec), threads=args.threads)
     write_csv(args.out, frame, float_format="%.6g")
     print(frame.to_string(index=False))
     return 0
 
 
 def run_cost(args) -> int:
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import cost as mc
 
     spec = _spec(args.spec)
-    cost = mx.estimate_core_hours(spec)
+    cost = mc.estimate_core_hours(spec)
     steps = cost["runs"] * int(spec["train"]["steps"])
     total = cost["train"] + cost["evaluate"] + cost["budget"] + cost["bench"] + cost["references"] + cost["startup"]
     print(f"{cost['runs']} training runs, {steps:,} agent steps: ~{total:.2f} core-hours (training "
           f"{cost['train']:.2f}, evaluation with fingerprints {cost['evaluate']:.2f}, budget checkpoints "
           f"{cost['budget']:.2f} ({cost['budget'] / total:.0%}), random and untrained references "
           f"{cost['references']:.2f} ({cost['references'] / total:.0%}), Fig. 5 benchmark {cost['bench']:.2f}, "
-          f"job start-up {cost['startup']:.2f}); " + mx.cost_note(spec))
+          f"job start-up {cost['startup']:.2f}); " + mc.cost_note(spec))
     return 0

@@ -57,17 +57,19 @@ def _config(args) -> dict:
 
 def paper_long_table(paper: str, config: dict):
     """(long table, gaps) of ``paper`` from its results, by its ``normalised.long_table(spec, root)``
-    (its config section read by the reader's own ``load_spec`` where it has one, else by the paper's
-    ``experiments.load_spec``); a paper without a reader yet is one gap."""
+    (its config section read by the reader's own ``load_spec`` where it has one, else by the paper's:
+    ``commands.spec_module``); a paper without a reader yet is one gap."""
     import importlib
 
     import pandas as pd
+
+    from schedrl.commands import spec_module
 
     try:
         module = importlib.import_module(f"schedrl.papers.{paper}.normalised")
     except ModuleNotFoundError:
         return pd.DataFrame(), [{"paper": paper, "player": "all", "gap": "no reader of its results yet"}]
-    load_spec = getattr(module, "load_spec", None) or importlib.import_module(f"schedrl.papers.{paper}.experiments").load_spec
+    load_spec = getattr(module, "load_spec", None) or spec_module(paper).load_spec
     return module.long_table(load_spec(__import__("json").dumps(config[paper])))
 
 

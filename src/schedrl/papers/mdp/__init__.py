@@ -2,7 +2,11 @@
 state, dense vs sparse (event-based) transitions, all-jobs vs window (bounded) reward, and transfer of
 compact agents between cluster sizes.
 
-``experiments`` (Table 3 scenarios, the named MDP variants as options of ``schedrl/DeepRM-v0``, run
-layout, batched evaluation, parameter counts, t-tests), ``figures`` (Figures 3-6 and the t-test
-tables, ``TARGETS``), ``claims``, ``paper_values.yaml``.
+What runs, by concern (each module imports only those before it): ``layout`` (Table 3 scenarios, the named MDP
+variants as options of ``schedrl/DeepRM-v0``, the config section's checks, run layout and the file
+lists the Snakemake rules ask for), ``training`` (``schedrl train``'s arguments, observation sizes and
+parameter counts, Fig. 5's horizon benchmark), ``evaluation`` (batched evaluation, fingerprints,
+budget checkpoints, per-trial statistics and t-tests), ``references`` (random valid, uniform and
+untrained play, SJF), ``cost`` (the cost model). Then ``figures`` (Figures 3-6 and the t-test tables,
+``TARGETS``), ``claims``, ``normalised``, ``paper_values.yaml``.
 """

@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from schedrl.papers import paper_values
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import references as mr
+from schedrl.papers.mdp import training as mt
 
 PAPER = "mdp"
 VALUES = paper_values(PAPER)
@@ -24,9 +27,9 @@ def paper_params(variant_name: str, scenario_id: int, horizon: int) -> float | N
     """The paper's parameter count for this MDP (None where it prints none)."""
     if int(horizon) != PAPER_H:
         return None
-    if mx.variant(variant_name).obs_mode == "compact":
+    if ml.variant(variant_name).obs_mode == "compact":
         return float(VALUES["params.compact"])
-    key = f"params.image.{mx.scenario(scenario_id).procs}"
+    key = f"params.image.{ml.scenario(scenario_id).procs}"
     return float(VALUES[key]) if key in VALUES else None
 
 
@@ -47,12 +50,12 @@ def _scenarios(ids) -> str:
 def param_rows() -> list[dict]:
     rows = []
     for procs, sid in PARAM_SCENARIOS.items():
-        ours = mx.param_count("image", sid, PAPER_H)
+        ours = mt.param_count("image", sid, PAPER_H)
         key = f"params.image.{procs}"
         rows.append(_row(f"params-image-{procs}", f"The image-like agent has {VALUES[key]:,} parameters with "
                          f"{procs} processors (H {PAPER_H}, W 10)", f"{VALUES[key]:,}", f"{ours:,}",
                          VALUES.verdict(key, ours), f"SB3 PPO default MlpPolicy counted on the model; {VALUES.describe(key)}"))
-    ours = {sid: mx.param_count("compact", sid, PAPER_H) for sid in (1, 6)}
+    ours = {sid: mt.param_count("compact", sid, PAPER_H) for sid in (1, 6)}
     same = len(set(ours.values())) == 1
     value = ours[1]
     rows.append(_row("params-compact", f"Every compact agent has {VALUES['params.compact']:,} parameters (H {PAPER_H}, W 10)",
@@ -64,9 +67,9 @@ def param_rows() -> list[dict]:
 
 def fig3_rows(spec: dict, root) -> list[dict]:
     claim = "The compact MDP converges faster than the image-like MDP (Fig. 3)"
-    if not mx.fig3_scenarios(spec):
+    if not ml.fig3_scenarios(spec):
         return [_missing("fig3-converge", claim, "compact faster", "Fig. 3's image-like and compact runs")]
-    data = mx.fig3_data(spec, root)
+    data = me.fig3_data(spec, root)
     faster, parts, unsettled = 0, [], []
     conclusive = 0
     for sid, part in data.groupby("scenario", sort=False):
@@ -116,7 +119,7 @@ def compare(a, b, *, level_p: float | None = None, ci: bool = True) -> dict:
     from schedrl.report.convergence import bootstrap_diff
 
     ma, mb = a.mean(axis=1), b.mean(axis=1)
-    out = {"a": float(ma.mean()), "b": float(mb.mean()), "p": mx.welch_p(ma, mb),
+    out = {"a": float(ma.mean()), "b": float(mb.mean()), "p": me.welch_p(ma, mb),
            "diff": float(ma.mean() - mb.mean()), "lo": float("nan"), "hi": float("nan")}
     if ci:
         A, B = a.to_numpy(float).T, b.to_numpy(float).T
@@ -173,7 +176,7 @@ def reference_note(spec: dict, root, scenarios=None) -> str:
     ..." for the scenarios whose reference tables exist ("" when none does)."""
     parts = []
     for sid in scenarios if scenarios is not None else spec["scenarios"]:
-        levels = mx.reference_levels(spec, root, int(sid))
+        levels = mr.reference_levels(spec, root, int(sid))
         if levels:
             parts.append(f"s{sid} " + ", ".join(f"{k} {v:.3f}" for k, v in levels.items()))
     return "; on the same trials, no-learning references' mean slowdown: " + "; ".join(parts) if parts else ""
@@ -182,14 +185,14 @@ def reference_note(spec: dict, root, scenarios=None) -> str:
 # ---------------------------------------------------------------------------------------------
 # Fig. 4
 
-def fig4_outcome(spec: dict, root, variant_name: str = mx.PROPOSED, fraction: float = 1.0,
-                 metric: str = mx.METRIC, ci: bool = True) -> dict[int, dict]:
+def fig4_outcome(spec: dict, root, variant_name: str = ml.PROPOSED, fraction: float = 1.0,
+                 metric: str = me.METRIC, ci: bool = True) -> dict[int, dict]:
     """Per scenario: ``variant_name`` vs image-like (``compare``), plus ``better`` (lower mean)."""
     H = int(spec["horizon"])
     out = {}
     for sid in spec["scenarios"]:
-        a = mx.per_seed(root, spec, H, variant_name, sid, metric, fraction)
-        b = mx.per_seed(root, spec, H, mx.BASE, sid, metric, fraction)
+        a = me.per_seed(root, spec, H, variant_name, sid, metric, fraction)
+        b = me.per_seed(root, spec, H, ml.BASE, sid, metric, fraction)
         c = compare(a, b, ci=ci)
         c["better"] = c["diff"] < 0
         out[int(sid)] = c
@@ -218,30 +221,30 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
         "Image-like is significantly better than compact + sparse + reduced (p <= 5%) in scenario 6")
     paper = (f"{VALUES['fig4.not_worse_share']:.0%} (worse: {_scenarios(VALUES['fig4.worse_scenarios'])})",
              _scenarios(VALUES["fig4.better_scenarios"]), "scenario 6")
-    if mx.PROPOSED not in spec["variants"]:
-        return [_missing(i, c, p, mx.VARIANTS[mx.PROPOSED].label) for i, c, p in zip(ids, claims_text, paper)], []
+    if ml.PROPOSED not in spec["variants"]:
+        return [_missing(i, c, p, ml.VARIANTS[ml.PROPOSED].label) for i, c, p in zip(ids, claims_text, paper)], []
     alpha = float(VALUES["fig4.alpha"])
     H = int(spec["horizon"])
-    fractions = _fractions(spec, root, lambda f: [mx.per_seed(root, spec, H, v, s, fraction=f)
-                                                  for v in (mx.BASE, mx.PROPOSED) for s in spec["scenarios"]])
+    fractions = _fractions(spec, root, lambda f: [me.per_seed(root, spec, H, v, s, fraction=f)
+                                                  for v in (ml.BASE, ml.PROPOSED) for s in spec["scenarios"]])
     final = fig4_outcome(spec, root)
     summ = _fig4_summary(final, alpha)
     at = {f: _fig4_summary(fig4_outcome(spec, root, fraction=f, ci=False), alpha) for f in fractions if f < 1}
     at[1.0] = summ
     evaluated = sorted(final)
-    every = len(evaluated) == len(mx.SCENARIOS)
+    every = len(evaluated) == len(ml.SCENARIOS)
     scope = "" if every else f"; only scenarios {_scenarios(evaluated)} trained at this scale"
     # the other readings (issue 25): skipped time charged, and never-started jobs counted so far
     readings = []
-    for suffix, what in ((mx.SUM_SUFFIX, "skipped time summed"), (mx.ZERO_SUFFIX, "skipped time earns zero")):
-        if mx.PROPOSED + suffix in spec["variants"]:
-            o = _fig4_summary(fig4_outcome(spec, root, mx.PROPOSED + suffix, ci=False), alpha)
+    for suffix, what in ((ml.SUM_SUFFIX, "skipped time summed"), (ml.ZERO_SUFFIX, "skipped time earns zero")):
+        if ml.PROPOSED + suffix in spec["variants"]:
+            o = _fig4_summary(fig4_outcome(spec, root, ml.PROPOSED + suffix, ci=False), alpha)
             readings.append(f"{what}: not worse {o['share']:.0%} (worse {_scenarios(o['worse'])}), "
                             f"significantly better {_scenarios(o['better'])}")
-    o = _fig4_summary(fig4_outcome(spec, root, metric=mx.METRIC_SOFAR, ci=False), alpha)
+    o = _fig4_summary(fig4_outcome(spec, root, metric=me.METRIC_SOFAR, ci=False), alpha)
     readings.append(f"never-started jobs counted (T - arrival)/length: not worse {o['share']:.0%} (worse "
                     f"{_scenarios(o['worse'])}), significantly better {_scenarios(o['better'])}")
-    other = (f"; verdict reading: skipped time as '{mx.VARIANTS[mx.PROPOSED].skipped_reward}' (sched-rl-gym's rule: "
+    other = (f"; verdict reading: skipped time as '{ml.VARIANTS[ml.PROPOSED].skipped_reward}' (sched-rl-gym's rule: "
              "waiting is charged once where the agent is asked again; issue 36) and never-started jobs count as "
              "started at T; other readings: " + "; ".join(readings))
     ci_text = "; ".join(f"s{s}: {_ci(c)}" for s, c in final.items())
@@ -313,11 +316,11 @@ def fig5_rows(spec: dict, root) -> list[dict]:
     paper = "image-like: linear in H; compact: constant factor"
     if not spec.get("fig5"):
         return [_missing("fig5-horizon-time", claim, paper, "Fig. 5's horizon benchmark", "run")]
-    bench = mx.read_csv(mx.bench_path(root))
+    bench = me.read_csv(ml.bench_path(root))
     parts, linear, constant = [], [], []
     for (name, sid), g in bench.groupby(["variant", "scenario"], sort=True):
         g = g.sort_values("horizon")
-        slope, _, r2 = mx.linear_fit(g["horizon"], g["cpu_s_per_step"])
+        slope, _, r2 = mt.linear_fit(g["horizon"], g["cpu_s_per_step"])
         ratio = float(g["cpu_s_per_step"].iloc[-1] / g["cpu_s_per_step"].iloc[0])
         hs = g["horizon"].tolist()
         if name == "image":
@@ -343,7 +346,7 @@ def _repeats(bench) -> int:
     return int(bench["repeats"].iloc[0]) if "repeats" in bench.columns else 1
 
 
-def fig6_outcome(spec: dict, root, fraction: float = 1.0, metric: str = mx.METRIC, variant_name: str | None = None,
+def fig6_outcome(spec: dict, root, fraction: float = 1.0, metric: str = me.METRIC, variant_name: str | None = None,
                  ci: bool = True, comparator: str | None = None) -> dict[int, dict]:
     """Per scenario: the transferred agent vs the scenario's own agents, both after ``fraction`` of
     their training, on the same trials (``compare``; a = transferred). The own agents are of the
@@ -356,8 +359,8 @@ def fig6_outcome(spec: dict, root, fraction: float = 1.0, metric: str = mx.METRI
     own = comparator or name
     out = {}
     for sid in spec["scenarios"]:
-        a = mx.transfer_seeds(root, spec, sid, metric, fraction, name)
-        b = mx.per_seed(root, spec, H, own, sid, metric, fraction)
+        a = me.transfer_seeds(root, spec, sid, metric, fraction, name)
+        b = me.per_seed(root, spec, H, own, sid, metric, fraction)
         c = compare(a, b, ci=ci)
         c["same_agent"] = own == name and int(sid) == int(spec["transfer"]["scenario"])
         c["better"] = bool(c["same_agent"] or c["diff"] < 0)
@@ -372,13 +375,13 @@ def _better_share(outcome: dict[int, dict]) -> float:
 def fig6_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     from schedrl.report.convergence import guard_win
 
-    t = mx.transfer_spec(spec)
+    t = ml.transfer_spec(spec)
     if t is None:
         pv = float(VALUES["fig6.transfer_better_share"])
         claim = ("The compact agent trained in one scenario beats the agents trained in each scenario in 80% of "
                  "the scenarios, without retraining (Fig. 6)")
         return [_missing("fig6-transfer", claim, f"{pv:.0%}", "Fig. 6's transferred agent")], []
-    claim = (f"The {mx.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} beats the agents "
+    claim = (f"The {ml.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} beats the agents "
              "trained in each scenario in 80% of the scenarios, without retraining (Fig. 6)")
     alpha = float(VALUES["fig6.alpha"])
     final = fig6_outcome(spec, root)
@@ -387,7 +390,7 @@ def fig6_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
                           for c in final.values()]))
     sig = [s for s, c in final.items() if c["better"] and not c["same_agent"] and c["p"] <= alpha]
     ties = [s for s, c in final.items() if c["same_agent"]]
-    every = len(final) == len(mx.SCENARIOS)
+    every = len(final) == len(ml.SCENARIOS)
     tol = VALUES.tolerance("fig6.transfer_better_share", "abs")
     verdict = VALUES.verdict("fig6.transfer_better_share", share)
     if verdict == "reproduced" and VALUES.verdict("fig6.transfer_better_share", sure) != "reproduced":
@@ -395,15 +398,15 @@ def fig6_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
         verdict = guard_win(verdict, 0.0, 0.0)
     verdict, guard = share_guard(verdict, len(final), tol)
     readings = []
-    twin = mx.sum_twin(t["variant"])
-    if twin in mx.transfer_variants(spec):
+    twin = ml.sum_twin(t["variant"])
+    if twin in ml.transfer_variants(spec):
         readings.append(f"skipped time summed: transferred better in "
                         f"{_better_share(fig6_outcome(spec, root, variant_name=twin, ci=False)):.0%}")
     if "compact" in spec["variants"] and t["variant"] != "compact":
         readings.append("against each scenario's compact agents with dense transitions (the env the transferred "
                         f"agent plays in): better in {_better_share(fig6_outcome(spec, root, ci=False, comparator='compact')):.0%}")
     readings.append("never-started jobs counted (T - arrival)/length: "
-                    f"{_better_share(fig6_outcome(spec, root, metric=mx.METRIC_SOFAR, ci=False)):.0%}")
+                    f"{_better_share(fig6_outcome(spec, root, metric=me.METRIC_SOFAR, ci=False)):.0%}")
     note = (f"better = lower mean slowdown over the same trials, or the same agent (scenario {_scenarios(ties)}: "
             "the transferred agent is that scenario's own, a tie the paper counts inside its 80%); "
             f"with its 95% interval below 0 (or the same agent) in {sure:.0%}; "
@@ -414,9 +417,9 @@ def fig6_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
         note += f"; only scenarios {_scenarios(final)} at this scale"
     if int(t["scenario"]) != int(VALUES["fig6.source_scenario"]):
         note += f"; the paper transferred scenario {VALUES['fig6.source_scenario']}'s agent"
-    note += (guard + f"; verdict reading: own agents of the transferred agent's MDP ({mx.VARIANTS[t['variant']].label}: "
+    note += (guard + f"; verdict reading: own agents of the transferred agent's MDP ({ml.VARIANTS[t['variant']].label}: "
              "the paper calls the source scenario's 'the same agent'), skipped time as "
-             f"'{mx.VARIANTS[t['variant']].skipped_reward}', never-started jobs count as started at T; "
+             f"'{ml.VARIANTS[t['variant']].skipped_reward}', never-started jobs count as started at T; "
              "other readings: " + "; ".join(readings))
     fractions = _fractions(spec, root, lambda f: [fig6_outcome(spec, root, fraction=f, ci=False)])
     values = [_better_share(fig6_outcome(spec, root, fraction=f, ci=False)) if f < 1 else share for f in fractions]
@@ -434,15 +437,15 @@ def horizon_outcome(spec: dict, root, fraction: float = 1.0, ci: bool = True) ->
     out = []
     for name in study["variants"]:
         for sid in study["scenarios"]:
-            c = compare(mx.per_seed(root, spec, H1, name, sid, fraction=fraction),
-                        mx.per_seed(root, spec, H2, name, sid, fraction=fraction), ci=ci)
+            c = compare(me.per_seed(root, spec, H1, name, sid, fraction=fraction),
+                        me.per_seed(root, spec, H2, name, sid, fraction=fraction), ci=ci)
             c.update(variant=name, scenario=int(sid), rejected=bool(np.isfinite(c["p"]) and c["p"] <= alpha))
             out.append(c)
     return out
 
 
 def horizon_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
-    if mx.horizon_study(spec) is None:
+    if ml.horizon_study(spec) is None:
         claim = (f"H does not change learning: H {spec['horizon']} vs a second horizon's t-tests reject equal "
                  "performance only 36.6% of the time (p <= 1%)")
         return [_missing("horizon-share", claim, f"{float(VALUES['horizon.reject_share']):.1%}",
@@ -464,7 +467,7 @@ def horizon_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     pv = float(VALUES["horizon.reject_share"])
     fields, long = _budget("horizon-share", "share of H-vs-H tests rejecting equality", spec, fractions, values, pv,
                            tolerance / 2, band=(pv - tolerance, pv + tolerance))
-    ci_text = "; ".join(f"{mx.VARIANTS[c['variant']].label} s{c['scenario']}: {_ci(c)}" for c in data)
+    ci_text = "; ".join(f"{ml.VARIANTS[c['variant']].label} s{c['scenario']}: {_ci(c)}" for c in data)
     return [_with(_row("horizon-share", claim, f"{pv:.1%}", f"{share:.1%}", verdict_, note), fields, ci_text)], long
 
 
@@ -472,19 +475,19 @@ def horizon_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
 # No-learning references and fingerprints of the RL claims (issue 41)
 
 #: The RL claims (about trained agents) and the functions that compute them from a results root;
-#: each is computed again on the reference agents' evaluations (``mx.reference_root``).
+#: each is computed again on the reference agents' evaluations (``ml.reference_root``).
 REFERENCE_CLAIMS = ("fig4-not-worse", "fig4-better", "fig4-scenario6", "fig6-transfer", "horizon-share")
 RL_CLAIMS = ("fig3-converge",) + REFERENCE_CLAIMS
 
 
 def claim_agents(spec: dict, claim_id: str) -> list[tuple[int, str, int, int, bool]]:
     """``(horizon, variant, scenario, seed, transferred?)`` of the agents a claim rests on."""
-    H, seeds, study, t = int(spec["horizon"]), [int(s) for s in spec["seeds"]], mx.horizon_study(spec), mx.transfer_spec(spec)
+    H, seeds, study, t = int(spec["horizon"]), [int(s) for s in spec["seeds"]], ml.horizon_study(spec), ml.transfer_spec(spec)
     if claim_id == "fig3-converge":
-        keys = [(H, v, int(s)) for v in ("image", "compact") for s in mx.fig3_scenarios(spec)]
+        keys = [(H, v, int(s)) for v in ("image", "compact") for s in ml.fig3_scenarios(spec)]
     elif claim_id.startswith("fig4-"):
         sids = [6] if claim_id == "fig4-scenario6" else [int(s) for s in spec["scenarios"]]
-        keys = [(H, v, s) for v in (mx.PROPOSED, mx.BASE) for s in sids if v in spec["variants"]]
+        keys = [(H, v, s) for v in (ml.PROPOSED, ml.BASE) for s in sids if v in spec["variants"]]
     elif claim_id == "fig6-transfer":
         if t is None:
             return []
@@ -493,7 +496,7 @@ def claim_agents(spec: dict, claim_id: str) -> list[tuple[int, str, int, int, bo
     elif claim_id == "horizon-share":
         if study is None:
             return []
-        keys = [(h, v, int(s)) for h in mx.horizons(spec) for v in study["variants"] for s in study["scenarios"]]
+        keys = [(h, v, int(s)) for h in ml.horizons(spec) for v in study["variants"] for s in study["scenarios"]]
     else:
         return []
     return [(h, v, s, seed, False) for h, v, s in keys for seed in seeds if s in [int(x) for x in spec["scenarios"]]]
@@ -516,9 +519,9 @@ def claim_plays_as(spec: dict, root, claim_id: str) -> str:
 
     found = []
     for h, v, s, seed, moved in claim_agents(spec, claim_id):
-        fp = mx.agent_fingerprint(root, h, v, s, seed, transfer=moved)
+        fp = me.agent_fingerprint(root, h, v, s, seed, transfer=moved)
         if fp is not None:
-            found.append((f"{mx.VARIANTS[v].label} {'from ' if moved else ''}s{s} H{h} seed {seed}", fp, describe(fp)))
+            found.append((f"{ml.VARIANTS[v].label} {'from ' if moved else ''}s{s} H{h} seed {seed}", fp, describe(fp)))
     named = [(label, d) for label, fp, d in found if d]
     if not named:
         return ""
@@ -537,10 +540,10 @@ def claim_plays_as(spec: dict, root, claim_id: str) -> str:
 
 def reference_verdicts(spec: dict, root, agent: str) -> dict[str, str]:
     """The RL claims' verdicts with every trained agent replaced by the ``agent`` reference (its
-    evaluations under ``mx.reference_root``); "" for a claim whose reference tables are missing."""
+    evaluations under ``ml.reference_root``); "" for a claim whose reference tables are missing."""
     from schedrl.errors import InputFileError
 
-    ref = mx.reference_root(root, agent)
+    ref = ml.reference_root(root, agent)
     out = dict.fromkeys(REFERENCE_CLAIMS, "")
     for rows_of in (lambda: fig4_rows(spec, ref)[0], lambda: fig6_rows(spec, ref)[0],
                     lambda: horizon_rows(spec, ref)[0]):
@@ -558,7 +561,7 @@ def with_references(rows: list[dict], spec: dict, root) -> list[dict]:
     appended to the note)."""
     from schedrl.report.claims import reference_fields
 
-    refs = {agent: reference_verdicts(spec, root, agent) for agent in mx.REFERENCE_AGENTS}
+    refs = {agent: reference_verdicts(spec, root, agent) for agent in ml.REFERENCE_AGENTS}
     out = []
     for row in rows:
         cid = row["claim_id"]

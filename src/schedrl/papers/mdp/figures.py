@@ -9,7 +9,7 @@ is saved as PNG, PDF and the plotted numbers as CSV; ``TARGETS`` lists every out
 The paper prints no bar heights, so its values appear as what it states: the scenarios where
 compact + sparse + reduced is significantly better or worse than image-like (Fig. 4), the share of
 scenarios where the transferred agent wins (Fig. 6), the parameter counts (Fig. 5). Learning-curve
-panels say whether the curves flattened (``experiments.flattened``).
+panels say whether the curves flattened (``evaluation.flattened``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ import pandas as pd
 
 from schedrl.papers import paper_values
 from schedrl.papers.mdp import claims
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import references as mr
+from schedrl.papers.mdp import training as mt
 from schedrl.papers.targets import Target
 from schedrl.plots import new_figure, save_figure
 
@@ -51,18 +54,18 @@ def _scale_note(spec: dict, trials: bool = True) -> str:
 def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     """Fig. 3: moving average of training episode rewards, image-like vs compact (all-jobs reward),
     mean of the seeds +- 1 std, one panel per scenario of ``fig3.scenarios``."""
-    data = mx.fig3_data(spec, root)
+    data = me.fig3_data(spec, root)
     sids = list(spec["fig3"]["scenarios"])
     ncols = min(2, len(sids))
     nrows = -(-len(sids) // ncols)
     fig, axes = new_figure(nrows, ncols, figsize=(5.6 * ncols, 3.8 * nrows), squeeze=False)
     for ax, (k, sid) in zip(axes.flat, enumerate(sids)):
-        s = mx.scenario(sid)
+        s = ml.scenario(sid)
         notes = []
         for name in ("image", "compact"):
             part = data[(data["scenario"] == sid) & (data["variant"] == name)]
             x, y, sd = part["timesteps"], part["mean"], part["std"]
-            ax.plot(x, y, color=COLORS[name], label=mx.VARIANTS[name].label)
+            ax.plot(x, y, color=COLORS[name], label=ml.VARIANTS[name].label)
             ax.fill_between(x, y - sd, y + sd, color=COLORS[name], alpha=0.2)
             if not bool(part["flattened"].iloc[0]):
                 notes.append(f"{name} not flat")
@@ -76,7 +79,7 @@ def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
         ax.set_visible(False)
     fig.suptitle(f"Figure 3: learning curves, image-like vs compact (H {spec['horizon']}; {_scale_note(spec, False)}); "
                  f"paper: compact converges faster.\nFlat = the last quarter's trend moves the smoothed mean by "
-                 f"<= {mx.FLAT_TOL:.0%} of its range", fontsize=8)
+                 f"<= {me.FLAT_TOL:.0%} of its range", fontsize=8)
     save_figure(fig, png, data)
     return data
 
@@ -85,7 +88,7 @@ def fig3(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
 # Fig. 4: average slowdown per scenario and MDP, with t-tests against image-like
 
 def fig4_variants(spec: dict) -> list[str]:
-    return [v for v in mx.FIG4_VARIANTS if v in spec["variants"]]
+    return [v for v in ml.FIG4_VARIANTS if v in spec["variants"]]
 
 
 def _paper_outcome(sid: int) -> str:
@@ -104,16 +107,16 @@ def fig4_data(spec: dict, root) -> pd.DataFrame:
     H = int(spec["horizon"])
     rows = []
     for sid in spec["scenarios"]:
-        base = mx.per_trial(root, spec, H, mx.BASE, sid)
+        base = me.per_trial(root, spec, H, ml.BASE, sid)
         for name in fig4_variants(spec):
-            values = base if name == mx.BASE else mx.per_trial(root, spec, H, name, sid)
-            stats = mx.summary(values)
-            p = float("nan") if name == mx.BASE else mx.welch_p(values, base)
-            rows.append({"scenario": int(sid), "variant": name, "label": mx.VARIANTS[name].label,
+            values = base if name == ml.BASE else me.per_trial(root, spec, H, name, sid)
+            stats = me.summary(values)
+            p = float("nan") if name == ml.BASE else me.welch_p(values, base)
+            rows.append({"scenario": int(sid), "variant": name, "label": ml.VARIANTS[name].label,
                          "mean_slowdown": stats["mean"], "std": stats["std"], "sem": stats["sem"],
                          "trials": stats["trials"], "seeds": len(spec["seeds"]), "p_vs_image": p,
                          "significant": bool(p <= VALUES["fig4.alpha"]) if np.isfinite(p) else False,
-                         "better_than_image": bool(stats["mean"] < mx.summary(base)["mean"]) if name != mx.BASE else False,
+                         "better_than_image": bool(stats["mean"] < me.summary(base)["mean"]) if name != ml.BASE else False,
                          "paper_c_s_r_vs_image": _paper_outcome(int(sid))})
     return pd.DataFrame(rows)
 
@@ -132,7 +135,7 @@ def fig4(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
         part = data[data["variant"] == name].set_index("scenario").loc[sids]
         pos = x - 0.4 + width * (j + 0.5)
         ax.bar(pos, part["mean_slowdown"], width, yerr=part["sem"], capsize=2, color=COLORS[name],
-               label=mx.VARIANTS[name].label)
+               label=ml.VARIANTS[name].label)
         for xi, (_, row) in zip(pos, part.iterrows()):
             if row["significant"]:
                 ax.text(xi, row["mean_slowdown"] + row["sem"], "+" if row["better_than_image"] else "-",
@@ -157,7 +160,7 @@ def fig4_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
     the paper's verdict for compact + sparse + reduced."""
     data = fig4_data(spec, root)
     names = fig4_variants(spec)
-    head = "| scenario | " + " | ".join(mx.VARIANTS[n].label for n in names) + " | paper (C+S+R vs image-like) |"
+    head = "| scenario | " + " | ".join(ml.VARIANTS[n].label for n in names) + " | paper (C+S+R vs image-like) |"
     lines = ["### MDP design: Fig. 4 t-tests against the image-like MDP", "",
              f"Mean slowdown over {spec['eval']['trials']} evaluation trials (each averaged over "
              f"{len(spec['seeds'])} seed(s)); in brackets Welch's two-sided p-value against image-like "
@@ -168,13 +171,13 @@ def fig4_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
         cells = []
         for n in names:
             row = part.loc[n]
-            if n == mx.BASE:
+            if n == ml.BASE:
                 cells.append(f"{row['mean_slowdown']:.3f}")
             else:
                 p = _fmt_p(row["p_vs_image"])
                 cells.append(f"{row['mean_slowdown']:.3f} ({'**' + p + '**' if row['significant'] else p})")
         lines.append(f"| {sid} | " + " | ".join(cells) + f" | {_paper_outcome(int(sid))} |")
-    levels = {int(sid): mx.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
+    levels = {int(sid): mr.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
     names = list(dict.fromkeys(k for v in levels.values() for k in v))
     if names:
         lines += ["", "No-learning references on the same trials (mean slowdown; random and untrained: the mean "
@@ -190,7 +193,7 @@ def _plays(fp: dict | None) -> str:
     so time moves on although a job could start), its most-played slot, agreement with SJF."""
     if not fp or not fp.get("contested"):
         return "n/a"
-    void = f"agree_slot_{mx.FIXED_ENV['num_nw']}"
+    void = f"agree_slot_{ml.FIXED_ENV['num_nw']}"
     waits = float(fp.get(void) or 0.0) + float(fp.get("invalid_share") or 0.0)
     return (f"waits {waits:.0%}, slot {fp['top_slot']} {fp['top_slot_share']:.0%}, "
             f"SJF {fp['agree_sjf']:.0%} (chance {fp['chance']:.0%})")
@@ -204,7 +207,7 @@ def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
     from schedrl.report.convergence import format_ci
 
     H, alpha, steps = int(spec["horizon"]), float(VALUES["fig4.alpha"]), int(spec["train"]["steps"])
-    a_label, b_label = mx.VARIANTS[mx.PROPOSED].label, mx.VARIANTS[mx.BASE].label
+    a_label, b_label = ml.VARIANTS[ml.PROPOSED].label, ml.VARIANTS[ml.BASE].label
     lines = ["### MDP design: C+S+R against image-like at each training budget", "",
              f"Mean slowdown over {spec['eval']['trials']} evaluation trials after 1/8, 1/4, 1/2 and all of "
              f"training ({_scale_note(spec, trials=False)}); the difference C+S+R minus image-like with its 95% "
@@ -217,20 +220,20 @@ def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
     seed = int(spec["seeds"][0])
     for sid in spec["scenarios"]:
         sid = int(sid)
-        fractions = claims._fractions(spec, root, lambda f, sid=sid: [mx.per_seed(root, spec, H, v, sid, fraction=f)
-                                                              for v in (mx.BASE, mx.PROPOSED)])
+        fractions = claims._fractions(spec, root, lambda f, sid=sid: [me.per_seed(root, spec, H, v, sid, fraction=f)
+                                                              for v in (ml.BASE, ml.PROPOSED)])
         for f in fractions:
-            c = claims.compare(mx.per_seed(root, spec, H, mx.PROPOSED, sid, fraction=f),
-                               mx.per_seed(root, spec, H, mx.BASE, sid, fraction=f))
+            c = claims.compare(me.per_seed(root, spec, H, ml.PROPOSED, sid, fraction=f),
+                               me.per_seed(root, spec, H, ml.BASE, sid, fraction=f))
             sig = c["p"] <= alpha and not (c["lo"] <= 0 <= c["hi"])
             p = _fmt_p(c["p"])
             n = int(round(f * steps))
             lines.append(f"| {sid} | {n:,} ({f:g}) | {c['a']:.3f} | {c['b']:.3f} | "
                          f"{format_ci(c['diff'], c['lo'], c['hi'], '{:+.3f}')} | {'**' + p + '**' if sig else p} | "
                          f"{_paper_outcome(sid) if f >= 1 else ''} | "
-                         f"{_plays(mx.agent_fingerprint(root, H, mx.PROPOSED, sid, seed, fraction=f))} | "
-                         f"{_plays(mx.agent_fingerprint(root, H, mx.BASE, sid, seed, fraction=f))} |")
-    levels = {int(sid): mx.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
+                         f"{_plays(me.agent_fingerprint(root, H, ml.PROPOSED, sid, seed, fraction=f))} | "
+                         f"{_plays(me.agent_fingerprint(root, H, ml.BASE, sid, seed, fraction=f))} |")
+    levels = {int(sid): mr.reference_levels(spec, root, int(sid)) for sid in spec["scenarios"]}
     names = list(dict.fromkeys(k for v in levels.values() for k in v))
     if names:
         lines += ["", "No-learning references on the same trials (mean slowdown):", "",
@@ -250,17 +253,17 @@ def fig5_data(spec: dict, root) -> pd.DataFrame:
     paper_steps = int(VALUES["scale.steps"])
     rows = []
     groups: dict[tuple, list[dict]] = {}
-    for run in mx.runs(spec):
+    for run in ml.runs(spec):
         groups.setdefault((run.horizon, run.variant, run.scenario), []).append(
-            mx.read_timing(mx.run_folder(root, run) / "timing.json"))
+            me.read_timing(ml.run_folder(root, run) / "timing.json"))
     for (H, name, sid), timings in groups.items():
         wall = np.array([t.get("wall_time_total_s", t.get("wall_time_s", np.nan)) for t in timings], dtype=float)
         steps = np.array([t["steps"] for t in timings], dtype=float)
         rate = steps / np.where(wall > 0, wall, np.nan)
         full = paper_steps / rate / 3600
-        params = mx.mlp_params(mx.obs_size(name, sid, H))
-        rows.append({"horizon": H, "variant": name, "label": mx.VARIANTS[name].label, "scenario": sid,
-                     "procs": mx.scenario(sid).procs, "params": params,
+        params = mt.mlp_params(mt.obs_size(name, sid, H))
+        rows.append({"horizon": H, "variant": name, "label": ml.VARIANTS[name].label, "scenario": sid,
+                     "procs": ml.scenario(sid).procs, "params": params,
                      "paper_params": claims.paper_params(name, sid, H), "seeds": len(timings),
                      "steps": int(steps.mean()), "wall_s_mean": float(wall.mean()),
                      "wall_s_std": float(wall.std(ddof=1)) if len(wall) > 1 else 0.0,
@@ -274,18 +277,18 @@ def fig5(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     """Fig. 5: time to train each MDP, per scenario, at both horizons (mean +- std over seeds),
     extrapolated to the paper's 3 M agent steps from the measured speed."""
     data = fig5_data(spec, root)
-    hs = mx.horizons(spec)
+    hs = ml.horizons(spec)
     fig, axes = new_figure(1, len(hs) + 1, figsize=(5.6 * (len(hs) + 1), 4.2))
-    bench = mx.read_csv(mx.bench_path(root))
+    bench = me.read_csv(ml.bench_path(root))
     ax = np.atleast_1d(axes)[-1]
     for (name, sid), g in bench.groupby(["variant", "scenario"], sort=True):
         g = g.sort_values("horizon")
-        slope, icpt, r2 = mx.linear_fit(g["horizon"], g["cpu_s_per_step"])
+        slope, icpt, r2 = mt.linear_fit(g["horizon"], g["cpu_s_per_step"])
         ms = 1000 * g["cpu_s_per_step"]
         line = ax.plot(g["horizon"], ms, marker="o", ms=3, ls="none", color=COLORS[name])[0]
         ax.plot(g["horizon"], 1000 * (slope * g["horizon"] + icpt), color=line.get_color(), lw=1,
                 ls="-" if sid == bench["scenario"].min() else "--",
-                label=f"{mx.VARIANTS[name].label}, n_p {mx.scenario(sid).procs} (line R^2 {r2:.2f})")
+                label=f"{ml.VARIANTS[name].label}, n_p {ml.scenario(sid).procs} (line R^2 {r2:.2f})")
     ax.set_yscale("log")
     ax.set_xlabel("time horizon H")
     ax.set_ylabel("CPU ms per PPO agent step (one core)")
@@ -296,7 +299,7 @@ def fig5(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
         for name, group in part.groupby("variant", sort=False):
             group = group.sort_values("scenario")
             x, y, sd = group["scenario"], group["hours_for_3M_mean"], group["hours_for_3M_std"]
-            ax.plot(x, y, marker="o", ms=3, color=COLORS[name], label=mx.VARIANTS[name].label)
+            ax.plot(x, y, marker="o", ms=3, color=COLORS[name], label=ml.VARIANTS[name].label)
             ax.fill_between(x, y - sd, y + sd, color=COLORS[name], alpha=0.2)
         ax.set_yscale("log")
         ax.set_xticks(sorted(part["scenario"].unique()))
@@ -322,10 +325,10 @@ def fig6_data(spec: dict, root) -> pd.DataFrame:
     H, alpha = int(spec["horizon"]), float(VALUES["fig6.alpha"])
     rows = []
     for sid in spec["scenarios"]:
-        moved = mx.transfer_trials(root, spec, sid)
-        own = mx.per_trial(root, spec, H, t["variant"], sid)
-        a, b = mx.summary(moved), mx.summary(own)
-        p = mx.welch_p(moved, own)
+        moved = me.transfer_trials(root, spec, sid)
+        own = me.per_trial(root, spec, H, t["variant"], sid)
+        a, b = me.summary(moved), me.summary(own)
+        p = me.welch_p(moved, own)
         rows.append({"scenario": int(sid), "variant": t["variant"], "trained_in": int(t["scenario"]),
                      "transferred_mean": a["mean"], "transferred_sem": a["sem"],
                      "own_mean": b["mean"], "own_sem": b["sem"], "p": p,
@@ -355,7 +358,7 @@ def fig6(spec: dict, root: str | Path, png: str | Path) -> pd.DataFrame:
     ax.set_xlabel("Table 3 scenario")
     ax.set_ylabel("average slowdown (-)")
     share = float(data["transferred_better"].mean())
-    ax.set_title(f"{mx.VARIANTS[t['variant']].label}, H {spec['horizon']}; {_scale_note(spec)}\n"
+    ax.set_title(f"{ml.VARIANTS[t['variant']].label}, H {spec['horizon']}; {_scale_note(spec)}\n"
                  f"transferred better in {share:.0%} of scenarios (paper "
                  f"{VALUES['fig6.transfer_better_share']:.0%}); * p <= {VALUES['fig6.alpha']:g}", fontsize=7)
     ax.legend(fontsize=7)
@@ -369,7 +372,7 @@ def fig6_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
     data = fig6_data(spec, root)
     t = spec["transfer"]
     lines = ["### MDP design: Fig. 6 t-tests, transferred vs specialised agents", "",
-             f"The {mx.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} (every seed) "
+             f"The {ml.VARIANTS[t['variant']].label} agent trained in scenario {t['scenario']} (every seed) "
              "evaluated without retraining in each scenario's compact env without sparse transitions, "
              f"vs the scenario's own agents; Welch's two-sided p-value (bold: p <= {VALUES['fig6.alpha']:g}). "
              f"{_scale_note(spec)}.", "",
@@ -394,11 +397,11 @@ def horizon_data(spec: dict, root) -> pd.DataFrame:
     rows = []
     for name in study["variants"]:
         for sid in study["scenarios"]:
-            a = mx.per_trial(root, spec, H1, name, sid)
-            b = mx.per_trial(root, spec, H2, name, sid)
-            p = mx.welch_p(a, b)
-            rows.append({"variant": name, "scenario": int(sid), f"mean_H{H1}": mx.summary(a)["mean"],
-                         f"mean_H{H2}": mx.summary(b)["mean"], "p": p,
+            a = me.per_trial(root, spec, H1, name, sid)
+            b = me.per_trial(root, spec, H2, name, sid)
+            p = me.welch_p(a, b)
+            rows.append({"variant": name, "scenario": int(sid), f"mean_H{H1}": me.summary(a)["mean"],
+                         f"mean_H{H2}": me.summary(b)["mean"], "p": p,
                          "rejected": bool(p <= alpha) if np.isfinite(p) else False})
     return pd.DataFrame(rows)
 
@@ -415,7 +418,7 @@ def horizon_ttests(spec: dict, root: str | Path, md: str | Path) -> str:
              f"| MDP | scenario | mean slowdown H {H1} | mean slowdown H {H2} | p |", "| --- | --- | --- | --- | --- |"]
     for _, r in data.iterrows():
         p = _fmt_p(r["p"])
-        lines.append(f"| {mx.VARIANTS[r['variant']].label} | {r['scenario']} | {r[f'mean_H{H1}']:.3f} | "
+        lines.append(f"| {ml.VARIANTS[r['variant']].label} | {r['scenario']} | {r[f'mean_H{H1}']:.3f} | "
                      f"{r[f'mean_H{H2}']:.3f} | {'**' + p + '**' if r['rejected'] else p} |")
     lines += ["", f"Equal performance rejected in {data['rejected'].mean():.1%} of {len(data)} tests "
               f"(paper: {VALUES['horizon.reject_share']:.1%})."]
@@ -464,12 +467,12 @@ def trained_targets(spec: dict) -> list[Target]:
     without a transfer, no H-vs-H table without the second horizon; Fig. 4, the budget figure and
     the claims always."""
     absent = set()
-    if not mx.fig3_scenarios(spec):
+    if not ml.fig3_scenarios(spec):
         absent.add("fig3")
     if not spec.get("fig5"):
         absent.add("fig5")
-    if mx.transfer_spec(spec) is None:
+    if ml.transfer_spec(spec) is None:
         absent |= {"fig6", "fig6_ttests"}
-    if mx.horizon_study(spec) is None:
+    if ml.horizon_study(spec) is None:
         absent.add("horizon_ttests")
     return [t for t in TARGETS if t.name not in absent]

@@ -32,12 +32,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from schedrl.papers.mdp import experiments as mx
+from schedrl.papers.mdp import evaluation as me
+from schedrl.papers.mdp import layout as ml
 from schedrl.report.normalised import PLACED, long_rows
 
 PAPER = "mdp"
-METRIC = mx.METRIC
-ANCHOR_MDP = mx.BASE  # random valid play in this MDP is the 0
+METRIC = me.METRIC
+ANCHOR_MDP = ml.BASE  # random valid play in this MDP is the 0
 AUTHORS_GAP = {"paper": PAPER, "player": "paper's agents" + PLACED,
                "gap": "not placed: the paper reports no heuristic beside its agents (it compares MDPs with each "
                "other) and prints no slowdown values for Figs. 3-6, only t-test outcomes"}
@@ -47,7 +48,7 @@ def _workload(sid: int) -> str:
     return f"scenario {int(sid)}"
 
 
-def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, list[dict]]:
+def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, list[dict]]:
     """(long table, gaps): every player's mean slowdown per scenario; a gap row per player whose
     evaluation is not on disk (not built yet) or not made by this project."""
     rows, gaps = [], []
@@ -66,8 +67,8 @@ def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, li
             return
         rows.append(long_rows(PAPER, _workload(sid), player, role, seed, METRIC, "lower", frame[METRIC].mean()))
 
-    sjf = mx.sjf_path(root, H)
-    uniform = mx.uniform_path(root, H)
+    sjf = ml.sjf_path(root, H)
+    uniform = ml.uniform_path(root, H)
     uniform_frame = pd.read_csv(uniform) if uniform.is_file() else None
     if uniform_frame is None:
         gaps.append({"paper": PAPER, "player": "uniform over all actions", "gap": f"{uniform} missing (run its rule first)"})
@@ -82,22 +83,22 @@ def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, li
                 rows.append(long_rows(PAPER, _workload(sid), "uniform over all actions", "uniform", seed, METRIC,
                                       "lower", part[METRIC].mean()))
         for name in spec["variants"]:
-            label = mx.variant(name).label
+            label = ml.variant(name).label
             for seed in spec["seeds"]:
-                add(mx.eval_path(mx.run_dir(root, H, name, sid, seed)), sid, f"PPO {label}", "agent", seed)
-                ref = mx.reference_root(root, "random")
-                add(mx.eval_path(mx.run_dir(ref, H, name, sid, seed)), sid, f"random valid in {label}",
+                add(ml.eval_path(ml.run_dir(root, H, name, sid, seed)), sid, f"PPO {label}", "agent", seed)
+                ref = ml.reference_root(root, "random")
+                add(ml.eval_path(ml.run_dir(ref, H, name, sid, seed)), sid, f"random valid in {label}",
                     "random" if name == ANCHOR_MDP else "reference", seed)
-                ref = mx.reference_root(root, "untrained")
-                add(mx.eval_path(mx.run_dir(ref, H, name, sid, seed)), sid, f"untrained {label}", "untrained", seed)
-    t = mx.transfer_spec(spec)
+                ref = ml.reference_root(root, "untrained")
+                add(ml.eval_path(ml.run_dir(ref, H, name, sid, seed)), sid, f"untrained {label}", "untrained", seed)
+    t = ml.transfer_spec(spec)
     if t is not None:
-        for name in mx.transfer_variants(spec):
-            player = f"PPO {mx.variant(name).label} from scenario {t['scenario']}"
+        for name in ml.transfer_variants(spec):
+            player = f"PPO {ml.variant(name).label} from scenario {t['scenario']}"
             for seed in spec["seeds"]:
                 for sid in spec["scenarios"]:
-                    add(mx.eval_path(mx.transfer_dir(root, H, name, t["scenario"], seed)), sid, player, "agent", seed)
-    study = mx.horizon_study(spec)
+                    add(ml.eval_path(ml.transfer_dir(root, H, name, t["scenario"], seed)), sid, player, "agent", seed)
+    study = ml.horizon_study(spec)
     if study is not None:
         gaps.append({"paper": PAPER, "player": f"agents at H {study['horizon']}",
                      "gap": f"not placed: SJF and random valid play are played at the main horizon H {H} only"})
