@@ -4,7 +4,7 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
 
 * ``env``: pick-and-reserve env steps per second with the MRSch state (11,410 / 11,422 inputs) and
   the head of the window always picked (no agent), under the config's decision process
-  (``mrsch.process``, ``experiments.env_kwargs``);
+  (``mrsch.process``, ``layout.env_kwargs``);
 * ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions);
 * ``update``: seconds per gradient update at the config's batch size with fused Adam (the
   trainer's); on S1 also with glibc's default allocator (before ``keep_freed_blocks``, which
@@ -40,7 +40,7 @@ from schedrl.agents.allocator import keep_freed_blocks
 from schedrl.agents.device import check_device
 from schedrl.agents.dfp import DFPAgent, adam, train_dfp
 from schedrl.config import load_yaml
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import layout as ml
 from schedrl.workloads.jobsets import real_jobsets
 
 
@@ -53,12 +53,12 @@ def main() -> None:
     args = ap.parse_args()
     check_device(args.device)
     torch.set_num_threads(1)
-    spec = mx.check_spec(load_yaml(args.config)["mrsch"])
-    cfg = mx.dfp_config(spec, "mlp")
+    spec = ml.check_spec(load_yaml(args.config)["mrsch"])
+    cfg = ml.dfp_config(spec, "mlp")
     rates, per_job, gpu_rates = {}, {}, {}
     for wl in ("S1", "S6"):
-        frame = mx.read_part(wl, "train")
-        env = mx.make_env(frame.iloc[:500], int(spec["window"]), **mx.env_kwargs(spec))
+        frame = ml.read_part(wl, "train")
+        env = ml.make_env(frame.iloc[:500], int(spec["window"]), **ml.env_kwargs(spec))
         obs, info = env.reset(seed=0)
         t0, n, done = time.process_time(), 0, False
         while not done:
@@ -89,7 +89,7 @@ def main() -> None:
         sets = [{"jobs": f} for f in real_jobsets(frame, args.sets, args.jobs)]
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.process_time()
-            res = train_dfp(lambda f=frame: mx.make_env(f.iloc[:args.jobs], int(spec["window"]), **mx.env_kwargs(spec)),
+            res = train_dfp(lambda f=frame: ml.make_env(f.iloc[:args.jobs], int(spec["window"]), **ml.env_kwargs(spec)),
                             cfg, sets, 0, tmp, measurement_key="utilization", goal_key="demand_share",
                             checkpoint_every=spec["checkpoint_every"])
             cpu = time.process_time() - t0
@@ -98,11 +98,11 @@ def main() -> None:
         print(f"{wl}: env {env_rate:,.0f} steps/s, act {act * 1e3:.1f} ms, update (batch {b}) {update:.2f} s, "
               f"per decision {act + update / cfg.update_every:.4f} s (act + update / {cfg.update_every}); "
               f"train {rates[wl]:.2f} agent steps per CPU-s ({res.steps} steps, {per_job[wl]:.2f} per job; "
-              f"process {mx.process(spec)})")
+              f"process {ml.process(spec)})")
         if args.device != "cpu":
             gpu_rates[wl] = time_on_device(args.device, agent, obs, info, x, m, cfg, sets, frame, spec, args.jobs,
                                            act, update, rates[wl])
-    runs = mx.dfp_runs(spec) + [(g, st, o) for g, st, o, _ in mx.seed_runs(spec)]
+    runs = ml.dfp_runs(spec) + [(g, st, o) for g, st, o, _ in ml.seed_runs(spec)]
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
     hours = sum(jobs * per_job["S1" if g == "two" else "S6"] / rates["S1" if g == "two" else "S6"] for g, _, _ in runs) / 3600
     print(f"{len(runs)} DFP runs x {jobs:,} training jobs: ~{hours:.1f} core-hours of DFP training at these rates "
@@ -163,7 +163,7 @@ def time_on_device(device, agent, obs, info, x, m, cfg, sets, frame, spec, jobs,
     def train(job_sets):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            res = train_dfp(lambda: mx.make_env(frame.iloc[:jobs], int(spec["window"]), **mx.env_kwargs(spec)),
+            res = train_dfp(lambda: ml.make_env(frame.iloc[:jobs], int(spec["window"]), **ml.env_kwargs(spec)),
                             cfg, job_sets, 0, tmp, measurement_key="utilization", goal_key="demand_share",
                             checkpoint_every=spec["checkpoint_every"], device=device)
             return res.steps, time.perf_counter() - t0

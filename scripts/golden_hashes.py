@@ -4,7 +4,7 @@ Each trainer goes through the pipeline's own code: SB3 A2C, PPO, DQN, TRPO, Mask
 REINFORCE (``deeprm_pg``) through ``schedrl train`` and ``schedrl evaluate`` on schedrl/DeepRM-v0 at
 the smoke env size (phase 2's 20 x 224 image); SEM/DRAS REINFORCE through
 ``schedrl.papers.sem.agents.train_agent`` (what ``schedrl sem train`` runs) on a small synthetic split,
-its greedy test as the evaluation; MRSch's DFP through ``mrsch.experiments.train_dfp_run`` (what
+its greedy test as the evaluation; MRSch's DFP through ``mrsch.training.train_dfp_run`` (what
 ``schedrl mrsch train-dfp`` runs) on small synthetic S1-S5 tables, one greedy play as the evaluation.
 All on one thread, a few seconds each. Per trainer it prints sha256 of the weights (every tensor of
 the saved model, by name in sorted order: name, dtype, shape and bytes; not the zip, whose metadata
@@ -165,7 +165,9 @@ def run_dfp(work: Path) -> tuple[Path, Path, int]:
 
     from schedrl.agents.dfp import DFPAgent
     from schedrl.config import load_yaml
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import evaluation as mev
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import training as mtr
     from schedrl.workloads.swf import write_swf
 
     base = work / "mrsch_tables"
@@ -181,13 +183,13 @@ def run_dfp(work: Path) -> tuple[Path, Path, int]:
             write_swf(frame, base / f"S{k}" / f"{part}.swf")
     spec = load_yaml(ROOT / "config" / "smoke.yaml")["mrsch"]
     spec.update(extra_seeds=[], workloads=[f"S{k}" for k in range(1, 6)], jobs_per_set=80,
-                jobsets={"sampled": 1, "real": 1, "synthetic": 1}, orderings=[mx.PAPER_ORDERING], checkpoint_every=3,
+                jobsets={"sampled": 1, "real": 1, "synthetic": 1}, orderings=[ml.PAPER_ORDERING], checkpoint_every=3,
                 dfp={**spec["dfp"], "state_hidden": [64, 32], "state_out": 32, "select_on_validation": False})
-    spec = mx.check_spec(spec)
-    result = mx.train_dfp_run(spec, "two", "mlp", mx.PAPER_ORDERING, root=work / "mrsch", base=base)
+    spec = ml.check_spec(spec)
+    result = mtr.train_dfp_run(spec, "two", "mlp", ml.PAPER_ORDERING, root=work / "mrsch", base=base)
     model = result.run_dir / "model.zip"
-    frame = mx.read_part("S1", "test", base).iloc[:60]
-    sched, _, _ = mx.play_dfp(DFPAgent.load(model), mx.make_env(frame, int(spec["window"]), **mx.env_kwargs(spec)), frame)
+    frame = ml.read_part("S1", "test", base).iloc[:60]
+    sched, _, _ = mev.play_dfp(DFPAgent.load(model), ml.make_env(frame, int(spec["window"]), **ml.env_kwargs(spec)), frame)
     out = work / "dfp_eval.csv"
     out.write_text(sched.to_csv(index=False, float_format="%.9g"))
     return model, out, int(result.steps)

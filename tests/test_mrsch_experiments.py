@@ -16,7 +16,10 @@ import pytest
 from schedrl.config import load_yaml
 from schedrl.errors import ConfigError
 from schedrl.papers.mrsch import claims
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import cost as mcost
+from schedrl.papers.mrsch import evaluation as mev
+from schedrl.papers.mrsch import layout as ml
+from schedrl.papers.mrsch import training as mtr
 from schedrl.workloads.swf import SWF_FIELDS, write_swf
 
 
@@ -27,27 +30,27 @@ def _spec(**over):
 
 
 def test_spec_checks():
-    mx.check_spec(_spec())
+    ml.check_spec(_spec())
     with pytest.raises(ConfigError, match="paper's"):
-        mx.check_spec(_spec(orderings=["real-sampled-synthetic"]))
+        ml.check_spec(_spec(orderings=["real-sampled-synthetic"]))
     with pytest.raises(ConfigError, match="each of"):
-        mx.check_spec(_spec(orderings=["sampled-real-synthetic", "real-real-synthetic"]))
+        ml.check_spec(_spec(orderings=["sampled-real-synthetic", "real-real-synthetic"]))
     with pytest.raises(ConfigError, match="unknown hyperparameter"):
-        mx.check_spec(_spec(dfp={"lr": 1}))
+        ml.check_spec(_spec(dfp={"lr": 1}))
     with pytest.raises(ConfigError, match="fig8"):
-        mx.check_spec(_spec(workloads=["S1", "S6"]))
-    runs = mx.dfp_runs(_spec())
-    assert ("two", "mlp", mx.PAPER_ORDERING) in runs and ("three", "mlp", mx.PAPER_ORDERING) in runs
-    assert ("two", "cnn", mx.PAPER_ORDERING) in runs and ("two", "mlp", "real-sampled-synthetic") in runs
+        ml.check_spec(_spec(workloads=["S1", "S6"]))
+    runs = ml.dfp_runs(_spec())
+    assert ("two", "mlp", ml.PAPER_ORDERING) in runs and ("three", "mlp", ml.PAPER_ORDERING) in runs
+    assert ("two", "cnn", ml.PAPER_ORDERING) in runs and ("two", "mlp", "real-sampled-synthetic") in runs
 
 
 def test_extra_seeds_checked_in_one_line():
     """extra_seeds: distinct integers >= 0 besides mrsch.seed, each error one line naming the key."""
-    assert mx.seeds(mx.check_spec(_spec(extra_seeds=[2, 1]))) == [0, 2, 1]
-    assert mx.extra_seeds(mx.check_spec({k: v for k, v in _spec().items() if k != "extra_seeds"})) == []
+    assert ml.seeds(ml.check_spec(_spec(extra_seeds=[2, 1]))) == [0, 2, 1]
+    assert ml.extra_seeds(ml.check_spec({k: v for k, v in _spec().items() if k != "extra_seeds"})) == []
     for bad in ([0], [1, 1], [-1], "1", [1.5], [True]):
         with pytest.raises(ConfigError, match=r"mrsch\.extra_seeds") as exc:
-            mx.check_spec(_spec(extra_seeds=bad))
+            ml.check_spec(_spec(extra_seeds=bad))
         assert "\n" not in str(exc.value)
     spec = json.dumps(_spec(extra_seeds=[0]))
     r = subprocess.run([sys.executable, "-m", "schedrl.cli", "mrsch", "cost", "--spec", spec], capture_output=True, text=True)
@@ -55,26 +58,26 @@ def test_extra_seeds_checked_in_one_line():
 
 
 def test_seed_runs_are_the_main_agents_in_their_own_folders(tmp_path):
-    spec = mx.check_spec(_spec(extra_seeds=[1, 2]))
-    assert mx.seed_runs(spec) == [("two", "mlp", mx.PAPER_ORDERING, 1), ("three", "mlp", mx.PAPER_ORDERING, 1),
-                                  ("two", "mlp", mx.PAPER_ORDERING, 2), ("three", "mlp", mx.PAPER_ORDERING, 2)]
+    spec = ml.check_spec(_spec(extra_seeds=[1, 2]))
+    assert ml.seed_runs(spec) == [("two", "mlp", ml.PAPER_ORDERING, 1), ("three", "mlp", ml.PAPER_ORDERING, 1),
+                                  ("two", "mlp", ml.PAPER_ORDERING, 2), ("three", "mlp", ml.PAPER_ORDERING, 2)]
     # the base seed keeps its folders; an extra seed's sit beside the base run's files
-    base = mx.dfp_dir(tmp_path, "two", "mlp", mx.PAPER_ORDERING)
-    assert base == tmp_path / "dfp" / "two" / "mlp" / mx.PAPER_ORDERING
-    assert mx.dfp_dir(tmp_path, "two", "mlp", mx.PAPER_ORDERING, 2) == base / "seed2"
-    assert mx.eval_model(spec, tmp_path, "two", "mlp", 0) == base / mx.SELECTED_NAME
-    assert mx.eval_model(spec, tmp_path, "two", "mlp", 1) == base / "seed1" / mx.SELECTED_NAME
-    assert mx.eval_dir(tmp_path, "S3", "train", 1) == tmp_path / "eval_insample" / "S3" / "seed1"
-    assert mx.budget_model(tmp_path, "three", "mlp", 0.25, seed=2) == (
-        tmp_path / "dfp" / "three" / "mlp" / mx.PAPER_ORDERING / "seed2" / "budget_0.25.zip")
+    base = ml.dfp_dir(tmp_path, "two", "mlp", ml.PAPER_ORDERING)
+    assert base == tmp_path / "dfp" / "two" / "mlp" / ml.PAPER_ORDERING
+    assert ml.dfp_dir(tmp_path, "two", "mlp", ml.PAPER_ORDERING, 2) == base / "seed2"
+    assert ml.eval_model(spec, tmp_path, "two", "mlp", 0) == base / ml.SELECTED_NAME
+    assert ml.eval_model(spec, tmp_path, "two", "mlp", 1) == base / "seed1" / ml.SELECTED_NAME
+    assert ml.eval_dir(tmp_path, "S3", "train", 1) == tmp_path / "eval_insample" / "S3" / "seed1"
+    assert ml.budget_model(tmp_path, "three", "mlp", 0.25, seed=2) == (
+        tmp_path / "dfp" / "three" / "mlp" / ml.PAPER_ORDERING / "seed2" / "budget_0.25.zip")
     with pytest.raises(ConfigError, match="MLP agents"):  # the ablations stay on the base seed
-        mx.train_dfp_run(spec, "two", "cnn", mx.PAPER_ORDERING, root=tmp_path, seed=1)
+        mtr.train_dfp_run(spec, "two", "cnn", ml.PAPER_ORDERING, root=tmp_path, seed=1)
     with pytest.raises(ConfigError, match="neither"):
-        mx.eval_model(spec, tmp_path, "two", "mlp", 3)
+        ml.eval_model(spec, tmp_path, "two", "mlp", 3)
     # cost: each extra seed adds one MLP run per group (and its evaluations)
-    one, three = mx.estimate_core_hours(_spec(extra_seeds=[])), mx.estimate_core_hours(spec)
+    one, three = mcost.estimate_core_hours(_spec(extra_seeds=[])), mcost.estimate_core_hours(spec)
     assert three["dfp_runs"] == one["dfp_runs"] + 4
-    assert three["dfp"] - one["dfp"] == pytest.approx(2 * (mx.dfp_seconds(spec, "two") + mx.dfp_seconds(spec, "three")) / 3600)
+    assert three["dfp"] - one["dfp"] == pytest.approx(2 * (mcost.dfp_seconds(spec, "two") + mcost.dfp_seconds(spec, "three")) / 3600)
     assert three["evaluate"] == pytest.approx(3 * one["evaluate"]) and three["select"] > one["select"]
 
 
@@ -119,11 +122,11 @@ def _tree(tmp_path, n=240):
 def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):
     base = _tree(tmp_path)
     spec = _spec(jobs_per_set=30, jobsets={"sampled": 2, "real": 5, "synthetic": 3})
-    a = mx.jobsets(spec, "two", base)
-    b = mx.jobsets(spec, "two", base)
-    assert [len(a[k]) for k in mx.KINDS] == [2, 5, 3]
-    assert all(len(f) == 30 for k in mx.KINDS for f in a[k])
-    for k in mx.KINDS:
+    a = ml.jobsets(spec, "two", base)
+    b = ml.jobsets(spec, "two", base)
+    assert [len(a[k]) for k in ml.KINDS] == [2, 5, 3]
+    assert all(len(f) == 30 for k in ml.KINDS for f in a[k])
+    for k in ml.KINDS:
         for x, y in zip(a[k], b[k]):
             pd.testing.assert_frame_equal(x, y)
     # real set i comes from workload i mod 5: five different tables
@@ -134,22 +137,22 @@ def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):
     assert all(hi < lo2 for (_, hi), (lo2, _) in zip(spans, spans[1:])), spans
     # the in-sample protocol evaluates exactly the real sets each workload contributed to training
     spec["jobsets"]["real"] = 7  # S1 and S2 give two sets each, S3-S5 one
-    real = mx.jobsets(spec, "two", base)["real"]
-    s1 = mx.trained_real_sets(spec, "S1", base)
-    assert len(s1) == 2 and len(mx.trained_real_sets(spec, "S3", base)) == 1
+    real = ml.jobsets(spec, "two", base)["real"]
+    s1 = mev.trained_real_sets(spec, "S1", base)
+    assert len(s1) == 2 and len(mev.trained_real_sets(spec, "S3", base)) == 1
     for got, want in zip(s1, (real[0], real[5])):
         pd.testing.assert_frame_equal(got, want)
     spec["jobsets"]["real"] = 1  # as the smoke config: only S1 gave a real set
-    assert mx.insample_workloads(spec, "two") == ["S1"]
+    assert mev.insample_workloads(spec, "two") == ["S1"]
     with pytest.raises(ConfigError, match="S2 gave no real training job set"):
-        mx.trained_real_sets(spec, "S2", base)
+        mev.trained_real_sets(spec, "S2", base)
 
 
 def test_pool_metrics_sums_counts_and_keeps_the_worst_time():
     a = pd.DataFrame({"workload": ["S1"] * 2, "method": ["fcfs", "mrsch"], "jobs": [500, 500],
                       "mean_wait_h": [2.0, 1.0], "decisions": [np.nan, 400], "decision_ms_max": [np.nan, 30.0]})
     b = a.assign(mean_wait_h=[4.0, 3.0], decisions=[np.nan, 600], decision_ms_max=[np.nan, 10.0])
-    pooled = mx.pool_metrics([a, b]).set_index("method")
+    pooled = mev.pool_metrics([a, b]).set_index("method")
     assert pooled.loc["mrsch", "jobs"] == 1000 and pooled.loc["mrsch", "decisions"] == 1000
     assert pooled.loc["mrsch", "mean_wait_h"] == 2.0 and pooled.loc["fcfs", "mean_wait_h"] == 3.0
     assert pooled.loc["mrsch", "decision_ms_max"] == 30.0 and pooled["jobsets"].eq(2).all()
@@ -158,12 +161,12 @@ def test_pool_metrics_sums_counts_and_keeps_the_worst_time():
 
 def test_env_decision_structure_and_scalar_reward(tmp_path):
     base = _tree(tmp_path)
-    frame = mx.read_part("S1", "test", base)
-    env = mx.make_env(frame, 10)
+    frame = ml.read_part("S1", "test", base)
+    env = ml.make_env(frame, 10)
     obs, info = env.reset(options={"jobs": frame.iloc[:50]})
     assert env.action_space.n == 10 and obs.shape == (4 * 10 + 2 * 16 + 2 * 8,)
     assert info["utilization"].shape == (2,) and np.isclose(info["demand_share"].sum(), 1.0)
-    wrapped = mx.FixedWeightReward(mx.make_env(frame, 10), [0.5, 0.5])
+    wrapped = mtr.FixedWeightReward(ml.make_env(frame, 10), [0.5, 0.5])
     obs, info = wrapped.reset(options={"jobs": frame.iloc[:50]})
     _, reward, _, _, info = wrapped.step(0)
     assert reward == pytest.approx(0.5 * info["utilization"].sum())
@@ -173,14 +176,14 @@ def test_env_decision_structure_and_scalar_reward(tmp_path):
 def test_kiviat_scores_and_gains_by_hand():
     frame = pd.DataFrame({"workload": ["S1"] * 2, "method": ["fcfs", "mrsch"], "node_util": [0.5, 1.0],
                           "bb_util": [0.4, 0.2], "mean_wait_h": [2.0, 1.0], "mean_slowdown": [4.0, 4.0]})
-    s = mx.kiviat_scores(frame, ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]).set_index("method")
+    s = mev.kiviat_scores(frame, ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]).set_index("method")
     assert s.loc["fcfs", ["k_node_util", "k_bb_util", "k_mean_wait_h", "k_mean_slowdown"]].tolist() == [0.5, 1.0, 0.5, 1.0]
     # area of a 4-axis polygon: 0.5 sin(90 deg) (a b + b c + c d + d a)
     assert s.loc["fcfs", "area"] == pytest.approx(0.5 * (0.5 + 0.5 + 0.5 + 0.5))
     assert s.loc["mrsch", "area"] == pytest.approx(0.5 * (0.5 + 0.5 + 1 + 1))
-    g = mx.improvement(frame, "mean_wait_h", baselines=("fcfs",))
+    g = mev.improvement(frame, "mean_wait_h", baselines=("fcfs",))
     assert g["gain"].tolist() == [0.5]  # wait halved
-    assert mx.improvement(frame, "bb_util", baselines=("fcfs",))["gain"].tolist() == [-0.5]
+    assert mev.improvement(frame, "bb_util", baselines=("fcfs",))["gain"].tolist() == [-0.5]
     assert claims.kiviat_best(frame, ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"])[:2] == (1, 1)
 
 
@@ -229,13 +232,13 @@ def _results_tree(root, spec):
             # ga_hold (diagnostic, issue 35) would win everything if it counted
             better = 1.0 + 0.1 * (m == "mrsch") + 1.0 * (m == "ga_hold")
             rows.append({"workload": w, "method": m, "jobs": 100, "node_util": 0.5 * better, "bb_util": 0.4 * better,
-                         "power_util": 0.6 * better if mx.group_of(w) == "three" else np.nan,
+                         "power_util": 0.6 * better if ml.group_of(w) == "three" else np.nan,
                          "mean_wait_h": 2.0 / better + 0.01 * k, "mean_slowdown": 5.0 / better, "decision_ms_max": 20.0,
                          "instance_ms_max": 50.0})
-        d = mx.eval_dir(root, w)
+        d = ml.eval_dir(root, w)
         d.mkdir(parents=True)
         pd.DataFrame(rows).to_csv(d / "metrics.csv", index=False)
-        insample = mx.eval_dir(root, w, "train")  # in-sample: MRSch only ties the GA's wait
+        insample = ml.eval_dir(root, w, "train")  # in-sample: MRSch only ties the GA's wait
         insample.mkdir(parents=True)
         pd.DataFrame(rows).assign(mean_wait_h=2.0, jobsets=2).to_csv(insample / "metrics.csv", index=False)
         clock = np.arange(0, 48 * 3600, 600.0)
@@ -250,35 +253,35 @@ def _results_tree(root, spec):
         pd.concat(jobs).assign(jobset=0).to_csv(insample / "jobs.csv", index=False)
     for group in ("two", "three"):
         rows, goals = [], []
-        for f in mx.BUDGET_SNAPSHOTS:
-            for w in [w for w in spec["workloads"] if mx.group_of(w) == group]:
-                final = pd.read_csv(mx.eval_dir(root, w) / "metrics.csv")
+        for f in ml.BUDGET_SNAPSHOTS:
+            for w in [w for w in spec["workloads"] if ml.group_of(w) == group]:
+                final = pd.read_csv(ml.eval_dir(root, w) / "metrics.csv")
                 for split in ("test", "train"):
                     for m in ("mrsch", "mrsch_cnn"):
                         r = final[final["method"] == m].iloc[0].to_dict()
                         r.update(fraction=f, budget_jobs=100 * f, split=split, mean_wait_h=2.5 - f, jobsets=2)
                         rows.append(r)
-                goals.append(pd.read_csv(mx.eval_dir(root, w) / "goals.csv").assign(fraction=f))
+                goals.append(pd.read_csv(ml.eval_dir(root, w) / "goals.csv").assign(fraction=f))
         d = root / "eval_budget" / group
         d.mkdir(parents=True)
         pd.DataFrame(rows).to_csv(d / "metrics.csv", index=False)
         pd.concat(goals).to_csv(d / "goals.csv", index=False)
     # extra seeds: MRSch (MLP) alone, the base seed's numbers (so the means equal them)
-    for seed in mx.extra_seeds(spec):
+    for seed in ml.extra_seeds(spec):
         for w in spec["workloads"]:
             for split in ("test", "train"):
-                d, out = mx.eval_dir(root, w, split), mx.eval_dir(root, w, split, seed)
+                d, out = ml.eval_dir(root, w, split), ml.eval_dir(root, w, split, seed)
                 out.mkdir(parents=True)
                 for name in ("metrics.csv", "jobs.csv", "goals.csv")[: 3 if split == "test" else 2]:
                     f = pd.read_csv(d / name)
                     (f[f["method"] == "mrsch"] if "method" in f else f).to_csv(out / name, index=False)
         for group in ("two", "three"):
-            out = mx.budget_dir(root, group, seed)
+            out = ml.budget_dir(root, group, seed)
             out.mkdir(parents=True)
-            f = pd.read_csv(mx.budget_dir(root, group) / "metrics.csv")
+            f = pd.read_csv(ml.budget_dir(root, group) / "metrics.csv")
             f[f["method"] == "mrsch"].to_csv(out / "metrics.csv", index=False)
     for i, o in enumerate(spec["orderings"]):
-        d = mx.dfp_dir(root, "two", "mlp", o)
+        d = ml.dfp_dir(root, "two", "mlp", o)
         d.mkdir(parents=True)
         steps = np.arange(1, 51)
         pd.DataFrame({"update": steps, "timesteps": steps * 8, "episode": steps // 10,
@@ -288,7 +291,7 @@ def _results_tree(root, spec):
 def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     from schedrl.papers.mrsch import figures
 
-    spec = mx.check_spec(_spec())
+    spec = ml.check_spec(_spec())
     _results_tree(tmp_path, spec)
     rows = {r["claim_id"]: r for r in claims.claims_rows(spec, tmp_path)}  # writes claims_budget.csv
     for t in figures.TARGETS:
@@ -299,7 +302,7 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
     assert rows["fig7-best"]["ours"] == "5 of 5" and rows["fig7-best"]["verdict"] == "reproduced"
     assert rows["fig5-best"]["ours"] == "5 of 5"
     assert rows["fig10-best"]["verdict"] == "reproduced"
-    assert rows["fig4-ordering"]["ours"] == mx.PAPER_ORDERING  # the lowest curve
+    assert rows["fig4-ordering"]["ours"] == ml.PAPER_ORDERING  # the lowest curve
     assert rows["fig9-largest"]["ours"] == "5 of 5" and rows["fig8-range"]["verdict"] == "reproduced"
     # waits 2.0 -> 2/1.1: 9-10 % reductions, far from 48 %
     assert rows["fig6-mean_wait_h"]["verdict"] == "not reproduced"
@@ -331,8 +334,8 @@ def test_figures_and_claims_on_a_synthetic_tree(tmp_path):
 
 
 def test_cost_model():
-    smoke = mx.estimate_core_hours(mx.check_spec(_spec()))
-    default = mx.estimate_core_hours(mx.check_spec(load_yaml("config/config.yaml")["mrsch"]))
+    smoke = mcost.estimate_core_hours(ml.check_spec(_spec()))
+    default = mcost.estimate_core_hours(ml.check_spec(load_yaml("config/config.yaml")["mrsch"]))
     # four base runs (smoke: two orderings) or five, plus one MLP run per group on the extra seed
     assert smoke["dfp_runs"] == 4 + 2 and default["dfp_runs"] == 5 + 2
     assert sum(v for k, v in smoke.items() if k != "dfp_runs") < 0.5  # minutes, not hours
@@ -345,16 +348,16 @@ def test_lockstep_play_equals_one_by_one(tmp_path):
     from schedrl.agents.dfp import DFPAgent, DFPConfig
 
     base = _tree(tmp_path, n=60)
-    frames = [mx.read_part(w, "test", base) for w in ("S1", "S2", "S3")]
+    frames = [ml.read_part(w, "test", base) for w in ("S1", "S2", "S3")]
     frames[2] = frames[2].iloc[:25]  # episodes of different lengths
-    env = mx.make_env(frames[0], 4)
+    env = ml.make_env(frames[0], 4)
     obs, info = env.reset(options={"jobs": frames[0]})
     cfg = DFPConfig(state_hidden=[16], state_out=8, meas_hidden=[8], goal_hidden=[8], stream_hidden=16,
                     offsets=[1, 2], offset_weights=[1.0, 0.5])
     agent = DFPAgent(obs.size, len(info["utilization"]), int(env.action_space.n), cfg)
-    scheds, traces = mx.play_dfp_batch(agent, [mx.make_env(f, 4) for f in frames], frames)
+    scheds, traces = mev.play_dfp_batch(agent, [ml.make_env(f, 4) for f in frames], frames)
     for f, sched, trace in zip(frames, scheds, traces):
-        alone, alone_trace, _ = mx.play_dfp(agent, mx.make_env(f, 4), f)
+        alone, alone_trace, _ = mev.play_dfp(agent, ml.make_env(f, 4), f)
         pd.testing.assert_frame_equal(sched.reset_index(drop=True), alone.reset_index(drop=True))
         np.testing.assert_allclose(trace.to_numpy(), alone_trace.to_numpy())
 
@@ -392,10 +395,10 @@ def test_two_seeds_mean_and_interval_by_hand():
     base = pd.DataFrame({"workload": "S1", "method": ["fcfs", "mrsch"], "mean_wait_h": [4.0, 2.0],
                          "instance_ms_max": [np.nan, 30.0], "seed": 0})
     seed1 = pd.DataFrame({"workload": "S1", "method": ["mrsch"], "mean_wait_h": [3.0], "instance_ms_max": [50.0], "seed": 1})
-    m = mx.mean_over_seeds(pd.concat([base, seed1], ignore_index=True), ["workload", "method"]).set_index("method")
+    m = mev.mean_over_seeds(pd.concat([base, seed1], ignore_index=True), ["workload", "method"]).set_index("method")
     assert m.loc["mrsch", "mean_wait_h"] == 2.5 and m.loc["mrsch", "instance_ms_max"] == 50.0
     assert m.loc["mrsch", "seeds"] == 2 and m.loc["fcfs", "seeds"] == 1 and "seed" not in m
-    assert mx.improvement(m.reset_index(), "mean_wait_h", baselines=("fcfs",))["gain"].iloc[0] == pytest.approx(0.375)
+    assert mev.improvement(m.reset_index(), "mean_wait_h", baselines=("fcfs",))["gain"].iloc[0] == pytest.approx(0.375)
 
 
 def test_validation_score_by_hand():
@@ -404,14 +407,14 @@ def test_validation_score_by_hand():
     t = pd.DataFrame({"fraction": [0.5, 0.5, 1.0, 1.0], "workload": ["S1", "S2", "S1", "S2"],
                       "mean_wait_h": [2.0, 1.0, 1.0, 4.0], "fcfs_wait_h": [2.0, 2.0, 2.0, 2.0],
                       "mean_slowdown": [3.0, 3.0, 1.5, 6.0], "fcfs_slowdown": [3.0, 3.0, 3.0, 3.0]})
-    s = mx.validation_score(t)
+    s = mtr.validation_score(t)
     # 0.5: S1 (1 + 1)/2 = 1, S2 (0.5 + 1)/2 = 0.75 -> 0.875; 1.0: S1 0.5, S2 2 -> 1.25
     assert s.groupby("fraction")["score"].first().to_dict() == pytest.approx({0.5: 0.875, 1.0: 1.25})
-    assert mx.best_fraction(s) == 0.5
+    assert mtr.best_fraction(s) == 0.5
     tie = pd.DataFrame({"fraction": [0.25, 1.0], "score": [0.9, 0.9]})
-    assert mx.best_fraction(tie) == 1.0
+    assert mtr.best_fraction(tie) == 1.0
     # a zero FCFS wait is floored at one minute, not divided by
-    z = mx.validation_score(t.assign(fcfs_wait_h=0.0))
+    z = mtr.validation_score(t.assign(fcfs_wait_h=0.0))
     assert np.isfinite(z["score"]).all()
 
 
@@ -430,56 +433,56 @@ def test_selection_picks_the_checkpoint_that_scores_best(tmp_path):
     from schedrl.sim import simulate
 
     base, root = _val_tree(tmp_path / "wl"), tmp_path / "res"
-    spec = mx.check_spec(_spec(workloads=["S1", "S2", "S3", "S4", "S5"], eval={"max_jobs": 30}))
-    run, run1 = mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING), mx.dfp_dir(root, "two", "mlp", mx.PAPER_ORDERING, 1)
+    spec = ml.check_spec(_spec(workloads=["S1", "S2", "S3", "S4", "S5"], eval={"max_jobs": 30}))
+    run, run1 = ml.dfp_dir(root, "two", "mlp", ml.PAPER_ORDERING), ml.dfp_dir(root, "two", "mlp", ml.PAPER_ORDERING, 1)
     run1.mkdir(parents=True)
     delay = {0.125: 3.0, 0.25: 0.0, 0.5: 1.0, 1.0: 2.0}
     delay1 = {0.125: 3.0, 0.25: 1.0, 0.5: 0.0, 1.0: 2.0}  # the extra seed's best is 1/2 of training
     for f in delay:
-        (run / mx.budget_name(f)).write_text(f"model {f}")
-        (run1 / mx.budget_name(f)).write_text(f"seed 1 model {f}")
+        (run / ml.budget_name(f)).write_text(f"model {f}")
+        (run1 / ml.budget_name(f)).write_text(f"seed 1 model {f}")
 
     def player(path, frames):
-        f = next(k for k in delay if mx.budget_name(k) == path.name)
+        f = next(k for k in delay if ml.budget_name(k) == path.name)
         d = delay1 if path.parent == run1 else delay
         out = []
         for frame in frames:
-            s = simulate(frame, mx.cluster_of(frame), policy="fcfs", backfill="easy").copy()
+            s = simulate(frame, ml.cluster_of(frame), policy="fcfs", backfill="easy").copy()
             s["start_time"] += 3600 * d[f]
             s["end_time"] += 3600 * d[f]
             out.append(s)
         return out
 
-    scored, best = mx.select_model(spec, "two", "mlp", root=root, base=base, player=player)
+    scored, best = mtr.select_model(spec, "two", "mlp", root=root, base=base, player=player)
     assert best == 0.25
     per = scored.groupby("fraction")["score"].first()
     # this light load leaves FCFS no wait: 0 / the one-minute floor and slowdown 1 / 1 give 0.5
     assert per[0.25] == pytest.approx(0.5) and (per.drop(0.25) > 1.0).all()
     assert list(per.sort_values().index) == [0.25, 0.5, 1.0, 0.125]
-    assert (run / mx.SELECTED_NAME).read_text() == "model 0.25"
-    table = pd.read_csv(run / mx.VALIDATION_NAME)
+    assert (run / ml.SELECTED_NAME).read_text() == "model 0.25"
+    table = pd.read_csv(run / ml.VALIDATION_NAME)
     assert len(table) == 4 * 5 and set(table["workload"]) == {"S1", "S2", "S3", "S4", "S5"}
     assert table.loc[table["selected"], "checkpoint"].unique().tolist() == ["budget_0.25.zip"]
-    assert json.loads((run / mx.SELECTION_NAME).read_text())["fraction"] == 0.25
-    assert mx.eval_model(spec, root, "two", "mlp") == run / mx.SELECTED_NAME
-    assert mx.select_model(spec, "two", "mlp", root=root, base=base, player=player, seed=1)[1] == 0.5
-    assert (run1 / mx.SELECTED_NAME).read_text() == "seed 1 model 0.5" and mx.selected_fraction(root, "two", "mlp") == 0.25
-    assert mx.eval_model(spec, root, "two", "mlp", 1) == run1 / mx.SELECTED_NAME
+    assert json.loads((run / ml.SELECTION_NAME).read_text())["fraction"] == 0.25
+    assert ml.eval_model(spec, root, "two", "mlp") == run / ml.SELECTED_NAME
+    assert mtr.select_model(spec, "two", "mlp", root=root, base=base, player=player, seed=1)[1] == 0.5
+    assert (run1 / ml.SELECTED_NAME).read_text() == "seed 1 model 0.5" and mtr.selected_fraction(root, "two", "mlp") == 0.25
+    assert ml.eval_model(spec, root, "two", "mlp", 1) == run1 / ml.SELECTED_NAME
     assert claims.model_reading(spec, root).endswith(
         "model selected on the validation split at 0.25 of training (S1-S5, seed 0), ? of training (S1-S5 CNN, seed 0), "
         "0.5 of training (S1-S5, seed 1)")
 
 
 def test_selection_off_uses_the_final_model_and_bad_value_is_one_line(tmp_path):
-    spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
-    assert not mx.select_on_validation(spec)
-    assert mx.eval_model(spec, "r", "two", "mlp").name == "model.zip"
+    spec = ml.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
+    assert not ml.select_on_validation(spec)
+    assert ml.eval_model(spec, "r", "two", "mlp").name == "model.zip"
     assert claims.model_reading(spec, "r").endswith("; final model")
     assert claims.model_reading(_spec(extra_seeds=[], dfp=spec["dfp"]), "r") == "final model"
-    assert mx.select_on_validation(mx.check_spec(_spec()))  # smoke turns it on
+    assert ml.select_on_validation(ml.check_spec(_spec()))  # smoke turns it on
     bad = _spec(dfp={**_spec()["dfp"], "select_on_validation": "yes"})
     with pytest.raises(ConfigError, match="mrsch.dfp.select_on_validation must be true or false"):
-        mx.check_spec(bad)
+        ml.check_spec(bad)
     r = subprocess.run([sys.executable, "-m", "schedrl.cli", "mrsch", "select", "--spec", json.dumps(bad),
                         "--root", str(tmp_path), "--group", "two"], capture_output=True, text=True)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "select_on_validation" in r.stderr
@@ -496,10 +499,10 @@ def test_budget_curve_keeps_the_final_model_when_the_evaluation_uses_the_selecte
     off = claims.at_fraction(final, budgets[budgets["fraction"] < 1], 1.0, "test")  # option off: the main evaluation's
     assert off.set_index("method")["mean_wait_h"].to_dict() == {"fcfs": 5.0, "mrsch": 3.0}
     assert claims.at_fraction(final, budgets, 0.5, "test").set_index("method")["mean_wait_h"]["mrsch"] == 4.0
-    spec = mx.check_spec(_spec())
-    assert mx.estimate_core_hours(spec)["select"] > 0
-    off_spec = mx.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
-    assert mx.estimate_core_hours(off_spec)["select"] == 0
+    spec = ml.check_spec(_spec())
+    assert mcost.estimate_core_hours(spec)["select"] > 0
+    off_spec = ml.check_spec(_spec(dfp={**_spec()["dfp"], "select_on_validation": False}))
+    assert mcost.estimate_core_hours(off_spec)["select"] == 0
 
 
 # issue 35: one decision process for every method of every comparison
@@ -528,7 +531,7 @@ def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypat
     default = load_yaml("config/config.yaml")["mrsch"]
     assert default["process"] == "every_event"
     # the default's process keys, at a size the synthetic tree holds
-    spec = mx.check_spec({**_spec(), "process": default["process"], "ask_when_none_fits": default["ask_when_none_fits"],
+    spec = ml.check_spec({**_spec(), "process": default["process"], "ask_when_none_fits": default["ask_when_none_fits"],
                           "jobs_per_set": 30, "workloads": ["S1", "S2", "S3", "S4", "S5"],
                           "fig8": {"workload": "S5", "hours": 12}, "eval": {"max_jobs": 60}})
     import shutil
@@ -538,7 +541,7 @@ def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypat
     for k in range(1, 6):
         shutil.copyfile(base / f"S{k}" / "test.swf", base / f"S{k}" / "val.swf")
     envs, gas = [], []
-    real_make, real_ga = mx.make_env, ga_mod.simulate_window_optimiser
+    real_make, real_ga = ml.make_env, ga_mod.simulate_window_optimiser
 
     def make_env(frame, window, jobs=None, **kwargs):
         env = real_make(frame, window, jobs=jobs, **kwargs)
@@ -549,7 +552,8 @@ def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypat
         gas.append(kwargs.get("process", "every_event"))
         return real_ga(*args, **kwargs)
 
-    monkeypatch.setattr(mx, "make_env", make_env)
+    monkeypatch.setattr(mev, "make_env", make_env)  # looked up there and in training
+    monkeypatch.setattr(mtr, "make_env", make_env)
     monkeypatch.setattr(ga_mod, "simulate_window_optimiser", ga)
     monkeypatch.setattr(dfp_mod.DFPAgent, "load", classmethod(lambda cls, path: _FakeDFP()))
     monkeypatch.setattr(rf_mod.ReinforcePolicy, "load", classmethod(lambda cls, path: _FakePolicy()))
@@ -565,38 +569,38 @@ def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypat
 
     monkeypatch.setattr(dfp_mod, "train_dfp", fake_train_dfp)
     monkeypatch.setattr(rf_mod, "train_reinforce", fake_train_reinforce)
-    mx.train_dfp_run(spec, "two", "mlp", mx.PAPER_ORDERING, root=tmp_path, base=base)
-    mx.train_scalar_run(spec, "two", root=tmp_path, base=base)
+    mtr.train_dfp_run(spec, "two", "mlp", ml.PAPER_ORDERING, root=tmp_path, base=base)
+    mtr.train_scalar_run(spec, "two", root=tmp_path, base=base)
     assert records["dfp"]["process"] == records["reinforce"]["process"] == "every_event"  # run folders name it
     assert len(envs) == 2
-    metrics, _, jobs = mx.evaluate_workload(spec, "S1", root=tmp_path, base=base)
-    mx.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
+    metrics, _, jobs = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base)
+    mev.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
     assert {"fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn", "ga_hold"} == set(metrics["method"])
-    mx.evaluate_budgets(spec, "two", root=tmp_path, base=base)
+    mev.evaluate_budgets(spec, "two", root=tmp_path, base=base)
     monkeypatch.setattr("shutil.copyfile", lambda a, b: None)  # no model files behind the fake loads
-    mx.select_model(spec, "two", "mlp", root=tmp_path, base=base)
+    mtr.select_model(spec, "two", "mlp", root=tmp_path, base=base)
     assert len(envs) > 10 and set(envs) == {("every_event", False)}
     # the GA and the exhaustive check re-plan at every event; hold only for the diagnostic row
     assert gas.count("hold") == gas.count("every_event") / 2 and set(gas) == {"every_event", "hold"}
-    assert mx.ga_plays(spec) == [("ga", 0, "every_event"), ("exhaustive", 16, "every_event"), ("ga_hold", 0, "hold")]
+    assert mev.ga_plays(spec) == [("ga", 0, "every_event"), ("exhaustive", 16, "every_event"), ("ga_hold", 0, "hold")]
 
 
 def test_hold_stays_runnable_and_process_keys_are_checked():
-    hold = mx.check_spec(_spec(process="hold", ask_when_none_fits=True))
-    assert mx.env_kwargs(hold) == {} and mx.ga_plays(hold) == [("ga", 0, "hold"), ("exhaustive", 16, "hold")]
-    legacy = mx.check_spec({k: v for k, v in _spec().items() if k not in ("process", "ask_when_none_fits")})
-    assert mx.process(legacy) == "hold" and mx.env_kwargs(legacy) == {}  # old specs: old runs still match
-    assert mx.env_kwargs(mx.check_spec(_spec())) == {"process": "every_event", "ask_when_none_fits": False}
+    hold = ml.check_spec(_spec(process="hold", ask_when_none_fits=True))
+    assert ml.env_kwargs(hold) == {} and mev.ga_plays(hold) == [("ga", 0, "hold"), ("exhaustive", 16, "hold")]
+    legacy = ml.check_spec({k: v for k, v in _spec().items() if k not in ("process", "ask_when_none_fits")})
+    assert ml.process(legacy) == "hold" and ml.env_kwargs(legacy) == {}  # old specs: old runs still match
+    assert ml.env_kwargs(ml.check_spec(_spec())) == {"process": "every_event", "ask_when_none_fits": False}
     for over, match in (({"process": "sometimes"}, "mrsch.process"), ({"ask_when_none_fits": "no"}, "mrsch.ask_when_none_fits"),
                         ({"process": "hold", "ask_when_none_fits": False}, "every_event only")):
         with pytest.raises(ConfigError, match=match) as exc:
-            mx.check_spec(_spec(**over))
+            ml.check_spec(_spec(**over))
         assert "\n" not in str(exc.value)
     # the claims name the process
-    assert "every_event for every method" in mx.process_note(mx.check_spec(_spec()))
-    assert mx.process_note(hold).startswith("decision process hold")
+    assert "every_event for every method" in ml.process_note(ml.check_spec(_spec()))
+    assert ml.process_note(hold).startswith("decision process hold")
     # more decisions per job under every_event: the cost model follows
-    assert mx.dfp_seconds(mx.check_spec(_spec()), "three") > mx.dfp_seconds(hold, "three")
+    assert mcost.dfp_seconds(ml.check_spec(_spec()), "three") > mcost.dfp_seconds(hold, "three")
 
 
 def test_fcfs_is_the_head_picker_under_the_default_process(tmp_path):
@@ -604,10 +608,10 @@ def test_fcfs_is_the_head_picker_under_the_default_process(tmp_path):
     played through the MRSch env under the default process (two resources: nodes and burst buffer)."""
     from schedrl.sim import simulate
 
-    spec = mx.check_spec(_spec())
-    frame = mx.read_part("S1", "test", _tree(tmp_path))
-    ref = simulate(frame, mx.cluster_of(frame), policy="fcfs", backfill="easy")
-    for kwargs in (mx.env_kwargs(spec), {}):
-        sched, _, _ = mx.play_picker(lambda obs, info, env: 0, mx.make_env(frame, 10, **kwargs), frame)
+    spec = ml.check_spec(_spec())
+    frame = ml.read_part("S1", "test", _tree(tmp_path))
+    ref = simulate(frame, ml.cluster_of(frame), policy="fcfs", backfill="easy")
+    for kwargs in (ml.env_kwargs(spec), {}):
+        sched, _, _ = mev.play_picker(lambda obs, info, env: 0, ml.make_env(frame, 10, **kwargs), frame)
         np.testing.assert_array_equal(sched["start_time"].to_numpy(), ref["start_time"].to_numpy())
     assert (ref["start_time"] > ref["submit_time"]).mean() > 0.2  # queueing happened

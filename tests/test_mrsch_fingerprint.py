@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 from schedrl.papers.mrsch import claims
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import evaluation as mev
 from schedrl.papers.mrsch import fingerprints as fps
+from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.mrsch import references as refs_mod
 from schedrl.report.claims import make_claims
 from schedrl.workloads.swf import SWF_FIELDS, write_swf
@@ -44,31 +45,31 @@ def _tiny_models(root, frame, window):
     from schedrl.agents.dfp import DFPAgent, DFPConfig
     from schedrl.agents.reinforce import ReinforceConfig, make_policy
 
-    env = mx.make_env(frame, window)
+    env = ml.make_env(frame, window)
     obs, info = env.reset(options={"jobs": frame})
     torch.manual_seed(3)
     cfg = DFPConfig(state_hidden=[16], state_out=8, meas_hidden=[8], goal_hidden=[8], stream_hidden=16,
                     offsets=[1, 2], offset_weights=[1.0, 0.5])
     agent = DFPAgent(obs.size, len(info["utilization"]), int(env.action_space.n), cfg)
     for state in ("mlp", "cnn"):
-        d = mx.dfp_dir(root, "two", state, mx.PAPER_ORDERING)
+        d = ml.dfp_dir(root, "two", state, ml.PAPER_ORDERING)
         d.mkdir(parents=True)
         agent.save(d / "model.zip")
-    mx.scalar_dir(root, "two").mkdir(parents=True)
+    ml.scalar_dir(root, "two").mkdir(parents=True)
     make_policy(env, ReinforceConfig.from_dict({"hidden": [8], "mask_actions": True})).save(
-        mx.scalar_dir(root, "two") / "model.zip")
+        ml.scalar_dir(root, "two") / "model.zip")
 
 
 def test_evaluation_writes_fingerprints_and_references(tmp_path):
     base = _busy_tree(tmp_path / "wl")
-    spec = mx.check_spec(_spec(workloads=["S1"], extra_seeds=[], fig8={"workload": "S1", "hours": 12},
+    spec = ml.check_spec(_spec(workloads=["S1"], extra_seeds=[], fig8={"workload": "S1", "hours": 12},
                                window=4, eval={"max_jobs": 0},
                                dfp={**_spec()["dfp"], "select_on_validation": False}))
     root = tmp_path / "res"
-    _tiny_models(root, mx.read_part("S1", "test", base), 4)
+    _tiny_models(root, ml.read_part("S1", "test", base), 4)
     record = fps.Record()
-    metrics, _, _ = mx.evaluate_workload(spec, "S1", root=root, base=base, record=record)
-    out = mx.eval_dir(root, "S1")
+    metrics, _, _ = mev.evaluate_workload(spec, "S1", root=root, base=base, record=record)
+    out = ml.eval_dir(root, "S1")
     paths = refs_mod.write_record(record, out, "test")
     labels = {p.stem for p in paths}
     assert labels == {fps.label_of(m, r) for m in fps.AGENTS for r in ("", *fps.REFERENCES)}
@@ -96,11 +97,11 @@ def test_evaluation_writes_fingerprints_and_references(tmp_path):
 def _references_like(root, spec, random_as, untrained_as):
     """references/ beside every evaluation of a synthetic tree: the trained agents' rows copied as
     ``random`` and replaced by ``untrained_as``'s rows (a method without learning) as ``untrained``."""
-    for s in mx.seeds(spec):
+    for s in ml.seeds(spec):
         extra = None if s == int(spec["seed"]) else s
         for split in ("test", "train"):
             for w in spec["workloads"]:
-                d = mx.eval_dir(root, w, split, extra)
+                d = ml.eval_dir(root, w, split, extra)
                 (d / "references").mkdir()
                 for name in ("metrics.csv", "jobs.csv", "goals.csv"):
                     if not (d / name).is_file():
@@ -114,14 +115,14 @@ def _references_like(root, spec, random_as, untrained_as):
                         if source is None or name == "goals.csv":
                             parts.append(agents.assign(reference=ref))
                             continue
-                        base = pd.read_csv(mx.eval_dir(root, w, split) / name)  # an extra seed's has MRSch alone
+                        base = pd.read_csv(ml.eval_dir(root, w, split) / name)  # an extra seed's has MRSch alone
                         src = base[base["method"] == source]
                         parts += [src.assign(method=m, reference=ref) for m in agents["method"].unique()]
                     pd.concat(parts).to_csv(d / "references" / name, index=False)
 
 
 def test_claims_carry_the_references_and_flag_uninformative(tmp_path):
-    spec = mx.check_spec(_spec())
+    spec = ml.check_spec(_spec())
     _results_tree(tmp_path, spec)
     # random plays exactly as the trained agents; the untrained network as FCFS
     _references_like(tmp_path, spec, None, "fcfs")

@@ -12,7 +12,10 @@ import pytest
 from schedrl.config import load_section, load_yaml
 from schedrl.errors import ConfigError
 from schedrl.papers.mrsch import claims, figures
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import cost as mcost
+from schedrl.papers.mrsch import evaluation as mev
+from schedrl.papers.mrsch import layout as ml
+from schedrl.papers.mrsch import training as mtr
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET = ROOT / "config" / "paper-budget.yaml"
@@ -23,43 +26,43 @@ PAPER_KEYS = ("jobs_per_set", "jobsets", "window", "process", "ask_when_none_fit
 
 def _main_only(spec: dict) -> dict:
     """``spec`` reduced as the paper-budget scale reduces it."""
-    return mx.check_spec({**spec, "cnn": None, "scalar_rl": None, "orderings": [mx.PAPER_ORDERING]})
+    return ml.check_spec({**spec, "cnn": None, "scalar_rl": None, "orderings": [ml.PAPER_ORDERING]})
 
 
 def test_paper_budget_trains_the_main_agents_at_the_papers_budget():
     if "mrsch" not in load_yaml(BUDGET):
         pytest.skip("mrsch's part of the paper-budget scale is not in config/paper-budget.yaml yet")
-    budget = mx.load_spec(str(BUDGET))
-    paper = mx.load_spec(str(PAPER))
-    assert mx.dfp_runs(budget) == [("two", "mlp", mx.PAPER_ORDERING), ("three", "mlp", mx.PAPER_ORDERING)]
-    assert not mx.has_scalar(budget) and not mx.has_cnn(budget)
+    budget = ml.load_spec(str(BUDGET))
+    paper = ml.load_spec(str(PAPER))
+    assert ml.dfp_runs(budget) == [("two", "mlp", ml.PAPER_ORDERING), ("three", "mlp", ml.PAPER_ORDERING)]
+    assert not ml.has_scalar(budget) and not ml.has_cnn(budget)
     for key in PAPER_KEYS:
         assert budget[key] == paper[key], key
-    assert mx.dfp_config(budget, "mlp") == mx.dfp_config(paper, "mlp")  # batch 64 per 64 decisions, run_inverse
-    assert mx.select_on_validation(budget) and budget["workloads"] == paper["workloads"]
+    assert ml.dfp_config(budget, "mlp") == ml.dfp_config(paper, "mlp")  # batch 64 per 64 decisions, run_inverse
+    assert ml.select_on_validation(budget) and budget["workloads"] == paper["workloads"]
     assert budget["eval"] == paper["eval"]  # whole test splits
     # 200,000 training jobs; budget checkpoints at 1/8, 1/4, 1/2 of them (all: the final model)
-    total = mx.n_jobsets(budget) * budget["jobs_per_set"]
+    total = ml.n_jobsets(budget) * budget["jobs_per_set"]
     assert total == 200_000
-    assert [mx.budget_sets(budget, f) * budget["jobs_per_set"] for f in mx.BUDGET_SNAPSHOTS] == [25_000, 50_000, 100_000]
+    assert [ml.budget_sets(budget, f) * budget["jobs_per_set"] for f in ml.BUDGET_SNAPSHOTS] == [25_000, 50_000, 100_000]
     # <= 5 core-hours on the slower machine kind
-    c = mx.estimate_core_hours(budget)
-    assert sum(c[k] for k in mx.COST_PARTS) * mx.SLOWER_MACHINE[1] <= 5
+    c = mcost.estimate_core_hours(budget)
+    assert sum(c[k] for k in mcost.COST_PARTS) * mcost.SLOWER_MACHINE[1] <= 5
 
 
 def test_a_config_without_cnn_scalar_rl_and_orderings():
     spec = _main_only(load_yaml(ROOT / "config" / "smoke.yaml")["mrsch"])
-    assert mx.dfp_runs(spec) == [("two", "mlp", mx.PAPER_ORDERING), ("three", "mlp", mx.PAPER_ORDERING)]
-    assert mx.agent_states(spec, "two") == [("mrsch", "mlp")]
-    assert mx.not_trained(spec) == ["the CNN variant", "the other job-set orderings", "scalar RL"]
-    assert mx.estimate_core_hours(spec)["scalar"] == 0
+    assert ml.dfp_runs(spec) == [("two", "mlp", ml.PAPER_ORDERING), ("three", "mlp", ml.PAPER_ORDERING)]
+    assert ml.agent_states(spec, "two") == [("mrsch", "mlp")]
+    assert ml.not_trained(spec) == ["the CNN variant", "the other job-set orderings", "scalar RL"]
+    assert mcost.estimate_core_hours(spec)["scalar"] == 0
     with pytest.raises(ConfigError, match="cnn is null"):
-        mx.dfp_config(spec, "cnn")
+        ml.dfp_config(spec, "cnn")
     with pytest.raises(ConfigError, match="scalar_rl is null"):
-        mx.train_scalar_run(spec, "two")
+        mtr.train_scalar_run(spec, "two")
     assert {t.name for t in figures.trained_targets(spec)} == {t.name for t in figures.TARGETS} - {"fig3", "fig4"}
-    full = mx.check_spec(load_yaml(ROOT / "config" / "smoke.yaml")["mrsch"])
-    assert figures.trained_targets(full) == figures.TARGETS and not mx.not_trained(full)
+    full = ml.check_spec(load_yaml(ROOT / "config" / "smoke.yaml")["mrsch"])
+    assert figures.trained_targets(full) == figures.TARGETS and not ml.not_trained(full)
 
 
 def test_null_sections_pass_the_schema(tmp_path):
@@ -70,7 +73,7 @@ def test_null_sections_pass_the_schema(tmp_path):
     path.write_text(yaml.safe_dump({"mrsch": section}))
     spec = load_section(str(path), "mrsch")
     assert spec["scalar_rl"] is None and spec["cnn"] is None
-    mx.check_spec(spec)
+    ml.check_spec(spec)
 
 
 def test_claims_and_figures_without_the_untrained_runs(tmp_path):
@@ -121,10 +124,10 @@ def test_evaluations_play_fcfs_the_ga_and_the_main_agent_alone(tmp_path, monkeyp
     loaded = []
     monkeypatch.setattr(dfp_mod.DFPAgent, "load", classmethod(lambda cls, path: loaded.append(Path(path)) or _FakeDFP()))
     monkeypatch.setattr(rf_mod.ReinforcePolicy, "load", classmethod(lambda cls, path: pytest.fail("scalar RL loaded")))
-    metrics, _, jobs = mx.evaluate_workload(spec, "S1", root=tmp_path, base=base)
+    metrics, _, jobs = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base)
     assert set(metrics["method"]) == set(jobs["method"]) == {"fcfs", "ga", "exhaustive", "ga_hold", "mrsch"}
-    insample, _, _ = mx.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
+    insample, _, _ = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
     assert "scalar_rl" not in set(insample["method"])
-    budget, _ = mx.evaluate_budgets(spec, "two", root=tmp_path, base=base)
+    budget, _ = mev.evaluate_budgets(spec, "two", root=tmp_path, base=base)
     assert set(budget["method"]) == {"mrsch"}
     assert {p.parts[-3] for p in loaded} == {"mlp"}  # .../dfp/two/<state>/<ordering>/<model>

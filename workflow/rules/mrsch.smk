@@ -1,8 +1,8 @@
 # Rules for MRSch (mrsch.txt): train the DFP agent (two-resource group on S1-S5, three-resource on
 # S6-S10; a CNN variant and other job-set orderings for Figs. 3-4) and the scalar-RL baseline,
 # evaluate FCFS, the GA, the exhaustive check, scalar RL and MRSch on every workload's test split,
-# draw Figures 3-10 and write the claims. Code: schedrl.papers.mrsch (experiments, figures, claims)
-# and schedrl.agents.dfp.
+# draw Figures 3-10 and write the claims. Code: schedrl.papers.mrsch (layout, training, evaluation,
+# cost, references, figures, claims) and schedrl.agents.dfp.
 #   results/mrsch/dfp/{group}/{state}/{ordering}/   DFP run folder (+ validation.csv, selection.json,
 #                                                   selected.zip of rule mrsch_select)
 #   results/mrsch/scalar_rl/{group}/                REINFORCE run folder
@@ -16,32 +16,34 @@
 #   figures/mrsch/fig{3..10}.{png,pdf,csv}, results/mrsch/claims.csv
 import json
 
-from schedrl.papers.mrsch import experiments as MRX
+from schedrl.papers.mrsch import cost as MRC
+from schedrl.papers.mrsch import evaluation as MRE
 from schedrl.papers.mrsch import figures as MRSCH_FIGURES
+from schedrl.papers.mrsch import layout as MRL
 
 MRSCH = config["mrsch"]
 try:
-    MRX.check_spec(MRSCH)
+    MRL.check_spec(MRSCH)
 except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
-MRSCH_ROOT = str(MRX.ROOT)
+MRSCH_ROOT = str(MRL.ROOT)
 MRSCH_SPEC = json.dumps(MRSCH, sort_keys=True)
 MRSCH_VALUES = package_file(paper_values_path("mrsch"))
-MRSCH_RUNS = MRX.dfp_runs(MRSCH)
-MRSCH_GROUPS = MRX.groups(MRSCH)
-MRSCH_TWO = MRX.group_workloads(MRSCH, "two") if "two" in MRSCH_GROUPS else []
-MRSCH_THREE = MRX.group_workloads(MRSCH, "three") if "three" in MRSCH_GROUPS else []
+MRSCH_RUNS = MRL.dfp_runs(MRSCH)
+MRSCH_GROUPS = MRL.groups(MRSCH)
+MRSCH_TWO = MRL.group_workloads(MRSCH, "two") if "two" in MRSCH_GROUPS else []
+MRSCH_THREE = MRL.group_workloads(MRSCH, "three") if "three" in MRSCH_GROUPS else []
 # the main agents' seeds: None is mrsch.seed (folders without a seed part), then mrsch.extra_seeds
-MRSCH_SEEDS = [None, *MRX.extra_seeds(MRSCH)]
+MRSCH_SEEDS = [None, *MRL.extra_seeds(MRSCH)]
 
 
 def mrsch_train_splits(group):
-    return [str(MRX.workload_file(w, "train")) for w in MRX.group_workloads(MRSCH, group)]
+    return [str(MRL.workload_file(w, "train")) for w in MRL.group_workloads(MRSCH, group)]
 
 
 def mrsch_eval(workloads, name="metrics.csv", split="test", seeds=MRSCH_SEEDS):
-    return [str(MRX.eval_dir(MRSCH_ROOT, w, split, s) / name) for s in seeds for w in workloads]
+    return [str(MRL.eval_dir(MRSCH_ROOT, w, split, s) / name) for s in seeds for w in workloads]
 
 
 def mrsch_seed(wildcards):
@@ -60,7 +62,7 @@ wildcard_constraints:
     mrsch_ordering=r"[a-z]+-[a-z]+-[a-z]+",
     mrsch_workload=r"S\d+",
     # only the configured extra seeds: a request for the base seed's seed<N>/ folder matches no rule
-    mrsch_seed="|".join(str(s) for s in MRX.extra_seeds(MRSCH)) or "(?!)",
+    mrsch_seed="|".join(str(s) for s in MRL.extra_seeds(MRSCH)) or "(?!)",
 
 
 rule mrsch_train_dfp:
@@ -70,8 +72,8 @@ rule mrsch_train_dfp:
         model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/model.zip",
         losses=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/losses.csv",
         timing=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/timing.json",
-        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/{MRX.budget_name(f)}"
-                 for f in MRX.BUDGET_SNAPSHOTS],
+        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/{MRL.budget_name(f)}"
+                 for f in MRL.BUDGET_SNAPSHOTS],
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -83,7 +85,7 @@ rule mrsch_train_dfp:
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=max(10, int(1.5 * MRX.dfp_seconds(MRSCH) / 60)),
+        runtime=max(10, int(1.5 * MRC.dfp_seconds(MRSCH) / 60)),
     conda:
         CONDA_ENV
     shell:
@@ -99,8 +101,8 @@ use rule mrsch_train_dfp as mrsch_train_dfp_seed with:
         model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/model.zip",
         losses=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/losses.csv",
         timing=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/timing.json",
-        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/{MRX.budget_name(f)}"
-                 for f in MRX.BUDGET_SNAPSHOTS],
+        budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/seed{{mrsch_seed}}/{MRL.budget_name(f)}"
+                 for f in MRL.BUDGET_SNAPSHOTS],
     log:
         "logs/mrsch/dfp/{mrsch_group}/{mrsch_state}/{mrsch_ordering}/seed{mrsch_seed}.log",
     benchmark:
@@ -136,13 +138,13 @@ rule mrsch_train_scalar:
 # test and in-sample evaluations then use (dfp.select_on_validation; off: the final model.zip).
 rule mrsch_select:
     input:
-        val=lambda wildcards: [str(MRX.workload_file(w, "val")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
-        models=lambda wildcards: [str(MRX.budget_model(MRSCH_ROOT, wildcards.mrsch_group, wildcards.mrsch_state, f,
-                                                       seed=mrsch_seed(wildcards))) for f in MRX.BUDGET_FRACTIONS],
+        val=lambda wildcards: [str(MRL.workload_file(w, "val")) for w in MRL.group_workloads(MRSCH, wildcards.mrsch_group)],
+        models=lambda wildcards: [str(MRL.budget_model(MRSCH_ROOT, wildcards.mrsch_group, wildcards.mrsch_state, f,
+                                                       seed=mrsch_seed(wildcards))) for f in MRL.BUDGET_FRACTIONS],
     output:
-        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.SELECTED_NAME}",
-        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.VALIDATION_NAME}",
-        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/{MRX.SELECTION_NAME}",
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/{MRL.SELECTED_NAME}",
+        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/{MRL.VALIDATION_NAME}",
+        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/{MRL.SELECTION_NAME}",
     params:
         spec=MRSCH_SPEC,
         root=MRSCH_ROOT,
@@ -164,9 +166,9 @@ rule mrsch_select:
 
 use rule mrsch_select as mrsch_select_seed with:
     output:
-        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.SELECTED_NAME}",
-        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.VALIDATION_NAME}",
-        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRX.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRX.SELECTION_NAME}",
+        model=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRL.SELECTED_NAME}",
+        table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRL.VALIDATION_NAME}",
+        selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/seed{{mrsch_seed}}/{MRL.SELECTION_NAME}",
     log:
         "logs/mrsch/select/{mrsch_group}/{mrsch_state}/seed{mrsch_seed}.log",
     benchmark:
@@ -175,17 +177,17 @@ use rule mrsch_select as mrsch_select_seed with:
 
 def mrsch_models(workload, seed=None):
     """The models a workload's evaluation plays: every agent's, or an extra seed's MLP agent alone."""
-    group = MRX.group_of(workload)
+    group = MRL.group_of(workload)
     if seed is not None:
-        return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, "mlp", seed))]
+        return [str(MRL.eval_model(MRSCH, MRSCH_ROOT, group, "mlp", seed))]
     # the CNN variant and scalar RL where the config trains them (config/paper-budget.yaml: neither)
-    return [str(MRX.eval_model(MRSCH, MRSCH_ROOT, group, s)) for _, s in MRX.agent_states(MRSCH, group)] + (
-        [f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"] if MRX.has_scalar(MRSCH) else [])
+    return [str(MRL.eval_model(MRSCH, MRSCH_ROOT, group, s)) for _, s in MRL.agent_states(MRSCH, group)] + (
+        [f"{MRSCH_ROOT}/scalar_rl/{group}/model.zip"] if MRL.has_scalar(MRSCH) else [])
 
 
 rule mrsch_evaluate:
     input:
-        test=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "test")),
+        test=lambda wildcards: str(MRL.workload_file(wildcards.mrsch_workload, "test")),
         models=lambda wildcards: mrsch_models(wildcards.mrsch_workload, mrsch_seed(wildcards)),
     output:
         metrics=f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/metrics.csv",
@@ -230,7 +232,7 @@ use rule mrsch_evaluate as mrsch_evaluate_seed with:
 # agents trained on, for the claims' in-sample rows.
 rule mrsch_evaluate_insample:
     input:
-        train=lambda wildcards: str(MRX.workload_file(wildcards.mrsch_workload, "train")),
+        train=lambda wildcards: str(MRL.workload_file(wildcards.mrsch_workload, "train")),
         models=lambda wildcards: mrsch_models(wildcards.mrsch_workload, mrsch_seed(wildcards)),
     output:
         metrics=f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/metrics.csv",
@@ -272,15 +274,15 @@ use rule mrsch_evaluate_insample as mrsch_evaluate_insample_seed with:
 # Issue 24: the DFP agents after 1/8, 1/4 and 1/2 of their training, on the same test splits and
 # in-sample sets as the final evaluation (one job per group, every episode of a model in lockstep).
 def mrsch_budget_models(group, seed=None):
-    states = [s for _, s in MRX.agent_states(MRSCH, group, seed)]
+    states = [s for _, s in MRL.agent_states(MRSCH, group, seed)]
     # with selection on, the final models are played here too (the main evaluation plays the selected ones)
-    fractions = MRX.BUDGET_FRACTIONS if MRX.select_on_validation(MRSCH) else MRX.BUDGET_SNAPSHOTS
-    return [str(MRX.budget_model(MRSCH_ROOT, group, s, f, seed=seed)) for s in states for f in fractions]
+    fractions = MRL.BUDGET_FRACTIONS if MRL.select_on_validation(MRSCH) else MRL.BUDGET_SNAPSHOTS
+    return [str(MRL.budget_model(MRSCH_ROOT, group, s, f, seed=seed)) for s in states for f in fractions]
 
 
 rule mrsch_evaluate_budgets:
     input:
-        test=lambda wildcards: [str(MRX.workload_file(w, "test")) for w in MRX.group_workloads(MRSCH, wildcards.mrsch_group)],
+        test=lambda wildcards: [str(MRL.workload_file(w, "test")) for w in MRL.group_workloads(MRSCH, wildcards.mrsch_group)],
         train=lambda wildcards: mrsch_train_splits(wildcards.mrsch_group),
         models=lambda wildcards: mrsch_budget_models(wildcards.mrsch_group, mrsch_seed(wildcards)),
     output:
@@ -473,7 +475,7 @@ rule mrsch_fig10:
         "schedrl mrsch figure fig10 --spec {params.spec:q} --root {params.root} --out {output.png:q} > {log:q} 2>&1"
 
 
-MRSCH_INSAMPLE = [w for g in MRSCH_GROUPS for w in MRX.insample_workloads(MRSCH, g)]
+MRSCH_INSAMPLE = [w for g in MRSCH_GROUPS for w in MRE.insample_workloads(MRSCH, g)]
 # Issue 41: every evaluation's fingerprints/ (the trained agents and their no-learning references)
 # and references/ (the references' metrics, per-job rows and goal traces, for the claims)
 MRSCH_FP_DIRS = (mrsch_eval(MRSCH_TWO + MRSCH_THREE, "fingerprints")
@@ -500,10 +502,10 @@ rule mrsch_claims:
         data=sorted({f for files in MRSCH_FIG_INPUTS.values() for f in files}),
         insample=mrsch_eval(MRSCH_INSAMPLE, split="train"),
         jobs=mrsch_eval(MRSCH_TWO + MRSCH_THREE, "jobs.csv") + mrsch_eval(MRSCH_INSAMPLE, "jobs.csv", split="train"),
-        budgets=[str(MRX.budget_dir(MRSCH_ROOT, g, s) / "metrics.csv") for s in MRSCH_SEEDS for g in MRSCH_GROUPS],
-        selection=[str(MRX.dfp_dir(MRSCH_ROOT, g, st, o, s) / MRX.SELECTION_NAME)
-                   for g, st, o, s in [(*r, None) for r in MRSCH_RUNS] + MRX.seed_runs(MRSCH)
-                   if o == MRX.PAPER_ORDERING] if MRX.select_on_validation(MRSCH) else [],
+        budgets=[str(MRL.budget_dir(MRSCH_ROOT, g, s) / "metrics.csv") for s in MRSCH_SEEDS for g in MRSCH_GROUPS],
+        selection=[str(MRL.dfp_dir(MRSCH_ROOT, g, st, o, s) / MRL.SELECTION_NAME)
+                   for g, st, o, s in [(*r, None) for r in MRSCH_RUNS] + MRL.seed_runs(MRSCH)
+                   if o == MRL.PAPER_ORDERING] if MRL.select_on_validation(MRSCH) else [],
         fingerprints=f"{MRSCH_ROOT}/fingerprints.csv",
         references=MRSCH_REF_DIRS,
         values=MRSCH_VALUES,

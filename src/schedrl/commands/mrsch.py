@@ -117,7 +117,7 @@ def register(subparsers) -> None:
 
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mrsch section",
                        description="DFP runs, REINFORCE runs and evaluations, in core-hours by the rates measured "
-                       "with benchmarks/bench_dfp.py (schedrl.papers.mrsch.experiments).")
+                       "with benchmarks/bench_dfp.py (schedrl.papers.mrsch.cost).")
     add_spec_options(k, "mrsch")
     k.set_defaults(func=run_cost)
 
@@ -125,20 +125,21 @@ def register(subparsers) -> None:
 
 
 def run_train_dfp(args) -> int:
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import training as mtr
 
-    mx.kinds_of(args.ordering)
-    r = mx.train_dfp_run(_spec(args.spec), args.group, args.state, args.ordering, root=args.root, threads=args.threads,
-                         seed=args.seed)
+    ml.kinds_of(args.ordering)
+    r = mtr.train_dfp_run(_spec(args.spec), args.group, args.state, args.ordering, root=args.root, threads=args.threads,
+                          seed=args.seed)
     print(f"{r.run_dir}: {r.episodes} job sets, {r.steps:,} agent steps" + (" (already trained)" if r.skipped else
                                                                             f" in {r.wall_time_s:.0f} s"))
     return 0
 
 
 def run_train_scalar(args) -> int:
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import training as mtr
 
-    r = mx.train_scalar_run(_spec(args.spec), args.group, root=args.root, threads=args.threads)
+    r = mtr.train_scalar_run(_spec(args.spec), args.group, root=args.root, threads=args.threads)
     print(f"{r.run_dir}: {r.iterations} iterations, {r.steps:,} agent steps")
     return 0
 
@@ -147,7 +148,7 @@ def run_evaluate(args) -> int:
     from pathlib import Path
 
     from schedrl.io import write_csv
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import evaluation as mev
 
     spec = _spec(args.spec)
     if args.workload not in spec["workloads"]:
@@ -158,8 +159,8 @@ def run_evaluate(args) -> int:
     from schedrl.papers.mrsch import references
 
     record = fps.Record()
-    metrics, goals, jobs = mx.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
-                                                split=args.split, seed=args.seed, record=record)
+    metrics, goals, jobs = mev.evaluate_workload(spec, args.workload, root=args.root, threads=args.threads,
+                                                 split=args.split, seed=args.seed, record=record)
     out = Path(args.out_dir)
     references.write_record(record, out, args.split)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
@@ -198,14 +199,15 @@ def run_evaluate_budgets(args) -> int:
     from pathlib import Path
 
     from schedrl.io import write_csv
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import evaluation as mev
+    from schedrl.papers.mrsch import layout as ml
 
     spec = _spec(args.spec)
-    if args.group not in mx.groups(spec):
+    if args.group not in ml.groups(spec):
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
-    metrics, goals = mx.evaluate_budgets(spec, args.group, root=args.root, threads=args.threads, seed=args.seed)
+    metrics, goals = mev.evaluate_budgets(spec, args.group, root=args.root, threads=args.threads, seed=args.seed)
     out = Path(args.out_dir)
     write_csv(out / "metrics.csv", metrics, float_format="%.6g")
     write_csv(out / "goals.csv", goals, float_format="%.6g")
@@ -214,31 +216,33 @@ def run_evaluate_budgets(args) -> int:
 
 
 def run_select(args) -> int:
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import training as mtr
 
     spec = _spec(args.spec)
-    if args.group not in mx.groups(spec):
+    if args.group not in ml.groups(spec):
         from schedrl.errors import ConfigError
 
         raise ConfigError(f"group '{args.group}' has no workload in mrsch.workloads ({', '.join(spec['workloads'])})")
-    scored, best = mx.select_model(spec, args.group, args.state, root=args.root, threads=args.threads, seed=args.seed)
+    scored, best = mtr.select_model(spec, args.group, args.state, root=args.root, threads=args.threads, seed=args.seed)
     print(scored.groupby("fraction")["score"].first().to_string())
-    print(f"selected: {mx.budget_name(best)} ({best:g} of training)")
+    print(f"selected: {ml.budget_name(best)} ({best:g} of training)")
     return 0
 
 
 def run_cost(args) -> int:
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import cost as mcost
+    from schedrl.papers.mrsch import layout as ml
     from schedrl.report.budget import on_slower_kind
 
     spec = _spec(args.spec)
-    c = mx.estimate_core_hours(spec)
-    total = sum(c[k] for k in mx.COST_PARTS)
-    extra = len(mx.seed_runs(spec))
+    c = mcost.estimate_core_hours(spec)
+    total = sum(c[k] for k in mcost.COST_PARTS)
+    extra = len(ml.seed_runs(spec))
     print(f"~{total:.1f} core-hours: {c['dfp_runs']} DFP runs"
-          + (f" ({extra} on extra seeds {mx.extra_seeds(spec)})" if extra else "")
+          + (f" ({extra} on extra seeds {ml.extra_seeds(spec)})" if extra else "")
           + f" {c['dfp']:.1f}, scalar RL {c['scalar']:.2f}, "
           f"evaluation {c['evaluate']:.2f}, models at 1/8-1/2 of training {c['budgets']:.2f} "
           f"({c['budgets'] / total:.0%}), selection on the validation splits {c['select']:.3f}; "
-          + on_slower_kind(total, mx.SLOWER_MACHINE[1]))
+          + on_slower_kind(total, mcost.SLOWER_MACHINE[1]))
     return 0

@@ -23,7 +23,7 @@ import pandas as pd
 
 from schedrl.errors import InputFileError
 from schedrl.papers.mrsch import claims as mc
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import layout as ml
 from schedrl.report import convergence as cv
 
 # players in table order: label -> (method in the eval tree, reference or "")
@@ -44,7 +44,7 @@ def _read(path: Path) -> pd.DataFrame:
 def player_jobs(root: str | Path, workload: str) -> pd.DataFrame:
     """Per-job rows of every player on ``workload``'s test split under ``root`` (a results/mrsch tree),
     labelled ``player``: the no-learning labels and ``agent`` (the main MLP agent, seed 0)."""
-    d = mx.eval_dir(root, workload)
+    d = ml.eval_dir(root, workload)
     jobs, refs = _read(d / "jobs.csv"), _read(d / "references" / "jobs.csv")
     parts = []
     for label, (method, reference) in NO_LEARNING.items():
@@ -75,20 +75,20 @@ def compare(default_root: str | Path, paper_root: str | Path, workloads=None) ->
     no-learning player and of both agents, and each agent's reduction vs FCFS and vs random play and
     the paper-budget agent's vs the default one, with 95% intervals."""
     rows = []
-    names = workloads or [w for ws in mx.GROUPS.values() for w in ws]
+    names = workloads or [w for ws in ml.GROUPS.values() for w in ws]
     per_workload = {}
     for w in names:
         paper = player_jobs(paper_root, w)
         default = player_jobs(default_root, w)
         a, b = (x[x["player"] == "FCFS"].sort_values("job")["wait_h"].to_numpy() for x in (paper, default))
         if a.shape != b.shape or not np.allclose(a, b):
-            raise InputFileError(mx.eval_dir(default_root, w) / "jobs.csv",
-                                 f"FCFS differs from {mx.eval_dir(paper_root, w) / 'jobs.csv'}: not the same test split")
+            raise InputFileError(ml.eval_dir(default_root, w) / "jobs.csv",
+                                 f"FCFS differs from {ml.eval_dir(paper_root, w) / 'jobs.csv'}: not the same test split")
         agents = [default[default["player"] == "agent"].assign(player="default"),
                   paper[paper["player"] == "agent"].assign(player="paper budget")]
         per_workload[w] = pd.concat([paper[paper["player"] != "agent"], *agents], ignore_index=True)
     scopes = [(w, [w]) for w in names]
-    for group in mx.GROUPS.values():
+    for group in ml.GROUPS.values():
         have = [w for w in group if w in per_workload]
         if len(have) > 1:
             scopes.append((f"{have[0]}-{have[-1]}", have))

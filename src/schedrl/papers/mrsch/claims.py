@@ -9,7 +9,7 @@ the section V-C statements: scalar RL above the GA on S3, MRSch's largest utilis
 and S5, MRSch best on wait and slowdown everywhere, FCFS worst everywhere, MRSch's biggest margin
 on S5, waits rising with burst-buffer demand. "Up to" gains are the largest relative gain of
 MRSch over any of FCFS, the GA and scalar RL on any workload of the set
-(``experiments.improvement``). Tolerances come from ``paper_values.yaml``.
+(``evaluation.improvement``). Tolerances come from ``paper_values.yaml``.
 
 No-learning references (issue 41): each claim about a trained agent is computed again with every
 trained agent's rows (MRSch MLP and CNN, scalar RL) those of a uniform-random valid policy and of
@@ -18,13 +18,13 @@ the untrained network, played in the same evaluations (``fingerprints``), giving
 
 Convergence (issue 24): every claim that rests on the DFP agents is recomputed with MRSch's rows
 (MLP and CNN) taken from its models after 1/8, 1/4 and 1/2 of training
-(``experiments.evaluate_budgets``, same protocol as the final evaluation), giving the row's
+(``evaluation.evaluate_budgets``, same protocol as the final evaluation), giving the row's
 ``at_budgets``/``trend``/``converged`` and ``results/mrsch/claims_budget.csv``. Comparisons of mean
 wait or slowdown carry a 95% interval (``ci95``): a paired two-level bootstrap, over the main
 agents' training seeds (``seed`` and ``extra_seeds``), then over consecutive blocks of
 ``BLOCK_JOBS`` jobs of the test split within each seed (in-sample, blocks of each job set), and a
 win whose interval spans zero is at most "partly reproduced". MRSch's value in every claim (and at
-every budget) is its mean over those seeds (``experiments.all_metrics``); the CNN variant, the
+every budget) is its mean over those seeds (``evaluation.all_metrics``); the CNN variant, the
 other orderings (Figs. 3-4) and the goal traces of Figs. 8-9 are the base seed's.
 """
 
@@ -37,7 +37,9 @@ import pandas as pd
 
 from schedrl.encoders.hpc import HPCEncoderParams, mrsch_size
 from schedrl.papers import paper_values
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import evaluation as mev
+from schedrl.papers.mrsch import layout as ml
+from schedrl.papers.mrsch import training as mtr
 from schedrl.report import convergence as cv
 from schedrl.workloads.presets import THETA
 
@@ -52,8 +54,8 @@ def _row(claim_id, claim, paper_value, ours, verdict, note="") -> dict:
 
 def _missing(claim_id, claim, paper_value, what) -> dict:
     """A claim whose runs the config does not train (config/paper-budget.yaml: the CNN variant, the
-    other orderings, scalar RL): not comparable, and the note says which (``experiments.is_missing``)."""
-    return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} {mx.NOT_TRAINED}")
+    other orderings, scalar RL): not comparable, and the note says which (``layout.is_missing``)."""
+    return _row(claim_id, claim, paper_value, "n/a", "not comparable", f"{what} {ml.NOT_TRAINED}")
 
 
 def baselines_named(frame: pd.DataFrame) -> str:
@@ -103,14 +105,14 @@ def best_ordering(losses: pd.DataFrame) -> str:
 
 
 def max_gain(frame: pd.DataFrame, metric: str) -> float:
-    gains = mx.improvement(frame, metric)["gain"]
+    gains = mev.improvement(frame, metric)["gain"]
     return float(gains.max()) if len(gains) else float("nan")
 
 
 def rbb_window(spec: dict, root) -> pd.DataFrame:
     """The goal trace of the Fig. 8 workload in a ``fig8.hours`` window chosen at random (seeded)
     among the windows that hold decisions."""
-    goals = mx.read_csv(mx.eval_dir(root, spec["fig8"]["workload"]) / "goals.csv")
+    goals = mev.read_csv(ml.eval_dir(root, spec["fig8"]["workload"]) / "goals.csv")
     span = float(spec["fig8"]["hours"]) * 3600.0
     t = goals["clock"].to_numpy()
     starts = t[t <= t.max() - span] if t.max() - t.min() > span else t[:1]
@@ -120,7 +122,7 @@ def rbb_window(spec: dict, root) -> pd.DataFrame:
 
 
 def kiviat_best(frame: pd.DataFrame, axes) -> tuple[int, int, list[str]]:
-    scores = mx.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
+    scores = mev.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
     best = scores.loc[scores.groupby("workload")["area"].idxmax()]
     wins = best[best["method"] == "mrsch"]["workload"].tolist()
     return len(wins), best["workload"].nunique(), wins
@@ -203,7 +205,7 @@ def util_gains(frame: pd.DataFrame, resources=("node_util", "bb_util")) -> pd.Se
 
 def kiviat_margins(frame: pd.DataFrame, axes) -> pd.Series:
     """Per workload, MRSch's Kiviat area minus the largest area of the other methods."""
-    scores = mx.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
+    scores = mev.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
     out = {}
     for wl, part in scores.groupby("workload", sort=False):
         ours = part.loc[part["method"] == "mrsch", "area"]
@@ -214,7 +216,7 @@ def kiviat_margins(frame: pd.DataFrame, axes) -> pd.Series:
 
 def fcfs_worst(frame: pd.DataFrame, axes) -> list[str]:
     """Workloads where FCFS has the smallest Kiviat area among the paper's four methods."""
-    scores = mx.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
+    scores = mev.kiviat_scores(frame[frame["method"].isin(MAIN_METHODS)], list(axes))
     worst = scores.loc[scores.groupby("workload")["area"].idxmin()]
     return worst.loc[worst["method"] == "fcfs", "workload"].tolist()
 
@@ -285,17 +287,17 @@ def n_blocks(jobs: pd.DataFrame, workload: str) -> int:
 def evidence(spec: dict, jobs: pd.DataFrame | None, workload: str, what: str = "test jobs") -> str:
     """What an interval rests on: 'N seeds x M test jobs per workload (B blocks of ~M/B)'."""
     if jobs is None:
-        return cv.evidence(len(mx.seeds(spec)), 0, f"{what} per workload")
+        return cv.evidence(len(ml.seeds(spec)), 0, f"{what} per workload")
     part = jobs[jobs["workload"] == workload]
     first = part[(part["method"] == part["method"].iloc[0])] if len(part) else part
     n_jobs = int((first["seed"] == first["seed"].iloc[0]).sum()) if "seed" in first and len(first) else len(first)
     nb = n_blocks(jobs, workload)
-    return (cv.evidence(len(mx.seeds(spec)), n_jobs, f"{what} per workload")
+    return (cv.evidence(len(ml.seeds(spec)), n_jobs, f"{what} per workload")
             + (f" ({nb} blocks of ~{n_jobs / nb:.0f})" if nb else ""))
 
 
 def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
-    g = mx.improvement(frame, metric)
+    g = mev.improvement(frame, metric)
     if g.empty:
         return float("nan"), "", ""
     best = g.loc[g["gain"].idxmax()]
@@ -304,22 +306,22 @@ def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
 
 def read_jobs(spec: dict, root, workloads, split: str = "test") -> pd.DataFrame | None:
     """Per-job rows of every method (base seed) and of MRSch under each extra seed, with ``seed``."""
-    paths = [(s, mx.eval_dir(root, w, split, None if s == int(spec["seed"]) else s) / "jobs.csv")
-             for s in mx.seeds(spec) for w in workloads]
+    paths = [(s, ml.eval_dir(root, w, split, None if s == int(spec["seed"]) else s) / "jobs.csv")
+             for s in ml.seeds(spec) for w in workloads]
     if not all(p.is_file() for _, p in paths):
         return None
-    return pd.concat([mx.read_csv(p).assign(seed=s) for s, p in paths], ignore_index=True)
+    return pd.concat([mev.read_csv(p).assign(seed=s) for s, p in paths], ignore_index=True)
 
 
 # -- budgets
 def read_budgets(spec: dict, root, group: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The budget evaluation's metrics, MRSch's the mean over seeds, and the base seed's goal traces."""
-    folders = [(s, mx.budget_dir(root, group, None if s == int(spec["seed"]) else s)) for s in mx.seeds(spec)]
+    folders = [(s, ml.budget_dir(root, group, None if s == int(spec["seed"]) else s)) for s in ml.seeds(spec)]
     if not all((f / "metrics.csv").is_file() for _, f in folders):
         return None
-    metrics = pd.concat([mx.read_csv(f / "metrics.csv").assign(seed=s) for s, f in folders], ignore_index=True)
-    return (mx.mean_over_seeds(metrics, ["fraction", "split", "workload", "method"]),
-            mx.read_csv(folders[0][1] / "goals.csv"))
+    metrics = pd.concat([mev.read_csv(f / "metrics.csv").assign(seed=s) for s, f in folders], ignore_index=True)
+    return (mev.mean_over_seeds(metrics, ["fraction", "split", "workload", "method"]),
+            mev.read_csv(folders[0][1] / "goals.csv"))
 
 
 def at_fraction(final: pd.DataFrame, budgets: pd.DataFrame, fraction: float, split: str) -> pd.DataFrame:
@@ -339,7 +341,7 @@ class Budgets:
 
     def __init__(self, spec: dict):
         self.spec, self.long = spec, []
-        self.jobs = [mx.budget_sets(spec, f) * int(spec["jobs_per_set"]) for f in cv.BUDGET_FRACTIONS]
+        self.jobs = [ml.budget_sets(spec, f) * int(spec["jobs_per_set"]) for f in cv.BUDGET_FRACTIONS]
 
     def fields(self, row: dict, values: list[float], paper_value: float | None, *, key: str | None = None,
                noise: float | None = None, label: str = "") -> dict:
@@ -378,16 +380,16 @@ def epsilon_reading(spec: dict) -> str:
 def model_reading(spec: dict, root) -> str:
     """Which DFP model the claims evaluate (issue 25): the final one, or the checkpoint each agent
     selected on its group's validation splits (rule mrsch_select)."""
-    seeds = mx.seeds(spec)
+    seeds = ml.seeds(spec)
     text = (f"MRSch = mean of {len(seeds)} training seeds ({', '.join(map(str, seeds))}; the CNN variant and "
             f"other orderings seed {seeds[0]} only); " if len(seeds) > 1 else "")
-    if not mx.select_on_validation(spec):
+    if not ml.select_on_validation(spec):
         return text + "final model"
     label = {("two", "mlp"): "S1-S5", ("two", "cnn"): "S1-S5 CNN", ("three", "mlp"): "S6-S10"}
     parts = []
-    for g, st, o, s in [(*r, None) for r in mx.dfp_runs(spec)] + mx.seed_runs(spec):
-        if o == mx.PAPER_ORDERING:
-            f = mx.selected_fraction(root, g, st, s)
+    for g, st, o, s in [(*r, None) for r in ml.dfp_runs(spec)] + ml.seed_runs(spec):
+        if o == ml.PAPER_ORDERING:
+            f = mtr.selected_fraction(root, g, st, s)
             parts.append(f"{'?' if f is None else f'{f:g}'} of training ({label[(g, st)]}"
                          + (f", seed {seeds[0] if s is None else s}" if len(seeds) > 1 else "") + ")")
     return text + "model selected on the validation split at " + ", ".join(parts)
@@ -402,15 +404,15 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
     rows.append(_row("state-size", "The Theta state vector has 4W + 2N1 + 2N2 = 11,410 inputs (W 10)",
                      VALUES["state.theta_inputs"], ours, VALUES.verdict("state.theta_inputs", ours),
                      VALUES.describe("state.theta_inputs")))
-    two, three = [w for w in mx.GROUPS["two"] if w in spec["workloads"]], [w for w in mx.GROUPS["three"] if w in spec["workloads"]]
+    two, three = [w for w in ml.GROUPS["two"] if w in spec["workloads"]], [w for w in ml.GROUPS["three"] if w in spec["workloads"]]
     eps = epsilon_reading(spec) + "; " + model_reading(spec, root)
-    scale = (f"data: {mx.data_source()}; {spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
+    scale = (f"data: {ml.data_source()}; {spec['jobs_per_set']} jobs per job set x {sum(spec['jobsets'].values())} sets "
              f"(paper {VALUES['scale.jobs']:,} jobs), {eps}; evaluation on the test splits"
              + (f" (first {spec['eval']['max_jobs']} jobs)" if spec["eval"]["max_jobs"] else ""))
     fr = cv.BUDGET_FRACTIONS
     if two:
-        m2 = mx.all_metrics(spec, root, two)
-        goals2 = mx.all_goals(spec, root, two)
+        m2 = mev.all_metrics(spec, root, two)
+        goals2 = mev.all_goals(spec, root, two)
         jobs2 = read_jobs(spec, root, two)
         b2 = read_budgets(spec, root, "two")
         frames = [at_fraction(m2, b2[0], f, "test") for f in fr] if b2 else []
@@ -419,16 +421,16 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                           else goals2]) if b2 else []
         ev = evidence(spec, jobs2, two[0])
 
-        if mx.has_cnn(spec):
+        if ml.has_cnn(spec):
             rows.append(fig3_row(m2, jobs2, frames, budgets, ev, scale))
         else:
             rows.append(_missing("fig3-mlp-over-cnn", "MLP beats CNN by up to 7% across the four metrics", "7%",
                                  "the CNN variant"))
-        if not mx.has_orderings(spec):  # the paper's ordering alone: nothing to rank it against
+        if not ml.has_orderings(spec):  # the paper's ordering alone: nothing to rank it against
             rows.append(_missing("fig4-ordering", "Sampled, then real, then synthetic job sets converge fastest to the "
                                  "lowest loss", VALUES["fig4.best_ordering"], "the other job-set orderings"))
         else:
-            losses = pd.concat([mx.read_csv(mx.dfp_dir(root, "two", "mlp", o) / "losses.csv").assign(ordering=o)
+            losses = pd.concat([mev.read_csv(ml.dfp_dir(root, "two", "mlp", o) / "losses.csv").assign(ordering=o)
                                 for o in spec["orderings"]], ignore_index=True)
             best, final = best_ordering(losses), final_losses(losses)
             lo, hi = min(final.values()), max(final.values())
@@ -456,7 +458,7 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                                    key="fig5.best_workloads"))
 
         # scalar RL above the GA on S3 (section V-C, Fig. 5)
-        if "S3" in two and not mx.has_scalar(spec):
+        if "S3" in two and not ml.has_scalar(spec):
             rows.append(_missing("fig5-scalar-over-ga-s3", "Scalar RL has higher utilisation than the GA on S3",
                                  f"higher on {VALUES['scalar_rl.better_on']}", "scalar RL"))
         elif "S3" in two:
@@ -538,7 +540,7 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                                        label="S5 margin minus best other (Kiviat area)"))
 
         # a goal trace is one agent's decisions: seeds are not averaged
-        base_trace = f"; the goal trace of seed {spec['seed']}'s agent" if mx.extra_seeds(spec) else ""
+        base_trace = f"; the goal trace of seed {spec['seed']}'s agent" if ml.extra_seeds(spec) else ""
         window = rbb_trace_window(spec, goals2)
         lo, hi = float(window["r_bb"].min()), float(window["r_bb"].max())
         ok = abs(lo - VALUES["fig8.rbb_low"]) <= VALUES.tolerance("fig8.rbb_low", "abs") and \
@@ -568,14 +570,14 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                          "< 2 s", f"{t2 * 1e3:.0f} ms (slowest instance)", "reproduced" if t2 < VALUES["decision.two_max_s"] else "not reproduced",
                          "every pick at one scheduling instance (forward pass + starting or reserving the job), 1 CPU thread, shared 2-core machine"))
     if three:
-        m3 = mx.all_metrics(spec, root, three)
+        m3 = mev.all_metrics(spec, root, three)
         jobs3 = read_jobs(spec, root, three)
         b3 = read_budgets(spec, root, "three")
         frames = [at_fraction(m3, b3[0], f, "test") for f in fr] if b3 else []
         ev = evidence(spec, jobs3, three[0])
         p3 = m3[m3["method"].isin(["fcfs", "scalar_rl"])].pivot(index="workload", columns="method",
                                                                   values=["mean_wait_h", "mean_slowdown"])
-        collapsed = (mx.has_scalar(spec) and bool(len(p3))
+        collapsed = (ml.has_scalar(spec) and bool(len(p3))
                      and bool(np.allclose(p3.xs("fcfs", axis=1, level=1), p3.xs("scalar_rl", axis=1, level=1))))
         undertrained = (f"; scalar RL (REINFORCE, {spec['scalar_rl']['iterations']} iterations) is undertrained with power: "
                         "its schedules equal FCFS's on every workload" if collapsed else "")
@@ -609,13 +611,13 @@ def claims_rows(spec: dict, root, references: bool = True) -> list[dict]:
                          f"{t3 * 1e3:.0f} ms (slowest instance)", "reproduced" if t3 < VALUES["decision.three_max_s"] else "not reproduced",
                          "every pick at one scheduling instance, 1 CPU thread"))
     rows += insample_rows(spec, root, two, three, budgets)
-    process = mx.process_note(spec)  # issue 35: every comparison plays its methods under one process
-    absent = mx.not_trained(spec)
+    process = ml.process_note(spec)  # issue 35: every comparison plays its methods under one process
+    absent = ml.not_trained(spec)
     if absent:  # a scale that trains only some runs (config/paper-budget.yaml) says so in every comparison
-        process = (f"{', '.join(absent)} {mx.NOT_TRAINED}"
-                   + ("" if mx.has_scalar(spec) else " (MRSch compared with FCFS and the GA)") + f"; {process}")
+        process = (f"{', '.join(absent)} {ml.NOT_TRAINED}"
+                   + ("" if ml.has_scalar(spec) else " (MRSch compared with FCFS and the GA)") + f"; {process}")
     for r in rows:
-        if r["claim_id"] != "state-size" and not mx.is_missing(r):
+        if r["claim_id"] != "state-size" and not ml.is_missing(r):
             r["note"] = f"{r['note']}; {process}" if r["note"] else process
     cv.write_budget_table(Path(root) / "claims_budget.csv", budgets.long)
     if references:
@@ -635,7 +637,7 @@ def fig3_row(m2: pd.DataFrame, jobs2, frames: list[pd.DataFrame], budgets: Budge
                "largest relative advantage over metrics and S1-S5; " + scale)
     top = str(adv.loc[adv["advantage"].idxmax(), "metric"]) if len(adv) and np.isfinite(a) else ""
     if top in ("mean_wait_h", "mean_slowdown") and jobs2 is not None:  # a user-level metric: its interval
-        gains = mx.improvement(m2, top, baselines=("mrsch_cnn",))
+        gains = mev.improvement(m2, top, baselines=("mrsch_cnn",))
         wl = str(gains.loc[gains["gain"].idxmax(), "workload"])
         _, lo, hi = gain_ci(jobs2, wl, "wait_h" if top == "mean_wait_h" else "slowdown", "mrsch_cnn")
         if np.isfinite(lo):
@@ -667,10 +669,10 @@ def insample_rows(spec: dict, root, two: list[str], three: list[str], budgets: B
     rows = []
     for workloads, fig, text, axes, group in ((two, "fig7", "S1-S5", AXES_TWO, "two"),
                                               (three, "fig10", "S6-S10, with power", AXES_THREE, "three")):
-        workloads = [w for w in workloads if w in mx.insample_workloads(spec, mx.group_of(w))]
+        workloads = [w for w in workloads if w in mev.insample_workloads(spec, ml.group_of(w))]
         if not workloads:
             continue
-        m = mx.all_metrics(spec, root, workloads, split="train")
+        m = mev.all_metrics(spec, root, workloads, split="train")
         b = read_budgets(spec, root, group)
         frames = [at_fraction(m, b[0], f, "train") for f in cv.BUDGET_FRACTIONS] if b else []
         jobs = read_jobs(spec, root, workloads, split="train")

@@ -15,7 +15,8 @@ import pandas as pd
 
 from schedrl.papers import paper_values
 from schedrl.papers.mrsch import claims
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import evaluation as mev
+from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.targets import Target
 from schedrl.plots import new_figure, save_figure
 
@@ -28,11 +29,11 @@ MAIN = ("fcfs", "ga", "scalar_rl", "mrsch")  # the paper's four methods
 def _shown(frame: pd.DataFrame) -> list[str]:
     """The paper's four methods (those the evaluation holds: a scale may train no scalar RL), then
     the diagnostic rows it holds (issue 35's GA under ``hold``: drawn hatched or dashed, in no claim)."""
-    return [m for m in (*MAIN, *mx.DIAGNOSTIC) if (frame["method"] == m).any()]
+    return [m for m in (*MAIN, *ml.DIAGNOSTIC) if (frame["method"] == m).any()]
 
 
 def _process(spec) -> str:
-    return f"; decision process {mx.process(spec)}"
+    return f"; decision process {ml.process(spec)}"
 AXES2 = ["node_util", "bb_util", "mean_wait_h", "mean_slowdown"]
 AXES3 = AXES2[:2] + ["power_util"] + AXES2[2:]
 AXIS_LABELS = {"node_util": "node util.", "bb_util": "BB util.", "power_util": "power util.",
@@ -46,8 +47,8 @@ def _bars(ax, frame: pd.DataFrame, metric: str, methods, workloads) -> None:
     x = np.arange(len(workloads))
     for i, m in enumerate(methods):
         part = frame[frame["method"] == m].set_index("workload").reindex(workloads)
-        ax.bar(x + (i - (len(methods) - 1) / 2) * width, part[metric], width, label=mx.LABELS[m], color=COLORS[m],
-               hatch="//" if m in mx.DIAGNOSTIC else None, alpha=0.6 if m in mx.DIAGNOSTIC else 1.0)
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, part[metric], width, label=ml.LABELS[m], color=COLORS[m],
+               hatch="//" if m in ml.DIAGNOSTIC else None, alpha=0.6 if m in ml.DIAGNOSTIC else 1.0)
     ax.set_xticks(x, workloads)
     ax.set_ylabel(METRIC_LABELS[metric])
     ax.set_xlabel("workload (test split)")
@@ -55,27 +56,27 @@ def _bars(ax, frame: pd.DataFrame, metric: str, methods, workloads) -> None:
 
 def _seeds(spec) -> str:
     """Title suffix: MRSch's bars and polygons are its mean over the main agents' seeds."""
-    n = len(mx.seeds(spec))
+    n = len(ml.seeds(spec))
     return f"; MRSch: mean of {n} training seeds" if n > 1 else ""
 
 
 def _two(spec):
-    return [w for w in mx.GROUPS["two"] if w in spec["workloads"]]
+    return [w for w in ml.GROUPS["two"] if w in spec["workloads"]]
 
 
 def _three(spec):
-    return [w for w in mx.GROUPS["three"] if w in spec["workloads"]]
+    return [w for w in ml.GROUPS["three"] if w in spec["workloads"]]
 
 
 # Fig. 3 --------------------------------------------------------------------------------------
 def fig3(spec: dict, root, png) -> pd.DataFrame:
     """MLP vs CNN state module: the four metrics per workload S1-S5 and MLP's relative advantage."""
-    if not mx.has_cnn(spec):
+    if not ml.has_cnn(spec):
         from schedrl.errors import ConfigError
 
         raise ConfigError("MRSch Fig. 3 needs the CNN variant, and mrsch.cnn is null (no CNN trained at this scale)")
     wls = _two(spec)
-    frame = mx.all_metrics(spec, root, wls)
+    frame = mev.all_metrics(spec, root, wls)
     frame = frame[frame["method"].isin(["mrsch", "mrsch_cnn"])]
     adv = claims.mlp_advantage(frame)
     fig, axes = new_figure(1, 5, figsize=(20, 3.8))
@@ -99,15 +100,15 @@ def fig4(spec: dict, root, png) -> pd.DataFrame:
     """Training loss (MSE) against agent steps for each job-set ordering (group two, MLP)."""
     frames = []
     for o in spec["orderings"]:
-        losses = mx.read_csv(mx.dfp_dir(root, "two", "mlp", o) / "losses.csv")
+        losses = mev.read_csv(ml.dfp_dir(root, "two", "mlp", o) / "losses.csv")
         w = max(1, len(losses) // 20)
         losses["smoothed"] = losses["loss"].rolling(w, min_periods=1).mean()
         frames.append(losses.assign(ordering=o))
     data = pd.concat(frames, ignore_index=True)
     fig, ax = new_figure(figsize=(7, 4.2))
     for o, part in data.groupby("ordering", sort=False):
-        style = {"color": "tab:brown", "lw": 2.2} if o == mx.PAPER_ORDERING else {"lw": 1.2}
-        ax.plot(part["timesteps"], part["smoothed"], label=o + (" (paper's)" if o == mx.PAPER_ORDERING else ""), **style)
+        style = {"color": "tab:brown", "lw": 2.2} if o == ml.PAPER_ORDERING else {"lw": 1.2}
+        ax.plot(part["timesteps"], part["smoothed"], label=o + (" (paper's)" if o == ml.PAPER_ORDERING else ""), **style)
     ax.set_xlabel("agent steps (decisions)")
     ax.set_ylabel("training loss (MSE, rolling mean)")
     ax.set_yscale("log")
@@ -122,7 +123,7 @@ def fig4(spec: dict, root, png) -> pd.DataFrame:
 # Figs. 5 and 6 -------------------------------------------------------------------------------
 def _pair(spec, root, png, metrics, title, notes) -> pd.DataFrame:
     wls = _two(spec)
-    frame = mx.all_metrics(spec, root, wls)
+    frame = mev.all_metrics(spec, root, wls)
     shown = _shown(frame)
     frame = frame[frame["method"].isin(shown)]
     fig, axes = new_figure(1, 2, figsize=(12, 4))
@@ -131,7 +132,7 @@ def _pair(spec, root, png, metrics, title, notes) -> pd.DataFrame:
         if note:
             ax.set_title(note, fontsize=9)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"{title}\ndata: {mx.data_source()}{_seeds(spec)}{_process(spec)}", fontsize=10)
+    fig.suptitle(f"{title}\ndata: {ml.data_source()}{_seeds(spec)}{_process(spec)}", fontsize=10)
     save_figure(fig, png, frame)
     return frame
 
@@ -145,7 +146,7 @@ def fig5(spec: dict, root, png) -> pd.DataFrame:
 
 def fig6(spec: dict, root, png) -> pd.DataFrame:
     """Mean wait and slowdown per method on S1-S5, with MRSch's largest reductions vs the paper's."""
-    frame = mx.all_metrics(spec, root, _two(spec))
+    frame = mev.all_metrics(spec, root, _two(spec))
     w = claims.max_gain(frame, "mean_wait_h")
     s = claims.max_gain(frame, "mean_slowdown")
     return _pair(spec, root, png, ["mean_wait_h", "mean_slowdown"],
@@ -156,10 +157,10 @@ def fig6(spec: dict, root, png) -> pd.DataFrame:
 
 # Figs. 7 and 10 ------------------------------------------------------------------------------
 def _kiviat(spec, root, png, wls, axes_names, title) -> pd.DataFrame:
-    frame = mx.all_metrics(spec, root, wls)
+    frame = mev.all_metrics(spec, root, wls)
     shown = _shown(frame)
     # the paper's methods scaled among themselves (as the claims); a diagnostic row against their best
-    scores = mx.kiviat_scores(frame[frame["method"].isin(shown)], axes_names, scale_by=MAIN)
+    scores = mev.kiviat_scores(frame[frame["method"].isin(shown)], axes_names, scale_by=MAIN)
     n = len(axes_names)
     angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
     fig, axes = new_figure(1, len(wls), figsize=(3.6 * len(wls), 4), subplot_kw={"projection": "polar"}, squeeze=False)
@@ -170,8 +171,8 @@ def _kiviat(spec, root, png, wls, axes_names, title) -> pd.DataFrame:
             if row.empty:
                 continue
             k = row[[f"k_{a}" for a in axes_names]].to_numpy(dtype=float)[0]
-            diag = m in mx.DIAGNOSTIC
-            ax.plot(np.append(angles, angles[0]), np.append(k, k[0]), color=COLORS[m], label=mx.LABELS[m],
+            diag = m in ml.DIAGNOSTIC
+            ax.plot(np.append(angles, angles[0]), np.append(k, k[0]), color=COLORS[m], label=ml.LABELS[m],
                     ls="--" if diag else "-")
             if not diag:
                 ax.fill(angles, k, color=COLORS[m], alpha=0.08)
@@ -181,9 +182,9 @@ def _kiviat(spec, root, png, wls, axes_names, title) -> pd.DataFrame:
         ax.tick_params(axis="y", labelsize=6)
         main = part[part["method"].isin(MAIN)]
         best = main.loc[main["area"].idxmax(), "method"]
-        ax.set_title(f"{wl} (largest area: {mx.LABELS[best]})", fontsize=8)
+        ax.set_title(f"{wl} (largest area: {ml.LABELS[best]})", fontsize=8)
     axes.flat[0].legend(fontsize=7, loc="lower left", bbox_to_anchor=(-0.3, -0.35))
-    fig.suptitle(f"{title}\ndata: {mx.data_source()}{_seeds(spec)}{_process(spec)}", fontsize=10)
+    fig.suptitle(f"{title}\ndata: {ml.data_source()}{_seeds(spec)}{_process(spec)}", fontsize=10)
     save_figure(fig, png, scores)
     return scores
 
@@ -196,7 +197,7 @@ def fig7(spec: dict, root, png) -> pd.DataFrame:
 
 def fig10(spec: dict, root, png) -> pd.DataFrame:
     """Kiviat charts on S6-S10 with power utilisation as a fifth axis."""
-    frame = mx.all_metrics(spec, root, _three(spec))
+    frame = mev.all_metrics(spec, root, _three(spec))
     u = max(claims.max_gain(frame, m) for m in ("node_util", "bb_util", "power_util"))
     return _kiviat(spec, root, png, _three(spec), AXES3,
                    f"MRSch Fig. 10: with power, S6-S10; largest utilisation gain ours {u:.0%}, paper "
@@ -224,7 +225,7 @@ def fig8(spec: dict, root, png) -> pd.DataFrame:
 def fig9(spec: dict, root, png) -> pd.DataFrame:
     """Box plots of r_BB over every decision of MRSch's test run on S1-S5."""
     wls = _two(spec)
-    goals = mx.all_goals(spec, root, wls)
+    goals = mev.all_goals(spec, root, wls)
     fig, ax = new_figure(figsize=(7, 4))
     data = [goals.loc[goals["workload"] == w, "r_bb"].to_numpy() for w in wls]
     ax.boxplot(data, showmeans=True)
@@ -279,5 +280,5 @@ def trained_targets(spec: dict) -> list[Target]:
     """The targets a scale that trains only the main agents can build (``config/paper-budget.yaml``):
     every figure but Fig. 3 without the CNN variant and Fig. 4 without the other orderings, the
     budget figure and the claims."""
-    skip = ({"fig3"} if not mx.has_cnn(spec) else set()) | ({"fig4"} if not mx.has_orderings(spec) else set())
+    skip = ({"fig3"} if not ml.has_cnn(spec) else set()) | ({"fig4"} if not ml.has_orderings(spec) else set())
     return [t for t in TARGETS if t.name not in skip]

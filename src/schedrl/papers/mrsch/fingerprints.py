@@ -3,7 +3,7 @@
 This module holds what an evaluation records and how the references play; the tables and the
 claims' references built from them are in ``schedrl.papers.mrsch.references``.
 
-Fingerprints. The test and in-sample evaluations (``experiments.evaluate_frame`` with a ``Record``)
+Fingerprints. The test and in-sample evaluations (``evaluation.evaluate_frame`` with a ``Record``)
 record every decision of the DFP agents (MLP, CNN; ``dfp_view``: inputs are (observation,
 measurements, goal)) and of the scalar-RL baseline (REINFORCE, ``reinforce_view``), and write one
 ``fingerprint.json``-style file per agent into ``<eval dir>/fingerprints/<method>[-<reference>].json``

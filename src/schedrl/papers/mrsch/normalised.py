@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.mrsch.fingerprints import AGENTS, NAMES, REFERENCE_DIR
 from schedrl.report.normalised import PLACED, improvement_ratio, long_rows, with_authors
 
@@ -63,12 +63,12 @@ def placements(values) -> tuple[list[dict], list[dict]]:
     return out, gaps
 
 
-def long_table(spec: dict, root: str | Path = mx.ROOT) -> tuple[pd.DataFrame, list[dict]]:
+def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, list[dict]]:
     rows, gaps = [], []
     base = int(spec["seed"])
-    for seed in mx.seeds(spec):
+    for seed in ml.seeds(spec):
         for workload in spec["workloads"]:
-            folder = mx.eval_dir(root, workload, "test", None if seed == base else seed)
+            folder = ml.eval_dir(root, workload, "test", None if seed == base else seed)
             if not (folder / "metrics.csv").is_file():
                 gaps.append({"paper": PAPER, "player": "all", "gap": f"{folder / 'metrics.csv'} missing (run its rule first)"})
                 continue

@@ -2,8 +2,9 @@
 after the evaluations: ``write_record`` (an evaluation's fingerprints and reference rows),
 ``fingerprint_csv`` (``results/mrsch/fingerprints.csv``) and ``add_references`` (each RL claim
 computed again on a results tree whose trained agents are a reference's). What is recorded and how
-the references play: ``schedrl.papers.mrsch.fingerprints``. Imports flow one way: fingerprints ->
-experiments -> this module -> claims.
+the references play: ``schedrl.papers.mrsch.fingerprints``; where they play (beside the trained
+agents, in the same evaluation): ``evaluation.evaluate_frame`` and ``evaluation.baseline_rows``.
+Imports flow one way: fingerprints -> evaluation -> this module -> claims (``layout`` under all).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from schedrl.experiments import fingerprint as fpm
-from schedrl.papers.mrsch import experiments as mx
+from schedrl.papers.mrsch import evaluation as mev
+from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.mrsch.fingerprints import (
     FINGERPRINT_DIR,
     REFERENCE_DIR,
@@ -43,7 +45,7 @@ def write_record(record: Record, out_dir, split: str) -> list[Path]:
     if record.ref_metrics:
         metrics = pd.DataFrame(record.ref_metrics)
         if split != "test":  # in-sample: per reference, the mean over job sets as the main table
-            metrics = pd.concat([mx.pool_metrics([g.drop(columns=["reference", "part"])]).assign(
+            metrics = pd.concat([mev.pool_metrics([g.drop(columns=["reference", "part"])]).assign(
                 reference=r, jobsets=g["part"].nunique()) for r, g in metrics.groupby("reference", sort=False)],
                 ignore_index=True)
         else:
@@ -130,23 +132,23 @@ def substitute_tree(spec: dict, root, reference: str, dest) -> bool:
     are ``reference``'s (the training folders linked as they are, no budget evaluation); False when
     an evaluation has no references (a tree written before them)."""
     root, dest = Path(root), Path(dest)
-    for s in mx.seeds(spec):
+    for s in ml.seeds(spec):
         extra = None if s == int(spec["seed"]) else s
         for split in ("test", "train"):
             for w in spec["workloads"]:
-                src = mx.eval_dir(root, w, split, extra)
+                src = ml.eval_dir(root, w, split, extra)
                 if not (src / "metrics.csv").is_file():
                     continue
                 refs = src / REFERENCE_DIR
                 if not (refs / "metrics.csv").is_file():
                     return False
-                out = mx.eval_dir(dest, w, split, extra)
+                out = ml.eval_dir(dest, w, split, extra)
                 out.mkdir(parents=True, exist_ok=True)
                 for name in ("metrics.csv", "jobs.csv", "goals.csv"):
                     if not (src / name).is_file():
                         continue
-                    main = mx.read_csv(src / name)
-                    ref = mx.read_csv(refs / name) if (refs / name).is_file() else None
+                    main = mev.read_csv(src / name)
+                    ref = mev.read_csv(refs / name) if (refs / name).is_file() else None
                     if ref is not None:
                         ref = ref[ref["reference"] == reference].drop(columns="reference")
                     if name == "goals.csv":  # MRSch's goal trace: the reference's when it has one
@@ -176,7 +178,7 @@ def read_table(root) -> pd.DataFrame | None:
     path = Path(root) / "fingerprints.csv"
     if not path.is_file():
         return None
-    return mx.read_csv(path)
+    return mev.read_csv(path)
 
 
 def add_references(spec: dict, root, rows: list[dict], claims_rows) -> list[dict]:
@@ -188,7 +190,7 @@ def add_references(spec: dict, root, rows: list[dict], claims_rows) -> list[dict
     table = read_table(root)
     for row in rows:
         cid = row["claim_id"]
-        if claim_agents(cid) is None or mx.is_missing(row):  # no agent, or its runs not trained at this scale
+        if claim_agents(cid) is None or ml.is_missing(row):  # no agent, or its runs not trained at this scale
             continue
         plays = plays_as_of(table, cid)
         row.update(reference_fields(row["verdict"], verdicts.get("random", {}).get(cid, ""),
