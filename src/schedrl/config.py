@@ -21,10 +21,20 @@ DEFAULT_SCHEMA_DIR = REPO_ROOT / "workflow" / "schemas"
 
 def load_yaml(path: str | Path) -> Any:
     """Read a YAML (or JSON) file; a missing, unreadable or unparsable file raises ConfigError naming it."""
+    import json
+
     path = Path(path)
     try:
         with path.open(encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
+            text = fh.read()
+        # a JSON document is read as JSON: YAML 1.1 reads an exponent without a dot (1e-05) as text
+        doc = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # json's own (e.g. a number too large): a UnicodeDecodeError is caught below first
+        if isinstance(exc, UnicodeDecodeError):
+            raise ConfigError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
+        raise ConfigError(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -162,7 +172,7 @@ def load_section(text: str, section: str) -> dict:
             raise ConfigError("--spec: nested too deeply") from None
     elif _exists(text):
         source = f"--spec {text}"
-        doc = load_yaml(text)  # JSON files parse as YAML too
+        doc = load_yaml(text)  # JSON files too (read as JSON: see load_yaml)
         if not isinstance(doc, dict):
             raise ConfigError(f"{source}: expected a mapping (the {section} section, or a config holding it)")
         doc = over_default(doc, text)
