@@ -93,13 +93,16 @@ def test_choice_labels():
 
 
 # -- the runtime paper's study --------------------------------------------------------------------
-def _runtime_spec():
-    from tests.test_runtime_rl import SPEC
+RUNTIME_SPEC = {"nodes": 256, "table4": {"sim_step": 60},
+                "env": {"jobs_window": 100, "sim_step": 60, "max_steps": 10000, "time_scale": 21600},
+                "agents": {"methods": ["baseline"], "workloads": ["wl1_100a"], "steps": 64, "seeds": [0],
+                           "grid": {"n_steps": [8], "batch_size": [32], "n_epochs": [1]}},
+                "evaluate": {"episodes": 1, "seed": 1000, "deterministic": False, "max_steps": 200,
+                             "estimators": ["actual", "running_accuracy", "request"]}}
 
-    spec = json.loads(json.dumps(SPEC))
-    spec["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=64,
-                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1]})
-    spec["evaluate"].update(episodes=1, max_steps=200)
+
+def _runtime_spec():
+    spec = json.loads(json.dumps(RUNTIME_SPEC))
     spec["tune"] = {"method": "baseline", "workload": "wl1_100a", "validation_draws": [1], "validation_episodes": 1,
                     "trials": 3, "seeds": 2, "steps": 32, "checks": 2, "budget_core_h": 1.0, "startup_trials": 1,
                     "space": {"learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
