@@ -38,14 +38,15 @@ def case_setup(case: str, tmp: Path):
     from schedrl.agents.hyperparams import load_hyperparams
 
     if case.startswith("mdp"):
-        from schedrl.papers.mdp import experiments as mx
+        from schedrl.papers.mdp import layout as ml
 
-        return mx.ENV_ID, mx.env_kwargs("image", int(case[3:]), 20), load_hyperparams("ppo", "mdp")
+        return ml.ENV_ID, ml.env_kwargs("image", int(case[3:]), 20), load_hyperparams("ppo", "mdp")
     if case == "deeprm":
-        from schedrl.papers.deeprm import experiments as dx
+        from schedrl.papers.deeprm import layout as dl
+        from schedrl.papers.deeprm import training as dt
 
-        kwargs = dx.env_kwargs(DEEPRM_SPEC, "discrete-image", "slowdown")
-        return dx.ENV_ID, kwargs, load_hyperparams("ppo", dx.hyperparams_variant("discrete-image"))
+        kwargs = dt.env_kwargs(DEEPRM_SPEC, "discrete-image", "slowdown")
+        return dl.ENV_ID, kwargs, load_hyperparams("ppo", dt.hyperparams_variant("discrete-image"))
     from schedrl.papers.runtime import experiments as rx
     from schedrl.workloads.lublin import generate
     from schedrl.workloads.swf import write_swf

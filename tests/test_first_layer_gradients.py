@@ -285,9 +285,9 @@ def _compact_groups(p, placement: str) -> list[tuple[str, np.ndarray]]:
 
 
 def _deeprm_spec():
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
 
-    spec = dx.load_spec(CONFIG)
+    spec = dl.load_spec(CONFIG)
     # phase 1 as the report's text describes it (``stacked``), beside its code's (``profile``)
     spec["variants"]["discrete-stacked-text"] = {"env": {"num_nw": 5, "workload": "sb3_phase1"}, "algos": ["a2c"]}
     return spec
@@ -307,15 +307,16 @@ def _grid_groups(env, obs_mode: str, placement: str = "earliest"):
 def deeprm_sb3(variant: str, algo: str) -> Probe:
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
     spec = _deeprm_spec()
-    kwargs = dx.env_kwargs(spec, variant, "slowdown")
-    env = make_env(dx.ENV_ID, kwargs, dx.WRAPPERS)
+    kwargs = dt.env_kwargs(spec, variant, "slowdown")
+    env = make_env(dl.ENV_ID, kwargs, dl.WRAPPERS)
     groups = _grid_groups(env, kwargs["obs_mode"])
-    hp = load_hyperparams(algo, dx.hyperparams_variant(variant))
+    hp = load_hyperparams(algo, dt.hyperparams_variant(variant))
     choose = _multibinary() if kwargs["action_mode"] == "multibinary" else _discrete_void()
-    return _sb3_probe(dx.ENV_ID, kwargs, dx.WRAPPERS, algo, hp, 400, choose, groups)
+    return _sb3_probe(dl.ENV_ID, kwargs, dl.WRAPPERS, algo, hp, 400, choose, groups)
 
 
 def deeprm_pg() -> Probe:
@@ -325,14 +326,15 @@ def deeprm_pg() -> Probe:
     from schedrl.agents import reinforce as rf
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.experiments.envs import make_env, wrapper_info_keywords
-    from schedrl.papers.deeprm import experiments as dx
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
 
     spec = _deeprm_spec()
     agent = spec["deeprm_agent"]
-    hp = load_hyperparams(dx.DEEPRM_AGENT, dx.hyperparams_variant(agent["variant"]), overrides={"trajectories": 2})
+    hp = load_hyperparams(dl.DEEPRM_AGENT, dt.hyperparams_variant(agent["variant"]), overrides={"trajectories": 2})
     cfg = rf.ReinforceConfig.from_dict(hp)
-    env = make_env(dx.ENV_ID, dx.deeprm_agent_env_kwargs(spec, 0.7), dx.WRAPPERS)
-    keys = wrapper_info_keywords(dx.WRAPPERS)
+    env = make_env(dl.ENV_ID, dt.deeprm_agent_env_kwargs(spec, 0.7), dl.WRAPPERS)
+    keys = wrapper_info_keywords(dl.WRAPPERS)
     assert rf.compiled_env_ok(env, keys)
     torch.manual_seed(0)
     policy = rf.make_policy(env, cfg)
@@ -354,15 +356,15 @@ def deeprm_pg() -> Probe:
 def mdp_ppo(variant: str, scenario: int) -> Probe:
     from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
 
     spec = load_section(CONFIG, "mdp")
-    kwargs = mx.env_kwargs(variant, scenario, spec["horizon"])
-    env = make_env(mx.ENV_ID, kwargs, mx.WRAPPERS)
+    kwargs = ml.env_kwargs(variant, scenario, spec["horizon"])
+    env = make_env(ml.ENV_ID, kwargs, ml.WRAPPERS)
     groups = _grid_groups(env, kwargs["obs_mode"], kwargs["placement"])
-    hp = load_hyperparams(mx.ALGO, mx.HYPERPARAMS_VARIANT)
+    hp = load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT)
     # void only for 60 decisions, so more than W = 10 jobs wait and the backlog fills, then mostly picks
-    return _sb3_probe(mx.ENV_ID, kwargs, mx.WRAPPERS, mx.ALGO, hp, 400, _discrete_void(1.0, 0.0, 60, 40), groups)
+    return _sb3_probe(ml.ENV_ID, kwargs, ml.WRAPPERS, ml.ALGO, hp, 400, _discrete_void(1.0, 0.0, 60, 40), groups)
 
 
 # --------------------------------------------------------------------------------------------- HPC encoders
@@ -450,13 +452,13 @@ MRSCH_NODES, MRSCH_BB = 16, 5  # N1 + N2 odd, as Theta's 4,360 nodes + 1,325 bur
 
 
 def mrsch_dfp(state: str, group: str) -> Probe:
-    """MRSch's DFP agent (``schedrl.papers.mrsch.experiments``): its env (pick and reserve, the mrsch or
+    """MRSch's DFP agent (``schedrl.papers.mrsch.layout``): its env (pick and reserve, the mrsch or
     mrsch_power encoder, utilisation measurements and the eq. (1) goal), the config's DFP network
     (paper sizes) with the MLP or CNN state module, a 16-node machine with 5 burst-buffer units (and
     a power budget for the three-resource group), window 10; observations through DFP's float16
     replay memory."""
     from schedrl.agents.dfp import DFPAgent, Replay
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import layout as ml
 
     spec = load_section(CONFIG, "mrsch")
     W = int(spec["window"])
@@ -469,8 +471,8 @@ def mrsch_dfp(state: str, group: str) -> Probe:
         table["power_per_node"] = rng.uniform(100.0, 215.0, len(table))
         header.update(PowerBudgetWatts=str(MRSCH_NODES * 215.0), NodeIdleWatts="60")  # every job fits alone
     table.attrs["header"] = header
-    env = mx.make_env(table, W, episode_jobs=150)
-    cfg = mx.dfp_config(spec, state)
+    env = ml.make_env(table, W, episode_jobs=150)
+    cfg = ml.dfp_config(spec, state)
     raw, info = _play(env, 300, _discrete, info_keys=("utilization", "demand_share"))
     torch.manual_seed(0)
     agent = DFPAgent(raw.shape[1], info["utilization"].shape[1], int(env.action_space.n), cfg)

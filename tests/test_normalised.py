@@ -233,11 +233,11 @@ def test_cli_bad_input_is_one_line_and_status_2(tmp_path, capsys, args, message)
 
 
 def test_mrsch_reader_on_a_tiny_results_tree(tmp_path):
-    from schedrl.papers.mrsch import experiments as mx
+    from schedrl.papers.mrsch import layout as ml
     from schedrl.papers.mrsch.normalised import long_table
 
     spec = {"seed": 0, "workloads": ["S1"], "extra_seeds": []}
-    folder = mx.eval_dir(tmp_path, "S1")
+    folder = ml.eval_dir(tmp_path, "S1")
     (folder / "references").mkdir(parents=True)
     pd.DataFrame({"workload": "S1", "method": ["fcfs", "ga", "exhaustive", "mrsch"],
                   "mean_slowdown": [10.0, 4.0, 1.0, 7.0]}).to_csv(folder / "metrics.csv", index=False)
@@ -277,23 +277,23 @@ def _trials(path, values, **cols):
 
 
 def test_mdp_reader_on_a_tiny_results_tree(tmp_path):
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
     from schedrl.papers.mdp.normalised import long_table
 
     spec = {"horizon": 20, "scenarios": [1], "variants": ["image", "compact"], "seeds": [0, 1],
             "transfer": None, "horizon_study": {"horizon": 60, "variants": ["image"], "scenarios": [1]}}
-    _trials(mx.sjf_path(tmp_path, 20), [4.0, 4.0], scenario=1)
+    _trials(ml.sjf_path(tmp_path, 20), [4.0, 4.0], scenario=1)
     for seed, (agent, rand) in enumerate(((7.0, 10.0), (6.0, 10.0))):
         for name in ("image", "compact"):
-            _trials(mx.eval_path(mx.run_dir(tmp_path, 20, name, 1, seed)), [agent - 1, agent + 1])
-            _trials(mx.eval_path(mx.run_dir(mx.reference_root(tmp_path, "random"), 20, name, 1, seed)),
+            _trials(ml.eval_path(ml.run_dir(tmp_path, 20, name, 1, seed)), [agent - 1, agent + 1])
+            _trials(ml.eval_path(ml.run_dir(ml.reference_root(tmp_path, "random"), 20, name, 1, seed)),
                     [rand, rand] if name == "image" else [8.0, 8.0])
         # the untrained networks of seed 1 are not played yet: a gap, never a number
         if seed == 0:
             for name in ("image", "compact"):
-                _trials(mx.eval_path(mx.run_dir(mx.reference_root(tmp_path, "untrained"), 20, name, 1, seed)), [13.0])
+                _trials(ml.eval_path(ml.run_dir(ml.reference_root(tmp_path, "untrained"), 20, name, 1, seed)), [13.0])
     # uniform play over all actions: seed 0 only (seed 1's rows missing: a gap)
-    _trials(mx.uniform_path(tmp_path, 20), [16.0, 16.0], scenario=1, seed=0)
+    _trials(ml.uniform_path(tmp_path, 20), [16.0, 16.0], scenario=1, seed=0)
     long, gaps = long_table(spec, tmp_path)
     scored = scores(long)
     got = scored.set_index(["player", "seed"])["normalised"]

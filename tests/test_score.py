@@ -246,7 +246,7 @@ def test_sb3_image_zip_fits_its_scenario_only_and_agents_are_read(monkeypatch, t
 
     from schedrl.commands.score import parse_specs, score
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.mdp import experiments as M
+    from schedrl.papers.mdp import layout as M
 
     config = _small_config(monkeypatch)
     env = make_env(M.ENV_ID, {**M.env_kwargs("image", 1, config["mdp"]["horizon"]), "jobset_seed": 0})
@@ -501,7 +501,7 @@ def test_mrsch_agents_are_the_mean_over_seeds(tmp_path):
     """MRSch on the board is its claims' value, the mean over the main agents' seeds (the extra
     seed's evaluation holds MRSch alone); before the extra seed is evaluated, the base seed's alone,
     with a note."""
-    from schedrl.papers.mrsch import experiments as R
+    from schedrl.papers.mrsch import layout as R
     from schedrl.score.suites import mrsch_evaluated_rows
 
     spec = {"seed": 0, "extra_seeds": [1]}
@@ -529,7 +529,7 @@ def test_mrsch_agents_are_the_mean_over_seeds(tmp_path):
 def test_mrsch_suite_plays_random_valid_play_the_boards_zero(monkeypatch):
     """The HPC suites play random valid play beside their heuristics (here MRSch's, on a tiny split):
     the board then has a normalised column."""
-    from schedrl.papers.mrsch import experiments as R
+    from schedrl.papers.mrsch import layout as R
     from schedrl.score.suites import mrsch
 
     config = _small_config(monkeypatch)

@@ -22,15 +22,16 @@ def _observations(case: str, n: int = 48, seed: int = 0) -> np.ndarray:
     from schedrl.experiments.envs import make_env
 
     if case == "mdp":
-        from schedrl.papers.mdp import experiments as mx
+        from schedrl.papers.mdp import layout as ml
 
-        env = make_env(mx.ENV_ID, mx.env_kwargs("image", 3, 20))
+        env = make_env(ml.ENV_ID, ml.env_kwargs("image", 3, 20))
     else:
-        from schedrl.papers.deeprm import experiments as dx
+        from schedrl.papers.deeprm import layout as dl
+        from schedrl.papers.deeprm import training as dt
 
         spec = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 4},
                 "variants": {"discrete-image": {"env": {"num_nw": 10}}}}
-        env = make_env(dx.ENV_ID, dx.env_kwargs(spec, "discrete-image", "slowdown"))
+        env = make_env(dl.ENV_ID, dt.env_kwargs(spec, "discrete-image", "slowdown"))
     env.action_space.seed(seed)
     obs, _ = env.reset(seed=seed)
     out = []
@@ -143,11 +144,11 @@ def _ppo(sparse, seed=0, steps=0):
 
     from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.mdp import experiments as mx
+    from schedrl.papers.mdp import layout as ml
 
     policy, _, kw = resolve_hyperparams("ppo", load_hyperparams("ppo", "mdp", overrides={"batch_size": 50}))
     kw["policy_kwargs"]["sparse_input"] = sparse
-    model = PPO(policy, make_env(mx.ENV_ID, mx.env_kwargs("image", 3, 20)), seed=seed, device="cpu", **kw)
+    model = PPO(policy, make_env(ml.ENV_ID, ml.env_kwargs("image", 3, 20)), seed=seed, device="cpu", **kw)
     if steps:
         model.learn(steps)
     return model

@@ -152,29 +152,31 @@ def _play_yours(out: SuiteResult, policies: list[Policy], make_env, options_of, 
 # deeprm: the SB3 report's DeepRM, held-out job sets at the box-plot rate
 
 def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
-    from schedrl.papers.deeprm import experiments as X
+    from schedrl.papers.deeprm import evaluation as DE
+    from schedrl.papers.deeprm import layout as DL
+    from schedrl.papers.deeprm import training as DT
     from schedrl.schedulers.grid import POLICIES
 
-    spec = X.check_spec(config["deeprm"])
+    spec = DL.check_spec(config["deeprm"])
     out = SuiteResult("deeprm")
-    setup = X.protocol_setup(spec, "heldout")
+    setup = DL.protocol_setup(spec, "heldout")
     rate = float(spec["eval"]["box_rate"])
     episodes, jobset_seed = setup["episodes"], setup["jobset_seed"]
-    variants = [v for v in spec["variants"] if X.parse_variant(v)[0] == "discrete"]
+    variants = [v for v in spec["variants"] if DL.parse_variant(v)[0] == "discrete"]
     if not variants:
         out.notes.append("deeprm: no discrete variant configured; nothing to score")
         return out
     main = "discrete-image" if "discrete-image" in variants else variants[0]
 
     def kwargs_of(variant):
-        return {**X.env_kwargs(spec, variant, "slowdown"), **setup["overrides"]}
+        return {**DT.env_kwargs(spec, variant, "slowdown"), **setup["overrides"]}
 
     def probe(variant):
         from schedrl.experiments.envs import make_env
 
-        return make_env(X.ENV_ID, {**kwargs_of(variant), "jobset_seed": jobset_seed, "num_jobsets": 1})
+        return make_env(DL.ENV_ID, {**kwargs_of(variant), "jobset_seed": jobset_seed, "num_jobsets": 1})
 
-    load = X.rate_load(rate, kwargs_of(main))
+    load = DE.rate_load(rate, kwargs_of(main))
 
     def board(variant):
         return f"{variant}, rate {rate:g} (load {load:.0%}), {episodes} held-out job sets"
@@ -184,25 +186,25 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
             _seed_torch(0)
             return policy.bind(_label(env, f"deeprm {variant}"), deterministic=setup["deterministic"])
 
-        _, per_episode = X.evaluate_over_rates(make_policy, kwargs_of(variant), [rate], episodes, jobset_seed,
+        _, per_episode = DE.evaluate_over_rates(make_policy, kwargs_of(variant), [rate], episodes, jobset_seed,
                                                "heldout")
         out.entries.append(Entry("deeprm", board(variant), policy.name, role, "mean slowdown",
                                  [per_episode["mean_slowdown"].to_numpy(float)], "episode", "lower"))
 
     _play_yours(out, policies, probe, lambda p: variants if p.kind in ("sb3", "run") else [main], play)
-    for name in X.BASELINES:
-        play(Policy(X.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
+    for name in DL.BASELINES:
+        play(Policy(DL.label(name), name, "heuristic", POLICIES[name]), main, "baseline")
     play(random_valid_policy(), main, "baseline")
     if agents:
         for variant in variants:
             groups: dict[str, list] = {}
-            for algo, objective, seed in X.agent_runs(spec, variant):
-                path = X.eval_paths(X.run_dir(X.ROOT, variant, algo, objective, seed), "heldout")["episodes"]
+            for algo, objective, seed in DL.agent_runs(spec, variant):
+                path = DL.eval_paths(DL.run_dir(DL.ROOT, variant, algo, objective, seed), "heldout")["episodes"]
                 if path.is_file():
                     frame = pd.read_csv(path)
                     frame = frame[np.isclose(frame["rate"], rate)]
                     if len(frame):
-                        groups.setdefault(X.label(algo, objective), []).append(frame["mean_slowdown"].to_numpy(float))
+                        groups.setdefault(DL.label(algo, objective), []).append(frame["mean_slowdown"].to_numpy(float))
             for label, values in groups.items():
                 out.entries.append(Entry("deeprm", board(variant), label, "agent", "mean slowdown", values,
                                          "episode", "lower", f"{len(values)} seed(s), sampled actions"))
@@ -215,7 +217,7 @@ def deeprm(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRe
 def mdp(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
     from schedrl.envs.rollout import run_policy
     from schedrl.experiments.envs import make_env
-    from schedrl.papers.mdp import experiments as M
+    from schedrl.papers.mdp import layout as M
     from schedrl.schedulers.grid import POLICIES
 
     spec = M.check_spec(config["mdp"])
@@ -369,14 +371,15 @@ def mrsch_evaluated_rows(spec: dict, root, workload: str, notes: list[str]) -> l
     wrote them for ``workload`` (none before it ran). MRSch is read as its claims read it, the mean
     over the main agents' seeds; while an extra seed is not evaluated, the base seed's alone, and
     ``notes`` says so."""
-    from schedrl.papers.mrsch import experiments as R
+    from schedrl.papers.mrsch import evaluation as RE
+    from schedrl.papers.mrsch import layout as R
 
     if not (R.eval_dir(root, workload) / "metrics.csv").is_file():
         return []
     try:
-        evaluated = R.all_metrics(spec, root, [workload])
+        evaluated = RE.all_metrics(spec, root, [workload])
     except SchedrlError:
-        evaluated = R.all_metrics({**spec, "extra_seeds": []}, root, [workload])
+        evaluated = RE.all_metrics({**spec, "extra_seeds": []}, root, [workload])
         notes.append(f"mrsch {workload}: MRSch of seed {spec['seed']} only (its extra seeds are not evaluated yet)")
     return [(R.LABELS.get(row["method"], row["method"]), "baseline" if row["method"] == "ga" else "agent",
              row.to_dict())
@@ -384,7 +387,8 @@ def mrsch_evaluated_rows(spec: dict, root, workload: str, notes: list[str]) -> l
 
 
 def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteResult:
-    from schedrl.papers.mrsch import experiments as R
+    from schedrl.papers.mrsch import evaluation as RE
+    from schedrl.papers.mrsch import layout as R
     from schedrl.sim import simulate
 
     spec = R.check_spec(config["mrsch"])
@@ -410,14 +414,14 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
             try:
                 _seed_torch(0)
                 schedule = play_schedule(env, policy.bind(env, deterministic=True), options={"jobs": frame})
-                rows.append((group, policy.name, "yours", R.metrics_row(schedule, cluster, policy.name, workload)))
+                rows.append((group, policy.name, "yours", RE.metrics_row(schedule, cluster, policy.name, workload)))
             except (PolicyError, PolicyRaised) as exc:
                 _fail(out, policy, exc)
         rows.append((group, "FCFS+EASY", "baseline",
-                     R.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
+                     RE.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
         env = _label(R.make_env(frame, window, **R.env_kwargs(spec)), f"mrsch {workload} test")
         schedule = play_schedule(env, random_valid_policy().bind(env), options={"jobs": frame})
-        rows.append((group, RANDOM_VALID, "baseline", R.metrics_row(schedule, cluster, "random valid", workload)))
+        rows.append((group, RANDOM_VALID, "baseline", RE.metrics_row(schedule, cluster, "random valid", workload)))
         if agents:
             rows += [(group, *r) for r in mrsch_evaluated_rows(spec, R.ROOT, workload, out.notes)]
     if missing:
@@ -629,14 +633,14 @@ def agent_inputs(config: dict, papers) -> list[str]:
     """The trained agents' evaluation files the suites of ``papers`` read."""
     files = []
     if "deeprm" in papers:
-        from schedrl.papers.deeprm import experiments as X
+        from schedrl.papers.deeprm import layout as DL
 
         spec = config["deeprm"]
-        for variant in (v for v in spec["variants"] if X.parse_variant(v)[0] == "discrete"):
-            files += [str(X.eval_paths(X.run_dir(X.ROOT, variant, a, o, s), "heldout")["episodes"])
-                      for a, o, s in X.agent_runs(spec, variant)]
+        for variant in (v for v in spec["variants"] if DL.parse_variant(v)[0] == "discrete"):
+            files += [str(DL.eval_paths(DL.run_dir(DL.ROOT, variant, a, o, s), "heldout")["episodes"])
+                      for a, o, s in DL.agent_runs(spec, variant)]
     if "mdp" in papers:
-        from schedrl.papers.mdp import experiments as M
+        from schedrl.papers.mdp import layout as M
 
         spec = config["mdp"]
         files += [str(M.eval_path(M.run_dir(M.ROOT, spec["horizon"], v, sid, seed)))
@@ -646,7 +650,7 @@ def agent_inputs(config: dict, papers) -> list[str]:
 
         files += [f"results/sem/agents/{t}/{e}/test.json" for t in config["sem"]["agents"]["traces"] for e in ENCODERS]
     if "mrsch" in papers:
-        from schedrl.papers.mrsch import experiments as R
+        from schedrl.papers.mrsch import layout as R
 
         spec = config["mrsch"]  # every seed's evaluation: the board reads MRSch's mean over them
         files += [str(R.eval_dir(R.ROOT, w, "test", s) / "metrics.csv")
