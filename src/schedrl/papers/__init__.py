@@ -2,8 +2,11 @@
 
 ``schedrl.papers.<paper>`` holds
 
-* ``experiments.py`` -- what runs for the paper: folder layout, run arguments, evaluation; calls into
-  the core (workloads, sim, envs, agents) and never re-implements it;
+* what runs for the paper, calling into the core (workloads, sim, envs, agents), never re-implementing
+  it: ``experiments.py`` while small (runtime, sem); split by concern where it grew (deeprm, mdp,
+  mrsch): ``layout.py`` (names, spec checks, folders, the rules' file lists), ``training.py``,
+  ``references.py`` (no-learning and outside players), ``evaluation.py`` (play, tables, statistics),
+  ``cost.py`` (the cost model);
 * ``figures.py`` -- one function per figure or table of the paper, named after it (``fig5_4``,
   ``table3``), and ``TARGETS``: every file the paper's Snakemake rules build, with the rule and
   the function behind it (``schedrl figures`` lists them);
