@@ -441,3 +441,44 @@ def test_cost_model_counts_every_run_and_limits_follow_the_rates(capsys):
 
     assert main(["deeprm", "cost", "--spec", "config/config.yaml"]) == 0
     assert "core-hours" in capsys.readouterr().out
+
+
+def test_hyperparams_override_changes_a_runs_hyperparameters_and_leaves_the_default_alone():
+    """deeprm.variants.<variant>.hyperparams.<algo> (a tuned recipe, issue 69): the training rule's --hp
+    options and the untrained reference's network follow it; without the block nothing changes."""
+    import json
+    import shlex
+
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.envs import parse_pairs
+
+    plain = copy.deepcopy(SPEC)
+    plain["report_selection"] = {"check_every": 50}
+    assert dt.hyperparams_override(plain, "discrete-image", "a2c") == {}
+    assert dt.run_hyperparams(plain, "discrete-image", "a2c") == load_hyperparams("a2c", "deeprm-discrete-image")
+    assert dt.train_options(plain, "discrete-image", "a2c") == dt.selection_args(plain) != ""
+    assert dt.train_options(SPEC, "discrete-image", "a2c") == ""
+    assert dr.untrained_model(plain, "discrete-image", "a2c", 0).policy.net_arch == {"pi": [64, 64], "vf": [64, 64]}
+
+    tuned = copy.deepcopy(plain)
+    tuned["variants"]["discrete-image"]["hyperparams"] = {"a2c": {"learning_rate": 1e-5, "n_steps": 16, "net": [32]}}
+    dl.load_spec(json.dumps(tuned))  # the schema and the cross-checks take it
+    hp = dt.run_hyperparams(tuned, "discrete-image", "a2c")
+    assert hp["learning_rate"] == 1e-5 and hp["n_steps"] == 16 and hp["gamma"] == 0.99
+    assert hp["policy_kwargs"] == {"net_arch": {"pi": [32], "vf": [32]}, "activation_fn": "tanh"}
+    options = dt.train_options(tuned, "discrete-image", "a2c")
+    assert options.startswith(dt.selection_args(tuned))
+    hp_pairs = [a.removeprefix("--hp=") for a in shlex.split(options) if a.startswith("--hp=")]
+    assert parse_pairs(hp_pairs, "--hp") == {k: v for k, v in hp.items()
+                                             if k in ("learning_rate", "n_steps", "policy_kwargs")}
+    model = dr.untrained_model(tuned, "discrete-image", "a2c", 0)
+    assert model.policy.net_arch == {"pi": [32], "vf": [32]} and model.learning_rate == 1e-5
+    # the other variant and the other algorithms keep the file's values
+    assert dt.hyperparams_override(tuned, "multibinary-image", "a2c") == {}
+    assert dt.hyperparams_override(tuned, "discrete-image", "ppo") == {}
+
+    for algo, key in (("a2c", "clip_range"), ("trpo", "n_epochs")):
+        bad = copy.deepcopy(SPEC)
+        bad["variants"]["discrete-image"]["hyperparams"] = {algo: {key: 1}}
+        with pytest.raises(ConfigError, match=rf"deeprm\.variants\.discrete-image\.hyperparams\.{algo}\.{key}"):
+            dl.check_spec(bad)

@@ -1,5 +1,6 @@
 """Hyperparameter studies (issue 69): the study runner on a known objective (search, pruning, budget
-guard, determinism, the CSV), the config checks, and the runtime paper's study end to end at toy size."""
+guard, determinism, the CSV), the config checks, and the runtime paper's and the DeepRM report's studies
+end to end at toy size."""
 
 import json
 
@@ -180,9 +181,136 @@ def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
     assert "the recipe of trial" in capsys.readouterr().out
 
 
+# -- the DeepRM report's study --------------------------------------------------------------------
+DEEPRM_SPEC = {  # tests/test_deeprm_experiments.py's toy spec, inline (plain pytest imports no 'tests' package)
+    "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
+            "backlog_size": 60, "simu_len": 12, "episode_max_length": 60},
+    "variants": {
+        "discrete-image": {"env": {"num_nw": 10, "workload": "deeprm"}, "algos": ["a2c"]},
+        "multibinary-image": {"env": {"num_nw": 5, "workload": "deeprm"}, "algos": ["a2c", "ppo"]},
+    },
+    "objectives": ["slowdown", "completion_time"],
+    "baselines": ["sjf", "packer", "random"],
+    "seeds": [0],
+    "train": {"rate": 0.7, "steps": 150, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
+              "episodes_per_iteration": 2},
+    "eval": {"rates": [0.3, 0.6, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.6, "episodes": 2,
+             "jobset_seed": 1000, "deterministic": False},
+}
+
+
+def _deeprm_spec():
+    spec = json.loads(json.dumps(DEEPRM_SPEC))
+    spec["tune"] = {"algo": "ppo", "validation_jobset_seed": 2000, "validation_jobsets": 2,
+                    "trials": 3, "seeds": 2, "steps": 64, "checks": 2, "budget_core_h": 1.0, "startup_trials": 1,
+                    "space": {"learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+                              "n_steps": {"type": "categorical", "choices": [16, 32]},
+                              "mask": {"type": "categorical", "choices": [False, True]},
+                              "num_jobsets": {"type": "categorical", "choices": [1, 3]},
+                              "net": {"type": "categorical", "choices": [[16], [32, 16]]}}}
+    return spec
+
+
+def test_deeprm_trial_spec_puts_each_value_where_the_runs_read_it():
+    from schedrl.papers.deeprm import training as dt
+    from schedrl.papers.deeprm import tuning
+
+    spec = _deeprm_spec()
+    run = tuning.trial_spec(spec, {"learning_rate": 1e-3, "n_steps": 64, "batch_size": 256, "n_epochs": 10,
+                                   "net": [32, 16], "mask": True, "num_jobsets": 5})
+    block = run["variants"]["discrete-image"]
+    assert block["algos"] == ["maskable_ppo"] and "tune" not in run
+    assert block["hyperparams"] == {"maskable_ppo": {"learning_rate": 1e-3, "n_steps": 64, "batch_size": 64,
+                                                     "n_epochs": 10, "net": [32, 16]}}  # batch cut to the rollout
+    assert dt.env_kwargs(run, "discrete-image", "slowdown")["num_jobsets"] == 5
+    hp = dt.run_hyperparams(run, "discrete-image", "maskable_ppo")
+    assert hp["learning_rate"] == 1e-3 and hp["n_steps"] == 64 and hp["batch_size"] == 64 and hp["n_epochs"] == 10
+    assert hp["policy_kwargs"]["net_arch"] == {"pi": [32, 16], "vf": [32, 16]}
+    short = tuning.trial_spec(spec, {"n_steps": 16})  # the file's batch of 32 cut to the rollout too
+    assert short["variants"]["discrete-image"]["hyperparams"] == {"ppo": {"n_steps": 16, "batch_size": 16}}
+    # without the mask: PPO; unsearched values keep the report's; the other variant and the spec untouched
+    plain = tuning.trial_spec(spec, {"mask": False})
+    assert plain["variants"]["discrete-image"]["algos"] == ["ppo"] and "hyperparams" not in plain["variants"]["discrete-image"]
+    assert plain["train"]["num_jobsets"] == spec["train"]["num_jobsets"]
+    assert plain["variants"]["multibinary-image"] == spec["variants"]["multibinary-image"]
+    assert "hyperparams" not in spec["variants"]["discrete-image"] and spec["variants"]["discrete-image"]["algos"] == ["a2c"]
+    # A2C's own names
+    spec["tune"].update(algo="a2c", space={"use_rms_prop": {"type": "categorical", "choices": [False, True]}})
+    a2c = tuning.trial_spec(spec, {"use_rms_prop": False, "n_steps": 8, "gae_lambda": 0.9})
+    assert a2c["variants"]["discrete-image"]["algos"] == ["a2c"]
+    assert a2c["variants"]["discrete-image"]["hyperparams"]["a2c"] == {"use_rms_prop": False, "n_steps": 8,
+                                                                        "gae_lambda": 0.9}
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda t: t.update(algo="dqn"), "deeprm.tune.algo"),
+    (lambda t: t.update(variant="discrete-stacked"), "deeprm.tune.variant"),
+    (lambda t: t.update(objective="makespan"), "deeprm.tune.objective"),
+    (lambda t: t.update(validation_jobsets=0), "deeprm.tune.validation_jobsets"),
+    (lambda t: t.pop("validation_jobset_seed"), "deeprm.tune.validation_jobset_seed"),
+    # sets 999..1000 would hold held-out test set 1000; 0..1 the training sets (train.jobset_seed 0)
+    (lambda t: t.update(validation_jobset_seed=999), "deeprm.tune.validation_jobset_seed"),
+    (lambda t: t.update(validation_jobset_seed=1), "deeprm.tune.validation_jobset_seed"),
+    # with up to 50 training sets, seeds 0..49 are training sets
+    (lambda t: t.update(validation_jobset_seed=40) or t["space"].update(
+        num_jobsets={"type": "categorical", "choices": [1, 50]}), "deeprm.tune.validation_jobset_seed"),
+    (lambda t: t["space"].update(n_jobs={"type": "categorical", "choices": [1]}), "deeprm.tune.space.n_jobs"),
+    (lambda t: t.update(algo="a2c"), "deeprm.tune.space.mask"),  # no maskable A2C
+    (lambda t: t.update(seeds=1), "deeprm.tune.seeds"),
+])
+def test_deeprm_tune_checks(change, key):
+    from schedrl.papers.deeprm import tuning
+
+    spec = _deeprm_spec()
+    change(spec["tune"])
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        tuning.tune_spec(spec)
+    spec.pop("tune")
+    with pytest.raises(ConfigError, match=r"deeprm\.tune"):
+        tuning.tune_spec(spec)
+
+
+def _merge(base: dict, over: dict) -> dict:
+    """``over`` merged into ``base`` as Snakemake merges config files (mappings by key, the rest replaced)."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def test_schedrl_tune_deeprm_end_to_end(tmp_path, monkeypatch, capsys):
+    from schedrl.cli import main
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm import training as dt
+
+    monkeypatch.chdir(tmp_path)
+    text = json.dumps(_deeprm_spec())
+    assert main(["tune", "deeprm", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
+    trials = pd.read_csv("study/trials.csv")
+    assert len(trials) == 3 and (trials["value"] < 0).all()  # minus a mean slowdown (>= 1)
+    assert all(len(v.split()) == 2 for v in trials["seed_values"])  # two seeds per trial
+    recipe = (tmp_path / "study" / "recipe.yml").read_text()
+    assert recipe == (tmp_path / "tuned.yml").read_text() and recipe.startswith("# The DeepRM report's tuned recipe")
+    overlay = yaml.safe_load(recipe)
+    assert set(overlay) == {"deeprm"} and overlay["deeprm"]["seeds"] == [0, 1, 2]
+    # the recipe is a config overlay the report's own runs accept, merged as Snakemake merges it
+    base = json.loads(text)
+    base.pop("tune")
+    merged = dl.load_spec(json.dumps(_merge(base, overlay["deeprm"])))
+    best = trials.loc[trials["value"].idxmax()]
+    algo = "maskable_ppo" if str(best["param_mask"]).lower() == "true" else "ppo"
+    assert merged["variants"]["discrete-image"]["algos"] == [algo]
+    assert merged["variants"]["multibinary-image"] == base["variants"]["multibinary-image"]
+    assert merged["train"]["num_jobsets"] == int(best["param_num_jobsets"])
+    hp = dt.run_hyperparams(merged, "discrete-image", algo)
+    assert hp["learning_rate"] == pytest.approx(best["param_learning_rate"]) and hp["n_steps"] == int(best["param_n_steps"])
+    assert [run[0] for run in dl.agent_runs(merged, "discrete-image")] == [algo] * 3
+    assert "the recipe of trial" in capsys.readouterr().out
+
+
 def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
     from schedrl.cli import main
 
     assert main(["tune", "mrsch", "--spec", "{}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "runtime" in err[0] and "mrsch" in err[0]
+    assert len(err) == 1 and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]

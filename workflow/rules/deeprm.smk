@@ -19,9 +19,10 @@ except ConfigError as _exc:
     sys.exit(2)
 DEEPRM_ROOT = DL.ROOT
 # reference_dirs only concerns the rules that read the authors' agents: the other rules' spec leaves it
-# out, so configuring the folder does not rerun training and evaluation
-DEEPRM_SPEC = json.dumps({k: v for k, v in DEEPRM.items() if k != "reference_dirs"}, sort_keys=True)
-DEEPRM_SPEC_AUTHORS = json.dumps(DEEPRM, sort_keys=True)
+# out, so configuring the folder does not rerun training and evaluation. The study's block (tune) only
+# concerns deeprm_tune: no other rule's spec has it, so configuring a study reruns nothing else.
+DEEPRM_SPEC = json.dumps({k: v for k, v in DEEPRM.items() if k not in ("reference_dirs", "tune")}, sort_keys=True)
+DEEPRM_SPEC_AUTHORS = json.dumps({k: v for k, v in DEEPRM.items() if k != "tune"}, sort_keys=True)
 DEEPRM_RUN = str(DL.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
 DEEPRM_BASE = str(DL.baseline_dir(DEEPRM_ROOT, "{variant}", "{baseline}"))
 DEEPRM_VALUES = package_file(paper_values_path("deeprm"))
@@ -63,8 +64,10 @@ rule deeprm_train:
         wrapper=DL.WRAPPERS[0],
         steps=lambda wildcards: DT.run_steps(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
         checkpoint_every=lambda wildcards: DT.run_checkpoint_every(DEEPRM, wildcards.variant, wildcards.algo, wildcards.objective),
-        # the report protocol's model choice, made while training (deeprm.report_selection)
-        selection=DT.selection_args(DEEPRM),
+        # the report protocol's model choice, made while training (deeprm.report_selection), and the
+        # variant's hyperparameter overrides (deeprm.variants.<variant>.hyperparams, a tuned recipe) as
+        # --hp options: one param, so a run without overrides keeps its params and is not retrained
+        selection=lambda wildcards: DT.train_options(DEEPRM, wildcards.variant, wildcards.algo),
         run_dir=DEEPRM_RUN,
     log:
         "logs/deeprm/{variant}/{algo}/{objective}/seed{seed}/train.log",
@@ -514,3 +517,32 @@ register_targets("deeprm", DF.TARGETS, rules)
 register("deeprm", *rules.deeprm_fingerprints.output)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)
 REPORT_SECTIONS.extend(rules.deeprm_replay_table.output)
+
+
+# The hyperparameter study behind the tuned agent (issue 69; deeprm.tune, beyond the report): Optuna over
+# an SB3 algorithm's values and the remedies (action masks, many training job sets, the network), trained
+# on the training job sets and scored on validation job sets (neither training nor held-out test sets).
+# Built only where the config has deeprm.tune (the smoke scale, config/tune.yaml); its spec keeps tune.
+if "tune" in DEEPRM:
+    DEEPRM_TUNE = DEEPRM["tune"]
+
+    rule deeprm_tune:
+        output:
+            trials="results/tuned/deeprm/trials.csv",
+            recipe="results/tuned/deeprm/recipe.yml",
+        params:
+            spec=json.dumps({k: v for k, v in DEEPRM.items() if k != "reference_dirs"}, sort_keys=True),
+        log:
+            "logs/tuned/deeprm.log",
+        benchmark:
+            "benchmarks/results/tuned/deeprm.tsv"
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=int(DEEPRM_TUNE["budget_core_h"] * 60 * 2) + 10,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl tune deeprm --spec {params.spec:q} --out results/tuned/deeprm --threads {threads} > {log:q} 2>&1"
+
+    register("deeprm", rules.deeprm_tune.output.recipe)

@@ -8,7 +8,7 @@ from pathlib import Path
 from schedrl.commands import add_threads_option
 
 #: papers whose MDP has a study so far, -> the module that runs it
-STUDIES = {"runtime": "schedrl.papers.runtime.tuning"}
+STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning"}
 
 
 def register(subparsers) -> None:

@@ -65,6 +65,20 @@ PHASE_OBS_MODES = {"stacked": ("stacked", "profile"), "image": ("image",)}
 # Env arguments owned by the experiment (set per run), never by the config's env blocks.
 RUN_KEYS = ("obs_mode", "action_mode", "reward", "new_job_rate", "jobset_seed", "num_jobsets", "jobset_rng")
 LOAD_KEYS = ("res_slot", "workload", "num_res", "max_job_len", "max_job_size")
+#: Hyperparameters a variant's ``hyperparams.<algo>`` block may set over hyperparams/<algo>.yaml's
+#: ``deeprm-<variant>`` block (beyond the report: a tuned recipe, issue 69), under rl-zoo3's names (its
+#: samplers' per algorithm); ``net``: the hidden layers of actor and critic (the report's: 64-64, tanh).
+#: ``training.hyperparams_override`` applies them; DQN has none (no study tunes it).
+PPO_HYPERPARAMS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef",
+                   "clip_range", "vf_coef", "max_grad_norm", "net")
+HYPERPARAM_KEYS = {
+    "ppo": PPO_HYPERPARAMS,
+    "maskable_ppo": PPO_HYPERPARAMS,
+    "a2c": ("learning_rate", "n_steps", "gamma", "gae_lambda", "ent_coef", "vf_coef", "max_grad_norm",
+            "use_rms_prop", "normalize_advantage", "net"),
+    "trpo": ("learning_rate", "n_steps", "batch_size", "gamma", "gae_lambda", "target_kl", "cg_max_steps",
+             "cg_damping", "n_critic_updates", "net"),
+}
 
 
 def parse_variant(variant: str) -> tuple[str, str]:
@@ -120,6 +134,14 @@ def check_spec(spec: dict) -> dict:
         for algo in block["algos"]:
             if space not in ALGOS[algo][2]:
                 raise ConfigError(f"deeprm.variants.{variant}.algos: {algo} cannot act in {space} action spaces")
+        for algo, values in (block.get("hyperparams") or {}).items():
+            if algo not in HYPERPARAM_KEYS:
+                raise ConfigError(f"deeprm.variants.{variant}.hyperparams.{algo}: no overrides for {algo} "
+                                  f"(choose from: {', '.join(HYPERPARAM_KEYS)})")
+            for key in values or {}:
+                if key not in HYPERPARAM_KEYS[algo]:
+                    raise ConfigError(f"deeprm.variants.{variant}.hyperparams.{algo}.{key}: not a {algo} "
+                                      f"hyperparameter here (choose from: {', '.join(HYPERPARAM_KEYS[algo])})")
     algos = {a for block in spec["variants"].values() for a in block["algos"]}
     for key, seeds in (spec.get("seeds_by") or {}).items():
         if key not in ALGOS and key not in OBJECTIVES:  # a merged config may name an unused one

@@ -41,7 +41,12 @@ from schedrl.papers.deeprm.layout import (
     label,
     protocol_setup,
 )
-from schedrl.papers.deeprm.training import deeprm_agent_env_kwargs, env_kwargs, hyperparams_variant
+from schedrl.papers.deeprm.training import (
+    deeprm_agent_env_kwargs,
+    env_kwargs,
+    hyperparams_variant,
+    run_hyperparams,
+)
 
 
 def baseline_policy_factory(name: str) -> Callable:
@@ -85,7 +90,8 @@ def random_policy_factory(seed: int) -> Callable:
 
 def untrained_model(spec: dict, variant: str, algo: str, seed: int):
     """The network ``algo`` starts its training from in ``variant`` with ``seed``: the same
-    hyperparameter block (``deeprm-<variant>``, as the training rule passes it) and the same
+    hyperparameters (``deeprm-<variant>`` as the training rule passes it, with the config's
+    overrides, ``training.run_hyperparams``) and the same
     constructor call with the same seed, no training step. DeepRM's agent as ``train_reinforce``
     builds it (torch seeded, then the network)."""
     import torch
@@ -110,7 +116,7 @@ def untrained_model(spec: dict, variant: str, algo: str, seed: int):
     from schedrl.agents.hyperparams import resolve_hyperparams
     from schedrl.agents.registry import algo_class, is_off_policy
 
-    hp = load_hyperparams(algo, f"deeprm-{variant}")
+    hp = run_hyperparams(spec, variant, algo)  # the training rule's, the config's overrides included
     policy, n_envs, kwargs = resolve_hyperparams(algo, hp)
     if is_off_policy(algo):
         kwargs["buffer_size"] = 1  # the replay buffer draws nothing from the seeded RNGs; spare its memory

@@ -3,10 +3,11 @@
 Agents are trained at one arrival rate (the report's "130%" = new_job_rate 0.7) on ``num_jobsets``
 training job sets. This module holds ``env_kwargs`` (the env's keyword arguments for a variant,
 objective and rate from the pipeline's ``deeprm`` config section, a "spec") and the training rules'
-arguments (``train_env_args``, the hyperparameter block ``hyperparams_variant``, steps and
-checkpoint cadence per run), the report protocol's model selection (``report_selection`` while
-training, ``best_in_sample_model`` for run folders trained before it) and DeepRM's own REINFORCE
-agent (``train_deeprm_agent``). Names and folders come from ``layout``.
+arguments (``train_env_args``, the hyperparameter block ``hyperparams_variant`` and the config's
+overrides of it, ``run_hyperparams`` / ``train_options``, steps and checkpoint cadence per run), the
+report protocol's model selection (``report_selection`` while training, ``best_in_sample_model``
+for run folders trained before it) and DeepRM's own REINFORCE agent (``train_deeprm_agent``). Names
+and folders come from ``layout``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,46 @@ def hyperparams_variant(variant: str) -> str:
     """Key of a variant in the hyperparameter YAML files (``deeprm-discrete-image``)."""
     action, obs = parse_variant(variant)
     return f"deeprm-{action}-{obs}"
+
+
+def hyperparams_override(spec: dict, variant: str, algo: str) -> dict[str, Any]:
+    """Plain hyperparameters of ``algo``'s runs in ``variant`` that ``deeprm.variants.<variant>.
+    hyperparams.<algo>`` sets over the hyperparameter file (beyond the report: a tuned recipe,
+    config/tuned/deeprm.yml; issue 69); {} without that block, so the report's runs are unchanged.
+    ``net`` becomes ``policy_kwargs`` with ``net_arch`` {pi: net, vf: net} and the block's other
+    ``policy_kwargs`` (the activation) kept: an override replaces a top-level key whole."""
+    block = (variant_spec(spec, variant).get("hyperparams") or {}).get(algo) or {}
+    out = {k: v for k, v in block.items() if k != "net"}
+    if "net" in block:
+        from schedrl.agents.hyperparams import load_hyperparams
+
+        base = load_hyperparams(algo, f"deeprm-{variant}").get("policy_kwargs") or {}
+        net = [int(n) for n in block["net"]]
+        out["policy_kwargs"] = {**base, "net_arch": {"pi": net, "vf": list(net)}}
+    return out
+
+
+def run_hyperparams(spec: dict, variant: str, algo: str) -> dict[str, Any]:
+    """The plain hyperparameters an SB3 run of ``algo`` in ``variant`` trains with: the file's
+    ``deeprm-<variant>`` block (as the training rule's ``--variant``), then ``hyperparams_override``."""
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    return load_hyperparams(algo, f"deeprm-{variant}", overrides=hyperparams_override(spec, variant, algo))
+
+
+def train_options(spec: dict, variant: str, algo: str) -> str:
+    """``schedrl train``'s options beyond the env's: the report protocol's selection
+    (``selection_args``) and one ``--hp`` per ``hyperparams_override`` value. Without overrides this
+    is ``selection_args`` alone, so the training rule's params (and its runs) stay as they were."""
+    import json
+    import shlex
+
+    def text(value) -> str:  # read back as YAML: 1e-05 would be a string there, 1.0e-05 is a number
+        out = json.dumps(value)
+        return out.replace("e", ".0e", 1) if isinstance(value, float) and "e" in out and "." not in out else out
+
+    hp = [shlex.quote(f"--hp={k}={text(v)}") for k, v in sorted(hyperparams_override(spec, variant, algo).items())]
+    return " ".join([a for a in [selection_args(spec)] if a] + hp)
 
 
 def env_kwargs(spec: dict, variant: str, objective: str, *, rate: float | None = None,
