@@ -3,6 +3,7 @@ guard, determinism, the CSV), the config checks, and the runtime paper's and the
 end to end at toy size."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -314,3 +315,19 @@ def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
     assert main(["tune", "mrsch", "--spec", "{}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]
+
+
+def test_the_study_overlay_is_checked_over_the_scale_file_before_it(capsys, tmp_path):
+    from schedrl.cli import main
+
+    root = Path(__file__).resolve().parents[1] / "config"
+    assert main(["config", str(root / "paper-budget.yaml"), str(root / "tune.yaml")]) == 0
+    assert capsys.readouterr().out.count(": ok") == 2
+    # alone it has nothing to be merged over; a bad key in it is named as merged
+    assert main(["config", str(root / "tune.yaml")]) == 2
+    capsys.readouterr()
+    bad = tmp_path / "bad.yml"
+    bad.write_text("runtime:\n  tune:\n    colour: 1\n")
+    assert main(["config", str(root / "paper-budget.yaml"), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yml merged over" in err and "colour" in err and len(err.strip().splitlines()) == 1
