@@ -303,3 +303,32 @@ class SB3Learner:
 
     def close(self) -> None:
         self.venv.close()
+
+
+def with_trials(spec: StudySpec, trials: int | None) -> StudySpec:
+    """``spec`` with another trial count (``schedrl tune --trials``); as it is for None."""
+    return spec if trials is None else StudySpec(**{**spec.__dict__, "trials": int(trials)})
+
+
+def recipe_text(body: dict, result: StudyResult, spec: StudySpec, *, title: str, scored: str, trials_csv: str,
+                train: str, commit: str | None) -> str:
+    """A tuned recipe: the config overlay ``body`` as YAML under a header saying where it came from
+    (``title``: whose recipe and the command that wrote it; ``scored``: what a trial was scored on;
+    ``train``: the command that trains it at the paper's budget)."""
+    from datetime import UTC, datetime
+
+    import yaml
+
+    counts = result.trials["state"].value_counts().to_dict()
+    header = [
+        f"# {title}:",
+        f"# trial {result.best_number} of a study of {len(result.trials)} trials ({counts.get('complete', 0)} complete, "
+        f"{counts.get('pruned', 0)} pruned; {spec.pruner} pruner, TPE seed {spec.sampler_seed}),",
+        f"# {spec.seeds} seeds x {spec.steps:,} steps per trial, scored by {scored}:",
+        f"# best {result.best_value:.4f}. Study CPU {result.cpu_s / 3600:.2f} core-h"
+        + (" (stopped by its budget guard)" if result.stopped_by_budget else "")
+        + f"; {datetime.now(UTC).date().isoformat()}, commit {commit or 'unknown'}. Trials: {trials_csv}.",
+        "# A config overlay: every value here is beyond the paper (a deviation). Train it at the paper's budget:",
+        f"#   {train}",
+    ]
+    return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=True, default_flow_style=None, width=110)

@@ -34,12 +34,11 @@ tuned agent trains, plays and is recorded by the report's own rules at its budge
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, run_study, study_spec
+from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, run_study, study_spec, with_trials
 from schedrl.papers.deeprm.layout import (
     ENV_ID,
     HYPERPARAM_KEYS,
@@ -187,7 +186,6 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
-    import yaml
 
     run = trial_spec(spec, params, own)
     variant = own["variant"]
@@ -199,30 +197,19 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
     }}
     if "num_jobsets" in params:
         body["deeprm"]["train"] = {"num_jobsets": int(run["train"]["num_jobsets"])}
-    trials = result.trials
-    counts = trials["state"].value_counts().to_dict()
     first, n = own["validation_jobset_seed"], own["validation_jobsets"]
-    header = [
-        "# The DeepRM report's tuned recipe (issue 69), written by `schedrl tune deeprm --write-config`:",
-        f"# trial {result.best_number} of a study of {len(trials)} trials ({counts.get('complete', 0)} complete, "
-        f"{counts.get('pruned', 0)} pruned; {study.pruner} pruner, TPE seed {study.sampler_seed}), {own['algo']} "
-        f"in {variant} for {own['objective']},",
-        f"# {study.seeds} seeds x {study.steps:,} steps per trial, scored by -mean {own['objective'].replace('_', ' ')} "
-        f"on validation job sets {first}..{first + n - 1} at rate {spec['train']['rate']:g} (never a training or held-out set):",
-        f"# best {result.best_value:.4f}. Study CPU {result.cpu_s / 3600:.2f} core-h"
-        + (" (stopped by its budget guard)" if result.stopped_by_budget else "")
-        + f"; {datetime.now(UTC).date().isoformat()}, commit {commit or 'unknown'}. Trials: {ROOT}/trials.csv.",
-        "# A config overlay: every value here is beyond the report (a deviation). Train it at the report's budget:",
-        "#   snakemake deeprm_paper_budget --configfile config/paper-budget.yaml config/tuned/deeprm.yml",
-    ]
-    return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=True, default_flow_style=None, width=110)
+    return recipe_text(body, result, study, title="The DeepRM report's tuned recipe (issue 69), written by "
+                       f"`schedrl tune deeprm --write-config`; {own['algo']} in {variant} for {own['objective']}",
+                       scored=f"-mean {own['objective'].replace('_', ' ')} on validation job sets {first}..{first + n - 1} "
+                       f"at rate {spec['train']['rate']:g} (never a training or held-out set)",
+                       trials_csv=f"{ROOT}/trials.csv", commit=commit,
+                       train="snakemake deeprm_paper_budget --configfile config/paper-budget.yaml config/tuned/deeprm.yml")
 
 
-def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=print):
+def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``deeprm.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
     own, study = tune_spec(spec)
-    if trials is not None:
-        study = StudySpec(**{**study.__dict__, "trials": int(trials)})
+    study = with_trials(study, trials)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
                        Path(out) / "trials.csv", name="tune deeprm", log=log)
     return own, study, result

@@ -22,14 +22,13 @@ own rules: ``snakemake runtime_paper_budget --configfile config/paper-budget.yam
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, run_study, study_spec
+from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, run_study, study_spec, with_trials
 from schedrl.papers.runtime import experiments as rx
 
 ROOT = "results/tuned/runtime"
@@ -109,8 +108,6 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
-    import yaml
-
     run = trial_spec(spec, params)
     agents, env = run["agents"], run["env"]
     body = {"runtime": {
@@ -119,28 +116,18 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
                    "grid": agents["grid"], "hyperparams": agents["hyperparams"]},
         "env": {"reward": env.get("reward", "runtime_final"), "mask_unfit": bool(env.get("mask_unfit", False))},
     }}
-    trials = result.trials
-    counts = trials["state"].value_counts().to_dict()
-    header = [
-        "# The runtime paper's tuned recipe (issue 69), written by `schedrl tune runtime --write-config`:",
-        f"# trial {result.best_number} of a study of {len(trials)} trials ({counts.get('complete', 0)} complete, "
-        f"{counts.get('pruned', 0)} pruned; {study.pruner} pruner, TPE seed {study.sampler_seed}),",
-        f"# {study.seeds} seeds x {study.steps:,} steps per trial, scored by mean utilisation on Lublin draws "
-        f"{', '.join(str(d) for d in own['validation_draws'])} of {own['workload']} (validation; never a 'b' half):",
-        f"# best {result.best_value:.4f}. Study CPU {result.cpu_s / 3600:.2f} core-h"
-        + (" (stopped by its budget guard)" if result.stopped_by_budget else "")
-        + f"; {datetime.now(UTC).date().isoformat()}, commit {commit or 'unknown'}. Trials: {ROOT}/trials.csv.",
-        "# A config overlay: every value here is beyond the paper (a deviation). Train it at the paper's budget:",
-        "#   snakemake runtime_paper_budget --configfile config/paper-budget.yaml config/tuned/runtime.yml",
-    ]
-    return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=True, default_flow_style=None, width=110)
+    workload, draws = own["workload"], ", ".join(str(d) for d in own["validation_draws"])
+    return recipe_text(body, result, study, title="The runtime paper's tuned recipe (issue 69), written by "
+                       "`schedrl tune runtime --write-config`",
+                       scored=f"mean utilisation on Lublin draws {draws} of {workload} (validation; never a 'b' half)",
+                       trials_csv=f"{ROOT}/trials.csv", commit=commit,
+                       train="snakemake runtime_paper_budget --configfile config/paper-budget.yaml config/tuned/runtime.yml")
 
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``runtime.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
     own, study = tune_spec(spec)
-    if trials is not None:
-        study = StudySpec(**{**study.__dict__, "trials": int(trials)})
+    study = with_trials(study, trials)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
                        Path(out) / "trials.csv", name="tune runtime", log=log)
     return own, study, result
