@@ -202,6 +202,25 @@ WRONG_VALUES = ["x", "", [1], [], {"a": 1}, {}, None, True, False, 1.5, -1, 0, 1
                 float("inf"), "1e999", "-3"]
 
 
+def _nullable(path) -> bool:
+    """Whether the section schema lets the value at ``path`` (section, key, ...) be null (a block
+    switched off, e.g. ``deeprm.deeprm_agent: null``): then None is no wrong type there."""
+    schema_file = REPO / "workflow" / "schemas" / f"{path[0]}.schema.yaml"
+    if not schema_file.is_file():
+        return False
+    node = yaml.safe_load(schema_file.read_text())
+    for key in path[1:]:
+        props = node.get("properties", {}) if isinstance(node, dict) else {}
+        if key in props:
+            node = props[key]
+        elif isinstance(node, dict) and isinstance(node.get("additionalProperties"), dict):
+            node = node["additionalProperties"]
+        else:
+            return False
+    kinds = node.get("type", []) if isinstance(node, dict) else []
+    return "null" in (kinds if isinstance(kinds, list) else [kinds])
+
+
 @st.composite
 def mutated_mapping(draw, base: dict):
     """(mapping, kind, known_bad): one wrong-typed value, unknown key, dropped key, or unchanged."""
@@ -214,7 +233,7 @@ def mutated_mapping(draw, base: dict):
         old = _get(obj, path)
         new = draw(st.sampled_from(WRONG_VALUES))
         _get(obj, path[:-1])[path[-1]] = new
-        known_bad = _category(old) != _category(new)
+        known_bad = _category(old) != _category(new) and not (new is None and _nullable(path))
         kind = f"wrong_type:{'.'.join(map(str, path))}={new!r}"
     elif kind == "unknown_key":
         dicts = [()] + [p for p in paths if isinstance(_get(obj, p), dict)]
