@@ -233,3 +233,74 @@ def test_training_learns_the_same_without_torch_distribution_checks():
     finally:
         torch.distributions.Distribution.set_default_validate_args(True)
     assert torch.equal(params[0], params[1])
+
+
+def test_a_variants_hyperparams_block_changes_its_runs_and_none_leaves_them_as_the_paper():
+    """mdp.hyperparams.<variant> (a tuned recipe, issue 69): the training rule's algo and --variant
+    params and the untrained reference take it; without it (or for another variant) nothing changes."""
+    import shlex
+
+    from schedrl.agents.hyperparams import load_hyperparams
+    from schedrl.experiments.envs import parse_pairs
+    from schedrl.papers.mdp import references as mr
+
+    table2 = load_hyperparams(ml.ALGO, ml.HYPERPARAMS_VARIANT)
+    assert load_hyperparams(ml.MASKED_ALGO, ml.HYPERPARAMS_VARIANT) == table2  # maskable_ppo.yaml's mdp block
+    spec = copy.deepcopy(SMOKE)
+    spec.pop("tune", None)
+    for variant in ("image", "compact-sparse-reduced"):  # no block: the paper's runs, params as before
+        assert mt.run_algo(spec, variant) == "ppo" and mt.train_hp_args(spec, variant) == "mdp"
+        assert mt.run_hyperparams(spec, variant) == table2 and mt.hyperparams_override(spec, variant) == {}
+    spec["hyperparams"] = {"compact-sparse-reduced": {"learning_rate": 1e-05, "n_steps": 256, "net": [32, 16],
+                                                      "mask": True}}
+    ml.check_spec(spec)
+    ml.load_spec(json.dumps(spec))  # the schema takes it
+    hp = mt.run_hyperparams(spec, "compact-sparse-reduced")
+    assert mt.run_algo(spec, "compact-sparse-reduced") == "maskable_ppo"
+    assert hp["learning_rate"] == 1e-05 and hp["n_steps"] == 256 and hp["n_epochs"] == table2["n_epochs"]
+    assert hp["policy_kwargs"] == {"net_arch": {"pi": [32, 16], "vf": [32, 16]}, "activation_fn": "tanh"}
+    args = mt.train_hp_args(spec, "compact-sparse-reduced")
+    assert args.startswith("mdp ") and "--hp=learning_rate=1.0e-05" in args and "--hp=n_steps=256" in args
+    assert parse_pairs([a.removeprefix("--hp=") for a in shlex.split(args)[1:]], "--hp") == \
+        {k: v for k, v in hp.items() if k in ("learning_rate", "n_steps", "policy_kwargs")}
+    # the other variant keeps the paper's recipe
+    assert mt.run_algo(spec, "image") == "ppo" and mt.run_hyperparams(spec, "image") == table2
+    # the untrained reference is the tuned run's starting network; without a spec, Table 2's
+    model = mr.untrained_model("compact-sparse-reduced", 9, 20, 0, spec)
+    assert type(model).__name__ == "MaskablePPO" and model.policy.mlp_extractor.policy_net[0].out_features == 32
+    assert type(mr.untrained_model("compact-sparse-reduced", 9, 20, 0)).__name__ == "PPO"
+    for bad, key in (({"compact-sparse-reduced": {"colour": 1}}, "colour"), ({"sparse-image": {}}, "hyperparams")):
+        with pytest.raises(ConfigError, match=key):
+            ml.load_spec(json.dumps({**spec, "hyperparams": bad}))
+
+
+def test_a_masked_agent_plays_the_evaluation_with_its_masks():
+    """run_lockstep hands MaskablePPO the envs' action_masks(): greedy play never picks a masked slot
+    (the same network unmasked does)."""
+    import warnings
+
+    from schedrl.envs.rollout import run_lockstep
+    from schedrl.experiments.envs import make_env
+    from schedrl.papers.mdp import references as mr
+
+    spec = {**copy.deepcopy(SMOKE), "hyperparams": {"compact-sparse-reduced": {"mask": True}}}
+    kwargs = ml.env_kwargs("compact-sparse-reduced", 9, 20)
+
+    class Check:
+        def __init__(self, env):
+            self.env, self.valid = env, []
+
+        def record(self, obs, action):  # before the step: the mask the model was given
+            self.valid.append(bool(self.env.unwrapped.action_masks()[action]))
+
+    played = {}
+    for name, run_spec in (("masked", spec), ("plain", None)):
+        model = mr.untrained_model("compact-sparse-reduced", 9, 20, 0, run_spec)
+        envs = [make_env(ml.ENV_ID, {**kwargs, "jobset_seed": s, "num_jobsets": 1}) for s in (5, 6)]
+        checks = [Check(env) for env in envs]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run_lockstep(model, envs, [5, 6], deterministic=True, recorders=checks)
+        played[name] = [v for c in checks for v in c.valid]
+    assert played["masked"] and all(played["masked"])
+    assert not all(played["plain"])

@@ -315,6 +315,7 @@ def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
     assert main(["tune", "mrsch", "--spec", "{}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]
+    assert "mdp" in err[0]
 
 
 def test_the_study_overlay_is_checked_over_the_scale_file_before_it(capsys, tmp_path):
@@ -331,3 +332,105 @@ def test_the_study_overlay_is_checked_over_the_scale_file_before_it(capsys, tmp_
     assert main(["config", str(root / "paper-budget.yaml"), str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.yml merged over" in err and "colour" in err and len(err.strip().splitlines()) == 1
+
+
+# -- the MDP-design paper's study -----------------------------------------------------------------
+MDP_SPEC = {  # scenario 9 only, C+S+R and image-like, a few evaluation trials
+    "horizon": 20, "scenarios": [9], "variants": ["image", "compact-sparse-reduced"], "seeds": [0],
+    "train": {"steps": 1600, "checkpoint_every": 200, "curve_window": 3},
+    "eval": {"trials": 4, "jobset_seed": 1000000, "deterministic": True},
+    "fig3": None, "transfer": None, "horizon_study": None, "fig5": None,
+}
+
+
+def _mdp_spec():
+    spec = json.loads(json.dumps(MDP_SPEC))
+    spec["tune"] = {"scenario": 9, "validation_jobset_seed": 2000000, "validation_trials": 3,
+                    "trials": 3, "seeds": 2, "steps": 64, "checks": 2, "budget_core_h": 1.0, "startup_trials": 1,
+                    "space": {"learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+                              "n_steps": {"type": "categorical", "choices": [16, 32]},
+                              "mask": {"type": "categorical", "choices": [False, True]},
+                              "net": {"type": "categorical", "choices": [[16], [32, 16]]}}}
+    return spec
+
+
+def test_mdp_trial_spec_puts_each_value_where_the_runs_read_it():
+    from schedrl.papers.mdp import training as mt
+    from schedrl.papers.mdp import tuning
+
+    spec = _mdp_spec()
+    run = tuning.trial_spec(spec, {"learning_rate": 1e-3, "n_steps": 64, "batch_size": 256, "n_epochs": 4,
+                                   "gamma": 0.98, "net": [32, 16], "mask": True})
+    assert "tune" not in run and tuning.tune_spec(spec)[0]["variant"] == "compact-sparse-reduced"
+    assert run["hyperparams"] == {"compact-sparse-reduced": {
+        "learning_rate": 1e-3, "n_steps": 64, "batch_size": 64, "n_epochs": 4, "gamma": 0.98, "net": [32, 16],
+        "mask": True}}  # batch cut to the rollout
+    assert mt.run_algo(run, "compact-sparse-reduced") == "maskable_ppo"
+    hp = mt.run_hyperparams(run, "compact-sparse-reduced")
+    assert hp["learning_rate"] == 1e-3 and hp["n_steps"] == 64 and hp["batch_size"] == 64 and hp["n_epochs"] == 4
+    assert hp["policy_kwargs"]["net_arch"] == {"pi": [32, 16], "vf": [32, 16]} and hp["ent_coef"] == 0.01  # Table 2's
+    assert "--hp=n_steps=64" in mt.train_hp_args(run, "compact-sparse-reduced")
+    # Table 2's batch of 64 cut under a shorter searched rollout, kept (the paper's) when the rollout is not searched
+    assert tuning.trial_spec(spec, {"n_steps": 16})["hyperparams"]["compact-sparse-reduced"] == {"n_steps": 16,
+                                                                                                 "batch_size": 16}
+    assert "batch_size" not in tuning.trial_spec(spec, {"learning_rate": 1e-3})["hyperparams"]["compact-sparse-reduced"]
+    # without the mask: PPO and the paper's values; image-like and the spec untouched
+    plain = tuning.trial_spec(spec, {"mask": False})
+    assert mt.run_algo(plain, "compact-sparse-reduced") == "ppo" and mt.train_hp_args(plain, "compact-sparse-reduced") == "mdp"
+    assert mt.train_hp_args(run, "image") == "mdp" and mt.run_algo(run, "image") == "ppo"
+    assert "hyperparams" not in spec
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda t: t.update(variant="compact"), "mdp.tune.variant"),  # not one of the spec's variants
+    (lambda t: t.update(scenario=11), "mdp.tune.scenario"),
+    (lambda t: t.pop("scenario"), "mdp.tune.scenario"),
+    (lambda t: t.update(validation_trials=0), "mdp.tune.validation_trials"),
+    (lambda t: t.pop("validation_jobset_seed"), "mdp.tune.validation_jobset_seed"),
+    # sets 999998..1000000 would hold evaluation trial 1000000; 1..3 training seeds 1 and 2
+    (lambda t: t.update(validation_jobset_seed=999998), "mdp.tune.validation_jobset_seed"),
+    (lambda t: t.update(validation_jobset_seed=1), "mdp.tune.validation_jobset_seed"),
+    # the study's own seeds are training seeds too
+    (lambda t: t.update(validation_jobset_seed=4, seeds=5), "mdp.tune.validation_jobset_seed"),
+    (lambda t: t["space"].update(n_envs={"type": "categorical", "choices": [1, 8]}), "mdp.tune.space.n_envs"),
+    (lambda t: t.update(seeds=1), "mdp.tune.seeds"),
+])
+def test_mdp_tune_checks(change, key):
+    from schedrl.papers.mdp import tuning
+
+    spec = _mdp_spec()
+    change(spec["tune"])
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        tuning.tune_spec(spec)
+    spec.pop("tune")
+    with pytest.raises(ConfigError, match=r"mdp\.tune"):
+        tuning.tune_spec(spec)
+
+
+def test_schedrl_tune_mdp_end_to_end(tmp_path, monkeypatch, capsys):
+    from schedrl.cli import main
+    from schedrl.papers.mdp import layout as ml
+    from schedrl.papers.mdp import training as mt
+
+    monkeypatch.chdir(tmp_path)
+    text = json.dumps(_mdp_spec())
+    assert main(["tune", "mdp", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
+    trials = pd.read_csv("study/trials.csv")
+    assert len(trials) == 3 and (trials["value"] <= -1).all()  # minus a mean slowdown (>= 1)
+    assert all(len(v.split()) == 2 for v in trials["seed_values"])  # two seeds per trial
+    recipe = (tmp_path / "study" / "recipe.yml").read_text()
+    assert recipe == (tmp_path / "tuned.yml").read_text() and recipe.startswith("# The MDP-design paper's tuned recipe")
+    overlay = yaml.safe_load(recipe)
+    assert set(overlay) == {"mdp"} and overlay["mdp"]["seeds"] == [0, 1, 2]
+    # the recipe is a config overlay the paper's own runs accept, merged as Snakemake merges it
+    base = json.loads(text)
+    base.pop("tune")
+    merged = ml.load_spec(json.dumps(_merge(base, overlay["mdp"])))
+    done = trials[trials["state"] == "complete"]  # a pruned trial's last report may be higher
+    best = done.loc[done["value"].idxmax()]
+    masked = str(best["param_mask"]).lower() == "true"
+    assert mt.run_algo(merged, "compact-sparse-reduced") == ("maskable_ppo" if masked else "ppo")
+    hp = mt.run_hyperparams(merged, "compact-sparse-reduced")
+    assert hp["learning_rate"] == pytest.approx(best["param_learning_rate"]) and hp["n_steps"] == int(best["param_n_steps"])
+    assert {r.seed for r in ml.runs(merged)} == {0, 1, 2} and mt.train_hp_args(merged, "image") == "mdp"
+    assert "the recipe of trial" in capsys.readouterr().out

@@ -29,7 +29,9 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 MDP_ROOT = ML.ROOT
-MDP_SPEC = json.dumps(MDP, sort_keys=True)
+# The study's block (tune) only concerns mdp_tune: no other rule's spec has it, so configuring a study
+# reruns nothing else.
+MDP_SPEC = json.dumps({k: v for k, v in MDP.items() if k != "tune"}, sort_keys=True)
 MDP_RUN = str(ML.run_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
 MDP_TRANSFER = str(ML.transfer_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
 MDP_VALUES = package_file(paper_values_path("mdp"))
@@ -44,7 +46,8 @@ wildcard_constraints:
 
 rule mdp_train:
     input:
-        hyperparams=MDP_HYPERPARAMS,
+        # the algorithm's file: ppo.yaml, maskable_ppo.yaml where mdp.hyperparams.<variant>.mask is set
+        hyperparams=lambda wildcards: package_file(hyperparams_file(MT.run_algo(MDP, wildcards.mdp_variant))),
     output:
         model=f"{MDP_RUN}/model.zip",
         curve=f"{MDP_RUN}/learning_curve.csv",
@@ -53,8 +56,11 @@ rule mdp_train:
         env_args=lambda wildcards: MT.train_env_args(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon),
         env_id=ML.ENV_ID,
         wrapper=ML.WRAPPERS[0],
-        algo=ML.ALGO,
-        hp_variant=ML.HYPERPARAMS_VARIANT,
+        # Table 2's PPO, and a variant's mdp.hyperparams block (beyond the paper: a tuned recipe) as MaskablePPO
+        # and --hp options after the block's name: without the block "ppo" and "mdp" as before, so the
+        # paper's runs keep their params and are not retrained
+        algo=lambda wildcards: MT.run_algo(MDP, wildcards.mdp_variant),
+        hp_variant=lambda wildcards: MT.train_hp_args(MDP, wildcards.mdp_variant),
         steps=MDP["train"]["steps"],
         checkpoint_every=MDP["train"]["checkpoint_every"],
         keep_steps=",".join(map(str, MT.budget_steps(MDP))),
@@ -517,3 +523,51 @@ REPORT_SECTIONS.extend(
     + ([rules.mdp_fig6.output.md] if ML.transfer_spec(MDP) else [])
     + ([rules.mdp_horizon.output[0]] if ML.horizon_study(MDP) else [])
 )
+
+
+# The hyperparameter study behind the tuned agent (issue 69; mdp.tune, beyond the paper): Optuna over PPO's
+# values, the network and the action mask in one MDP and scenario, trained on fresh job sets and scored on
+# validation job sets (neither evaluation trials nor training seeds). Built only where the config has
+# mdp.tune (the smoke scale, config/tune.yaml); its spec keeps tune.
+if "tune" in MDP:
+    MDP_TUNE = MDP["tune"]
+
+    rule mdp_tune:
+        output:
+            trials="results/tuned/mdp/trials.csv",
+            recipe="results/tuned/mdp/recipe.yml",
+        params:
+            spec=json.dumps(MDP, sort_keys=True),
+        log:
+            "logs/tuned/mdp.log",
+        benchmark:
+            "benchmarks/results/tuned/mdp.tsv"
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=int(MDP_TUNE["budget_core_h"] * 60 * 2) + 10,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl tune mdp --spec {params.spec:q} --out results/tuned/mdp --threads {threads} > {log:q} 2>&1"
+
+    register("mdp", rules.mdp_tune.output.recipe)
+
+
+# The tuned recipe's runs (config/tuned/mdp.yml: mdp.hyperparams.<variant>, seeds 0-2) without the rest
+# of the paper-budget target: each variant with a hyperparams block in every configured scenario and
+# seed, its evaluation, budget checkpoints and fingerprints, and SJF on the same trials. Built only where
+# the config has mdp.hyperparams. (mdp_paper_budget trains them too, with the image-like runs of every
+# seed at the paper's recipe, which its claims compare them with.)
+if MDP.get("hyperparams"):
+    _MDP_TUNED = [v for v in MDP["variants"] if v in MDP["hyperparams"]]
+    _MDP_TUNED_EVALS = ML.evaluation_files(MDP, MDP_ROOT, horizon=MDP["horizon"], variants=_MDP_TUNED)
+    _MDP_TUNED_DIRS = {Path(p).parent for p in _MDP_TUNED_EVALS}
+
+    rule mdp_tuned:
+        input:
+            _MDP_TUNED_EVALS,
+            [p for p in ML.budget_files(MDP, MDP_ROOT) if Path(p).parent in _MDP_TUNED_DIRS],
+            ML.sjf_path(MDP_ROOT, MDP["horizon"]),
+        log:
+            "logs/mdp/tuned.log",

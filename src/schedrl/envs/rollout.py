@@ -114,11 +114,14 @@ def run_lockstep(model, envs: list, seeds: list[int], *, deterministic: bool = T
     the SB3 ``model`` once, then steps each env. Returns per env (in order) its ``return``,
     ``steps``, ``truncated`` and the final ``info`` (e.g. the DeepRM env's ``jobs``).
 
-    ``model`` may instead be a picker ``model(env) -> action`` (no ``predict``), asked per env; its
-    ``start(env, seed)``, if it has one, is called after each reset. ``recorders[i].record(obs,
-    action)`` (e.g. a ``FingerprintRecorder``) sees each decision of env i before it is played."""
+    A model whose ``predict`` takes ``action_masks`` (sb3-contrib's MaskablePPO) gets the live envs'
+    ``action_masks()``, as it trained. ``model`` may instead be a picker ``model(env) -> action`` (no
+    ``predict``), asked per env; its ``start(env, seed)``, if it has one, is called after each reset.
+    ``recorders[i].record(obs, action)`` (e.g. a ``FingerprintRecorder``) sees each decision of env i
+    before it is played."""
     obs = [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds)]
     batched = hasattr(model, "predict")
+    masked = batched and "action_masks" in inspect.signature(model.predict).parameters
     if not batched and hasattr(model, "start"):
         for env, seed in zip(envs, seeds):
             model.start(env, seed)
@@ -126,7 +129,12 @@ def run_lockstep(model, envs: list, seeds: list[int], *, deterministic: bool = T
     active = list(range(len(envs)))
     while active:
         if batched:
-            actions, _ = model.predict(np.stack([obs[i] for i in active]), deterministic=deterministic)
+            stacked = np.stack([obs[i] for i in active])
+            if masked:
+                masks = np.stack([envs[i].unwrapped.action_masks() for i in active])
+                actions, _ = model.predict(stacked, deterministic=deterministic, action_masks=masks)
+            else:
+                actions, _ = model.predict(stacked, deterministic=deterministic)
             actions = np.asarray(actions).reshape(len(active), -1)[:, 0]
         else:
             actions = [model(envs[i]) for i in active]

@@ -8,5 +8,6 @@ lists the Snakemake rules ask for), ``training`` (``schedrl train``'s arguments,
 parameter counts, Fig. 5's horizon benchmark), ``evaluation`` (batched evaluation, fingerprints,
 budget checkpoints, per-trial statistics and t-tests), ``references`` (random valid, uniform and
 untrained play, SJF), ``cost`` (the cost model). Then ``figures`` (Figures 3-6 and the t-test tables,
-``TARGETS``), ``claims``, ``normalised``, ``paper_values.yaml``.
+``TARGETS``), ``claims``, ``normalised``, ``tuning`` (``schedrl tune mdp``'s study, issue 69),
+``paper_values.yaml``.
 """

@@ -43,6 +43,14 @@ ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
 WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
 ALGO = "ppo"
 HYPERPARAMS_VARIANT = "mdp"  # block of hyperparams/ppo.yaml holding Table 2
+MASKED_ALGO = "maskable_ppo"  # a variant's ``hyperparams.mask`` (beyond the paper; maskable_ppo.yaml's mdp block: Table 2)
+#: Values a variant's ``hyperparams`` block (``mdp.hyperparams.<variant>``, beyond the paper: a tuned
+#: recipe, issue 69) may set over Table 2, under rl-zoo3's names; ``net``: the hidden layers of the
+#: separate pi and vf nets (Table 2's: SB3's default 64-64, tanh kept); ``mask``: train sb3-contrib's
+#: MaskablePPO on the env's ``action_masks()`` (slots whose job fits now, and the void action).
+#: ``training.hyperparams_override`` applies them.
+HYPERPARAM_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef",
+                   "clip_range", "vf_coef", "max_grad_norm", "net", "mask")
 
 # Section 5's environment, the same for every scenario and MDP.
 FIXED_ENV: dict[str, Any] = {
@@ -193,6 +201,12 @@ def check_spec(spec: dict) -> dict:
             raise ConfigError(f"mdp.transfer.scenario {t['scenario']} is not one of mdp.scenarios")
     for sid in (spec.get("fig5") or {}).get("scenarios", []):
         scenario(sid)
+    for name, block in (spec.get("hyperparams") or {}).items():
+        variant(name)
+        for key in block or {}:
+            if key not in HYPERPARAM_KEYS:
+                raise ConfigError(f"mdp.hyperparams.{name}.{key}: not a value a variant's runs take here "
+                                  f"(choose from: {', '.join(HYPERPARAM_KEYS)})")
     train = spec["train"]
     if int(train["steps"]) % (8 * int(train["checkpoint_every"])):
         raise ConfigError("mdp.train.checkpoint_every must divide mdp.train.steps / 8 (the budget evaluations "

@@ -3,7 +3,7 @@ computed again with, and the levels the agents are read against.
 
 The references replace every trained agent by the uniform-random valid policy (``RandomValid``,
 seeded by the run's seed) or by the untrained network (Table 2's PPO built with the run's seed, as
-``schedrl train`` builds it, no training step) and play the same trials and transfers
+``schedrl train`` builds it, a variant's ``mdp.hyperparams`` overrides included, no training step) and play the same trials and transfers
 (``evaluate_references``); their tables mirror the trained layout under
 ``layout.reference_root(root, agent)``, so the claims code reads them with the same functions. SJF
 (``evaluate_sjf``) and uniform play over every action (``UniformAll``, ``evaluate_uniform``) play
@@ -28,10 +28,8 @@ from schedrl.papers.mdp.evaluation import (
     write_evaluation,
 )
 from schedrl.papers.mdp.layout import (
-    ALGO,
     BASE,
     ENV_ID,
-    HYPERPARAMS_VARIANT,
     PROPOSED,
     REFERENCE_AGENTS,
     SJF,
@@ -42,6 +40,7 @@ from schedrl.papers.mdp.layout import (
     reference_root,
     sjf_path,
 )
+from schedrl.papers.mdp.training import run_algo, run_hyperparams
 
 
 class RandomValid:
@@ -72,31 +71,35 @@ class UniformAll(RandomValid):
         return int(self._rngs[id(env)].integers(env.unwrapped.action_space.n))
 
 
-def untrained_model(variant_name: str, scenario_id: int | str, horizon: int | str, seed: int):
+def untrained_model(variant_name: str, scenario_id: int | str, horizon: int | str, seed: int,
+                    spec: dict | None = None):
     """Table 2's PPO for this MDP built with ``seed`` and never trained: SB3 seeds torch before it
-    builds the policy, so these are the weights the run with this seed started from."""
+    builds the policy, so these are the weights the run with this seed started from. With ``spec``,
+    its ``mdp.hyperparams`` block for the variant applies as it does to the training rule
+    (``training.run_algo``, ``run_hyperparams``: MaskablePPO, another network)."""
     import warnings
 
-    from schedrl.agents.hyperparams import load_hyperparams, resolve_hyperparams
+    from schedrl.agents.hyperparams import resolve_hyperparams
     from schedrl.agents.registry import algo_class
     from schedrl.experiments.envs import make_env
 
-    hp = load_hyperparams(ALGO, HYPERPARAMS_VARIANT)
-    policy, _, kwargs = resolve_hyperparams(ALGO, hp)
+    algo = run_algo(spec, variant_name)
+    policy, _, kwargs = resolve_hyperparams(algo, run_hyperparams(spec, variant_name))
     env = make_env(ENV_ID, env_kwargs(variant_name, scenario_id, horizon))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # batch_size > n_steps (Table 2 as given)
-        model = algo_class(ALGO)(policy, env, device="cpu", seed=int(seed), **kwargs)
+        model = algo_class(algo)(policy, env, device="cpu", seed=int(seed), **kwargs)
     env.close()
     return model
 
 
-def reference_model(agent: str, variant_name: str, scenario_id: int | str, horizon: int | str, seed: int):
+def reference_model(agent: str, variant_name: str, scenario_id: int | str, horizon: int | str, seed: int,
+                    spec: dict | None = None):
     if agent not in REFERENCE_AGENTS:
         raise ConfigError(f"unknown reference agent '{agent}' (choose from: {', '.join(REFERENCE_AGENTS)})")
     if agent == "random":
         return RandomValid(seed)
-    return untrained_model(variant_name, scenario_id, horizon, seed)
+    return untrained_model(variant_name, scenario_id, horizon, seed, spec)
 
 
 def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: int = 1) -> list[Path]:
@@ -107,7 +110,7 @@ def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: in
     torch.set_num_threads(max(1, int(threads)))
     written = []
     for run, transfer, path in reference_jobs(spec, root, agent):
-        model = reference_model(agent, run.variant, run.scenario, run.horizon, run.seed)
+        model = reference_model(agent, run.variant, run.scenario, run.horizon, run.seed, spec)
         frame, fp = evaluate_fingerprinted(model, spec, run.variant, run.scenario, run.horizon, transfer=transfer,
                                            where=f"{agent} reference")
         write_evaluation(path, frame, fp, kind=agent, variant_name=run.variant, source=run.scenario,

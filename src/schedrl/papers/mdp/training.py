@@ -1,7 +1,9 @@
 """What the MDP-design paper trains and how big it is.
 
 * **Training**: SB3 PPO with Table 2's hyperparameters (``hyperparams/ppo.yaml``, block ``mdp``)
-  through the generic ``schedrl train`` (``train_env_args``: its ``--env-kwarg`` options); each
+  through the generic ``schedrl train`` (``train_env_args``: its ``--env-kwarg`` options; a
+  variant's ``mdp.hyperparams`` block, beyond the paper, sets values over Table 2:
+  ``run_algo``, ``run_hyperparams``, ``train_hp_args``); each
   episode draws a fresh job set from the env's RNG (``jobset_seed=None``), as sched-rl-gym's
   generator does. The checkpoints at 1/8, 1/4 and 1/2 of training are kept (``budget_steps``,
   ``schedrl train --keep-steps``) for the budget evaluations.
@@ -24,6 +26,7 @@ from schedrl.papers.mdp.layout import (
     ENV_ID,
     FIXED_ENV,
     HYPERPARAMS_VARIANT,
+    MASKED_ALGO,
     budget_fractions,
     env_kwargs,
     scenario,
@@ -37,6 +40,57 @@ def train_env_args(variant_name: str, scenario_id: int | str, horizon: int | str
 
     kwargs = env_kwargs(variant_name, scenario_id, horizon)
     return " ".join(shlex.quote(f"--env-kwarg={k}={json.dumps(v)}") for k, v in sorted(kwargs.items()))
+
+
+def _override_block(spec: dict | None, variant_name: str) -> dict:
+    return dict(((spec or {}).get("hyperparams") or {}).get(variant_name) or {})
+
+
+def run_algo(spec: dict | None, variant_name: str) -> str:
+    """The algorithm of ``variant_name``'s runs: Table 2's PPO, or MaskablePPO where the variant's
+    ``mdp.hyperparams`` block sets ``mask: true`` (beyond the paper)."""
+    return MASKED_ALGO if _override_block(spec, variant_name).get("mask") else ALGO
+
+
+def hyperparams_override(spec: dict | None, variant_name: str) -> dict:
+    """Plain hyperparameters that ``mdp.hyperparams.<variant>`` sets over Table 2 (beyond the paper: a
+    tuned recipe, config/tuned/mdp.yml; issue 69); {} without that block, so the paper's runs are
+    unchanged. ``net`` becomes ``policy_kwargs`` with ``net_arch`` {pi: net, vf: net}, Table 2's other
+    ``policy_kwargs`` (tanh) kept: an override replaces a top-level key whole. ``mask`` picks the
+    algorithm (``run_algo``), not a value."""
+    block = _override_block(spec, variant_name)
+    out = {k: v for k, v in block.items() if k not in ("net", "mask")}
+    if "net" in block:
+        from schedrl.agents.hyperparams import load_hyperparams
+
+        base = load_hyperparams(run_algo(spec, variant_name), HYPERPARAMS_VARIANT).get("policy_kwargs") or {}
+        net = [int(n) for n in block["net"]]
+        out["policy_kwargs"] = {**base, "net_arch": {"pi": net, "vf": list(net)}}
+    return out
+
+
+def run_hyperparams(spec: dict | None, variant_name: str) -> dict:
+    """The plain hyperparameters ``variant_name``'s runs train with (and its untrained reference is
+    built with): Table 2 (the ``mdp`` block of the algorithm's file, as the training rule's
+    ``--variant``), then ``hyperparams_override``."""
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    return load_hyperparams(run_algo(spec, variant_name), HYPERPARAMS_VARIANT,
+                            overrides=hyperparams_override(spec, variant_name))
+
+
+def train_hp_args(spec: dict | None, variant_name: str) -> str:
+    """What follows ``schedrl train --variant``: Table 2's block name, then one ``--hp`` per
+    ``hyperparams_override`` value. Without overrides this is ``"mdp"`` alone, so the training rule's
+    params (and its runs) stay as they were."""
+    import shlex
+
+    def text(value) -> str:  # read back as YAML: 1e-05 would be a string there, 1.0e-05 is a number
+        out = json.dumps(value)
+        return out.replace("e", ".0e", 1) if isinstance(value, float) and "e" in out and "." not in out else out
+
+    hp = [shlex.quote(f"--hp={k}={text(v)}") for k, v in sorted(hyperparams_override(spec, variant_name).items())]
+    return " ".join([HYPERPARAMS_VARIANT] + hp)
 
 
 def budget_steps(spec: dict) -> list[int]:
