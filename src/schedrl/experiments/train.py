@@ -167,18 +167,24 @@ class _Callbacks:
                 return True
 
             def _on_rollout_start(self) -> None:
-                self.at_boundary(asked=stop is not None and stop.signum is not None)
-                if stop is not None:
+                self.at_boundary()
+                # Read the signal after the boundary's own work: one that came while it ran stops
+                # here too, and the stop must leave a checkpoint at this step (an off-grid one
+                # unless a periodic one was just written).
+                if stop is not None and stop.signum is not None:
+                    steps = int(self.num_timesteps)
+                    if steps > start and not folder.checkpoint_path(steps).exists():
+                        self.checkpoint(off_grid=True)
                     stop.stop_if_asked()
 
-            def at_boundary(self, asked: bool = False) -> None:
+            def at_boundary(self) -> None:
                 """A selection check, then a checkpoint (its snapshot includes the check), each
                 where due: the model after every update on the steps so far, as a resume sees it."""
                 if selector is not None:
                     selector.after_step(self.model, int(self.num_timesteps))
                 due = self.next_ckpt is not None and self.num_timesteps >= self.next_ckpt
-                if (due or asked) and self.num_timesteps > start:
-                    self.checkpoint(off_grid=not due)
+                if due and self.num_timesteps > start:
+                    self.checkpoint()
                     while self.next_ckpt is not None and self.next_ckpt <= self.num_timesteps:
                         self.next_ckpt += checkpoint_every
 
