@@ -312,9 +312,9 @@ def test_schedrl_tune_deeprm_end_to_end(tmp_path, monkeypatch, capsys):
 def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
     from schedrl.cli import main
 
-    assert main(["tune", "mrsch", "--spec", "{}"]) == 2
+    assert main(["tune", "sem", "--spec", "{}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]
+    assert len(err) == 1 and "sem" in err[0] and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]
     assert "mdp" in err[0]
 
 
@@ -434,3 +434,178 @@ def test_schedrl_tune_mdp_end_to_end(tmp_path, monkeypatch, capsys):
     assert hp["learning_rate"] == pytest.approx(best["param_learning_rate"]) and hp["n_steps"] == int(best["param_n_steps"])
     assert {r.seed for r in ml.runs(merged)} == {0, 1, 2} and mt.train_hp_args(merged, "image") == "mdp"
     assert "the recipe of trial" in capsys.readouterr().out
+
+
+# -- MRSch's study (DFP) --------------------------------------------------------------------------
+def _mrsch_tree(base: Path, n_train: int = 60, n_val: int = 40) -> Path:
+    """Training and validation splits for S1-S5 on a 16-node machine with 8 burst-buffer units
+    (tests/test_mrsch_experiments.py's toy machine)."""
+    import numpy as np
+
+    from schedrl.workloads.swf import SWF_FIELDS, write_swf
+
+    rng = np.random.default_rng(0)
+    for k in range(1, 6):
+        for part, n in (("train", n_train), ("val", n_val)):
+            frame = pd.DataFrame({"job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.uniform(0, 2 * 86_400, n)).round(),
+                                  "wait_time": -1, "run_time": rng.integers(100, 4000, n), "alloc_procs": rng.integers(1, 9, n),
+                                  "req_time": 4000, "bb_request": rng.integers(1, 5, n).astype(float)})
+            frame["req_procs"] = frame["alloc_procs"]
+            for col in SWF_FIELDS:
+                if col not in frame:
+                    frame[col] = -1
+            frame.attrs["header"] = {"MaxNodes": "16", "MaxProcs": "16", "MaxBurstBufferUnits": "8"}
+            (base / f"S{k}").mkdir(parents=True, exist_ok=True)
+            write_swf(frame, base / f"S{k}" / f"{part}.swf")
+    return base
+
+
+def _mrsch_spec():
+    """The smoke scale's mrsch section on S1-S5 with 20-job sets and a small network, and a toy study."""
+    spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "smoke.yaml").read_text())["mrsch"]
+    spec.update(workloads=["S1", "S2", "S3", "S4", "S5"], jobs_per_set=20)
+    spec["dfp"].update(state_hidden=[32], state_out=16, stream_hidden=32)
+    spec["tune"] = {"group": "two", "trials": 3, "seeds": 2, "steps": 4, "checks": 2, "budget_core_h": 1.0,
+                    "startup_trials": 1,
+                    "space": {"learning_rate": {"type": "float", "low": 1e-5, "high": 1e-3, "log": True},
+                              "update_every": {"type": "categorical", "choices": [4, 8]},
+                              "epsilon_min": {"type": "float", "low": 0.0, "high": 0.1},
+                              "state_hidden": {"type": "categorical", "choices": [[16], [32, 16]]}}}
+    return spec
+
+
+def test_mrsch_trial_spec_puts_each_value_where_the_runs_read_it():
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import tuning
+
+    spec = _mrsch_spec()
+    params = {"learning_rate": 1e-3, "batch_size": 32, "update_every": 16, "replay_size": 5000, "epsilon_start": 0.8,
+              "epsilon_min": 0.05, "epsilon_per": "run", "state_hidden": [512, 128], "stream_hidden": 256}
+    run = tuning.trial_spec(spec, params)
+    assert "tune" not in run and run["dfp"]["select_on_validation"] is True
+    for state in ("mlp", "cnn"):  # every DFP run of both groups reads mrsch.dfp (the CNN its own sizes over it)
+        cfg = ml.dfp_config(run, state)
+        assert (cfg.learning_rate, cfg.batch_size, cfg.update_every, cfg.replay_size) == (1e-3, 32, 16, 5000)
+        assert (cfg.epsilon_start, cfg.epsilon_min, cfg.epsilon_per, cfg.stream_hidden) == (0.8, 0.05, "run", 256)
+        assert cfg.state_hidden == [512, 128] and cfg.state_module == state
+    # unsearched values keep the config's; the spec itself is untouched (the default unchanged)
+    assert run["dfp"]["min_replay"] == spec["dfp"]["min_replay"] and ml.dfp_config(run, "mlp").state_out == 16
+    plain = tuning.trial_spec(spec, {})
+    assert {k: v for k, v in plain.items()} == {k: v for k, v in spec.items() if k != "tune"}
+    assert ml.dfp_config(spec, "mlp").learning_rate == 1e-4 and "tune" in spec
+    # Optuna's numbers and YAML's lists come back as DFPConfig's types
+    odd = tuning.trial_spec(spec, {"update_every": 8.0, "state_hidden": (64,)})["dfp"]
+    assert odd["update_every"] == 8 and isinstance(odd["update_every"], int) and odd["state_hidden"] == [64]
+    # a trial's job sets: the paper's curriculum scaled to its steps, at least one of each kind
+    paper = {"jobsets": {"sampled": 10, "real": 10, "synthetic": 20}}
+    assert tuning.trial_counts(paper, 40) == paper["jobsets"]
+    assert tuning.trial_counts(paper, 6) == {"sampled": 2, "real": 1, "synthetic": 3}
+    assert tuning.trial_counts(paper, 4) == {"sampled": 1, "real": 1, "synthetic": 2}
+    assert tuning.trial_counts(paper, 3) == {"sampled": 1, "real": 1, "synthetic": 1}
+    assert tuning.trial_counts({"jobsets": {"sampled": 1, "real": 1, "synthetic": 8}}, 4) == {
+        "sampled": 1, "real": 1, "synthetic": 2}
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda t: t.update(group="four"), "mrsch.tune.group"),
+    (lambda t: t.pop("group"), "mrsch.tune.group"),
+    (lambda t: t.update(group="three"), "mrsch.tune.group"),  # no S6-S10 in the spec's workloads
+    (lambda t: t.update(state="cnn"), "mrsch.tune.state"),
+    (lambda t: t.update(jobs_per_set=1), "mrsch.tune.jobs_per_set"),
+    (lambda t: t.update(colour=1), "mrsch.tune.colour"),
+    (lambda t: t.update(seeds=1), "mrsch.tune.seeds"),
+    (lambda t: t.update(steps=2, checks=1), "mrsch.tune.steps"),  # fewer job sets than kinds
+    (lambda t: t.update(steps=5), "mrsch.tune.steps"),  # not a multiple of checks
+    (lambda t: t["space"].update(state_module={"type": "categorical", "choices": ["cnn"]}), "mrsch.tune.space.state_module"),
+    (lambda t: t["space"].update(colour={"type": "categorical", "choices": [1]}), "mrsch.tune.space.colour"),
+    (lambda t: t["space"].update(learning_rate={"type": "float", "low": -1.0, "high": 0.1}), "mrsch.tune.space.learning_rate"),
+    (lambda t: t["space"].update(state_hidden={"type": "categorical", "choices": [[16], [0]]}), "mrsch.tune.space.state_hidden"),
+    # pairs: a memory smaller than a batch, a floor above the start of exploration
+    (lambda t: t["space"].update(replay_size={"type": "categorical", "choices": [8, 2000]},
+                                 batch_size={"type": "categorical", "choices": [16, 32]}), "mrsch.tune.space.replay_size"),
+    (lambda t: t["space"].update(epsilon_start={"type": "float", "low": 0.05, "high": 1.0}), "mrsch.tune.space.epsilon_min"),
+])
+def test_mrsch_tune_checks(change, key):
+    from schedrl.papers.mrsch import tuning
+
+    spec = _mrsch_spec()
+    change(spec["tune"])
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        tuning.tune_spec(spec)
+    spec.pop("tune")
+    with pytest.raises(ConfigError, match=r"mrsch\.tune"):
+        tuning.tune_spec(spec)
+
+
+def test_mrsch_learner_trains_as_the_paper_runs_train(tmp_path):
+    """DFPLearner on the spec's own curriculum (steps = its job sets) ends with the weights of
+    train_dfp_run's model: a recipe trains in a trial as it trains in the pipeline."""
+    import numpy as np
+    import torch
+
+    from schedrl.agents.dfp import DFPAgent
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import training as mtr
+    from schedrl.papers.mrsch import tuning
+
+    base = _mrsch_tree(tmp_path / "workloads")
+    spec = _mrsch_spec()
+    plain = tuning.trial_spec(spec, {})
+    mtr.train_dfp_run(plain, "two", "mlp", ml.PAPER_ORDERING, root=tmp_path / "runs", base=base)
+    own, _ = tuning.tune_spec(spec)
+    learner = tuning.start_learner(spec, own, {}, int(spec["seed"]), steps=ml.n_jobsets(spec), base=base)
+    try:
+        learner.advance(2)
+        learner.advance(ml.n_jobsets(spec) - 2)
+        with pytest.raises(ConfigError, match="job sets"):
+            learner.advance(1)
+        trained = DFPAgent.load(ml.dfp_dir(tmp_path / "runs", "two", "mlp", ml.PAPER_ORDERING) / "model.zip")
+        mine = learner.trainer.agent.net.state_dict()
+        assert all(torch.equal(v, mine[k]) for k, v in trained.net.state_dict().items())
+        score = learner.score()
+        assert np.isfinite(score) and score < 0 and learner.score() == score  # greedy play: the same score again
+    finally:
+        learner.close()
+
+
+def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    from schedrl.cli import main
+    from schedrl.papers.mrsch import layout as ml
+    from schedrl.papers.mrsch import tuning
+
+    monkeypatch.chdir(tmp_path)
+    _mrsch_tree(tmp_path / ml.WORKLOAD_DIR)
+    ml._read.cache_clear()  # workload files are cached by their (relative) path
+    try:
+        text = json.dumps(_mrsch_spec())
+        assert main(["tune", "mrsch", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
+        trials = pd.read_csv("study/trials.csv")
+        assert len(trials) == 3 and (trials["value"] < 0).all()  # minus a score near FCFS's 1
+        assert all(len(v.split()) == 2 for v in trials["seed_values"])  # two seeds per trial
+        recipe = (tmp_path / "study" / "recipe.yml").read_text()
+        assert recipe == (tmp_path / "tuned.yml").read_text() and recipe.startswith("# MRSch's tuned recipe")
+        overlay = yaml.safe_load(recipe)
+        assert set(overlay) == {"mrsch"} and overlay["mrsch"]["extra_seeds"] == [1, 2]
+        assert set(overlay["mrsch"]["dfp"]) == {"learning_rate", "update_every", "epsilon_min", "state_hidden"}
+        # the recipe is a config overlay the paper's own runs accept, merged as Snakemake merges it
+        base = json.loads(text)
+        base.pop("tune")
+        merged = ml.load_spec(json.dumps(_merge(base, overlay["mrsch"])))
+        done = trials[trials["state"] == "complete"]  # a pruned trial's last report may be higher
+        best = done.loc[done["value"].idxmax()]
+        for state in ("mlp", "cnn"):
+            cfg = ml.dfp_config(merged, state)
+            assert cfg.learning_rate == pytest.approx(best["param_learning_rate"])
+            assert cfg.update_every == int(best["param_update_every"])
+            assert "-".join(str(n) for n in cfg.state_hidden) == str(best["param_state_hidden"])
+        assert merged["dfp"]["select_on_validation"] is True and merged["dfp"]["min_replay"] == base["dfp"]["min_replay"]
+        assert ml.seeds(merged) == [0, 1, 2] and {s for *_, s in ml.seed_runs(merged)} == {1, 2}
+        assert "the recipe of trial" in capsys.readouterr().out
+        # the same score of the no-learning players: FCFS -1 by construction
+        refs = {r["reference"]: r["score"] for r in tuning.reference_scores(_mrsch_spec())}
+        assert refs["FCFS + EASY"] == -1.0 and set(refs) == {"FCFS + EASY", "random valid picks", "untrained network"}
+        assert all(np.isfinite(v) for v in refs.values())
+    finally:
+        ml._read.cache_clear()

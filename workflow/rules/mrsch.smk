@@ -28,7 +28,9 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 MRSCH_ROOT = str(MRL.ROOT)
-MRSCH_SPEC = json.dumps(MRSCH, sort_keys=True)
+# The study's block (tune) only concerns mrsch_tune: no other rule's spec has it, so configuring a
+# study reruns nothing else.
+MRSCH_SPEC = json.dumps({k: v for k, v in MRSCH.items() if k != "tune"}, sort_keys=True)
 MRSCH_VALUES = package_file(paper_values_path("mrsch"))
 MRSCH_RUNS = MRL.dfp_runs(MRSCH)
 MRSCH_GROUPS = MRL.groups(MRSCH)
@@ -555,3 +557,37 @@ rule mrsch_paper_budget:
 
 register_targets("mrsch", MRSCH_FIGURES.TARGETS, rules)
 register("mrsch", *rules.mrsch_fingerprints.output)  # the report's "what the agents learned"
+
+
+# The hyperparameter study behind the tuned agent (issue 69; mrsch.tune, beyond the paper): Optuna over
+# DFP's values (learning rate, replay ratio and memory, exploration, network) for one group's main agent,
+# trained on the paper's curriculum scaled to the study's job sets of the group's training splits and
+# scored as mrsch_select scores, on its validation splits (never a test split). Built only where the
+# config has mrsch.tune (the smoke scale, config/tune.yaml); its spec keeps tune.
+if "tune" in MRSCH:
+    MRSCH_TUNE = MRSCH["tune"]
+
+    rule mrsch_tune:
+        input:
+            train=mrsch_train_splits(MRSCH_TUNE["group"]),
+            val=[str(MRL.workload_file(w, "val")) for w in MRL.group_workloads(MRSCH, MRSCH_TUNE["group"])],
+        output:
+            trials="results/tuned/mrsch/trials.csv",
+            recipe="results/tuned/mrsch/recipe.yml",
+        params:
+            spec=json.dumps(MRSCH, sort_keys=True),
+        log:
+            "logs/tuned/mrsch.log",
+        benchmark:
+            "benchmarks/results/tuned/mrsch.tsv"
+        threads: 1
+        resources:
+            # two seeds' agents side by side: the paper's network, Adam and a 20,000 memory each (~1.1 GB)
+            mem_mb=6000,
+            runtime=int(MRSCH_TUNE["budget_core_h"] * 60 * 2) + 10,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl tune mrsch --spec {params.spec:q} --out results/tuned/mrsch --threads {threads} > {log:q} 2>&1"
+
+    register("mrsch", rules.mrsch_tune.output.recipe)

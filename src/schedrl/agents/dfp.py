@@ -30,7 +30,9 @@ prediction only, offsets that run past the episode end left out of the loss. Inv
 (``info["action_mask"]`` False) are never chosen, in play or in greedy tests. Action selection is
 one batched forward pass over all actions (no loop over actions).
 
-``train_dfp`` writes the run folder every trainer shares (``schedrl.agents.runs.RunFolder``):
+``DFPTrainer`` holds one agent's training in memory and plays it episode by episode (a
+hyperparameter study steps it so, issue 69); ``train_dfp`` runs it and writes the run folder every
+trainer shares (``schedrl.agents.runs.RunFolder``):
 ``config.json``, ``hyperparams.yaml``, ``model.zip`` (``DFPAgent.save``), ``learning_curve.csv``
 (one row per episode: steps, episode, length, mean loss, epsilon, mean objective),
 ``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` and
@@ -607,6 +609,109 @@ def _vector(info: dict, key: str | None, fallback: np.ndarray | None, what: str)
     return np.asarray(info[key], dtype=np.float32).reshape(-1)
 
 
+class DFPTrainer:
+    """One DFP agent's training in memory, an episode at a time (``play_episode``): the agent, Adam,
+    the replay memory, the agent's Generator, epsilon, the step count, the curve and loss rows.
+    ``train_dfp`` runs it between its checkpoints; a hyperparameter study steps it without a run
+    folder (``schedrl.papers.mrsch.tuning``), so a recipe trains there as it does here.
+
+    Built as a run starts: ``env`` reset with ``seed`` and the first episode's reset options
+    ``first_options``, torch's, numpy's and Python's global RNGs seeded, then the agent's Generator,
+    the network, Adam and the memory. ``n_episodes``: the run's length, over which the run-relative
+    epsilon schedules (``run``, ``run_inverse``) are stretched. The other arguments: ``train_dfp``'s."""
+
+    def __init__(self, env, cfg: DFPConfig, seed: int, first_options: dict | None, n_episodes: int, *,
+                 measurement_key: str = "measurements", goal_key: str | None = "goal",
+                 fixed_goal: Sequence[float] | None = None, max_steps: int | None = None, device: str = "cpu"):
+        import torch
+
+        cfg.check()
+        if goal_key is None and fixed_goal is None:
+            raise ConfigError("dfp: give goal_key or fixed_goal")
+        self.env, self.cfg, self.n_episodes = env, cfg, int(n_episodes)
+        self.measurement_key, self.goal_key, self.max_steps = measurement_key, goal_key, max_steps
+        self.fixed = None if fixed_goal is None else np.asarray(fixed_goal, dtype=np.float32)
+        self.obs, self.info = env.reset(seed=int(seed), options=first_options)
+        meas = _vector(self.info, measurement_key, None, "measurements")
+        torch.manual_seed(seed)
+        _seed_globals(seed)
+        self.rng = np.random.default_rng(seed)
+        self.agent = DFPAgent(int(np.prod(self.obs.shape)), len(meas), int(env.action_space.n), cfg, device=device)
+        self.optimizer = adam(self.agent.net, cfg.learning_rate)
+        self.replay = Replay(cfg.replay_size, self.agent.obs_dim, self.agent.n_meas, len(cfg.offsets))
+        self.steps, self.rows, self.losses, self.epsilon = 0, [], [], float(cfg.epsilon_start)
+        self.fresh = True  # the env stands at the first episode's start: its play needs no reset
+
+    def update(self) -> float:
+        """One gradient step on a batch from the memory; the loss."""
+        import torch
+
+        cfg, agent = self.cfg, self.agent
+        o, m, g, a, target, valid = self.replay.sample(cfg.batch_size, self.rng)
+        pred = agent.net(agent.tensor(o), agent.tensor(m), agent.tensor(g))
+        taken = pred[torch.arange(len(a)), torch.as_tensor(a).to(agent.device)]  # loss on the taken action only
+        v = agent.tensor(valid)
+        err = (taken - agent.tensor(target) * cfg.target_scale) ** 2 * v
+        loss = err.sum() / v.sum().clamp(min=1.0)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return float(loss.detach())
+
+    def play_episode(self, ep: int, options: dict | None) -> None:
+        """Play episode ``ep`` (0-based, of ``n_episodes``; the env reset with ``options`` unless it
+        is the first one's, already reset) epsilon-greedily, each step into the memory once its
+        targets are known, a gradient step every ``update_every`` agent steps; then the curve row
+        and epsilon's step."""
+        cfg, agent, replay, rng, env = self.cfg, self.agent, self.replay, self.rng, self.env
+        mkey, gkey, fixed, max_steps = self.measurement_key, self.goal_key, self.fixed, self.max_steps
+        if not self.fresh:
+            self.obs, self.info = env.reset(options=options)
+        self.fresh = False
+        obs, info, steps, epsilon, losses = self.obs, self.info, self.steps, self.epsilon, self.losses
+        meas = _vector(info, mkey, None, "measurements")
+        goal = _vector(info, gkey, fixed, "goal")
+        run = _Episode(cfg.offsets, agent.n_meas)
+        ep_losses, objective, length, done = [], [], 0, False
+        while not done:
+            mask = info.get("action_mask")
+            a = int(agent.act(obs.reshape(1, -1), meas, goal, None if mask is None else mask[None],
+                              epsilon, rng)[0])
+            run.obs.append(obs.reshape(-1))
+            run.meas.append(meas)
+            run.goal.append(goal)
+            run.action.append(a)
+            obs, _, terminated, truncated, info = env.step(a)
+            meas = _vector(info, mkey, None, "measurements")
+            goal = _vector(info, gkey, fixed, "goal")
+            objective.append(float(goal @ meas))
+            length += 1
+            steps += 1
+            done = bool(terminated or truncated) or (max_steps is not None and length >= max_steps)
+            for t, (target, valid) in run.ready(meas, done):
+                replay.add(run.obs[t], run.meas[t], run.goal[t], run.action[t], target, valid)
+                run.obs[t] = None  # free the observation once it is in the replay
+            if cfg.epsilon_per == "step":
+                epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
+            if replay.n >= max(cfg.min_replay, cfg.batch_size) and steps % cfg.update_every == 0:
+                loss = self.update()
+                if cfg.epsilon_per == "update":
+                    epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
+                ep_losses.append(loss)
+                losses.append({"update": len(losses) + 1, "timesteps": steps, "episode": ep, "loss": loss})
+        self.rows.append({"timesteps": steps, "env": ep, "reward": float(np.mean(objective)) if objective else 0.0,
+                          "length": length, "loss": float(np.mean(ep_losses)) if ep_losses else float("nan"),
+                          "epsilon": epsilon})
+        if cfg.epsilon_per == "episode":
+            epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
+        elif cfg.epsilon_per == "run":
+            epsilon = cfg.epsilon_start - (cfg.epsilon_start - cfg.epsilon_min) * (ep + 1) / self.n_episodes
+        elif cfg.epsilon_per == "run_inverse":
+            x = (ep + 1) / self.n_episodes
+            epsilon = cfg.epsilon_min + (cfg.epsilon_start - cfg.epsilon_min) * INVERSE_B / (x + INVERSE_B)
+        self.obs, self.info, self.steps, self.epsilon = obs, info, steps, epsilon
+
+
 def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence[dict | None], seed: int,
               run_dir, *, measurement_key: str = "measurements", goal_key: str | None = "goal",
               fixed_goal: Sequence[float] | None = None, config: dict | None = None,
@@ -646,15 +751,10 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
 
     keep_freed_blocks()
     env = make_env_fn()
-    obs, info = env.reset(seed=int(seed), options=episodes[0])
-    meas = _vector(info, measurement_key, None, "measurements")
-    torch.manual_seed(seed)
-    _seed_globals(seed)
-    rng = np.random.default_rng(seed)
-    agent = DFPAgent(int(np.prod(obs.shape)), len(meas), int(env.action_space.n), cfg, device=device)
-    optimizer = adam(agent.net, cfg.learning_rate)
-    replay = Replay(cfg.replay_size, agent.obs_dim, agent.n_meas, len(cfg.offsets))
-    first, steps, rows, losses, epsilon = 0, 0, [], [], float(cfg.epsilon_start)
+    trainer = DFPTrainer(env, cfg, seed, episodes[0], len(episodes), measurement_key=measurement_key, goal_key=goal_key,
+                         fixed_goal=fixed_goal, max_steps=max_steps, device=device)
+    agent, optimizer, replay, rng = trainer.agent, trainer.optimizer, trainer.replay, trainer.rng
+    first = 0
     resume = None
     if start.checkpoint is not None:
         n, path = start.checkpoint
@@ -662,8 +762,8 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
         agent.net.load_state_dict(state["weights"])
         optimizer.load_state_dict(state["optimizer"])
         _match_layout(optimizer)
-        first, steps, epsilon = int(state["episode"]), int(state["steps"]), float(state["epsilon"])
-        rows, losses = _interned(state["curve"]), _interned(state["losses"])
+        first, trainer.steps, trainer.epsilon = int(state["episode"]), int(state["steps"]), float(state["epsilon"])
+        trainer.rows, trainer.losses = _interned(state["curve"]), _interned(state["losses"])
         rng.bit_generator.state = state["rng"]
         memory = folder.side_file(n, MEMORY_SUFFIX)
         done = first >= len(episodes)  # the final checkpoint: nothing left to train, no memory needed
@@ -681,34 +781,23 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
                   file=sys.stderr, flush=True)
         resume = {"from": first, "exact": bool(exact)}
         _restore_kept(folder, keep_at, first)
-    steps_before = steps
+        trainer.fresh = first == 0  # the next episode starts with a reset
+    steps_before = trainer.steps
     folder.write_config(record, asdict(cfg))
-    fixed = None if fixed_goal is None else np.asarray(fixed_goal, dtype=np.float32)
-
-    def update() -> float:
-        o, m, g, a, target, valid = replay.sample(cfg.batch_size, rng)
-        pred = agent.net(agent.tensor(o), agent.tensor(m), agent.tensor(g))
-        taken = pred[torch.arange(len(a)), torch.as_tensor(a).to(agent.device)]  # loss on the taken action only
-        v = agent.tensor(valid)
-        err = (taken - agent.tensor(target) * cfg.target_scale) ** 2 * v
-        loss = err.sum() / v.sum().clamp(min=1.0)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        return float(loss.detach())
 
     def snapshot(episode: int, into: dict | None) -> dict:
         """Everything the next episode depends on but the replay memory (``Replay.mark``), copied:
         the weights and Adam's moments into ``into``'s tensors, on their device."""
         return {"format": CHECKPOINT_FORMAT, "weights": _copy_state(agent.net.state_dict(), into and into["weights"]),
                 "optimizer": _copy_state(optimizer.state_dict(), into and into["optimizer"]), "episode": episode,
-                "steps": steps, "epsilon": epsilon, "curve": list(rows), "losses": list(losses),
+                "steps": trainer.steps, "epsilon": trainer.epsilon, "curve": list(trainer.rows),
+                "losses": list(trainer.losses),
                 "rng": rng.bit_generator.state, "global_rng": _global_rngs(), "env_rng": _env_rng(env)}
 
     # The state after the last finished episode and the replay mark it goes with (what Ctrl-C or
     # SIGTERM saves); None while it is being refreshed. ``written``: the newest checkpoint on disk.
     last, last_mark, spare = None, -1, None
-    written = (first, steps) if start.checkpoint is not None else None
+    written = (first, trainer.steps) if start.checkpoint is not None else None
 
     def on_grid(episode: int) -> bool:  # the periodic checkpoints
         return episode == len(episodes) or episode % checkpoint_every == 0
@@ -736,48 +825,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     bar = progress_bar(len(episodes), first, "episode", f"dfp seed{seed}")
     with folder.segment(on_interrupt) as clock:
         for ep in range(first, len(episodes)):
-            if ep > 0 or first > 0:
-                obs, info = env.reset(options=episodes[ep])
-            meas = _vector(info, measurement_key, None, "measurements")
-            goal = _vector(info, goal_key, fixed, "goal")
-            run = _Episode(cfg.offsets, agent.n_meas)
-            ep_losses, objective, length, done = [], [], 0, False
-            while not done:
-                mask = info.get("action_mask")
-                a = int(agent.act(obs.reshape(1, -1), meas, goal, None if mask is None else mask[None],
-                                  epsilon, rng)[0])
-                run.obs.append(obs.reshape(-1))
-                run.meas.append(meas)
-                run.goal.append(goal)
-                run.action.append(a)
-                obs, _, terminated, truncated, info = env.step(a)
-                meas = _vector(info, measurement_key, None, "measurements")
-                goal = _vector(info, goal_key, fixed, "goal")
-                objective.append(float(goal @ meas))
-                length += 1
-                steps += 1
-                done = bool(terminated or truncated) or (max_steps is not None and length >= max_steps)
-                for t, (target, valid) in run.ready(meas, done):
-                    replay.add(run.obs[t], run.meas[t], run.goal[t], run.action[t], target, valid)
-                    run.obs[t] = None  # free the observation once it is in the replay
-                if cfg.epsilon_per == "step":
-                    epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
-                if replay.n >= max(cfg.min_replay, cfg.batch_size) and steps % cfg.update_every == 0:
-                    loss = update()
-                    if cfg.epsilon_per == "update":
-                        epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
-                    ep_losses.append(loss)
-                    losses.append({"update": len(losses) + 1, "timesteps": steps, "episode": ep, "loss": loss})
-            rows.append({"timesteps": steps, "env": ep, "reward": float(np.mean(objective)) if objective else 0.0,
-                         "length": length, "loss": float(np.mean(ep_losses)) if ep_losses else float("nan"),
-                         "epsilon": epsilon})
-            if cfg.epsilon_per == "episode":
-                epsilon = max(cfg.epsilon_min, epsilon * cfg.epsilon_decay)
-            elif cfg.epsilon_per == "run":
-                epsilon = cfg.epsilon_start - (cfg.epsilon_start - cfg.epsilon_min) * (ep + 1) / len(episodes)
-            elif cfg.epsilon_per == "run_inverse":
-                x = (ep + 1) / len(episodes)
-                epsilon = cfg.epsilon_min + (cfg.epsilon_start - cfg.epsilon_min) * INVERSE_B / (x + INVERSE_B)
+            trainer.play_episode(ep, episodes[ep])
             # The snapshot is refreshed in place (``last`` unset meanwhile: an interrupt then leaves
             # the newest checkpoint on disk), then the memory marked: the pair an interrupt saves.
             spare, last = last or spare, None
@@ -786,7 +834,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
             last, last_mark = spare, replay.marks
             for name in (keep_at or {}).get(ep + 1, ()):
                 _save_kept(agent, folder, name)
-            bar.set_postfix_str(f"loss {rows[-1]['loss']:.4g}, epsilon {epsilon:.3f}")
+            bar.set_postfix_str(f"loss {trainer.rows[-1]['loss']:.4g}, epsilon {trainer.epsilon:.3f}")
             bar.update(1)
             if on_grid(ep + 1):
                 checkpoint(last)
@@ -794,17 +842,18 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     wall = clock()
     env.close()
     _tidy(folder, on_grid)  # a rerun after the final checkpoint's write (nothing left to train) ends tidied too
-    folder.write_curve(rows, ("loss", "epsilon"))
+    folder.write_curve(trainer.rows, ("loss", "epsilon"))
     import pandas as pd
 
     from schedrl.io import write_csv
 
-    write_csv(folder.path / "losses.csv", pd.DataFrame(losses, columns=["update", "timesteps", "episode", "loss"]),
+    write_csv(folder.path / "losses.csv", pd.DataFrame(trainer.losses, columns=["update", "timesteps", "episode", "loss"]),
               float_format="%.6g")
     agent.save(folder.model_file)
+    steps = trainer.steps
     folder.write_timing(wall, steps - steps_before, episodes=len(episodes), steps=int(steps),
                         episodes_trained=len(episodes) - first, resumed_from_episode=int(first),
-                        updates=len(losses), threads=int(threads), device=agent.device,
+                        updates=len(trainer.losses), threads=int(threads), device=agent.device,
                         resumes=folder.resumes(resume))
     return DFPResult(Path(run_dir), len(episodes), steps, wall, steps_trained=steps - steps_before)
 
@@ -878,5 +927,5 @@ def decision_seconds(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, time.perf_counter() - t0
 
 
-__all__ = ["DFPAgent", "DFPConfig", "DFPResult", "Replay", "STATE_MODULES", "build_net", "decision_seconds",
+__all__ = ["DFPAgent", "DFPConfig", "DFPResult", "DFPTrainer", "Replay", "STATE_MODULES", "build_net", "decision_seconds",
            "train_dfp"]

@@ -8,7 +8,8 @@ from pathlib import Path
 from schedrl.commands import add_threads_option
 
 #: papers whose MDP has a study so far, -> the module that runs it
-STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning"}
+STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning",
+           "mdp": "schedrl.papers.mdp.tuning", "mrsch": "schedrl.papers.mrsch.tuning"}
 
 
 def register(subparsers) -> None:
@@ -27,7 +28,11 @@ def register(subparsers) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="study folder (default: results/tuned/<paper>)")
     p.add_argument("--trials", type=int, default=None, help="trials to run (default: the config's tune.trials)")
     p.add_argument("--write-config", nargs="?", const="", default=None, metavar="YML",
-                   help="also write the recipe here (default when given alone: config/tuned/<paper>.yml)")
+                   help="also write the recipe here (default when given alone: config/tuned/<paper>.yml), with the "
+                   "study's trials and references beside it (<YML stem>.trials.csv, .references.csv)")
+    p.add_argument("--references", action="store_true",
+                   help="only score the no-learning references (random, uniform, heuristics) on the study's "
+                   "validation workloads into OUT/references.csv (the study writes it too)")
     add_threads_option(p)
     p.set_defaults(func=run)
 
@@ -55,7 +60,15 @@ def run(args) -> int:
 
     spec = load_spec(args.paper, args.spec)
     out = Path(args.out or f"results/tuned/{args.paper}")
+    scores = getattr(module, "reference_scores", None)
+    if args.references:
+        if scores is None:
+            raise ConfigError(f"tune {args.paper}: its study scores no references yet")
+        _write_references(scores(spec), out / "references.csv")
+        return 0
     own, study, result = module.tune(spec, out, threads=args.threads, trials=args.trials)
+    if scores is not None:
+        _write_references(scores(spec), out / "references.csv")
     text = module.recipe(spec, own, result.best_params, result, study, _commit())
     targets = [out / "recipe.yml"]
     if args.write_config is not None:
@@ -65,4 +78,19 @@ def run(args) -> int:
         with atomic_path(path) as tmp:
             Path(tmp).write_text(text)
         print(f"{path}: the recipe of trial {result.best_number} (validation {result.best_value:.4f})")
+    if args.write_config is not None:  # the study's files beside the committed recipe
+        import shutil
+
+        for name in ("trials.csv", "references.csv"):
+            if (out / name).exists():
+                shutil.copyfile(out / name, targets[-1].with_suffix(f".{name}"))
     return 0
+
+
+def _write_references(rows: list[dict], path: Path) -> None:
+    import pandas as pd
+
+    from schedrl.io import write_csv
+
+    write_csv(path, pd.DataFrame(rows))
+    print(f"{path}: " + "; ".join(f"{r['reference']} {r['score']:.4f}" for r in rows))

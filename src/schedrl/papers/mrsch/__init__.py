@@ -6,5 +6,6 @@ on the Theta workloads S1-S10 (nodes and burst buffer; S6-S10 add power).
 method on the test splits and in-sample, the agents at shares of training, the tables read back),
 ``cost`` (the core-hour model), ``fingerprints`` and ``references`` (what the agents play, the
 no-learning references), ``budgets`` (two training budgets compared), ``figures`` (Figures 3-10,
-``TARGETS``), ``claims``, ``normalised``, ``paper_values.yaml``.
+``TARGETS``), ``claims``, ``normalised``, ``tuning`` (the hyperparameter study of ``schedrl tune
+mrsch``, issue 69), ``paper_values.yaml``.
 """

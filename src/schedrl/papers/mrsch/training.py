@@ -160,6 +160,19 @@ def best_fraction(scored: pd.DataFrame) -> float:
     return float(per.index[np.isclose(per.to_numpy(), best, rtol=1e-12, atol=0.0)].max())
 
 
+def validation_splits(spec: dict, group: str, base=WORKLOAD_DIR) -> tuple[list[str], list[pd.DataFrame], list[dict]]:
+    """(the group's workloads, their validation splits, FCFS + EASY's metrics row on each): what
+    ``select_model`` plays a model on and divides its waits and slowdowns by (also the tuning study's
+    score, ``schedrl.papers.mrsch.tuning``)."""
+    from schedrl.sim import simulate
+
+    names = group_workloads(spec, group)
+    frames = [val_jobs(spec, wl, base).reset_index(drop=True) for wl in names]
+    fcfs = [metrics_row(simulate(f, cluster_of(f), policy="fcfs", backfill="easy"), cluster_of(f), "fcfs", wl)
+            for f, wl in zip(frames, names)]
+    return names, frames, fcfs
+
+
 def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DIR, threads: int = 1,
                  player=None, seed: int | None = None) -> tuple[pd.DataFrame, float]:
     """Play each kept checkpoint of the (group, state) agent on the paper's ordering greedily on the
@@ -172,21 +185,16 @@ def select_model(spec: dict, group: str, state: str, root=ROOT, base=WORKLOAD_DI
 
     import torch
 
-    from schedrl.sim import simulate
-
     extra = check_seed_run(spec, state, PAPER_ORDERING, seed)
     torch.set_num_threads(max(1, threads))
     w = int(spec["window"])
-    names = group_workloads(spec, group)
-    frames = [val_jobs(spec, wl, base).reset_index(drop=True) for wl in names]
+    names, frames, fcfs = validation_splits(spec, group, base)
     if player is None:
         from schedrl.agents.dfp import DFPAgent
 
         def player(path, fs):
             return play_dfp_batch(DFPAgent.load(path), [make_env(f, w, **env_kwargs(spec)) for f in fs], fs)[0]
 
-    fcfs = [metrics_row(simulate(f, cluster_of(f), policy="fcfs", backfill="easy"), cluster_of(f), "fcfs", wl)
-            for f, wl in zip(frames, names)]
     rows = []
     for fraction in BUDGET_FRACTIONS:
         path = budget_model(root, group, state, fraction, seed=extra)
