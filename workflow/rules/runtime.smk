@@ -571,6 +571,7 @@ if "tune" in RUNTIME:
         output:
             trials="results/tuned/runtime/trials.csv",
             recipe="results/tuned/runtime/recipe.yml",
+            references="results/tuned/runtime/references.csv",
         params:
             spec=RUNTIME_SPEC,
         log:

@@ -131,3 +131,27 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
                        Path(out) / "trials.csv", name="tune runtime", log=log)
     return own, study, result
+
+
+#: the no-learning players a study's scores are read against, on the same validation draws:
+#: (name, player of ``experiments.play_cases``, mask_unfit) -> what it is
+REFERENCES = (("random valid", "random", False), ("random among fitting jobs", "random", True),
+              ("uniform over all actions", "uniform", False), ("FCFS among fitting jobs", "fcfs_fit", False),
+              ("SJF among fitting jobs", "sjf_fit", False), ("largest first among fitting jobs", "largest_fit", False))
+
+
+def reference_scores(spec: dict) -> list[dict]:
+    """Each reference's validation score (mean utilisation on the study's validation draws, played as
+    a trial's agent is): what a trial's score means (``schedrl tune runtime --references``)."""
+    own, _ = tune_spec(spec)
+    grid = rx.grid_id(rx.grid_points(spec)[0])
+    rows = []
+    for name, player, unfit in REFERENCES:
+        run = {**spec, "env": {**spec["env"], "mask_unfit": unfit},
+               "evaluate": {**spec["evaluate"], "episodes": int(own["validation_episodes"])}}
+        scores = [float(rx.play_cases(run, own["method"], own["workload"], grid, int(d), 0, player,
+                                      cases=[(own["workload"], "actual")])[0]["utilization"].mean())
+                  for d in own["validation_draws"]]
+        rows.append({"reference": name, "player": player, "mask_unfit": unfit, "score": float(np.mean(scores)),
+                     "draws": " ".join(str(d) for d in own["validation_draws"])})
+    return rows
