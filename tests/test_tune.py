@@ -153,6 +153,7 @@ def test_runtime_tune_checks(change, key):
 def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
     from schedrl.cli import main
     from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import tuning
     from schedrl.workloads.lublin import generate
     from schedrl.workloads.swf import write_swf
 
@@ -168,6 +169,12 @@ def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
     assert all(len(v.split()) == 2 for v in trials["seed_values"])  # two seeds per trial
     recipe = (tmp_path / "study" / "recipe.yml").read_text()
     assert recipe == (tmp_path / "tuned.yml").read_text() and recipe.startswith("# The runtime paper's tuned recipe")
+    # the references on the same validation draws, beside the study and beside the written recipe
+    refs = pd.read_csv("study/references.csv")
+    assert list(refs["reference"]) == [r[0] for r in tuning.REFERENCES] and refs["score"].between(0, 1).all()
+    assert pd.read_csv("tuned.references.csv").equals(refs) and pd.read_csv("tuned.trials.csv").equals(trials)
+    assert main(["tune", "runtime", "--spec", text, "--out", "again", "--references"]) == 0
+    assert pd.read_csv("again/references.csv").equals(refs) and not Path("again/trials.csv").exists()
     overlay = yaml.safe_load(recipe)["runtime"]
     assert overlay["agents"]["seeds"] == [0, 1, 2] and overlay["agents"]["methods"] == ["baseline"]
     # the recipe is a config overlay the paper's own runs accept
