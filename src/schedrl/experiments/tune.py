@@ -332,3 +332,14 @@ def recipe_text(body: dict, result: StudyResult, spec: StudySpec, *, title: str,
         f"#   {train}",
     ]
     return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=True, default_flow_style=None, width=110)
+
+
+def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Callable, out: str | Path, *,
+               threads: int = 1, trials: int | None = None, log: Callable[[str], None] | None = None):
+    """A paper's study: ``tune_spec(spec)`` -> (its own keys, StudySpec), each trial's seeds built by
+    ``start_learner(spec, own, params, seed, threads)``, ``out/trials.csv``; returns (own, study, result)."""
+    own, study = tune_spec(spec)
+    study = with_trials(study, trials)
+    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
+                       Path(out) / "trials.csv", name=f"tune {paper}", log=log)
+    return own, study, result

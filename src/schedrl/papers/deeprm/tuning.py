@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, run_study, study_spec, with_trials
+from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, study_spec, tune_paper
 from schedrl.papers.deeprm.layout import (
     ENV_ID,
     HYPERPARAM_KEYS,
@@ -208,8 +208,4 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``deeprm.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
-    own, study = tune_spec(spec)
-    study = with_trials(study, trials)
-    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                       Path(out) / "trials.csv", name="tune deeprm", log=log)
-    return own, study, result
+    return tune_paper("deeprm", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, run_study, study_spec, with_trials
+from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, study_spec, tune_paper
 from schedrl.papers.runtime import experiments as rx
 
 ROOT = "results/tuned/runtime"
@@ -126,11 +126,7 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``runtime.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
-    own, study = tune_spec(spec)
-    study = with_trials(study, trials)
-    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                       Path(out) / "trials.csv", name="tune runtime", log=log)
-    return own, study, result
+    return tune_paper("runtime", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log)
 
 
 #: the no-learning players a study's scores are read against, on the same validation draws:
