@@ -221,6 +221,16 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
                  "--normalised", str(budget)]) == 0
     assert normalised_text(read_paper_status("alpha", record)) == ("-0.10 [-0.30, 0.05] PPO, paper budget: "
                                                                    "no better than random valid play")
+    # a tuned recipe's run (issue 69) stands where it beats the paper's recipe; its rows say tuned
+    tuned = agg([{**row, "scale": "paper-budget", "player": "PPO", "role": "agent", "iqm": 0.3, "iqm_lo": 0.1,
+                  "iqm_hi": 0.45}])
+    label = "2026-12-03, abc1234, tuned recipe at the paper budget, seeds 0-2, faster kind, 1.0 core-h"
+    assert main(["record", "--claims", str(claims), "--run", label, "--scale", "tuned", "--into", str(record),
+                 "--normalised", str(tuned)]) == 0
+    kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
+    assert set(kept.loc[kept["run"] == label, "scale"]) == {"tuned"}
+    assert normalised_text(read_paper_status("alpha", record)) == ("0.30 [0.10, 0.45] PPO, tuned: "
+                                                                   "above random valid play, below the best heuristic")
     capsys.readouterr()
     before = record.read_bytes()
     for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),

@@ -77,7 +77,8 @@ def run(args) -> int:
         if not (aggregate["paper"] == papers[0]).any():
             raise InputFileError(args.normalised, f"holds no row of {papers[0]}")
         target = Path(into).with_name("recorded_normalised.csv")
-        normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip()))
+        normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip(),
+                                                 args.scale))
     write_recorded(into, frame)
     print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
           f"{frame['run'].nunique()} run(s) recorded")

@@ -227,9 +227,14 @@ def read_recorded_normalised(path: str | Path) -> pd.DataFrame:
     return frame[columns].copy()
 
 
-def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: str, run: str) -> pd.DataFrame:
-    """``recorded`` with ``run``'s rows replaced by ``paper``'s rows of ``aggregate``."""
+def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: str, run: str,
+                      scale: str | None = None) -> pd.DataFrame:
+    """``recorded`` with ``run``'s rows replaced by ``paper``'s rows of ``aggregate``; ``scale``: the
+    scale the run is recorded as (a tuned recipe runs the paper-budget config, so its aggregate says
+    paper-budget: the record says tuned)."""
     rows = aggregate[aggregate["paper"] == paper].copy()
+    if scale is not None:
+        rows["scale"] = scale
     rows.insert(0, "run", run)
     kept = recorded[recorded["run"] != run]
     return pd.concat([kept, rows[list(recorded.columns)]], ignore_index=True) if len(kept) else rows[list(recorded.columns)]

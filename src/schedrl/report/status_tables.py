@@ -212,15 +212,17 @@ class PaperStatus:
     headline: list[str]
     default_is_budget: str = ""  # why the default already is the paper's budget, where it is
     normalised: pd.DataFrame | None = None  # recorded_normalised.csv's rows (issue 68), None: none recorded
+    tuned: RunSummary | None = None  # the latest run of a tuned recipe at the paper's budget (issue 69)
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
                  status_link: str = "") -> PaperStatus:
     """One paper's status from its recorded runs (``read_recorded``'s frame)."""
     default, budget = latest_run(recorded, "default"), latest_run(recorded, "paper-budget")
+    tuned = latest_run(recorded, "tuned")
     runs = {r: summarise_run(recorded, r) for r in runs_in_order(recorded)}
     return PaperStatus(paper=paper, status_link=status_link or f"src/schedrl/papers/{paper}/status.md",
-                       default=runs.get(default), budget=runs.get(budget),
+                       default=runs.get(default), budget=runs.get(budget), tuned=runs.get(tuned),
                        same_setup=[runs[r] for r in same_setup_runs(recorded, budget)] if budget else [],
                        runs=list(runs.values()), headline=list(headline),
                        default_is_budget=DEFAULT_IS_PAPER_BUDGET.get(paper, ""))
@@ -228,19 +230,18 @@ def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple
 
 def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     """(which run, the row) of the agent with the highest IQM normalised score among those with the
-    most seeds (``normalised.best_agent_row``), in the latest run that recorded the normalised scale:
-    its paper-budget run first, else its default run."""
+    most seeds (``normalised.best_agent_row``): the better of the latest paper-budget run and the
+    latest tuned run (issue 69: the best agent we could train), else the latest default run."""
     from schedrl.report.normalised import best_agent_row
 
     frame = status.normalised
     if frame is None or frame.empty:
         return None
-    for run, what in ((status.budget, "paper budget"), (status.default, "default")):
-        if run is None:
-            continue
-        best = best_agent_row(frame[frame["run"] == run.run])
-        if best is not None:
-            return what, best
+    for group in (((status.tuned, "tuned"), (status.budget, "paper budget")), ((status.default, "default"),)):
+        found = [(what, best) for run, what in group if run is not None
+                 for best in [best_agent_row(frame[frame["run"] == run.run])] if best is not None]
+        if found:
+            return max(found, key=lambda f: f[1]["iqm"])
     return None
 
 
