@@ -242,6 +242,69 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
     assert record.read_bytes() == before
 
 
+def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys):
+    """Issue 68 item 4: a seed trained as its own run is recorded with its per-seed scores (the
+    scores.csv beside the aggregate); two runs of one scale are pooled and aggregated again, so the
+    README's column reads the agent over both seeds, not one run's single seed."""
+    import pandas as pd
+
+    from schedrl.report.normalised import aggregate, long_rows, scores
+    from schedrl.report.recorded import SCORES_FILE, read_recorded_scores
+    from schedrl.report.status_tables import normalised_text, read_paper_status
+
+    record = _write_record(tmp_path / "alpha" / "recorded_runs.csv")
+    s0 = "2026-12-01, 1111111, paper budget: 1 M steps, seed 0, faster kind, 1.00 core-h"
+    s1 = "2026-12-02, 2222222, paper budget: 1 M steps, seed 1, faster kind, 1.00 core-h"
+    claims = tmp_path / "claims.csv"
+    pd.DataFrame([{"paper": "alpha", "claim_id": "a", "claim": "claim a", "paper_value": "1", "ours": "1.0",
+                   "verdict": R, "note": ""}]).to_csv(claims, index=False)
+
+    def run_folder(name: str, seed: int, agent: dict) -> Path:
+        rows = [long_rows("alpha", w, p, role, s, "slowdown", "lower", v)
+                for w, (rand, sjf) in {"w1": (10.0, 5.0), "w2": (8.0, 4.0)}.items()
+                for p, role, s, v in (("random valid", "random", 0, rand), ("SJF", "heuristic", 0, sjf))]
+        rows += [long_rows("alpha", w, "PPO", "agent", seed, "slowdown", "lower", v) for w, v in agent.items()]
+        scored = scores(pd.DataFrame(rows))
+        folder = tmp_path / name
+        folder.mkdir()
+        scored.to_csv(folder / "scores.csv", index=False)
+        aggregate(scored, reps=200, scale="paper-budget").to_csv(folder / "aggregate.csv", index=False)
+        return folder / "aggregate.csv"
+
+    first = run_folder("s0", 0, {"w1": 7.5, "w2": 6.0})   # normalised 0.5 on both
+    second = run_folder("s1", 1, {"w1": 5.0, "w2": 4.0})  # 1.0 on both
+    assert main(["record", "--claims", str(claims), "--run", s0, "--scale", "paper-budget", "--into", str(record),
+                 "--normalised", str(first)]) == 0
+    assert "per-seed scores of alpha recorded" in capsys.readouterr().out
+    status = read_paper_status("alpha", record)
+    assert status.merged == {}  # one run of the scale: nothing to merge
+    assert normalised_text(status).startswith("0.50 [0.50, 0.50] PPO, paper budget:")
+    assert main(["record", "--claims", str(claims), "--run", s1, "--scale", "paper-budget", "--into", str(record),
+                 "--normalised", str(second)]) == 0
+    kept = read_recorded_scores(record.with_name(SCORES_FILE))
+    assert list(dict.fromkeys(kept["run"])) == [s0, s1]
+    status = read_paper_status("alpha", record)
+    runs, merged = status.merged["paper-budget"]
+    assert runs == [s0, s1]
+    ppo = merged[merged["player"] == "PPO"].iloc[0]
+    # random and SJF are the same draws in both runs: counted once; PPO's seeds 0 and 1 pooled
+    assert (ppo["seeds"], ppo["workloads"], ppo["mean"]) == (2, 2, 0.75)
+    assert normalised_text(status).startswith("0.75 [0.50, 1.00] PPO, paper budget, 2 runs merged:")
+    # recording a run again replaces its rows and moves it last
+    assert main(["record", "--claims", str(claims), "--run", s0, "--scale", "paper-budget", "--into", str(record),
+                 "--normalised", str(first)]) == 0
+    assert list(dict.fromkeys(read_recorded_scores(record.with_name(SCORES_FILE))["run"])) == [s1, s0]
+    # an aggregate without its scores.csv records the aggregate only, and says so
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / "aggregate.csv").write_bytes(first.read_bytes())
+    capsys.readouterr()
+    assert main(["record", "--claims", str(claims), "--run", OTHER, "--scale", "paper-budget", "--into", str(record),
+                 "--normalised", str(lone / "aggregate.csv")]) == 0
+    assert "no scores.csv beside" in capsys.readouterr().out
+    assert OTHER not in set(read_recorded_scores(record.with_name(SCORES_FILE))["run"])
+
+
 def test_replace_block_needs_one_pair_of_markers():
     text = f"intro\n{BEGIN}\nold\n{END}\nafter\n"
     assert replace_block(text, f"{BEGIN}\nnew\n{END}", "x.md") == f"intro\n{BEGIN}\nnew\n{END}\nafter\n"

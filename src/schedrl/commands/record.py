@@ -34,7 +34,9 @@ def register(subparsers) -> None:
     p.add_argument("--normalised", default=None, metavar="CSV",
                    help="the run's results/normalised/aggregate.csv: keep the paper's rows (every player's IQM "
                    "and mean normalised score with intervals) in recorded_normalised.csv beside recorded_runs.csv, "
-                   "under RUN's name; `schedrl status` shows the best agent's IQM from it")
+                   "under RUN's name, and its scores.csv beside it (every player's score per workload and seed) in "
+                   "recorded_scores.csv, so seeds recorded as separate runs of one scale are merged; `schedrl status` "
+                   "shows the best agent's IQM from them")
     p.set_defaults(func=run)
 
 
@@ -60,7 +62,7 @@ def run(args) -> int:
         raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
     into = args.into or recorded_path(papers[0])
     frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims), args.scale)
-    normalised = None
+    normalised = per_seed = None
     if args.normalised:  # read and checked before anything is written
         import pandas as pd
 
@@ -79,6 +81,12 @@ def run(args) -> int:
         target = Path(into).with_name("recorded_normalised.csv")
         normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip(),
                                                  args.scale))
+        scored = _scores_beside(Path(args.normalised), papers[0])
+        if scored is not None:
+            from schedrl.report.recorded import SCORES_FILE, read_recorded_scores, record_scores
+
+            target = Path(into).with_name(SCORES_FILE)
+            per_seed = (target, record_scores(read_recorded_scores(target), scored, papers[0], args.run.strip(), args.scale))
     write_recorded(into, frame)
     print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
           f"{frame['run'].nunique()} run(s) recorded")
@@ -88,4 +96,32 @@ def run(args) -> int:
         write_csv(normalised[0], normalised[1])
         print(f"{normalised[0]}: {int((normalised[1]['run'] == args.run.strip()).sum())} normalised scores of "
               f"{papers[0]} recorded")
+    if per_seed is not None:
+        write_csv(per_seed[0], per_seed[1])
+        print(f"{per_seed[0]}: {int((per_seed[1]['run'] == args.run.strip()).sum())} per-seed scores of {papers[0]} recorded")
+    elif args.normalised:
+        print(f"no scores.csv beside {args.normalised}: only the aggregate is recorded (this run's seeds cannot be "
+              "merged with another run's)")
     return 0
+
+
+def _scores_beside(aggregate_path, paper: str):
+    """The per-seed scores (``scores.csv``) beside a normalised aggregate, checked; None where absent."""
+    import pandas as pd
+
+    from schedrl.errors import InputFileError
+    from schedrl.report.normalised import SCORE_COLUMNS
+
+    path = aggregate_path.with_name("scores.csv")
+    if not path.is_file():
+        return None
+    try:
+        scored = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "normalised": [""]})
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"not a normalised scores table ({str(exc).splitlines()[0]})") from None
+    missing = [c for c in SCORE_COLUMNS if c not in scored.columns]
+    if missing:
+        raise InputFileError(path, f"lacks column(s) {', '.join(missing)} (results/normalised/scores.csv?)")
+    if not (scored["paper"] == paper).any():
+        raise InputFileError(path, f"holds no row of {paper}")
+    return scored

@@ -238,3 +238,63 @@ def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: st
     rows.insert(0, "run", run)
     kept = recorded[recorded["run"] != run]
     return pd.concat([kept, rows[list(recorded.columns)]], ignore_index=True) if len(kept) else rows[list(recorded.columns)]
+
+
+# --- the per-seed scores behind a recorded run's normalised rows: seeds of separate runs merged -----
+#: ``recorded_scores.csv``: ``results/normalised/scores.csv``'s rows of a recorded run (one per workload,
+#: player and seed), under the run's name and recorded scale. A seed trained as its own run (issue 68
+#: item 4) is merged with the others of its scale from these rows (``merged_normalised``).
+SCORES_FILE = "recorded_scores.csv"
+
+
+def read_recorded_scores(path: str | Path) -> pd.DataFrame:
+    """A paper's ``recorded_scores.csv`` (an absent file: none), in recording order."""
+    from schedrl.report.normalised import SCORE_COLUMNS
+
+    columns = ["run", "scale", *SCORE_COLUMNS]
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=columns)
+    try:
+        frame = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "normalised": [""]})
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
+        raise InputFileError(path, f"not a recorded-scores CSV ({str(exc).splitlines()[0]})") from None
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputFileError(path, f"recorded scores lack column(s) {', '.join(missing)}")
+    bad = [i for i, v in enumerate(frame["scale"]) if v not in SCALES]
+    if bad:
+        raise InputFileError(path, f"scale {frame['scale'].iloc[bad[0]]!r} is none of {', '.join(SCALES)}", bad[0] + 2)
+    return frame[columns].copy()
+
+
+def record_scores(recorded: pd.DataFrame, scored: pd.DataFrame, paper: str, run: str, scale: str) -> pd.DataFrame:
+    """``recorded`` with ``run``'s rows replaced (moved last) by ``paper``'s rows of ``scored``
+    (``results/normalised/scores.csv``), recorded as ``scale``."""
+    rows = scored[scored["paper"] == paper].copy()
+    rows.insert(0, "scale", scale)
+    rows.insert(0, "run", run)
+    kept = recorded[recorded["run"] != run]
+    rows = rows[list(recorded.columns)]
+    return pd.concat([kept, rows], ignore_index=True) if len(kept) else rows.reset_index(drop=True)
+
+
+def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[str], pd.DataFrame]:
+    """(the runs merged, their aggregate) for the recorded runs of ``scale``: their per-seed rows
+    pooled, a (workload, player, seed) recorded by more than one run taken from the one recorded last
+    (a rerun replaces; random valid play and the heuristics are the same draws in every run), scored
+    on the pooled anchors and aggregated with rliable (``schedrl.report.normalised.aggregate``). So a
+    paper's seeds trained as separate runs, or its scenarios recorded apart, count as one set of
+    seeds x workloads. Fewer than two runs of ``scale``: ``([], empty)``."""
+    from schedrl.report.normalised import AGGREGATE_COLUMNS, LONG_COLUMNS, PLACED_FROM, aggregate, scores
+
+    rows = recorded_scores[recorded_scores["scale"] == scale]
+    runs = list(dict.fromkeys(rows["run"]))
+    if len(runs) < 2:
+        return [], pd.DataFrame(columns=["run", *AGGREGATE_COLUMNS])
+    pooled = rows.drop_duplicates(["paper", "workload", "player", "seed"], keep="last")
+    long = pooled[[*LONG_COLUMNS, PLACED_FROM]].copy()
+    long[PLACED_FROM] = long[PLACED_FROM].fillna("").astype(str)
+    out = aggregate(scores(long), scale=scale)
+    out.insert(0, "run", f"{len(runs)} {scale} runs merged")
+    return runs, out
