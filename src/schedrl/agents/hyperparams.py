@@ -22,6 +22,12 @@ YAML cannot hold Python objects, so a few values are written as names and turned
   MlpPolicy's first layers computed from the observation's non-zero entries
   (``schedrl.agents.sparse_input``; ``auto``: from 1,024 inputs); TRPO keeps the dense layer, whose
   second derivatives its Hessian-vector products need
+* ``policy_kwargs.sparse_optimizer``: ``dense`` (the default: SB3's gradient clipping and torch's Adam
+  over every weight, as every recorded run), ``clip`` (the clip computed from the rows of the
+  sparse-input layers that the batch touched: the same to float tolerance) or ``lazy`` (that clip and
+  Adam on the touched rows only, opt-in: not the papers' Adam); ``schedrl.agents.sparse_optimizer``.
+  Needs the sparse-input layer and Adam; the algorithm's ``max_grad_norm`` is passed to the policy
+  as ``sparse_max_grad_norm``
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from schedrl.agents.sparse_setting import SETTINGS
+from schedrl.agents.sparse_setting import OPTIMIZER_SETTINGS, SETTINGS
 from schedrl.config import load_yaml
 from schedrl.errors import ConfigError
 
@@ -127,6 +133,9 @@ def _policy_kwargs(raw: dict) -> dict:
                               f"pi/vf/qf -> widths, got {arch!r}")
     if "sparse_input" in out and out["sparse_input"] not in SETTINGS:
         raise ConfigError(f"policy_kwargs.sparse_input: expected true, false or auto, got {out['sparse_input']!r}")
+    if "sparse_optimizer" in out and out["sparse_optimizer"] not in OPTIMIZER_SETTINGS:
+        raise ConfigError(f"policy_kwargs.sparse_optimizer: expected {', '.join(OPTIMIZER_SETTINGS)}, "
+                          f"got {out['sparse_optimizer']!r}")
     shared = out.pop("shared_net", None)
     if shared is not None:
         if not (isinstance(shared, list) and shared and all(isinstance(w, int) and w > 0 for w in shared)):
@@ -179,7 +188,26 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
         params["policy_kwargs"] = _policy_kwargs(params["policy_kwargs"] or {})
     _fused_adam(cls, params)
     policy = _lean_policy(cls, policy)
-    return _check_sparse_input(cls, policy, params["policy_kwargs"]), n_envs, params
+    policy = _check_sparse_input(cls, policy, params["policy_kwargs"])
+    _sparse_optimizer(cls, params)
+    return policy, n_envs, params
+
+
+def _sparse_optimizer(cls, params: dict[str, Any]) -> None:
+    """``sparse_optimizer`` checked (Adam only; not TRPO, whose policy step is not an optimizer's), and
+    the algorithm's ``max_grad_norm`` given to the policy, whose optimizer then clips."""
+    import torch.optim as optim
+
+    pk = params["policy_kwargs"]
+    setting = pk.get("sparse_optimizer", "dense")
+    if setting == "dense":
+        return
+    if cls.__name__ == "TRPO" or "max_grad_norm" not in inspect.signature(cls.__init__).parameters:
+        raise ConfigError(f"policy_kwargs.sparse_optimizer: {cls.__name__} has no sparse optimizer (PPO, A2C on Adam)")
+    if pk.get("optimizer_class") is not optim.Adam:
+        raise ConfigError(f"policy_kwargs.sparse_optimizer: needs Adam, not {getattr(pk.get('optimizer_class'), '__name__', None)}")
+    max_norm = params.get("max_grad_norm", inspect.signature(cls.__init__).parameters["max_grad_norm"].default)
+    pk["sparse_max_grad_norm"] = float(max_norm)
 
 
 def _check_sparse_input(cls, policy, policy_kwargs: dict):
@@ -189,8 +217,9 @@ def _check_sparse_input(cls, policy, policy_kwargs: dict):
     from schedrl.agents.lean_policy import DenseInputLeanMlpPolicy, LeanMlpPolicy
 
     if policy is not LeanMlpPolicy:
-        if "sparse_input" in policy_kwargs:
-            raise ConfigError(f"policy_kwargs.sparse_input: only the actor-critic MlpPolicy has it, not {cls.__name__}'s")
+        for key in ("sparse_input", "sparse_optimizer"):
+            if key in policy_kwargs:
+                raise ConfigError(f"policy_kwargs.{key}: only the actor-critic MlpPolicy has it, not {cls.__name__}'s")
         return policy
     if cls.__name__ == "TRPO":
         if policy_kwargs.get("sparse_input", False) is not False:

@@ -13,6 +13,10 @@ steps per CPU-second with it and with SB3's MlpPolicy.
 ``schedrl.agents.sparse_setting.AUTO_MIN_INPUTS`` inputs) makes the first layer of the actor and of the
 critic a ``SparseInputLinear``: the same function computed from the observation's non-zero entries,
 their CSR view computed once for both (issue 72; ``benchmarks/bench_sparse_input.py``).
+``sparse_optimizer`` (``dense`` by default; ``clip`` or ``lazy``) makes the optimizer of a policy with
+such layers ``schedrl.agents.sparse_optimizer.RowSparseAdam``, which clips (with
+``sparse_max_grad_norm``, the algorithm's ``max_grad_norm``) and, with ``lazy``, updates from the rows
+the batch touched.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from schedrl.agents.sparse_input import (
     in_out_optimizer_hooks,
     sparsify_first_linear,
 )
-from schedrl.agents.sparse_setting import use_sparse
+from schedrl.agents.sparse_setting import check_sparse_optimizer, use_sparse
 
 
 def _categorical(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -58,16 +62,20 @@ class LeanMlpPolicy(ActorCriticPolicy):
     SPARSE_INPUT: bool | str = "auto"
 
     def __init__(self, *args, sparse_input: bool | str | None = None, sparse_max_density: float = MAX_DENSITY,
-                 **kwargs):
+                 sparse_optimizer: str = "dense", sparse_max_grad_norm: float | None = None, **kwargs):
         sparse_input = self.SPARSE_INPUT if sparse_input is None else sparse_input
-        use_sparse(sparse_input, 0)  # checks the value before anything is built
+        use_sparse(sparse_input, 0)  # checks the values before anything is built
         self.sparse_input = sparse_input
         self.sparse_max_density = float(sparse_max_density)
+        self.sparse_optimizer = check_sparse_optimizer(sparse_optimizer)
+        self.sparse_max_grad_norm = sparse_max_grad_norm
         super().__init__(*args, **kwargs)
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
         data.update(sparse_input=self.sparse_input, sparse_max_density=self.sparse_max_density)
+        if self.sparse_optimizer != "dense":
+            data.update(sparse_optimizer=self.sparse_optimizer, sparse_max_grad_norm=self.sparse_max_grad_norm)
         return data
 
     def _build(self, lr_schedule) -> None:
@@ -85,7 +93,13 @@ class LeanMlpPolicy(ActorCriticPolicy):
             return
         changed = [sparsify_first_linear(net, max_density=self.sparse_max_density)
                    for net in nets if isinstance(net, torch.nn.Sequential)]
-        if any(changed):
+        if any(changed) and self.sparse_optimizer != "dense":
+            from schedrl.agents.sparse_optimizer import row_sparse_optimizer
+
+            self.optimizer = in_out_optimizer_hooks(row_sparse_optimizer(
+                self, self.sparse_optimizer, self.optimizer_class, lr_schedule(1), self.optimizer_kwargs,
+                self.sparse_max_grad_norm))
+        elif any(changed):
             self.optimizer = in_out_optimizer_hooks(
                 self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs))
 

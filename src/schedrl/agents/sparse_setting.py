@@ -18,3 +18,19 @@ def use_sparse(setting, n_inputs: int) -> bool:
     if isinstance(setting, bool):
         return setting
     raise ValueError(f"sparse_input must be true, false or 'auto', got {setting!r}")
+
+
+#: ``policy_kwargs.sparse_optimizer``: how the optimizer treats the sparse-input first layers' weights
+#: (``schedrl.agents.sparse_optimizer``). ``dense`` (the default, every recorded run): SB3's gradient
+#: clipping and torch's Adam over every weight. ``clip``: the gradient norm and its scaling from the
+#: rows the batch touched (the same clip to float tolerance), then torch's Adam over every weight.
+#: ``lazy``: that clip, then Adam on the touched rows only (rows whose gradient is zero keep their
+#: moments and weights, as torch's SparseAdam and TensorFlow's LazyAdam: not the papers' Adam).
+OPTIMIZER_SETTINGS = ("dense", "clip", "lazy")
+
+
+def check_sparse_optimizer(setting) -> str:
+    """``sparse_optimizer`` checked: one of ``OPTIMIZER_SETTINGS``."""
+    if setting not in OPTIMIZER_SETTINGS:
+        raise ValueError(f"sparse_optimizer must be one of {', '.join(OPTIMIZER_SETTINGS)}, got {setting!r}")
+    return setting

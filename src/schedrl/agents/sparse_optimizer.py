@@ -1,0 +1,235 @@
+"""Gradient clipping and Adam at the cost of the rows a batch touched (issue 72, ``sparse_optimizer``).
+
+With the sparse-input first layer (``schedrl.agents.sparse_input``) what is left of an MDP image-like
+PPO gradient step is arithmetic over all 1.1-1.8 M weights that does not depend on the batch: SB3's
+``clip_grad_norm_`` (the norm of every gradient, then every gradient scaled) and torch's fused Adam.
+Yet the first layers' weight gradients are zero outside the input rows that some observation of the
+batch has non-zero (15-20% of them over a training batch of 50).
+
+``RowSparseAdam`` is torch's Adam (same parameter groups, same state, same files) that clips the
+gradient itself, from those rows:
+
+* **the clip** (``sparse_optimizer: clip`` and ``lazy``) is ``torch.nn.utils.clip_grad_norm_``'s:
+  the global 2-norm over every gradient (a zero row adds nothing, so the touched rows and the other
+  parameters give it), then ``max_norm / (norm + 1e-6)`` clamped to 1 with torch's own expression,
+  each gradient multiplied by it (a zero row stays zero). The sums of squares are float64, summed in
+  a fixed order by a numba loop (the same bits on AVX2 and AVX-512), so the norm may differ from
+  torch's float32 reduction in its last bit: the clipped gradients agree with SB3's to float
+  tolerance, and are the same bits whenever the norm is below ``max_norm`` (the factor is then 1 in
+  both). With ``clip`` torch's fused Adam then moves every weight as before: the papers' algorithm.
+* **lazy Adam** (``sparse_optimizer: lazy``, opt-in): the first layers' weights are updated in the
+  touched rows only; a row whose gradient is zero in a step keeps its moments and its weight, as
+  torch's ``SparseAdam`` and TensorFlow's ``LazyAdam`` do (the bias corrections count every step of
+  the parameter). That is a different optimizer from the papers' Adam, under which every weight
+  moves every step through its moments. Its numba kernel computes torch's fused-Adam formula with
+  separate float32 roundings and no fastmath (deterministic, the same bits on both machine kinds);
+  torch's kernel fuses the first moment's update into one FMA, so a step from non-zero moments may
+  differ in the last bit (``tests/test_sparse_optimizer.py``). The other parameters get torch's Adam.
+
+How it plugs into SB3: ``PPO.train`` calls ``optimizer.zero_grad()``, ``loss.backward()``,
+``th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)`` and ``optimizer.step()``. The
+first layers' backward hands its rows to the optimizer beside the parameter (``weight.row_grad``),
+and every other gradient is taken into the optimizer as soon as backward has accumulated it (a
+post-accumulate-grad hook), so SB3's clip finds no gradient and does nothing; ``step`` clips with
+the algorithm's ``max_grad_norm`` (given to the policy by ``schedrl.agents.hyperparams``) and
+updates. Between backward and step, ``p.grad`` is therefore None: read the gradients with
+``held_gradients()``. Built by ``LeanMlpPolicy`` when ``policy_kwargs.sparse_optimizer`` is not
+``dense`` and the policy has a sparse-input layer; ``benchmarks/bench_sparse_input.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from functools import partial
+
+import numba
+import numpy as np
+import torch
+
+from schedrl.agents.sparse_input import RowGrad
+
+
+@numba.njit(cache=True)
+def _sumsq(x):
+    """Sum of squares of a float32 ``[n, m]`` table in float64, one accumulator per column, in a
+    fixed order (no reduction the compiler may reorder: the same bits on every vector width)."""
+    m = x.shape[1]
+    acc = np.zeros(m, np.float64)
+    for i in range(x.shape[0]):
+        row = x[i]
+        for j in range(m):
+            v = np.float64(row[j])
+            acc[j] += v * v
+    total = 0.0
+    for j in range(m):
+        total += acc[j]
+    return total
+
+
+@numba.njit(cache=True)
+def _lazy_adam_rows(w, m, v, rows, values, coef, beta1c, beta2, beta2c, neg_step, bc2_sqrt, eps):
+    """Adam on rows ``rows`` of ``w`` (float32 ``[in, out]``) with the gradient ``values * coef``, the
+    other rows untouched; the formula of torch's fused CPU Adam in float32 (``beta1c = 1 - beta1``,
+    ``neg_step = -lr / (1 - beta1**t)``, ``bc2_sqrt = sqrt(1 - beta2**t)``)."""
+    n_out = w.shape[1]
+    for k in range(rows.size):
+        r = rows[k]
+        gk, wr, mr, vr = values[k], w[r], m[r], v[r]
+        for j in range(n_out):
+            g = gk[j] * coef
+            mj = mr[j]
+            mj = mj + beta1c * (g - mj)
+            vj = vr[j] * beta2 + beta2c * g * g
+            mr[j] = mj
+            vr[j] = vj
+            denom = np.sqrt(vj) / bc2_sqrt + eps
+            wr[j] = wr[j] + neg_step * mj / denom
+
+
+def _table(grad: torch.Tensor) -> np.ndarray:
+    """A gradient as a float32 ``[n, m]`` array for ``_sumsq`` (vectors as one row)."""
+    arr = grad.detach().contiguous().numpy()
+    return arr.reshape(1, -1) if arr.ndim < 2 else arr.reshape(arr.shape[0], -1)
+
+
+def _hold(optimizer_ref, param: torch.Tensor) -> None:
+    """Post-accumulate-grad hook: move ``param.grad`` into the optimizer (SB3's clip then skips it)."""
+    optimizer = optimizer_ref()
+    if optimizer is None or param.grad is None:
+        return
+    grad, param.grad = param.grad, None
+    held = optimizer._held.get(param)
+    optimizer._held[param] = grad if held is None else held + grad
+
+
+class RowSparseAdam(torch.optim.Adam):
+    """torch's Adam that clips the gradient itself (``max_grad_norm``) from the touched rows of the
+    ``row_grads`` parameters, and with ``lazy`` updates only those rows (see the module's text)."""
+
+    def __init__(self, params, lr: float = 1e-3, *, max_grad_norm: float, lazy: bool = False, **adam_kwargs):
+        super().__init__(params, lr=lr, **adam_kwargs)
+        for group in self.param_groups:
+            if lazy and (group["weight_decay"] or group["amsgrad"] or group["maximize"]):
+                raise ValueError("lazy Adam has no weight_decay, amsgrad or maximize")
+        if not max_grad_norm > 0:
+            raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm!r}")
+        self.max_grad_norm = float(max_grad_norm)
+        self.lazy = bool(lazy)
+        self._held: dict[torch.Tensor, torch.Tensor] = {}
+        ref = weakref.ref(self)
+        self._hooks = [p.register_post_accumulate_grad_hook(partial(_hold, ref))
+                       for group in self.param_groups for p in group["params"]]
+
+    def held_gradients(self) -> dict[torch.Tensor, torch.Tensor]:
+        """The gradients backward has produced since ``zero_grad``, by parameter, as dense tensors
+        (what ``p.grad`` would hold with torch's Adam)."""
+        out = dict(self._held)
+        for p in self._row_params():
+            row_grad = getattr(p, "row_grad", None)
+            if row_grad is not None:
+                dense = row_grad.to_dense(p.shape[0])
+                out[p] = dense if p not in out else out[p] + dense
+        return out
+
+    def _row_params(self):
+        return [p for group in self.param_groups for p in group["params"] if getattr(p, "row_sparse", False)]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self._held.clear()
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.__dict__.pop("row_grad", None)
+        super().zero_grad(set_to_none)
+
+    def _take_gradients(self):
+        """(dense gradients by parameter, row gradients by parameter), taken from the backward's."""
+        dense, rows = {}, {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                row_grad = p.__dict__.pop("row_grad", None)
+                grad = self._held.pop(p, None)
+                if grad is None and p.grad is not None:  # a backward outside the hooks (none in SB3)
+                    grad, p.grad = p.grad, None
+                if row_grad is not None:
+                    rows[p] = row_grad if grad is None else RowGrad.of_dense(grad).add(row_grad)
+                elif grad is not None:
+                    dense[p] = grad
+        self._held.clear()
+        return dense, rows
+
+    def clip_coefficient(self, dense: dict, rows: dict) -> torch.Tensor:
+        """``clip_grad_norm_``'s factor ``min(max_norm / (norm + 1e-6), 1)``, the norm over the dense
+        gradients and the rows (float32 0-d tensor, computed with torch's expression)."""
+        sumsq = sum(_sumsq(_table(g)) for g in dense.values()) + sum(_sumsq(r.values) for r in rows.values())
+        total_norm = torch.tensor(math.sqrt(sumsq), dtype=torch.float32)
+        return torch.clamp(self.max_grad_norm / (total_norm + 1e-6), max=1.0)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        if closure is not None:
+            raise ValueError("RowSparseAdam takes no closure")
+        dense, rows = self._take_gradients()
+        if not dense and not rows:
+            return None
+        coef = self.clip_coefficient(dense, rows)
+        for p, grad in dense.items():
+            p.grad = grad.mul_(coef)
+        if not self.lazy:
+            for p, row_grad in rows.items():
+                p.grad = row_grad.to_dense(p.shape[0]).mul_(coef)
+            super().step()
+            self.zero_grad()
+            return None
+        super().step()  # torch's Adam over the parameters with a dense gradient
+        c = np.float32(coef.item())
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p not in rows:
+                    continue
+                self._lazy_step(p, rows[p], c, float(_lr(group)), beta1, beta2, group["eps"])
+        self.zero_grad()
+        return None
+
+    def _lazy_step(self, p, row_grad: RowGrad, coef, lr: float, beta1: float, beta2: float, eps: float) -> None:
+        state = self.state[p]
+        if len(state) == 0:  # Adam's state, so that files and resumed runs cross between the two
+            state["step"] = torch.zeros((), dtype=torch.float32)
+            state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        state["step"] += 1
+        step = float(state["step"].item())
+        w, m, v = (t.detach().numpy() for t in (p, state["exp_avg"], state["exp_avg_sq"]))
+        if not (p.is_contiguous() and state["exp_avg"].is_contiguous() and state["exp_avg_sq"].is_contiguous()):
+            raise ValueError("lazy Adam needs contiguous weights and moments")
+        f = np.float32
+        _lazy_adam_rows(w, m, v, row_grad.rows, np.ascontiguousarray(row_grad.values), f(coef), f(1.0 - beta1),
+                        f(beta2), f(1.0 - beta2), f(-(lr / (1.0 - beta1 ** step))),
+                        f(math.sqrt(1.0 - beta2 ** step)), f(eps))
+
+
+def _lr(group) -> float:
+    lr = group["lr"]
+    return lr.item() if torch.is_tensor(lr) else lr
+
+
+def row_sparse_optimizer(policy: torch.nn.Module, setting: str, optimizer_class, lr: float,
+                         optimizer_kwargs: dict, max_grad_norm: float | None) -> RowSparseAdam:
+    """The policy's optimizer for ``sparse_optimizer`` ``clip`` or ``lazy``: its sparse-input layers
+    hand over row gradients, and Adam (the only optimizer this has) clips and updates from them."""
+    from schedrl.agents.sparse_input import SparseInputLinear
+    from schedrl.agents.sparse_setting import check_sparse_optimizer
+
+    check_sparse_optimizer(setting)
+    if optimizer_class is not torch.optim.Adam and optimizer_class is not RowSparseAdam:
+        raise ValueError(f"sparse_optimizer {setting!r} needs Adam, not {getattr(optimizer_class, '__name__', optimizer_class)}")
+    if max_grad_norm is None:
+        raise ValueError("sparse_optimizer needs the algorithm's max_grad_norm "
+                         "(policy_kwargs.sparse_max_grad_norm, set by schedrl.agents.hyperparams)")
+    for module in policy.modules():
+        if isinstance(module, SparseInputLinear):
+            module.row_grads = True
+            module.weight.row_sparse = True  # read by RowSparseAdam.held_gradients
+    return RowSparseAdam(policy.parameters(), lr=lr, max_grad_norm=max_grad_norm, lazy=setting == "lazy",
+                         **optimizer_kwargs)
