@@ -147,10 +147,13 @@ def _sem_agent_args(trace, encoder, seed=None, variant=None):
             f"--hyperparams '{SEM_HYPERPARAMS}' --seed {SEM_AGENTS.get('seed', 0) if seed is None else seed}")
 
 
-def _sem_test_args():
-    """Training's test and validation options, each only when set (old commands stay as they were)."""
+def _sem_test_args(trace):
+    """Training's test, validation and episode options, each only when set (old commands stay as they
+    were); episode_jobs: a trace's training blocks in place of the split's (beyond the paper: a tuned recipe)."""
+    episode_jobs = int(SEM_NETWORKS[trace].get("episode_jobs", 0))
     return ((f"--play-seeds {' '.join(str(s) for s in SEM_PLAY_SEEDS)} " if SEM_PLAY_SEEDS else "")
-            + (f"--validation {SEM_VALIDATION} " if SEM_VALIDATION != "split" else ""))
+            + (f"--validation {SEM_VALIDATION} " if SEM_VALIDATION != "split" else "")
+            + (f"--episode-jobs {episode_jobs} " if episode_jobs else ""))
 
 
 rule sem_train_agent:
@@ -169,7 +172,7 @@ rule sem_train_agent:
         trace=alternatives(SEM_AGENT_TRACES),
         encoder="sem|dras",
     params:
-        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder) + " " + _sem_test_args(),
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder) + " " + _sem_test_args(wildcards.trace),
         episodes=SEM_AGENTS.get("episodes", 0),
     log:
         "logs/sem/train_{trace}_{encoder}.log",
@@ -204,7 +207,7 @@ rule sem_train_agent_seed:
         encoder="sem|dras",
         seed=r"\d+",
     params:
-        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)) + " " + _sem_test_args(),
+        args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, int(wildcards.seed)) + " " + _sem_test_args(wildcards.trace),
         episodes=SEM_AGENTS.get("episodes", 0),
     log:
         "logs/sem/train_{trace}_{encoder}_seed{seed}.log",
@@ -240,7 +243,7 @@ rule sem_train_variant:
         variant=r"(process|reward)_[a-z0-9_]+",
     params:
         args=lambda wildcards: _sem_agent_args(wildcards.trace, wildcards.encoder, variant=wildcards.variant)
-        + " " + _sem_test_args(),
+        + " " + _sem_test_args(wildcards.trace),
         episodes=SEM_AGENTS.get("episodes", 0),
     log:
         "logs/sem/train_{trace}_{encoder}_{variant}.log",
@@ -464,3 +467,48 @@ if SEM_TRACES:
     register("sem", rules.sem_agent_figures.output.fingerprints)  # the report's "what the agents learned"
     REPORT_SECTIONS.extend([rules.sem_trace_figures.output.table2_md, rules.sem_trace_figures.output.table3_md,
                             rules.sem_agent_figures.output.table4_md, rules.sem_agent_figures.output.fig9_md])
+
+
+# The hyperparameter study behind the tuned agent (issue 69; sem.tune, beyond the paper): Optuna over
+# REINFORCE's values, the network's width and the episode length for one encoder's agent on one trace,
+# trained as sem_train_agent trains it on the first jobs of the trace's training part and scored by
+# greedy play on its validation part (never the test part). Built only where the config has sem.tune
+# (the smoke scale, config/tune.yaml); no other rule reads the block, so configuring a study reruns nothing else.
+SEM_CONFIG = cfg("sem", default={})
+if "tune" in SEM_CONFIG:
+    from schedrl.papers.sem import experiments as SEM_EXPERIMENTS
+
+    try:
+        SEM_EXPERIMENTS.check_spec(SEM_CONFIG)
+    except ConfigError as _exc:
+        sys.stderr.write(f"schedrl: config: {_exc}\n")
+        sys.exit(2)
+    SEM_TUNE = SEM_CONFIG["tune"]
+    SEM_TUNE_TRACE = SEM_TUNE.get("trace", (SEM_AGENT_TRACES or list(SEM_NETWORKS))[0])
+
+    rule sem_tune:
+        input:
+            train=_sem_split(SEM_TUNE_TRACE)["train"],
+            val=_sem_split(SEM_TUNE_TRACE)["val"],
+            manifest=_sem_split(SEM_TUNE_TRACE)["manifest"],
+        output:
+            trials="results/tuned/sem/trials.csv",
+            recipe="results/tuned/sem/recipe.yml",
+            references="results/tuned/sem/references.csv",
+        params:
+            spec=_json.dumps(SEM_CONFIG, sort_keys=True),
+        log:
+            "logs/tuned/sem.log",
+        benchmark:
+            "benchmarks/results/tuned/sem.tsv"
+        threads: 1
+        resources:
+            # two seeds' agents one after the other; DRAS's Theta network (21.9 M parameters) with Adam ~1 GB
+            mem_mb=lambda wildcards: 6000 if SEM_TUNE.get("encoder", "sem") == "dras" else 2000,
+            runtime=int(SEM_TUNE["budget_core_h"] * 60 * 2) + 10,
+        conda:
+            CONDA_ENV
+        shell:
+            "schedrl tune sem --spec {params.spec:q} --out results/tuned/sem --threads {threads} > {log:q} 2>&1"
+
+    register("sem", rules.sem_tune.output.recipe)

@@ -95,6 +95,9 @@ def register(subparsers) -> None:
                         "training block per episode, greedy validation after each, greedy test at the end.")
     agent_options(tr)
     tr.add_argument("--episodes", type=int, default=0, help="training episodes (0: the split's)")
+    tr.add_argument("--episode-jobs", type=int, default=0, metavar="N",
+                    help="jobs per training episode, blocks over the same training part (0: the split's; "
+                    "beyond the paper, e.g. a tuned recipe's)")
     tr.add_argument("--play-seeds", type=int, nargs="*", default=[], metavar="S",
                     help="also test with sampled play (actions drawn from the policy), one pass per seed "
                     "(test_sampled.csv; default none)")
@@ -217,10 +220,10 @@ def _split_dir(path) -> Path:
 def run_train(args) -> int:
     from schedrl.papers.sem.agents import train_agent
 
-    if args.episodes < 0:
-        raise ConfigError("--episodes must be >= 0")
+    if args.episodes < 0 or args.episode_jobs < 0:
+        raise ConfigError("--episodes and --episode-jobs must be >= 0")
     train_agent(_split_dir(args.split_dir), _spec(args), args.out_dir, episodes=args.episodes or None,
-                play_seeds=args.play_seeds, validation=args.validation)
+                play_seeds=args.play_seeds, validation=args.validation, episode_jobs=args.episode_jobs or None)
     return 0
 
 

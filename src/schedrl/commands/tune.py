@@ -9,7 +9,8 @@ from schedrl.commands import add_threads_option
 
 #: papers whose MDP has a study so far, -> the module that runs it
 STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning",
-           "mdp": "schedrl.papers.mdp.tuning", "mrsch": "schedrl.papers.mrsch.tuning"}
+           "mdp": "schedrl.papers.mdp.tuning", "mrsch": "schedrl.papers.mrsch.tuning",
+           "sem": "schedrl.papers.sem.tuning"}
 
 
 def register(subparsers) -> None:

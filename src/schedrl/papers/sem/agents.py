@@ -352,14 +352,28 @@ SAMPLED_METRICS = ("return", "utilization", "mean_wait", "max_wait", "mean_slowd
                    "top_prob_median", "head_share", "wall_s")
 
 
+def training_episodes(manifest: dict, train_jobs: int, episode_jobs: int | None = None) -> tuple[int, int]:
+    """(jobs per training episode, episodes of the whole training part): the split's (its manifest),
+    or whole blocks of ``episode_jobs`` jobs over the same ``train_jobs`` training jobs."""
+    if episode_jobs is None:
+        return int(manifest["episode_jobs"]), int(manifest["episodes"])
+    if isinstance(episode_jobs, bool) or not isinstance(episode_jobs, (int, np.integer)) or not 1 <= episode_jobs <= train_jobs:
+        raise ConfigError(f"sem agents: episode_jobs must be a whole number from 1 to the {train_jobs} training jobs, "
+                          f"got {episode_jobs!r}")
+    return int(episode_jobs), int(train_jobs) // int(episode_jobs)
+
+
 def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = None, play_seeds=(),
-                validation: str = "split") -> dict:
+                validation: str = "split", episode_jobs: int | None = None) -> dict:
     """Train, validate after every episode and test one agent; writes into ``out_dir``:
     ``run/`` (the trainer's run folder), ``validation.csv`` (one row per episode), ``test.json``
     (metrics and inference time on the test part), ``test_sampled.csv`` (one sampled test pass
     per ``play_seeds`` entry; no rows without play seeds; ``test_jobs_sampled.csv`` their per-job
     waits and slowdowns) and ``timing.json`` (training time by part).
     ``validation``: "split" (the split's validation part) or "test_like" (``test_like_validation``).
+    ``episode_jobs`` (beyond the paper; ``sem.agents.networks.<trace>.episode_jobs``, e.g. a tuned
+    recipe's): training blocks of this many jobs in place of the split's, over the same training part
+    (``training_episodes``: its whole blocks); None keeps the split's.
 
     A rerun resumes: per-episode rows and times are kept in ``progress/`` (Snakemake deletes a
     rule's declared outputs before rerunning it, so progress cannot live there). Only episodes
@@ -383,8 +397,8 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
     else:
         val_info = {"validation": "split", "jobs": len(val), "offered_load": offered_load(val, spec.nodes),
                     "offered_load_test": offered_load(test, spec.nodes)}
-    episode_jobs = int(manifest["episode_jobs"])
-    n_episodes = int(manifest["episodes"]) if episodes is None else int(episodes)
+    episode_jobs, all_episodes = training_episodes(manifest, len(train), episode_jobs)
+    n_episodes = all_episodes if episodes is None else int(episodes)
     if n_episodes < 1 or n_episodes * episode_jobs > len(train):
         raise ConfigError(f"sem agents: {n_episodes} episodes of {episode_jobs} jobs need more than the "
                           f"{len(train)} training jobs")

@@ -23,6 +23,24 @@ from schedrl.workloads import analysis as A
 SCHEDULES = ("auto", "recorded", "simulated")
 
 
+def load_spec(text: str) -> dict:
+    """The ``sem`` config section from JSON text or a config YAML file, schema- and cross-checked
+    (what ``schedrl tune sem --spec`` reads; sem's other steps take their values as options)."""
+    from schedrl.config import load_section
+
+    return check_spec(load_section(text, "sem"))
+
+
+def check_spec(spec: dict) -> dict:
+    """Cross-key checks the JSON schema cannot express; ConfigError names the key. So far the
+    hyperparameter study's block (``sem.tune``: ``schedrl.papers.sem.tuning.tune_spec``)."""
+    if "tune" in spec:
+        from schedrl.papers.sem.tuning import tune_spec
+
+        tune_spec(spec)
+    return spec
+
+
 def _cleaning_counts(note: str) -> dict:
     """The counts of the workload rule's ``schedrl cleaning: IN -> OUT jobs: k=v, ...`` header note."""
     import re
