@@ -10,12 +10,17 @@ T 512 / M 512 / K 4). For each:
 2. one first layer, forward and backward, at the rollout batch and at the training batch, dense
    ``nn.Linear`` and ``SparseInputLinear`` (process CPU ms, best of ``--repeats``), and the layers'
    modelled share of a training step (layer cost per env step / the measured step cost);
-3. PPO training from the same seed with ``sparse_input`` off and on, alternated ``--repeats`` times
-   (best rate of each), and the largest weight difference the two runs end with (the same function:
-   only the order of float sums differs).
+3. PPO training from the same seed, alternated ``--repeats`` times (best rate of each), in up to four
+   variants: ``dense`` (``sparse_input`` off), ``sparse`` (on; SB3's clip and torch's Adam over every
+   weight, what recorded runs use), ``clip`` (on, ``sparse_optimizer: clip``: the clip from the rows
+   the batch touched, torch's Adam) and ``lazy`` (on, ``sparse_optimizer: lazy``: that clip and Adam
+   on the touched rows only, a different optimizer), each rate's ratio over dense, and the largest
+   weight difference of the sparse and clip runs from the dense one (the same function: only the
+   order of float sums differs; lazy differs by design, printed for scale).
 
 Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
-count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]``
+count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]
+[--variants dense sparse clip lazy]``
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ import numpy as np
 DEEPRM_SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
                "variants": {"discrete-image": {"env": {"num_nw": 10}}}}
 CASES = ("mdp3", "mdp6", "mdp9", "deeprm", "runtime_baseline", "runtime_nn1")
+#: PPO variant -> (policy_kwargs.sparse_input, policy_kwargs.sparse_optimizer)
+VARIANTS = {"dense": (False, "dense"), "sparse": (True, "dense"), "clip": (True, "clip"), "lazy": (True, "lazy")}
 
 
 def case_setup(case: str, tmp: Path):
@@ -136,16 +143,22 @@ def layer_costs(x: np.ndarray, width: int, batch: int, repeats: int) -> dict[str
     return out
 
 
-def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, sparse: bool):
-    """(steps per CPU second, final state dict) of PPO with ``sparse_input`` set, seed 0."""
+def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, variant: str):
+    """(steps per CPU second, final state dict) of PPO in ``variant`` (``VARIANTS``), seed 0."""
+    import copy
+
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from schedrl.agents.hyperparams import resolve_hyperparams
     from schedrl.experiments.envs import make_env
 
+    hp = copy.deepcopy(hp)
+    sparse, optimizer = VARIANTS[variant]
+    hp["policy_kwargs"]["sparse_input"] = sparse
+    if optimizer != "dense":
+        hp["policy_kwargs"]["sparse_optimizer"] = optimizer
     policy, n_envs, kw = resolve_hyperparams("ppo", hp)
-    kw["policy_kwargs"]["sparse_input"] = sparse
     env = DummyVecEnv([lambda: make_env(env_id, kwargs) for _ in range(n_envs)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # batch_size larger than the MDP's rollout
@@ -161,16 +174,21 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     ap.add_argument("--steps", type=int, default=3000, help="PPO steps per timed run (after one rollout's warm-up)")
-    ap.add_argument("--repeats", type=int, default=2, help="alternated runs of each layer; best rate kept")
+    ap.add_argument("--repeats", type=int, default=2, help="alternated runs of each variant; best rate kept")
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
+                    help="PPO variants timed (dense and sparse always)")
     args = ap.parse_args(argv)
+    variants = ["dense", "sparse"] + [v for v in VARIANTS if v in args.variants and v not in ("dense", "sparse")]
     import torch
 
     torch.set_num_threads(1)
     import schedrl.envs  # noqa: F401  (registers the env ids)
 
+    extra = "".join(f" {v:>6s} {'ratio':>6s}" for v in variants[1:])
+    diffs = "".join(f" {v:>7s}" for v in variants[1:])
     print(f"{'case':17s} {'inputs':>6s} {'density':>7s} {'p90':>5s} | first layer ms: {'fwd1 d':>7s} {'fwd1 s':>7s} "
-          f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s} {'sparse':>6s} {'ratio':>6s} "
-          f"| layers' share dense -> sparse | max |dw|")
+          f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s}{extra} "
+          f"| layers' share dense -> sparse | max |dw| from dense:{diffs}")
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases:
             env_id, kwargs, hp = case_setup(case, Path(tmp))
@@ -180,13 +198,14 @@ def main(argv: list[str] | None = None) -> None:
             x = observations(env_id, kwargs, max(batch, 64))
             net = hp["policy_kwargs"].get("shared_net") or hp["policy_kwargs"]["net_arch"]["pi"]
             costs = layer_costs(x, int(net[0]), batch, args.repeats)
-            rates = {False: 0.0, True: 0.0}
+            rates = dict.fromkeys(variants, 0.0)
             weights = {}
             for _ in range(args.repeats):
-                for sparse in (False, True):
-                    rate, weights[sparse] = ppo_rate(env_id, kwargs, hp, args.steps, sparse)
-                    rates[sparse] = max(rates[sparse], rate)
-            diff = max((weights[False][k] - weights[True][k]).abs().max().item() for k in weights[False])
+                for variant in variants:
+                    rate, weights[variant] = ppo_rate(env_id, kwargs, hp, args.steps, variant)
+                    rates[variant] = max(rates[variant], rate)
+            diff = {v: max((weights["dense"][k] - weights[v][k]).abs().max().item() for k in weights["dense"])
+                    for v in variants[1:]}
             # first-layer work per env step: the rollout's forward (one batch of n_envs per n_envs steps)
             # and each epoch's forward + backward over the rollout; actor and critic each have one,
             # unless the trunk is shared
@@ -194,12 +213,13 @@ def main(argv: list[str] | None = None) -> None:
             per_step = {k: layers * (costs[f"{k}_fwd1"] / n_envs
                                      + costs[f"{k}_train"] * int(hp["n_epochs"]) / batch)
                         for k in ("dense", "sparse")}
-            share = {k: per_step[k] / (1e3 / rates[k == "sparse"]) for k in per_step}
+            share = {k: per_step[k] / (1e3 / rates[k]) for k in per_step}
+            cells = "".join(f" {rates[v]:6.0f} {rates[v] / rates['dense']:5.2f}x" for v in variants[1:])
             print(f"{case:17s} {x.shape[1]:6d} {dens.mean():7.1%} {np.quantile(dens, 0.9):5.1%} | "
                   f"{'':16s}{costs['dense_fwd1']:7.3f} {costs['sparse_fwd1']:7.3f} {costs['dense_train']:7.2f} "
-                  f"{costs['sparse_train']:7.2f} | {'':16s} {rates[False]:6.0f} {rates[True]:6.0f} "
-                  f"{rates[True] / rates[False]:5.2f}x | {share['dense']:5.0%} -> {share['sparse']:4.0%} "
-                  f"{'':17s}| {diff:.1e}", flush=True)
+                  f"{costs['sparse_train']:7.2f} | {'':16s} {rates['dense']:6.0f}{cells} | "
+                  f"{share['dense']:5.0%} -> {share['sparse']:4.0%} {'':17s}| {'':19s}"
+                  + "".join(f" {diff[v]:7.1e}" for v in variants[1:]), flush=True)
 
 
 if __name__ == "__main__":

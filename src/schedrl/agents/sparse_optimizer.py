@@ -181,6 +181,10 @@ class RowSparseAdam(torch.optim.Adam):
             super().step()
             self.zero_grad()
             return None
+        for group in self.param_groups:  # Adam's state, created in Adam's order (the same files)
+            for p in group["params"]:
+                if p in rows or p in dense:
+                    self._init_state(p)
         super().step()  # torch's Adam over the parameters with a dense gradient
         c = np.float32(coef.item())
         for group in self.param_groups:
@@ -192,12 +196,17 @@ class RowSparseAdam(torch.optim.Adam):
         self.zero_grad()
         return None
 
-    def _lazy_step(self, p, row_grad: RowGrad, coef, lr: float, beta1: float, beta2: float, eps: float) -> None:
+    def _init_state(self, p) -> None:
+        """Adam's state of ``p`` (as ``torch.optim.Adam._init_group`` makes it on the CPU), so that files
+        and resumed runs cross between the two optimizers."""
         state = self.state[p]
-        if len(state) == 0:  # Adam's state, so that files and resumed runs cross between the two
+        if len(state) == 0:
             state["step"] = torch.zeros((), dtype=torch.float32)
             state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
             state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+
+    def _lazy_step(self, p, row_grad: RowGrad, coef, lr: float, beta1: float, beta2: float, eps: float) -> None:
+        state = self.state[p]
         state["step"] += 1
         step = float(state["step"].item())
         w, m, v = (t.detach().numpy() for t in (p, state["exp_avg"], state["exp_avg_sq"]))
