@@ -130,12 +130,12 @@ def _touched(cols, n_in):
 
 
 @numba.njit(cache=True)
-def _csr_t_rows(indptr, pos, vals, grad, n_rows):
-    """The rows of ``X^T @ grad`` that the batch touches (``pos``: each entry's row among them), each
-    entry's product added in batch order as in ``_csr_t_matmul``: the same bits as the dense table's
-    rows, without writing the untouched ones."""
+def _csr_t_rows(indptr, pos, vals, grad, out):
+    """``out[:n]``: the ``n`` rows of ``X^T @ grad`` that the batch touches (``pos``: each entry's row
+    among them), each entry's product added in batch order as in ``_csr_t_matmul``: the same bits as
+    the dense table's rows, without writing the untouched ones."""
     m = grad.shape[1]
-    out = np.zeros((n_rows, m), np.float32)
+    out[:] = 0.0
     for b in range(indptr.size - 1):
         g = grad[b]
         for k in range(indptr[b], indptr[b + 1]):
@@ -143,7 +143,6 @@ def _csr_t_rows(indptr, pos, vals, grad, n_rows):
             v = vals[k]
             for j in range(m):
                 row[j] += v * g[j]
-    return out
 
 
 class RowGrad:
@@ -192,10 +191,15 @@ class SparseRows:
             self._touched = _touched(self.cols, self.shape[1])
         return self._touched
 
-    def t_matmul_rows(self, grad: torch.Tensor) -> RowGrad:
-        """``X^T @ grad`` as the rows the batch touches."""
+    def t_matmul_rows(self, grad: torch.Tensor, buffer: np.ndarray | None = None) -> RowGrad:
+        """``X^T @ grad`` as the rows the batch touches, written into ``buffer`` (float32 ``[N, M]``,
+        kept by the caller between steps: a fresh array costs its pages' first-touch faults) when
+        given, the values then a view of it."""
         rows, pos = self.touched()
-        return RowGrad(rows, _csr_t_rows(self.indptr, pos, self.vals, grad.contiguous().numpy(), rows.size))
+        grad = grad.contiguous().numpy()
+        out = np.empty((rows.size, grad.shape[1]), np.float32) if buffer is None else buffer[: rows.size]
+        _csr_t_rows(self.indptr, pos, self.vals, grad, out)
+        return RowGrad(rows, out)
 
     @classmethod
     def of(cls, x: torch.Tensor, max_density: float = MAX_DENSITY) -> SparseRows | None:
@@ -232,10 +236,15 @@ class _SparseLinearFn(torch.autograd.Function):
         rows = ctx.rows
         grad_w = grad_b = None
         if ctx.needs_input_grad[1] and ctx.weight is not None:
-            # the touched rows only, beside the parameter; weight.grad stays as it is (None)
-            row_grad = rows.t_matmul_rows(grad)
-            held = getattr(ctx.weight, "row_grad", None)
-            ctx.weight.row_grad = row_grad if held is None else held.add(row_grad)
+            # the touched rows only, beside the parameter; weight.grad stays as it is (None). The
+            # values go to a buffer kept on the weight unless an earlier backward's still use it
+            weight = ctx.weight
+            held = getattr(weight, "row_grad", None)
+            buffer = getattr(weight, "row_grad_buffer", None)
+            if held is None and buffer is None:
+                buffer = weight.row_grad_buffer = np.empty(tuple(weight.shape), np.float32)
+            row_grad = rows.t_matmul_rows(grad, buffer if held is None else None)
+            weight.row_grad = row_grad if held is None else held.add(row_grad)
         elif ctx.needs_input_grad[1]:
             grad_w = torch.from_numpy(_csr_t_matmul(rows.indptr, rows.cols, rows.vals, grad.contiguous().numpy(),
                                                     rows.shape[1]))

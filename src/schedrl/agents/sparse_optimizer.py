@@ -21,10 +21,11 @@ gradient itself, from those rows:
   touched rows only; a row whose gradient is zero in a step keeps its moments and its weight, as
   torch's ``SparseAdam`` and TensorFlow's ``LazyAdam`` do (the bias corrections count every step of
   the parameter). That is a different optimizer from the papers' Adam, under which every weight
-  moves every step through its moments. Its numba kernel computes torch's fused-Adam formula with
-  separate float32 roundings and no fastmath (deterministic, the same bits on both machine kinds);
-  torch's kernel fuses the first moment's update into one FMA, so a step from non-zero moments may
-  differ in the last bit (``tests/test_sparse_optimizer.py``). The other parameters get torch's Adam.
+  moves every step through its moments. The touched rows' weights and moments are gathered,
+  updated by torch's own Adam kernel (the group's: fused, as SB3's policies here use) and written
+  back (row copies): where every row is touched it is torch's Adam bit for bit
+  (``tests/test_sparse_optimizer.py``), and as deterministic as it on both machine kinds. The other
+  parameters get torch's Adam.
 
 How it plugs into SB3: ``PPO.train`` calls ``optimizer.zero_grad()``, ``loss.backward()``,
 ``th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)`` and ``optimizer.step()``. The
@@ -46,6 +47,7 @@ from functools import partial
 import numba
 import numpy as np
 import torch
+from torch.optim.adam import adam
 
 from schedrl.agents.sparse_input import RowGrad
 
@@ -68,23 +70,33 @@ def _sumsq(x):
 
 
 @numba.njit(cache=True)
-def _lazy_adam_rows(w, m, v, rows, values, coef, beta1c, beta2, beta2c, neg_step, bc2_sqrt, eps):
-    """Adam on rows ``rows`` of ``w`` (float32 ``[in, out]``) with the gradient ``values * coef``, the
-    other rows untouched; the formula of torch's fused CPU Adam in float32 (``beta1c = 1 - beta1``,
-    ``neg_step = -lr / (1 - beta1**t)``, ``bc2_sqrt = sqrt(1 - beta2**t)``)."""
-    n_out = w.shape[1]
+def _gather(w, m, v, rows, out):
+    """``out[:, :len(rows)] = w[rows], m[rows], v[rows]`` (float32 ``[in, out]`` tables; rows
+    ascending), copied element by element (a row slice per copy, or torch's ``index_select``, was
+    3-15x slower) into a buffer kept between steps (a fresh one costs its pages' first-touch faults)."""
+    n = w.shape[1]
     for k in range(rows.size):
         r = rows[k]
-        gk, wr, mr, vr = values[k], w[r], m[r], v[r]
-        for j in range(n_out):
-            g = gk[j] * coef
-            mj = mr[j]
-            mj = mj + beta1c * (g - mj)
-            vj = vr[j] * beta2 + beta2c * g * g
-            mr[j] = mj
-            vr[j] = vj
-            denom = np.sqrt(vj) / bc2_sqrt + eps
-            wr[j] = wr[j] + neg_step * mj / denom
+        for j in range(n):
+            out[0, k, j] = w[r, j]
+        for j in range(n):
+            out[1, k, j] = m[r, j]
+        for j in range(n):
+            out[2, k, j] = v[r, j]
+
+
+@numba.njit(cache=True)
+def _scatter(w, m, v, rows, values):
+    """``w[rows], m[rows], v[rows] = values``: the inverse of ``_gather``."""
+    n = w.shape[1]
+    for k in range(rows.size):
+        r = rows[k]
+        for j in range(n):
+            w[r, j] = values[0, k, j]
+        for j in range(n):
+            m[r, j] = values[1, k, j]
+        for j in range(n):
+            v[r, j] = values[2, k, j]
 
 
 def _table(grad: torch.Tensor) -> np.ndarray:
@@ -117,6 +129,7 @@ class RowSparseAdam(torch.optim.Adam):
         self.max_grad_norm = float(max_grad_norm)
         self.lazy = bool(lazy)
         self._held: dict[torch.Tensor, torch.Tensor] = {}
+        self._buffers: dict[torch.Tensor, np.ndarray] = {}  # lazy Adam's gathered rows, by parameter
         ref = weakref.ref(self)
         self._hooks = [p.register_post_accumulate_grad_hook(partial(_hold, ref))
                        for group in self.param_groups for p in group["params"]]
@@ -186,13 +199,10 @@ class RowSparseAdam(torch.optim.Adam):
                 if p in rows or p in dense:
                     self._init_state(p)
         super().step()  # torch's Adam over the parameters with a dense gradient
-        c = np.float32(coef.item())
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                if p not in rows:
-                    continue
-                self._lazy_step(p, rows[p], c, float(_lr(group)), beta1, beta2, group["eps"])
+            lazy = [p for p in group["params"] if p in rows]
+            if lazy:
+                self._lazy_step(group, lazy, rows, coef)
         self.zero_grad()
         return None
 
@@ -205,22 +215,28 @@ class RowSparseAdam(torch.optim.Adam):
             state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
             state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
-    def _lazy_step(self, p, row_grad: RowGrad, coef, lr: float, beta1: float, beta2: float, eps: float) -> None:
-        state = self.state[p]
-        state["step"] += 1
-        step = float(state["step"].item())
-        w, m, v = (t.detach().numpy() for t in (p, state["exp_avg"], state["exp_avg_sq"]))
-        if not (p.is_contiguous() and state["exp_avg"].is_contiguous() and state["exp_avg_sq"].is_contiguous()):
+    def _lazy_step(self, group: dict, params: list, rows: dict, coef: torch.Tensor) -> None:
+        """torch's Adam (the group's kernel, the same arithmetic) on the touched rows of ``params``:
+        their weights and moments gathered, updated, written back; the other rows stay as they are."""
+        index = [rows[p].rows for p in params]
+        states = [self.state[p] for p in params]
+        tables = [(p.detach().numpy(), s["exp_avg"].numpy(), s["exp_avg_sq"].numpy()) for p, s in zip(params, states)]
+        if not all(t.flags.c_contiguous for ts in tables for t in ts):
             raise ValueError("lazy Adam needs contiguous weights and moments")
-        f = np.float32
-        _lazy_adam_rows(w, m, v, row_grad.rows, np.ascontiguousarray(row_grad.values), f(coef), f(1.0 - beta1),
-                        f(beta2), f(1.0 - beta2), f(-(lr / (1.0 - beta1 ** step))),
-                        f(math.sqrt(1.0 - beta2 ** step)), f(eps))
-
-
-def _lr(group) -> float:
-    lr = group["lr"]
-    return lr.item() if torch.is_tensor(lr) else lr
+        gathered = []
+        for p, ts, i in zip(params, tables, index):
+            buffer = self._buffers.get(p)
+            if buffer is None:
+                buffer = self._buffers[p] = np.empty((3, *ts[0].shape), np.float32)
+            _gather(*ts, i, buffer)
+            gathered.append(torch.from_numpy(buffer[:, : i.size]))
+        grads = [torch.from_numpy(rows[p].values).mul_(coef) for p in params]  # the clip, as torch's
+        beta1, beta2 = group["betas"]
+        adam([g[0] for g in gathered], grads, [g[1] for g in gathered], [g[2] for g in gathered], [],
+             [s["step"] for s in states], foreach=group["foreach"], fused=group["fused"], amsgrad=False,
+             beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=0.0, eps=group["eps"], maximize=False)
+        for p, ts, i in zip(params, tables, index):
+            _scatter(*ts, i, self._buffers[p])
 
 
 def row_sparse_optimizer(policy: torch.nn.Module, setting: str, optimizer_class, lr: float,
