@@ -341,6 +341,10 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
     split = Split(split_dir(own, base))
+    configured = int(spec["agents"]["networks"][own["trace"]].get("episode_jobs", 0))
+    if "episode_jobs" not in study.space and not configured and study.steps // study.checks < int(split.manifest["episode_jobs"]):
+        raise ConfigError(f"sem.tune.steps: {study.steps} jobs in {study.checks} checks is {study.steps // study.checks} "
+                          f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
                        Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log)
     return own, study, result
