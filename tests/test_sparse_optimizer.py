@@ -28,7 +28,6 @@ def _net(n_in: int, seed: int = 0) -> tuple[nn.Sequential, nn.Sequential]:
     sparse = nn.Sequential(SparseInputLinear.from_linear(dense[0], max_density=1.0), nn.Tanh(), nn.Linear(64, 3))
     sparse[2].load_state_dict(dense[2].state_dict())
     sparse[0].row_grads = True
-    sparse[0].weight.row_sparse = True
     return dense, sparse
 
 
