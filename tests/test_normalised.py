@@ -270,6 +270,30 @@ def test_report_opens_with_where_rl_stands(tmp_path):
         render_report([], [], "default", titles(), normalised=str(tmp_path / "none.csv"))
 
 
+def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tmp_path):
+    """Issue 68 item 5 / issue 69: the opening table holds this build's players and, for the same
+    papers, the players of their recorded runs at other scales (a tuned agent among them), and the
+    headroom line names the tuned agent where it is the best with the most seeds."""
+    from schedrl.papers import titles
+    from schedrl.report.render import PaperInfo, render_report
+
+    path = tmp_path / "aggregate.csv"
+    built = aggregate(scores(_two_workloads()), reps=50, scale="default")
+    built.to_csv(path, index=False)
+    tuned = aggregate(scores(_two_workloads()), reps=50, scale="tuned")
+    tuned = tuned.assign(player=tuned["player"].replace({"ppo": "tuned ppo"}))
+    tuned.loc[tuned["player"] == "tuned ppo", ["iqm", "iqm_lo", "iqm_hi"]] = [1.2, 1.1, 1.3]
+    other = tuned.assign(paper="elsewhere")  # a paper this build does not hold: left out
+    infos = {k: PaperInfo(title=v) for k, v in titles().items()}
+    infos["runtime"].recorded_players = pd.concat([tuned, other, built], ignore_index=True)
+    text, _ = render_report([], [], "default", infos, normalised=str(path))
+    section = text[text.index("## Where RL stands"):text.index("## Verdicts")]
+    assert "tuned ppo" in section and "elsewhere" not in section
+    assert section.count("| ppo |") == 1  # the recorded default rows do not repeat the build's
+    assert "- **p**: the best agent, tuned ppo (3 seed(s), 2 workload(s)), beats the best heuristic: IQM 1.20 " \
+           "[1.10, 1.30]; a tuned agent." in section
+
+
 # -- the mdp and sem readers on tiny results trees ---------------------------------------------------
 def _trials(path, values, **cols):
     path.parent.mkdir(parents=True, exist_ok=True)

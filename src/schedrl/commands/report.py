@@ -40,6 +40,7 @@ def paper_infos():
     from schedrl.papers.values import values_path
     from schedrl.report.recorded import read_recorded
     from schedrl.report.render import Figure, PaperInfo, status_with_history
+    from schedrl.report.status_tables import recorded_players
 
     infos = {}
     for paper, title in titles().items():
@@ -53,6 +54,7 @@ def paper_infos():
             info.status = status_with_history(status.read_text() if status.is_file() else "",
                                               history.read_text() if history.is_file() else "")
             info.recorded = read_recorded(recorded_path(paper))
+            info.recorded_players = recorded_players(recorded_path(paper))
         infos[paper] = info
     return infos
 

@@ -49,6 +49,9 @@ class PaperInfo:
     status: str = ""  # markdown: measured runs and what they show (papers/<paper>/status.md)
     deviations: list[dict] = field(default_factory=list)  # paper_values.yaml's deviations
     recorded: pd.DataFrame | None = None  # verdicts of recorded default runs (report/recorded.py)
+    #: normalised rows of its recorded runs (``status_tables.recorded_players``): the paper-budget and
+    #: tuned agents beside this build's players in "Where RL stands"
+    recorded_players: pd.DataFrame | None = None
 
 
 #: Columns of a paper's headline table, in order (claim columns renamed for readers).
@@ -217,7 +220,9 @@ NORMALISED_FIGURES = {"where_rl_stands.png": "Each player's IQM normalised score
                       "scaled workloads: the share of runs x workloads above each normalised score"}
 
 
-def _where_rl_stands(path: str, report_dir: str | Path) -> str:
+def _where_rl_stands(path: str, report_dir: str | Path, recorded: list[pd.DataFrame] = ()) -> str:
+    """The opening section from this build's aggregate and, for the papers it holds, the players of
+    their recorded runs at the other scales (``recorded``: ``PaperInfo.recorded_players``)."""
     import os
 
     from schedrl.report.normalised import where_rl_stands
@@ -227,7 +232,12 @@ def _where_rl_stands(path: str, report_dir: str | Path) -> str:
     gaps = Path(path).with_name("gaps.csv")  # written beside it by 'schedrl normalised'
     figures = {caption: os.path.relpath(Path(path).with_name(name), report_dir)
                for name, caption in NORMALISED_FIGURES.items() if Path(path).with_name(name).is_file()}
-    return where_rl_stands(pd.read_csv(path), pd.read_csv(gaps) if gaps.is_file() else None, figures)
+    built = pd.read_csv(path)
+    extra = [f[f["paper"].isin(set(built["paper"])) & ~f["scale"].isin(set(built["scale"]))]
+             for f in recorded if f is not None and len(f)]
+    table = pd.concat([built, *extra], ignore_index=True) if any(len(f) for f in extra) else built
+    table = table.sort_values("paper", kind="stable").reset_index(drop=True)
+    return where_rl_stands(table, pd.read_csv(gaps) if gaps.is_file() else None, figures)
 
 
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,
@@ -275,7 +285,8 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             "them at default or paper scale.",
             "",
         ] if scale == "smoke" else []),
-        *([_where_rl_stands(normalised, report_dir)] if normalised else []),
+        *([_where_rl_stands(normalised, report_dir, [i.recorded_players for i in papers.values()])]
+          if normalised else []),
         "## Verdicts",
         "",
         "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "

@@ -258,6 +258,30 @@ def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     return None
 
 
+def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
+    """The normalised rows (``AGGREGATE_COLUMNS``) a paper's records hold for the report's "Where RL
+    stands": per scale (default, paper-budget, tuned), the runs of that scale merged where two or more
+    recorded their per-seed scores, else the latest run's rows; each row's ``scale`` is the recorded
+    one (issue 68 item 5: ours at default and at the paper's budget beside the tuned agent, issue 69)."""
+    from schedrl.report.normalised import AGGREGATE_COLUMNS
+
+    path = Path(recorded_runs)
+    recorded = read_recorded(path)
+    normalised = read_recorded_normalised(path.with_name("recorded_normalised.csv"))
+    per_seed = read_recorded_scores(path.with_name(SCORES_FILE))
+    frames = []
+    for scale in SCALES:
+        runs, merged = merged_normalised(per_seed, scale)
+        run = latest_run(recorded, scale)
+        if runs:
+            frames.append(merged)
+        elif run is not None and (normalised["run"] == run).any():
+            frames.append(normalised[normalised["run"] == run].assign(scale=scale))
+    if not frames:
+        return pd.DataFrame(columns=list(AGGREGATE_COLUMNS))
+    return pd.concat(frames, ignore_index=True)[list(AGGREGATE_COLUMNS)]
+
+
 def normalised_text(status: PaperStatus) -> str:
     """``"0.42 [0.10, 0.71] PPO C+S+R, paper budget: above random valid play, below the best heuristic"``:
     the README's one number (issue 68) and where its interval lies (issue 69's headroom words)."""
