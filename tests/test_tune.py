@@ -316,15 +316,6 @@ def test_schedrl_tune_deeprm_end_to_end(tmp_path, monkeypatch, capsys):
     assert "the recipe of trial" in capsys.readouterr().out
 
 
-def test_schedrl_tune_names_the_papers_it_can_tune(capsys):
-    from schedrl.cli import main
-
-    assert main(["tune", "sem", "--spec", "{}"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "sem" in err[0] and "runtime" in err[0] and "deeprm" in err[0] and "mrsch" in err[0]
-    assert "mdp" in err[0]
-
-
 def test_the_study_overlay_is_checked_over_the_scale_file_before_it(capsys, tmp_path):
     from schedrl.cli import main
 
