@@ -27,6 +27,7 @@ into its recipe file.
 
 from __future__ import annotations
 
+import itertools
 import math
 import resource
 import time
@@ -104,6 +105,33 @@ def _check_dimension(dim, where: str) -> None:
         raise ConfigError(f"{where}: low ({dim['low']}) must be below high ({dim['high']})")
     if dim.get("log") and dim["low"] <= 0:
         raise ConfigError(f"{where}.low: a log scale needs low > 0")
+
+
+def extremes(dim: dict) -> list:
+    """A dimension's extreme values: each choice, or the two ends of a range."""
+    if dim["type"] == "categorical":
+        return list(dim["choices"])
+    cast = int if dim["type"] == "int" else float
+    return [cast(dim["low"]), cast(dim["high"])]
+
+
+def check_space(space: dict[str, dict], where: str, build: Callable[[dict[str, Any]], Any], what: str) -> None:
+    """Every searched value alone, and every pair of two dimensions' extreme values, passes ``build``
+    (the paper's check that ``params`` over its config make ``what``), so a trial cannot fail on a bad
+    sample; the first that does not is a ConfigError naming ``<where>.<dimension>``."""
+    def attempt(params: dict, name: str, note: str = "") -> None:
+        try:
+            build(params)
+        except (ConfigError, TypeError, ValueError) as exc:
+            raise ConfigError(f"{where}.{name}: {params[name]!r}{note} makes no {what}: {exc}") from None
+
+    names = list(space)
+    for name in names:
+        for value in extremes(space[name]):
+            attempt({name: value}, name)
+    for a, b in itertools.combinations(names, 2):
+        for va, vb in itertools.product(extremes(space[a]), extremes(space[b])):
+            attempt({a: va, b: vb}, a, f" (with {b} = {vb!r})")
 
 
 def choice_label(value) -> str:

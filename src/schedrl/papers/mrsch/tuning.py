@@ -32,14 +32,13 @@ both groups train, are selected, play and are recorded by the paper's own rules 
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 from pathlib import Path
 from typing import Any
 
 from schedrl.agents.dfp import DFPConfig
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import StudySpec, recipe_text, run_study, study_spec, with_trials
+from schedrl.experiments.tune import StudySpec, check_space, recipe_text, run_study, study_spec, with_trials
 from schedrl.papers.mrsch.layout import (
     GROUPS,
     KINDS,
@@ -97,32 +96,11 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     return own, study
 
 
-def _extremes(dim: dict) -> list:
-    if dim["type"] == "categorical":
-        return list(dim["choices"])
-    cast = int if dim["type"] == "int" else float
-    return [cast(dim["low"]), cast(dim["high"])]
-
-
 def _check_space(spec: dict, space: dict) -> None:
-    """Every searched value alone, and every pair of two dimensions' extreme values (the ends of a
-    range, each choice), makes a valid DFP config: a trial cannot fail on a bad sample (e.g. an
-    ``epsilon_min`` above ``epsilon_start``, a replay smaller than a batch). ConfigError names the key."""
+    """Every searched value alone and every pair of extremes makes a valid DFP config (e.g. no
+    ``epsilon_min`` above ``epsilon_start``, no replay smaller than a batch; ``tune.check_space``)."""
     base = {k: v for k, v in spec.items() if k != "tune"}
-    names = list(space)
-    for name in names:
-        for value in _extremes(space[name]):
-            _try(base, {name: value}, f"mrsch.tune.space.{name}")
-    for a, b in itertools.combinations(names, 2):
-        for va, vb in itertools.product(_extremes(space[a]), _extremes(space[b])):
-            _try(base, {a: va, b: vb}, f"mrsch.tune.space.{a}", f" (with {b} = {vb!r})")
-
-
-def _try(spec: dict, params: dict, where: str, note: str = "") -> None:
-    try:
-        dfp_config(trial_spec(spec, params), "mlp")
-    except (ConfigError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: {params[where.rsplit('.', 1)[1]]!r}{note} makes no valid DFP config: {exc}") from None
+    check_space(space, "mrsch.tune.space", lambda params: dfp_config(trial_spec(base, params), "mlp"), "valid DFP config")
 
 
 def _coerce(name: str, value):

@@ -41,14 +41,21 @@ train, play and are recorded by sem's own rules at the paper's budget (sem's def
 from __future__ import annotations
 
 import copy
-import itertools
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import StudySpec, recipe_text, run_study, study_spec, with_trials
+from schedrl.experiments.tune import (
+    StudySpec,
+    check_space,
+    extremes,
+    recipe_text,
+    run_study,
+    study_spec,
+    with_trials,
+)
 
 ROOT = "results/tuned/sem"
 #: where the workload rule writes each trace's SEM split (train.swf, val.swf, test.swf, split.json)
@@ -97,7 +104,7 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     if unknown:
         raise ConfigError(f"sem.tune.space.{unknown[0]}: not searchable (choose from: {', '.join(SEARCHABLE)})")
     _check_space(spec, own, study.space)
-    longest = max(_extremes(study.space["episode_jobs"])) if "episode_jobs" in study.space \
+    longest = max(extremes(study.space["episode_jobs"])) if "episode_jobs" in study.space \
         else int(agents["networks"][own["trace"]].get("episode_jobs", 0))
     per_check = study.steps // study.checks
     if longest and per_check < longest:
@@ -106,33 +113,15 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     return own, study
 
 
-def _extremes(dim: dict) -> list:
-    if dim["type"] == "categorical":
-        return list(dim["choices"])
-    cast = int if dim["type"] == "int" else float
-    return [cast(dim["low"]), cast(dim["high"])]
-
-
 def _check_space(spec: dict, own: dict, space: dict) -> None:
-    """Every searched value alone, and every pair of two dimensions' extreme values (the ends of a
-    range, each choice), makes a valid agent: a trial cannot fail on a bad sample (e.g. ``update_every``
-    with several trajectories, ``contested_only`` without masks). ConfigError names the key."""
-    names = list(space)
-    for name in names:
-        for value in _extremes(space[name]):
-            _try(spec, own, {name: value}, f"sem.tune.space.{name}")
-    for a, b in itertools.combinations(names, 2):
-        for va, vb in itertools.product(_extremes(space[a]), _extremes(space[b])):
-            _try(spec, own, {a: va, b: vb}, f"sem.tune.space.{a}", f" (with {b} = {vb!r})")
-
-
-def _try(spec: dict, own: dict, params: dict, where: str, note: str = "") -> None:
-    try:
+    """Every searched value alone and every pair of extremes makes a valid agent (e.g. no
+    ``update_every`` with several trajectories, no ``contested_only`` without masks; ``tune.check_space``)."""
+    def build(params: dict) -> None:
         agent_spec(trial_spec(spec, own, params), own, 0).reinforce_config()
         if "episode_jobs" in params:
             _episode_jobs(params["episode_jobs"])
-    except (ConfigError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: {params[where.rsplit('.', 1)[1]]!r}{note} makes no valid agent: {exc}") from None
+
+    check_space(space, "sem.tune.space", build, "valid agent")
 
 
 def _episode_jobs(value) -> int:
