@@ -232,3 +232,29 @@ def test_settings_are_checked():
         resolve("trpo", None, {"sparse_optimizer": "clip"})
     with pytest.raises(ConfigError, match="only the actor-critic"):
         resolve("dqn", None, {"sparse_optimizer": "clip"})
+
+
+def test_clip_mode_rewrites_its_dense_gradient_row_by_row():
+    """``clip`` keeps one dense gradient table per first layer between steps and rewrites only the
+    rows of the last and the present batch: what torch's Adam reads is each step's gradient."""
+    x = torch.from_numpy(_observations("mdp", n=40))
+    _, sparse = _net(x.shape[1])
+    opt = RowSparseAdam(sparse.parameters(), lr=1e-3, max_grad_norm=1e9)
+    seen = []
+    real_step = torch.optim.Adam.step
+
+    def spy(self, closure=None):
+        seen.append(sparse[0].weight.grad.clone())
+        return real_step(self, closure)
+
+    torch.optim.Adam.step = spy
+    try:
+        for batch in (x[:20], x[20:], x[:2] * 0):  # the last touches no row: the table is zero again
+            opt.zero_grad()
+            _loss(sparse, batch, torch.ones(len(batch), 3)).backward()
+            want = opt.held_gradients()[sparse[0].weight]
+            opt.step()
+            assert torch.equal(seen[-1], want)
+        assert not seen[-1].any() and seen[0].any() and seen[1].any()
+    finally:
+        torch.optim.Adam.step = real_step

@@ -100,6 +100,21 @@ def _scatter(w, m, v, rows, values):
             v[r, j] = values[2, k, j]
 
 
+@numba.njit(cache=True)
+def _replace_rows(table, old_rows, rows, values, coef):
+    """``table[old_rows] = 0``, then ``table[rows] = values * coef`` (float32 products, as torch's
+    ``mul``): a dense gradient table that is zero outside ``rows`` if it was outside ``old_rows``."""
+    n = table.shape[1]
+    for k in range(old_rows.size):
+        r = old_rows[k]
+        for j in range(n):
+            table[r, j] = 0.0
+    for k in range(rows.size):
+        r = rows[k]
+        for j in range(n):
+            table[r, j] = values[k, j] * coef
+
+
 def _table(grad: torch.Tensor) -> np.ndarray:
     """A gradient as a float32 ``[n, m]`` array for ``_sumsq`` (vectors as one row)."""
     arr = grad.detach().contiguous().numpy()
@@ -131,6 +146,9 @@ class RowSparseAdam(torch.optim.Adam):
         self.lazy = bool(lazy)
         self._held: dict[torch.Tensor, torch.Tensor] = {}
         self._buffers: dict[torch.Tensor, np.ndarray] = {}  # lazy Adam's gathered rows, by parameter
+        # clip's dense gradient tables kept between steps (zero outside the rows last written): a fresh
+        # zero table per step costs its pages' first-touch faults and a pass over every row
+        self._dense_grads: dict[torch.Tensor, tuple[torch.Tensor, np.ndarray]] = {}
         ref = weakref.ref(self)
         self._hooks = [p.register_post_accumulate_grad_hook(partial(_hold, ref))
                        for group in self.param_groups for p in group["params"]]
@@ -188,8 +206,12 @@ class RowSparseAdam(torch.optim.Adam):
         for p, grad in dense.items():
             p.grad = grad.mul_(coef)
         if not self.lazy:
-            for p, row_grad in rows.items():
-                p.grad = row_grad.to_dense(p.shape[0]).mul_(coef)
+            c = np.float32(coef.item())
+            for p, row_grad in rows.items():  # the dense gradient for torch's Adam, rewritten row-wise
+                table, old_rows = self._dense_grads.get(p) or (torch.zeros_like(p), np.arange(0))
+                _replace_rows(table.numpy(), old_rows, row_grad.rows, row_grad.values, c)
+                self._dense_grads[p] = (table, row_grad.rows.copy())
+                p.grad = table
             super().step()
             self.zero_grad()
             return None
