@@ -16,7 +16,10 @@ T 512 / M 512 / K 4). For each:
    the batch touched, torch's Adam) and ``lazy`` (on, ``sparse_optimizer: lazy``: that clip and Adam
    on the touched rows only, a different optimizer), each rate's ratio over dense, and the largest
    weight difference of the sparse and clip runs from the dense one (the same function: only the
-   order of float sums differs; lazy differs by design, printed for scale).
+   order of float sums differs; lazy differs by design, printed for scale);
+4. the part of a gradient step that ``sparse_optimizer`` changes (backward, SB3's clip call and the
+   optimizer's step on a training batch of real observations), CPU ms per variant, best of 20-step
+   means.
 
 Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
 count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]
@@ -143,6 +146,50 @@ def layer_costs(x: np.ndarray, width: int, batch: int, repeats: int) -> dict[str
     return out
 
 
+def gradient_step_ms(env_id: str, kwargs: dict, hp: dict, x: np.ndarray, batch: int, repeats: int) -> dict[str, float]:
+    """CPU ms of one PPO gradient step's tail on a training batch of real observations, per variant:
+    zero_grad, backward of the policy's outputs, SB3's ``clip_grad_norm_`` call and the optimizer's
+    step (the part ``sparse_optimizer`` changes; the forward is left out)."""
+    import copy
+
+    import torch
+    from stable_baselines3 import PPO
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.experiments.envs import make_env
+
+    out = {}
+    for variant, (sparse, optimizer) in VARIANTS.items():
+        params = copy.deepcopy(hp)
+        params["policy_kwargs"]["sparse_input"] = sparse
+        if optimizer != "dense":
+            params["policy_kwargs"]["sparse_optimizer"] = optimizer
+        policy, _, kw = resolve_hyperparams("ppo", params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = PPO(policy, make_env(env_id, kwargs), seed=0, verbose=0, device="cpu", **kw)
+        pol = model.policy
+        obs = torch.from_numpy(x[:batch].reshape(batch, *pol.observation_space.shape).copy())
+        actions = torch.zeros(batch, dtype=torch.long)
+
+        def step(pol=pol, obs=obs, actions=actions):
+            values, log_prob, entropy = pol.evaluate_actions(obs, actions)
+            loss = values.square().mean() - log_prob.mean() - 0.01 * entropy.mean()
+            t0 = time.process_time()
+            pol.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(pol.parameters(), model.max_grad_norm)
+            pol.optimizer.step()
+            return time.process_time() - t0
+
+        step()  # compiles, allocates the state
+        best = float("inf")
+        for _ in range(repeats):
+            best = min(best, sum(step() for _ in range(20)) / 20)
+        out[variant] = best * 1e3
+    return out
+
+
 def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, variant: str):
     """(steps per CPU second, final state dict) of PPO in ``variant`` (``VARIANTS``), seed 0."""
     import copy
@@ -198,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
             x = observations(env_id, kwargs, max(batch, 64))
             net = hp["policy_kwargs"].get("shared_net") or hp["policy_kwargs"]["net_arch"]["pi"]
             costs = layer_costs(x, int(net[0]), batch, args.repeats)
+            tails = gradient_step_ms(env_id, kwargs, hp, x, batch, max(args.repeats, 3))
             rates = dict.fromkeys(variants, 0.0)
             weights = {}
             for _ in range(args.repeats):
@@ -220,6 +268,8 @@ def main(argv: list[str] | None = None) -> None:
                   f"{costs['sparse_train']:7.2f} | {'':16s} {rates['dense']:6.0f}{cells} | "
                   f"{share['dense']:5.0%} -> {share['sparse']:4.0%} {'':17s}| {'':19s}"
                   + "".join(f" {diff[v]:7.1e}" for v in variants[1:]), flush=True)
+            print(f"{'':17s} gradient step's backward + clip + optimizer step, CPU ms: "
+                  + ", ".join(f"{v} {tails[v]:.2f}" for v in VARIANTS), flush=True)
 
 
 if __name__ == "__main__":
