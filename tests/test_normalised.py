@@ -278,9 +278,10 @@ def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tm
     from schedrl.report.render import PaperInfo, render_report
 
     path = tmp_path / "aggregate.csv"
-    built = aggregate(scores(_two_workloads()), reps=50, scale="default")
+    runtime = _two_workloads().assign(paper="runtime")
+    built = aggregate(scores(runtime), reps=50, scale="default")
     built.to_csv(path, index=False)
-    tuned = aggregate(scores(_two_workloads()), reps=50, scale="tuned")
+    tuned = aggregate(scores(runtime), reps=50, scale="tuned")
     tuned = tuned.assign(player=tuned["player"].replace({"ppo": "tuned ppo"}))
     tuned.loc[tuned["player"] == "tuned ppo", ["iqm", "iqm_lo", "iqm_hi"]] = [1.2, 1.1, 1.3]
     other = tuned.assign(paper="elsewhere")  # a paper this build does not hold: left out
@@ -290,8 +291,12 @@ def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tm
     section = text[text.index("## Where RL stands"):text.index("## Verdicts")]
     assert "tuned ppo" in section and "elsewhere" not in section
     assert section.count("| ppo |") == 1  # the recorded default rows do not repeat the build's
-    assert "- **p**: the best agent, tuned ppo (3 seed(s), 2 workload(s)), beats the best heuristic: IQM 1.20 " \
-           "[1.10, 1.30]; a tuned agent." in section
+    line = "the best agent, tuned ppo (3 seed(s), 2 workload(s)), beats the best heuristic: IQM 1.20 [1.10, 1.30]; " \
+           "a tuned agent."
+    assert f"- **runtime**: {line}" in section
+    # and the paper's own section says it in one line
+    paper_section = text[text.index(f"## {titles()['runtime']}"):]
+    assert f"**Headroom**: {line}" in paper_section.split("\n## ")[0]
 
 
 # -- the mdp and sem readers on tiny results trees ---------------------------------------------------

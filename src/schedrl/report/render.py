@@ -220,24 +220,39 @@ NORMALISED_FIGURES = {"where_rl_stands.png": "Each player's IQM normalised score
                       "scaled workloads: the share of runs x workloads above each normalised score"}
 
 
-def _where_rl_stands(path: str, report_dir: str | Path, recorded: list[pd.DataFrame] = ()) -> str:
-    """The opening section from this build's aggregate and, for the papers it holds, the players of
-    their recorded runs at the other scales (``recorded``: ``PaperInfo.recorded_players``)."""
-    import os
-
-    from schedrl.report.normalised import where_rl_stands
-
+def _rl_table(path: str, recorded: list[pd.DataFrame] = ()) -> pd.DataFrame:
+    """This build's normalised aggregate and, for the papers it holds, the players of their recorded
+    runs at the other scales (``recorded``: ``PaperInfo.recorded_players``)."""
     if not Path(path).is_file():
         raise InputFileError(path, "no such file (run 'schedrl normalised' first)")
-    gaps = Path(path).with_name("gaps.csv")  # written beside it by 'schedrl normalised'
-    figures = {caption: os.path.relpath(Path(path).with_name(name), report_dir)
-               for name, caption in NORMALISED_FIGURES.items() if Path(path).with_name(name).is_file()}
     built = pd.read_csv(path)
     extra = [f[f["paper"].isin(set(built["paper"])) & ~f["scale"].isin(set(built["scale"]))]
              for f in recorded if f is not None and len(f)]
     table = pd.concat([built, *extra], ignore_index=True) if any(len(f) for f in extra) else built
-    table = table.sort_values("paper", kind="stable").reset_index(drop=True)
+    return table.sort_values("paper", kind="stable").reset_index(drop=True)
+
+
+def _where_rl_stands(path: str, report_dir: str | Path, table: pd.DataFrame) -> str:
+    """The opening section from ``table`` (``_rl_table``), with the figures drawn beside ``path``."""
+    import os
+
+    from schedrl.report.normalised import where_rl_stands
+
+    gaps = Path(path).with_name("gaps.csv")  # written beside it by 'schedrl normalised'
+    figures = {caption: os.path.relpath(Path(path).with_name(name), report_dir)
+               for name, caption in NORMALISED_FIGURES.items() if Path(path).with_name(name).is_file()}
     return where_rl_stands(table, pd.read_csv(gaps) if gaps.is_file() else None, figures)
+
+
+def headroom_line(table: pd.DataFrame | None, paper: str) -> list[str]:
+    """A paper section's one line on headroom (issue 69): its best agent against random valid play
+    and the best heuristic on the normalised scale; nothing where the paper has no agent scored."""
+    from schedrl.report.normalised import headroom_sentences
+
+    if table is None or not (table["paper"] == paper).any():
+        return []
+    found = headroom_sentences(table[table["paper"] == paper])
+    return [f"**Headroom**: {found[0].split(': ', 1)[1]}", ""] if found else []
 
 
 def render_report(claims_files, section_files, scale: str, papers: dict[str, PaperInfo | str], *,
@@ -263,6 +278,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
             raise InputFileError(f, f"not a fingerprints CSV ({str(exc).splitlines()[0]})") from None
     papers = {k: v if isinstance(v, PaperInfo) else PaperInfo(title=v) for k, v in papers.items()}
+    rl_table = _rl_table(normalised, [i.recorded_players for i in papers.values()]) if normalised else None
     frames = [read_claims(p) for p in claims_files]
     for section in section_files:  # check every section up front: none is dropped or half-read
         path = Path(section)
@@ -285,8 +301,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             "them at default or paper scale.",
             "",
         ] if scale == "smoke" else []),
-        *([_where_rl_stands(normalised, report_dir, [i.recorded_players for i in papers.values()])]
-          if normalised else []),
+        *([_where_rl_stands(normalised, report_dir, rl_table)] if normalised else []),
         "## Verdicts",
         "",
         "Claims per verdict at this scale; *not converged* counts RL claims whose value still moved "
@@ -322,7 +337,7 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
     report_dir = Path(report_dir)
     for paper, info in papers.items():
         rows = claims[claims["paper"] == paper]
-        out += [f'<a id="{_anchor(paper)}"></a>', "", f"## {info.title}", ""]
+        out += [f'<a id="{_anchor(paper)}"></a>', "", f"## {info.title}", "", *headroom_line(rl_table, paper)]
         if rows.empty and not info.figures:
             out += ["Not reproduced yet: the paper's issue has not landed, so nothing is built for it.", ""]
             continue
