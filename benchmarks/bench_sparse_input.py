@@ -18,8 +18,8 @@ T 512 / M 512 / K 4). For each:
    weight difference of the sparse and clip runs from the dense one (the same function: only the
    order of float sums differs; lazy differs by design, printed for scale);
 4. the part of a gradient step that ``sparse_optimizer`` changes (backward, SB3's clip call and the
-   optimizer's step on a training batch of real observations), CPU ms per variant, best of 20-step
-   means.
+   optimizer's step on a training batch of real observations), CPU ms per variant, the variants
+   taking turns, best of ``5 * --repeats`` 10-step means.
 
 Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
 count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]
@@ -149,7 +149,8 @@ def layer_costs(x: np.ndarray, width: int, batch: int, repeats: int) -> dict[str
 def gradient_step_ms(env_id: str, kwargs: dict, hp: dict, x: np.ndarray, batch: int, repeats: int) -> dict[str, float]:
     """CPU ms of one PPO gradient step's tail on a training batch of real observations, per variant:
     zero_grad, backward of the policy's outputs, SB3's ``clip_grad_norm_`` call and the optimizer's
-    step (the part ``sparse_optimizer`` changes; the forward is left out)."""
+    step (the part ``sparse_optimizer`` changes; the forward is left out). The variants take turns,
+    10 steps each, ``repeats`` rounds; the best mean of each is kept (the machine is shared)."""
     import copy
 
     import torch
@@ -158,7 +159,7 @@ def gradient_step_ms(env_id: str, kwargs: dict, hp: dict, x: np.ndarray, batch: 
     from schedrl.agents.hyperparams import resolve_hyperparams
     from schedrl.experiments.envs import make_env
 
-    out = {}
+    steps = {}
     for variant, (sparse, optimizer) in VARIANTS.items():
         params = copy.deepcopy(hp)
         params["policy_kwargs"]["sparse_input"] = sparse
@@ -172,22 +173,23 @@ def gradient_step_ms(env_id: str, kwargs: dict, hp: dict, x: np.ndarray, batch: 
         obs = torch.from_numpy(x[:batch].reshape(batch, *pol.observation_space.shape).copy())
         actions = torch.zeros(batch, dtype=torch.long)
 
-        def step(pol=pol, obs=obs, actions=actions):
+        def step(pol=pol, obs=obs, actions=actions, max_norm=model.max_grad_norm):
             values, log_prob, entropy = pol.evaluate_actions(obs, actions)
             loss = values.square().mean() - log_prob.mean() - 0.01 * entropy.mean()
             t0 = time.process_time()
             pol.optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(pol.parameters(), model.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(pol.parameters(), max_norm)
             pol.optimizer.step()
             return time.process_time() - t0
 
         step()  # compiles, allocates the state
-        best = float("inf")
-        for _ in range(repeats):
-            best = min(best, sum(step() for _ in range(20)) / 20)
-        out[variant] = best * 1e3
-    return out
+        steps[variant] = step
+    best = dict.fromkeys(steps, float("inf"))
+    for _ in range(repeats):
+        for variant, step in steps.items():
+            best[variant] = min(best[variant], sum(step() for _ in range(10)) / 10)
+    return {k: v * 1e3 for k, v in best.items()}
 
 
 def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, variant: str):
@@ -245,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
             x = observations(env_id, kwargs, max(batch, 64))
             net = hp["policy_kwargs"].get("shared_net") or hp["policy_kwargs"]["net_arch"]["pi"]
             costs = layer_costs(x, int(net[0]), batch, args.repeats)
-            tails = gradient_step_ms(env_id, kwargs, hp, x, batch, max(args.repeats, 3))
+            tails = gradient_step_ms(env_id, kwargs, hp, x, batch, 5 * args.repeats)
             rates = dict.fromkeys(variants, 0.0)
             weights = {}
             for _ in range(args.repeats):

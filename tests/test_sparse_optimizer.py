@@ -258,3 +258,29 @@ def test_clip_mode_rewrites_its_dense_gradient_row_by_row():
         assert not seen[-1].any() and seen[0].any() and seen[1].any()
     finally:
         torch.optim.Adam.step = real_step
+
+
+def test_lazy_adam_on_runs_of_touched_rows_is_torch_adam_while_the_others_have_no_moments():
+    """On real MDP observations the touched rows come in many runs, each updated as a view; while the
+    batch stays the same (PPO's epochs), untouched rows have zero moments, so torch's Adam leaves them
+    too and the two agree bit for bit."""
+    x = torch.from_numpy(_observations("mdp"))
+    rows = SparseRows.of(x, 1.0).touched()[0]
+    assert np.count_nonzero(np.diff(rows) != 1) >= 10  # many runs
+    _, sparse = _net(x.shape[1])
+    opt = RowSparseAdam(sparse.parameters(), lr=1e-2, eps=1e-5, max_grad_norm=0.5, lazy=True)
+    twins = [nn.Parameter(p.detach().clone()) for p in sparse.parameters()]
+    ref = torch.optim.Adam(twins, lr=1e-2, eps=1e-5, fused=True)
+    target = torch.randn(x.shape[0], 3)
+    for _ in range(3):
+        opt.zero_grad()
+        _loss(sparse, x, target).backward()
+        held = opt.held_gradients()
+        for t, p in zip(twins, sparse.parameters()):
+            t.grad = held[p].clone()
+        torch.nn.utils.clip_grad_norm_(twins, 1e9)  # no clipping in either: the factor is 1
+        opt.max_grad_norm = 1e9
+        ref.step()
+        opt.step()
+        for p, t in zip(sparse.parameters(), twins):
+            assert torch.equal(p, t)

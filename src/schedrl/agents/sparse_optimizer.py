@@ -22,11 +22,11 @@ gradient itself, from those rows:
   touched rows only; a row whose gradient is zero in a step keeps its moments and its weight, as
   torch's ``SparseAdam`` and TensorFlow's ``LazyAdam`` do (the bias corrections count every step of
   the parameter). That is a different optimizer from the papers' Adam, under which every weight
-  moves every step through its moments. The touched rows' weights and moments are gathered,
-  updated by torch's own Adam kernel (the group's: fused, as SB3's policies here use) and written
-  back (row copies): where every row is touched it is torch's Adam bit for bit
-  (``tests/test_sparse_optimizer.py``), and as deterministic as it on both machine kinds. The other
-  parameters get torch's Adam.
+  moves every step through its moments. The touched rows come in runs of consecutive inputs (58-111
+  runs over an MDP training batch of 50), each a contiguous view of the weight and its moments, and
+  torch's own fused Adam kernel updates them in place: where every row is touched it is torch's Adam
+  bit for bit (``tests/test_sparse_optimizer.py``), as deterministic as it on both machine kinds.
+  The other parameters get torch's Adam.
 
 How it plugs into SB3: ``PPO.train`` calls ``optimizer.zero_grad()``, ``loss.backward()``,
 ``th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)`` and ``optimizer.step()``. The
@@ -48,7 +48,6 @@ from functools import partial
 import numba
 import numpy as np
 import torch
-from torch.optim.adam import adam
 
 from schedrl.agents.sparse_input import RowGrad
 
@@ -68,36 +67,6 @@ def _sumsq(x):
     for j in range(m):
         total += acc[j]
     return total
-
-
-@numba.njit(cache=True)
-def _gather(w, m, v, rows, out):
-    """``out[:, :len(rows)] = w[rows], m[rows], v[rows]`` (float32 ``[in, out]`` tables; rows
-    ascending), copied element by element (a row slice per copy, or torch's ``index_select``, was
-    3-15x slower) into a buffer kept between steps (a fresh one costs its pages' first-touch faults)."""
-    n = w.shape[1]
-    for k in range(rows.size):
-        r = rows[k]
-        for j in range(n):
-            out[0, k, j] = w[r, j]
-        for j in range(n):
-            out[1, k, j] = m[r, j]
-        for j in range(n):
-            out[2, k, j] = v[r, j]
-
-
-@numba.njit(cache=True)
-def _scatter(w, m, v, rows, values):
-    """``w[rows], m[rows], v[rows] = values``: the inverse of ``_gather``."""
-    n = w.shape[1]
-    for k in range(rows.size):
-        r = rows[k]
-        for j in range(n):
-            w[r, j] = values[0, k, j]
-        for j in range(n):
-            m[r, j] = values[1, k, j]
-        for j in range(n):
-            v[r, j] = values[2, k, j]
 
 
 @numba.njit(cache=True)
@@ -136,16 +105,18 @@ class RowSparseAdam(torch.optim.Adam):
     ``row_grads`` parameters, and with ``lazy`` updates only those rows (see the module's text)."""
 
     def __init__(self, params, lr: float = 1e-3, *, max_grad_norm: float, lazy: bool = False, **adam_kwargs):
+        if lazy:
+            adam_kwargs.setdefault("fused", True)
         super().__init__(params, lr=lr, **adam_kwargs)
         for group in self.param_groups:
-            if lazy and (group["weight_decay"] or group["amsgrad"] or group["maximize"]):
-                raise ValueError("lazy Adam has no weight_decay, amsgrad or maximize")
+            if lazy and (group["weight_decay"] or group["amsgrad"] or group["maximize"] or not group["fused"]):
+                raise ValueError("lazy Adam is torch's fused Adam without weight_decay, amsgrad or maximize")
         if not max_grad_norm > 0:
             raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm!r}")
         self.max_grad_norm = float(max_grad_norm)
         self.lazy = bool(lazy)
         self._held: dict[torch.Tensor, torch.Tensor] = {}
-        self._buffers: dict[torch.Tensor, np.ndarray] = {}  # lazy Adam's gathered rows, by parameter
+        self._views: dict[torch.Tensor, tuple] = {}  # lazy Adam's views of the touched runs, by parameter
         # clip's dense gradient tables kept between steps (zero outside the rows last written): a fresh
         # zero table per step costs its pages' first-touch faults and a pass over every row
         self._dense_grads: dict[torch.Tensor, tuple[torch.Tensor, np.ndarray]] = {}
@@ -237,27 +208,44 @@ class RowSparseAdam(torch.optim.Adam):
             state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
     def _lazy_step(self, group: dict, params: list, rows: dict, coef: torch.Tensor) -> None:
-        """torch's Adam (the group's kernel, the same arithmetic) on the touched rows of ``params``:
-        their weights and moments gathered, updated, written back; the other rows stay as they are."""
-        index = [rows[p].rows for p in params]
-        states = [self.state[p] for p in params]
-        tables = [(p.detach().numpy(), s["exp_avg"].numpy(), s["exp_avg_sq"].numpy()) for p, s in zip(params, states)]
-        if not all(t.flags.c_contiguous for ts in tables for t in ts):
-            raise ValueError("lazy Adam needs contiguous weights and moments")
-        gathered = []
-        for p, ts, i in zip(params, tables, index):
-            buffer = self._buffers.get(p)
-            if buffer is None:
-                buffer = self._buffers[p] = np.empty((3, *ts[0].shape), np.float32)
-            _gather(*ts, i, buffer)
-            gathered.append(torch.from_numpy(buffer[:, : i.size]))
-        grads = [torch.from_numpy(rows[p].values).mul_(coef) for p in params]  # the clip, as torch's
+        """torch's fused Adam kernel on the touched rows of ``params``, in place: the rows come in
+        runs of consecutive inputs (58-111 runs over an MDP training batch), each a contiguous view
+        of the weight and of its moments; the other rows stay as they are."""
+        views = ([], [], [], [])
+        for p in params:
+            row_grad = rows[p]
+            torch.from_numpy(row_grad.values).mul_(coef)  # the clip, as torch's
+            state = self.state[p]
+            state["step"] += 1
+            for kept, new in zip(views, self._run_views(p, state, row_grad)):
+                kept.extend(new)
+        if not views[0]:
+            return
+        steps = [self.state[p]["step"] for p in params for _ in self._views[p][1][0]]
         beta1, beta2 = group["betas"]
-        adam([g[0] for g in gathered], grads, [g[1] for g in gathered], [g[2] for g in gathered], [],
-             [s["step"] for s in states], foreach=group["foreach"], fused=group["fused"], amsgrad=False,
-             beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=0.0, eps=group["eps"], maximize=False)
-        for p, ts, i in zip(params, tables, index):
-            _scatter(*ts, i, self._buffers[p])
+        lr = group["lr"]
+        torch._fused_adam_(*views, [], steps, lr=lr.item() if torch.is_tensor(lr) else lr, beta1=beta1, beta2=beta2,
+                           weight_decay=0.0, eps=group["eps"], amsgrad=False, maximize=False)
+
+    def _run_views(self, p, state: dict, row_grad: RowGrad):
+        """(weight, gradient, first moment, second moment) views of each run of touched rows; kept
+        while the rows and the tensors are the same (PPO's epochs over one rollout batch)."""
+        key = (p.data_ptr(), state["exp_avg"].data_ptr(), state["exp_avg_sq"].data_ptr(),
+               row_grad.values.ctypes.data, row_grad.rows.size)
+        kept = self._views.get(p)
+        if kept is not None and kept[0] == key and np.array_equal(kept[2], row_grad.rows):
+            return kept[1]
+        rows = row_grad.rows
+        breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+        firsts = rows[np.r_[0, breaks]] if rows.size else rows
+        lengths = np.diff(np.r_[0, breaks, rows.size]) if rows.size else rows
+        bounds = np.stack([firsts, firsts + lengths], 1).ravel().tolist()
+        weight = p.detach()
+        out = tuple([list(t.tensor_split(bounds)[1::2]) for t in (weight,)]
+                    + [list(torch.from_numpy(row_grad.values).split(lengths.tolist()))]
+                    + [list(state[k].tensor_split(bounds)[1::2]) for k in ("exp_avg", "exp_avg_sq")])
+        self._views[p] = (key, out, rows.copy())
+        return out
 
 
 def row_sparse_optimizer(policy: torch.nn.Module, setting: str, optimizer_class, lr: float,
