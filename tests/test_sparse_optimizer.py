@@ -104,7 +104,7 @@ def test_lazy_adam_is_torch_adam_where_every_row_is_touched():
     twins = [nn.Parameter(p.detach().clone()) for p in sparse.parameters()]
     ref = torch.optim.Adam(twins, lr=1e-2, eps=1e-5, fused=True)
     first = sparse[0].weight
-    for step in range(3):
+    for _ in range(3):
         opt.zero_grad()
         _loss(sparse, x, target).backward()
         held = opt.held_gradients()
@@ -191,7 +191,7 @@ def test_ppo_trains_deterministically_with_each_setting(tmp_path):
                 runs.append(model.policy.state_dict())
             assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])  # same seed, same weights
             finals[setting] = runs[0]
-            for k, v in runs[0].items():
+            for v in runs[0].values():
                 assert torch.isfinite(v).all()
         # clip computes the dense run's function: the weights agree to float tolerance
         for k, v in finals["dense"].items():
