@@ -18,22 +18,9 @@ from schedrl.papers.deeprm import layout as dl
 from schedrl.papers.deeprm import references as dr
 from schedrl.papers.deeprm import training as dt
 from schedrl.papers.deeprm.claims import claims_rows
+from toy_trees import DEEPRM_SPEC
 
-SPEC = {
-    "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
-            "backlog_size": 60, "simu_len": 12, "episode_max_length": 60},
-    "variants": {
-        "discrete-image": {"env": {"num_nw": 10, "workload": "deeprm"}, "algos": ["a2c"]},
-        "multibinary-image": {"env": {"num_nw": 5, "workload": "deeprm"}, "algos": ["a2c", "ppo"]},
-    },
-    "objectives": ["slowdown", "completion_time"],
-    "baselines": ["sjf", "packer", "random"],
-    "seeds": [0],
-    "train": {"rate": 0.7, "steps": 150, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
-              "episodes_per_iteration": 2},
-    "eval": {"rates": [0.3, 0.6, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.6, "episodes": 1,
-             "jobset_seed": 1000, "deterministic": False},
-}
+SPEC = DEEPRM_SPEC
 
 
 def test_env_kwargs_of_a_variant():

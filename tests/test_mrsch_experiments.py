@@ -20,7 +20,7 @@ from schedrl.papers.mrsch import cost as mcost
 from schedrl.papers.mrsch import evaluation as mev
 from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.mrsch import training as mtr
-from schedrl.workloads.swf import SWF_FIELDS, write_swf
+from toy_trees import mrsch_tree
 
 
 def _spec(**over):
@@ -103,20 +103,7 @@ def test_bad_spec_is_one_line_and_nonzero(tmp_path):
 
 def _tree(tmp_path, n=240):
     """Train/test splits for S1-S5 on a 16-node machine with 8 burst-buffer units."""
-    rng = np.random.default_rng(0)
-    for k in range(1, 6):
-        for part in ("train", "test"):
-            frame = pd.DataFrame({"job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.uniform(0, 5 * 86_400, n)).round(),
-                                  "wait_time": -1, "run_time": rng.integers(100, 4000, n), "alloc_procs": rng.integers(1, 9, n),
-                                  "req_time": 4000, "bb_request": rng.integers(1, 5, n).astype(float)})
-            frame["req_procs"] = frame["alloc_procs"]
-            for col in SWF_FIELDS:
-                if col not in frame:
-                    frame[col] = -1
-            frame.attrs["header"] = {"MaxNodes": "16", "MaxProcs": "16", "MaxBurstBufferUnits": "8"}
-            (tmp_path / f"S{k}").mkdir(exist_ok=True)
-            write_swf(frame, tmp_path / f"S{k}" / f"{part}.swf")
-    return tmp_path
+    return mrsch_tree(tmp_path, {"train": n, "test": n})
 
 
 def test_jobsets_per_group_are_deterministic_and_cycle_workloads(tmp_path):

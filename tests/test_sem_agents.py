@@ -11,6 +11,7 @@ from schedrl.errors import ConfigError
 from schedrl.papers.sem import agents as A
 from schedrl.papers.sem import claims as C
 from schedrl.papers.sem import figures as F
+from toy_trees import sem_split
 
 
 def test_convergence_episode_by_hand():
@@ -114,25 +115,8 @@ def test_agent_claims_by_hand():
     assert rows["fig8_convergence_theta"]["verdict"] == "not reproduced"
 
 
-def _swf_split(tmp_path, n_jobs=90, nodes=64):
-    from schedrl.workloads.splits import sem_split
-    from schedrl.workloads.swf import SWF_FIELDS, write_swf
-
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"job_id": np.arange(1, n_jobs + 1), "submit_time": np.sort(rng.integers(0, 20_000, n_jobs)),
-                          "wait_time": -1, "run_time": rng.integers(60, 3_000, n_jobs), "alloc_procs": -1,
-                          "req_procs": rng.choice([2, 4, 8, 16, 32], n_jobs), "req_time": 3_600, "status": 1,
-                          "user_id": 1, "queue": 1})
-    for col in SWF_FIELDS:
-        if col not in frame.columns:
-            frame[col] = -1
-    frame = frame[list(SWF_FIELDS)]
-    frame.attrs["header"] = {"MaxProcs": str(nodes)}
-    parts, manifest = sem_split(frame, train_jobs=60, episode_jobs=20, val_jobs=10, test_jobs=20)
-    for name, part in parts.items():
-        write_swf(part, tmp_path / f"{name}.swf")
-    (tmp_path / "split.json").write_text(json.dumps(manifest))
-    return tmp_path
+def _swf_split(folder, n_jobs=90, nodes=64):
+    return sem_split(folder, n_jobs, nodes)
 
 
 def test_train_agent_end_to_end(tmp_path):

@@ -12,6 +12,7 @@ from schedrl.papers.sem import agents as A
 from schedrl.papers.sem import claims as C
 from schedrl.papers.sem import figures as F
 from schedrl.report.claims import VERDICTS
+from toy_trees import sem_split
 
 HP = {"discount": 0.6, "baseline": "normalise", "optimizer": "adam", "learning_rate": 0.01,
       "trajectories": 1, "examples_per_update": 1, "mask_actions": True}
@@ -19,25 +20,8 @@ HP = {"discount": 0.6, "baseline": "normalise", "optimizer": "adam", "learning_r
 
 def _dense_split(path, n_jobs=90, nodes=32):
     """Arrivals dense enough that several jobs wait: the test part has contested decisions."""
-    from schedrl.workloads.splits import sem_split
-    from schedrl.workloads.swf import SWF_FIELDS, write_swf
-
-    rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"job_id": np.arange(1, n_jobs + 1), "submit_time": np.sort(rng.integers(0, 3_000, n_jobs)),
-                          "wait_time": -1, "run_time": rng.integers(300, 3_000, n_jobs), "alloc_procs": -1,
-                          "req_procs": rng.choice([2, 4, 8, 16], n_jobs),
-                          "req_time": rng.choice([1_200, 3_600, 7_200], n_jobs), "status": 1, "user_id": 1, "queue": 1})
-    for col in SWF_FIELDS:
-        if col not in frame.columns:
-            frame[col] = -1
-    frame = frame[list(SWF_FIELDS)]
-    frame.attrs["header"] = {"MaxProcs": str(nodes)}
-    parts, manifest = sem_split(frame, train_jobs=60, episode_jobs=20, val_jobs=10, test_jobs=20)
-    path.mkdir(parents=True, exist_ok=True)
-    for name, part in parts.items():
-        write_swf(part, path / f"{name}.swf")
-    (path / "split.json").write_text(json.dumps(manifest))
-    return path
+    return sem_split(path, n_jobs, nodes, seed=5, span=3_000, run_low=300, sizes=(2, 4, 8, 16),
+                     req_times=(1_200, 3_600, 7_200))
 
 
 def _spec(enc, seed=0):

@@ -11,6 +11,7 @@ import yaml
 
 from schedrl.errors import ConfigError
 from schedrl.experiments.tune import choice_label, run_study, study_spec
+from toy_trees import deeprm_spec, mrsch_tree
 
 SPACE = {"x": {"type": "float", "low": -2.0, "high": 2.0},
          "width": {"type": "categorical", "choices": [[8, 8], [64]]}}
@@ -190,25 +191,8 @@ def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
 
 
 # -- the DeepRM report's study --------------------------------------------------------------------
-DEEPRM_SPEC = {  # tests/test_deeprm_experiments.py's toy spec, inline (plain pytest imports no 'tests' package)
-    "env": {"num_res": 2, "time_horizon": 20, "max_job_len": 15, "res_slot": 10, "max_job_size": 10,
-            "backlog_size": 60, "simu_len": 12, "episode_max_length": 60},
-    "variants": {
-        "discrete-image": {"env": {"num_nw": 10, "workload": "deeprm"}, "algos": ["a2c"]},
-        "multibinary-image": {"env": {"num_nw": 5, "workload": "deeprm"}, "algos": ["a2c", "ppo"]},
-    },
-    "objectives": ["slowdown", "completion_time"],
-    "baselines": ["sjf", "packer", "random"],
-    "seeds": [0],
-    "train": {"rate": 0.7, "steps": 150, "jobset_seed": 0, "num_jobsets": 2, "checkpoint_every": 100,
-              "episodes_per_iteration": 2},
-    "eval": {"rates": [0.3, 0.6, 0.7, 1.0], "box_rate": 0.7, "withheld_rate": 0.6, "episodes": 2,
-             "jobset_seed": 1000, "deterministic": False},
-}
-
-
 def _deeprm_spec():
-    spec = json.loads(json.dumps(DEEPRM_SPEC))
+    spec = deeprm_spec(episodes=2)
     spec["tune"] = {"algo": "ppo", "validation_jobset_seed": 2000, "validation_jobsets": 2,
                     "trials": 3, "seeds": 2, "steps": 64, "checks": 2, "budget_core_h": 1.0, "startup_trials": 1,
                     "space": {"learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
@@ -436,26 +420,8 @@ def test_schedrl_tune_mdp_end_to_end(tmp_path, monkeypatch, capsys):
 
 # -- MRSch's study (DFP) --------------------------------------------------------------------------
 def _mrsch_tree(base: Path, n_train: int = 60, n_val: int = 40) -> Path:
-    """Training and validation splits for S1-S5 on a 16-node machine with 8 burst-buffer units
-    (tests/test_mrsch_experiments.py's toy machine)."""
-    import numpy as np
-
-    from schedrl.workloads.swf import SWF_FIELDS, write_swf
-
-    rng = np.random.default_rng(0)
-    for k in range(1, 6):
-        for part, n in (("train", n_train), ("val", n_val)):
-            frame = pd.DataFrame({"job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.uniform(0, 2 * 86_400, n)).round(),
-                                  "wait_time": -1, "run_time": rng.integers(100, 4000, n), "alloc_procs": rng.integers(1, 9, n),
-                                  "req_time": 4000, "bb_request": rng.integers(1, 5, n).astype(float)})
-            frame["req_procs"] = frame["alloc_procs"]
-            for col in SWF_FIELDS:
-                if col not in frame:
-                    frame[col] = -1
-            frame.attrs["header"] = {"MaxNodes": "16", "MaxProcs": "16", "MaxBurstBufferUnits": "8"}
-            (base / f"S{k}").mkdir(parents=True, exist_ok=True)
-            write_swf(frame, base / f"S{k}" / f"{part}.swf")
-    return base
+    """Training and validation splits for S1-S5 on MRSch's toy machine."""
+    return mrsch_tree(base, {"train": n_train, "val": n_val}, days=2)
 
 
 def _mrsch_spec():

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from schedrl.errors import ConfigError
+from toy_trees import sem_split
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = "datastar"  # a key of config.yaml's sem.agents.networks, so the recipe merges over it
@@ -19,26 +20,7 @@ HP = {"discount": 0.6, "baseline": "normalise", "optimizer": "adam", "learning_r
 
 
 def _split(folder: Path, n_jobs: int = 90, nodes: int = 64) -> Path:
-    """A small SEM split (60 training jobs in episodes of 20, 10 validation, 20 test jobs) in ``folder``."""
-    from schedrl.workloads.splits import sem_split
-    from schedrl.workloads.swf import SWF_FIELDS, write_swf
-
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"job_id": np.arange(1, n_jobs + 1), "submit_time": np.sort(rng.integers(0, 20_000, n_jobs)),
-                          "wait_time": -1, "run_time": rng.integers(60, 3_000, n_jobs), "alloc_procs": -1,
-                          "req_procs": rng.choice([2, 4, 8, 16, 32], n_jobs), "req_time": 3_600, "status": 1,
-                          "user_id": 1, "queue": 1})
-    for col in SWF_FIELDS:
-        if col not in frame.columns:
-            frame[col] = -1
-    frame = frame[list(SWF_FIELDS)]
-    frame.attrs["header"] = {"MaxProcs": str(nodes)}
-    parts, manifest = sem_split(frame, train_jobs=60, episode_jobs=20, val_jobs=10, test_jobs=20)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, part in parts.items():
-        write_swf(part, folder / f"{name}.swf")
-    (folder / "split.json").write_text(json.dumps(manifest))
-    return folder
+    return sem_split(folder, n_jobs, nodes)
 
 
 def _spec() -> dict:
