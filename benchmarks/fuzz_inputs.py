@@ -439,11 +439,7 @@ class Fuzzer:
         self.record("config", outcome, detail)
 
     def spec(self, paper, how, payload, kind, known_bad, good, i: int):
-        from schedrl.commands import load_spec as paper_spec
-        from schedrl.config import load_section
-
-        def load_spec(paper, text):  # sem reads its agents from options, not --spec: the section loader
-            return load_section(text, paper) if paper == "sem" else paper_spec(paper, text)
+        from schedrl.commands import load_spec  # every paper's section loader with its cross-key checks
 
         if how == "inline" or how == "inline_junk":
             arg = payload
