@@ -94,14 +94,9 @@ def test_probe_sem_reinforce(case, pipeline, seed, tmp_path):
 
 
 # -- Stable-Baselines3 through schedrl's train entry point -----------------------------------------
-SB3 = {
-    # algo: (steps, probe-scale overrides of hyperparams/<algo>.yaml's default block)
-    "a2c": (16_000, {}),
-    "ppo": (10_000, {}),
-    "dqn": (8_000, {}),
-    "trpo": (6_000, {}),
-    "maskable_ppo": (20_000, {}),  # runtime's beyond-the-paper variant (issue 38); seed 0 is +12% at 10k
-}
+#: algo -> probe-scale steps (MaskablePPO is runtime's beyond-the-paper variant, issue 38; seed 0 is +12%
+#: at 10k); the same budgets probe a tuned recipe (tests/test_learning_probes_tuned.py)
+SB3 = probes.SB3_STEPS
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=[f"seed{s}" for s in SEEDS])
@@ -114,8 +109,8 @@ def test_probe_sb3(case, algo, seed, tmp_path):
     can learn."""
     from schedrl.agents.hyperparams import load_hyperparams
 
-    steps, overrides = SB3[algo]
-    hp = load_hyperparams(algo, None, overrides=overrides)
+    steps = SB3[algo]
+    hp = load_hyperparams(algo, None)
     check(case, *both(case, seed, tmp_path,
                       lambda d, zeroed: probes.train_sb3(case, algo, hp, steps, seed, d, zeroed=zeroed)))
 

@@ -34,6 +34,13 @@ def register(subparsers) -> None:
     p.add_argument("--references", action="store_true",
                    help="only score the no-learning references (random, uniform, heuristics) on the study's "
                    "validation workloads into OUT/references.csv (the study writes it too)")
+    p.add_argument("--reselect", action="store_true",
+                   help="do not rerun the study: choose the recipe again from OUT/trials.csv, the best complete trial "
+                   "whose trainer passes the learning probe (schedrl.experiments.probes), probing the best by "
+                   "validation score in turn; trials.csv gains the probe's outcome")
+    p.add_argument("--probe-candidates", type=int, default=None, metavar="N",
+                   help="how many of the best trials to probe at most (default: the config's tune.probe_candidates; "
+                   "with --reselect at least 1)")
     add_threads_option(p)
     p.set_defaults(func=run)
 
@@ -67,8 +74,21 @@ def run(args) -> int:
             raise ConfigError(f"tune {args.paper}: its study scores no references yet")
         _write_references(scores(spec), out / "references.csv")
         return 0
-    own, study, result = module.tune(spec, out, threads=args.threads, trials=args.trials)
-    if scores is not None:
+    if args.probe_candidates is not None and args.probe_candidates < (1 if args.reselect else 0):
+        raise ConfigError(f"--probe-candidates: expected >= {1 if args.reselect else 0}, got {args.probe_candidates}")
+    if args.probe_candidates is not None and not args.reselect:
+        section = spec.get("tune")
+        if not isinstance(section, dict):
+            raise ConfigError(f"{args.paper}.tune: missing (the study of `schedrl tune {args.paper}`)")
+        spec = {**spec, "tune": {**section, "probe_candidates": args.probe_candidates}}
+    if args.reselect:
+        from schedrl.experiments.tune import reselect
+
+        own, study, result = reselect(args.paper, spec, module.tune_spec, module.trainer, out,
+                                      candidates=args.probe_candidates)
+    else:
+        own, study, result = module.tune(spec, out, threads=args.threads, trials=args.trials)
+    if scores is not None and not args.reselect:
         _write_references(scores(spec), out / "references.csv")
     text = module.recipe(spec, own, result.best_params, result, study, _commit())
     targets = [out / "recipe.yml"]

@@ -477,3 +477,62 @@ def run_probe(case: ProbeCase, trained: Trained, zeroed: Trained | None = None) 
                         wrappers=trained.wrappers,
                         zeroed_policy=None if zeroed is None else zeroed.policy,
                         zeroed_wrappers=None if zeroed is None else zeroed.wrappers)
+
+
+# -- a trainer described by data: the probe of a tuned recipe (issue 69) ------------------------
+#: probe-scale budgets, the same for a paper's recipe (tests/test_learning_probes.py) and a tuned one:
+#: SB3 environment steps per algorithm, REINFORCE passes x training episodes, DFP episodes
+SB3_STEPS = {"a2c": 16_000, "ppo": 10_000, "dqn": 8_000, "trpo": 6_000, "maskable_ppo": 20_000}
+PG_PASSES, PG_EXAMPLES = 10, 30
+DFP_EPISODES = 300
+#: the seeds a trainer is probed on; the zeroed-observation control runs on the first
+TRAINER_SEEDS = (0, 1)
+TRAINER_KINDS = ("sb3", "pg", "dfp")
+
+
+def train_trainer(case: ProbeCase, trainer: dict, seed: int, run_dir, *, zeroed: bool = False) -> Trained:
+    """Train ``trainer`` on ``case`` at probe scale: ``{"kind": "sb3", "algo", "hyperparams"}`` (an
+    SB3 algorithm, ``SB3_STEPS``), ``{"kind": "pg", "hyperparams"}`` (REINFORCE's ``ReinforceConfig``
+    values, ``PG_PASSES`` x ``PG_EXAMPLES``) or ``{"kind": "dfp", "hyperparams"}`` (``DFPConfig``'s,
+    ``DFP_EPISODES``). Only the budget is the probe's; every other value is the trainer's own."""
+    kind = trainer.get("kind")
+    if kind == "sb3":
+        algo = str(trainer["algo"])
+        return train_sb3(case, algo, dict(trainer["hyperparams"]), SB3_STEPS[algo], seed, run_dir, zeroed=zeroed)
+    if kind == "pg":
+        return train_pg(case, dict(trainer["hyperparams"]), PG_PASSES, PG_EXAMPLES, seed, run_dir, zeroed=zeroed)
+    if kind == "dfp":
+        return train_dfp(case, dict(trainer["hyperparams"]), DFP_EPISODES, seed, run_dir, zeroed=zeroed)
+    raise ValueError(f"trainer kind {kind!r} (choose from: {', '.join(TRAINER_KINDS)})")
+
+
+@dataclass
+class TrainerProbe:
+    """A trainer's probe on every seed: ``passed`` when no seed fails (``failures``)."""
+
+    passed: bool
+    gains: list[float]
+    problems: list[str]
+    lines: list[str]
+
+    def summary(self) -> str:
+        gains = ", ".join(f"{g:+.0%}" for g in self.gains)
+        if self.passed:
+            return f"passed (gain {gains} on seeds {', '.join(map(str, TRAINER_SEEDS[:len(self.gains)]))})"
+        return f"failed (gain {gains}; {self.problems[0]})"
+
+
+def probe_trainer(trainer: dict, work_dir, seeds: Sequence[int] = TRAINER_SEEDS, margin: float = MARGIN) -> TrainerProbe:
+    """``trainer`` (``train_trainer``'s description) through the probe on ``sjf_case``: each seed
+    trained and played held out, the zeroed-observation control on the first seed."""
+    work_dir = Path(work_dir)
+    case = sjf_case(work_dir / "case")
+    gains, problems, lines = [], [], []
+    for seed in seeds:
+        trained = train_trainer(case, trainer, seed, work_dir / f"seed{seed}")
+        zeroed = train_trainer(case, trainer, seed, work_dir / f"zeroed{seed}", zeroed=True) if seed == seeds[0] else None
+        report = run_probe(case, trained, zeroed)
+        gains.append(report.gain())
+        problems += [f"seed {seed}: {p}" for p in failures(report, margin)]
+        lines.append(f"seed {seed}: {report.line()}")
+    return TrainerProbe(passed=not problems, gains=gains, problems=problems, lines=lines)

@@ -52,6 +52,7 @@ class StudySpec:
     sampler_seed: int = 0
     pruner: str = "median"
     startup_trials: int = 5
+    probe_candidates: int = 0
     space: dict[str, dict] = field(default_factory=dict)
 
 
@@ -83,9 +84,13 @@ def study_spec(raw: dict | None, where: str) -> StudySpec:
         raise ConfigError(f"{where}.space: expected a non-empty mapping of searched values")
     for name, dim in space.items():
         _check_dimension(dim, f"{where}.space.{name}")
+    probe = raw.get("probe_candidates", 0)
+    if not isinstance(probe, int) or isinstance(probe, bool) or probe < 0:
+        raise ConfigError(f"{where}.probe_candidates: expected a whole number >= 0, got {probe!r}")
     return StudySpec(trials=raw["trials"], seeds=raw["seeds"], steps=raw["steps"], checks=raw["checks"],
                      budget_core_h=float(raw["budget_core_h"]), sampler_seed=int(raw.get("sampler_seed", 0)),
-                     pruner=pruner, startup_trials=int(raw.get("startup_trials", 5)), space=dict(space))
+                     pruner=pruner, startup_trials=int(raw.get("startup_trials", 5)), probe_candidates=probe,
+                     space=dict(space))
 
 
 def _check_dimension(dim, where: str) -> None:
@@ -190,6 +195,7 @@ class StudyResult:
     trials: Any  # pandas.DataFrame
     stopped_by_budget: bool
     cpu_s: float
+    probe: str = ""  # the chosen trial's learning probe (select_probed), "" when none was run
 
 
 def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], out_csv: str | Path, *,
@@ -286,6 +292,89 @@ def _write_trials(rows: Sequence[dict], path: Path, stopped: bool, spec: StudySp
     tmp.replace(path)
 
 
+def params_from_row(row, space: dict[str, dict]) -> dict[str, Any]:
+    """A trial's parameters from its ``trials.csv`` row (``param_<name>``), as ``suggest`` gave them:
+    a categorical choice from its label (pandas may read ``"128"`` as 128.0 and ``"True"`` as True)."""
+    out = {}
+    for name, dim in space.items():
+        value = row[f"param_{name}"]
+        value = value.item() if hasattr(value, "item") else value  # numpy scalars as Python's
+        if dim["type"] == "categorical":
+            by_label = {choice_label(c): c for c in dim["choices"]}
+            text = str(value).lower() if isinstance(value, (bool, str)) else str(value)
+            if isinstance(value, float) and value.is_integer():
+                text = text if text in by_label else str(int(value))
+            if text not in by_label:
+                raise ConfigError(f"trials.csv: param_{name} = {value!r} is none of the space's choices "
+                                  f"({', '.join(by_label)})")
+            out[name] = by_label[text]
+        else:
+            out[name] = int(value) if dim["type"] == "int" else float(value)
+    return out
+
+
+def result_from_trials(path: str | Path) -> StudyResult:
+    """A finished study's ``StudyResult`` read back from its ``trials.csv`` (the best complete
+    trial by value; CPU time: the trials' sum), so a recipe can be chosen again without rerunning it."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    complete = frame[frame["state"] == "complete"]
+    if complete.empty:
+        raise ConfigError(f"{path}: no complete trial to choose a recipe from")
+    best = complete.loc[complete["value"].idxmax()]
+    return StudyResult(best_params={}, best_value=float(best["value"]), best_number=int(best["number"]),
+                       trials=frame, stopped_by_budget=bool(frame.get("stopped_by_budget", pd.Series([False])).any()),
+                       cpu_s=float(frame["cpu_s"].fillna(0).sum()))
+
+
+def select_probed(result: StudyResult, space: dict[str, dict], trainer_of: Callable[[dict[str, Any]], dict],
+                  out_csv: str | Path, work_dir: str | Path, *, candidates: int,
+                  probe: Callable | None = None, log: Callable[[str], None] | None = None) -> StudyResult:
+    """The recipe is the best complete trial whose trainer passes the learning probe
+    (``schedrl.experiments.probes``): the ``candidates`` best by validation score are probed in
+    that order until one passes. Why: a short study's best score can belong to a recipe that learns
+    nothing (near random play wins early), and a verdict on an agent counts only when its trainer
+    learns. ``trainer_of(params)``: the paper's trainer for a trial's values. ``trials.csv`` gains
+    ``probe`` (passed / failed / not probed) and ``probe_gain`` (mean over the probe's seeds). When
+    none of the candidates passes, the validation best is kept and ``result.probe`` says it failed."""
+    import dataclasses
+
+    import pandas as pd
+
+    from schedrl.experiments import probes
+
+    log = log or (lambda line: print(line, flush=True))
+    probe = probe or probes.probe_trainer
+    frame = result.trials.copy()
+    frame["probe"], frame["probe_gain"] = "not probed", float("nan")
+    complete = frame[frame["state"] == "complete"].sort_values("value", ascending=False, kind="stable")
+    chosen, outcome = None, None
+    for index, row in complete.head(int(candidates)).iterrows():
+        params = params_from_row(row, space)
+        found = probe(trainer_of(params), Path(work_dir) / f"trial_{int(row['number'])}")
+        frame.loc[index, "probe"] = "passed" if found.passed else "failed"
+        frame.loc[index, "probe_gain"] = float(sum(found.gains) / len(found.gains))
+        log(f"learning probe of trial {int(row['number'])} (validation {row['value']:.4g}): {found.summary()}")
+        for line in found.lines:
+            log(f"  {line}")
+        if found.passed:
+            chosen, outcome = row, found
+            break
+    probed = int((frame["probe"] != "not probed").sum())
+    if chosen is None:
+        chosen = complete.iloc[0]
+        note = (f"failed by all {probed} trials probed (the best by validation, trial {int(chosen['number'])}, kept: "
+                "a verdict on its agent does not count)")
+    else:
+        note = f"{outcome.summary()}; trial {int(chosen['number'])}, the best of {probed} probed by validation score"
+    tmp = Path(out_csv).with_suffix(".csv.tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(out_csv)
+    return dataclasses.replace(result, best_params=params_from_row(chosen, space), best_value=float(chosen["value"]),
+                               best_number=int(chosen["number"]), trials=pd.read_csv(out_csv), probe=note)
+
+
 class SB3Learner:
     """One SB3 agent trained in memory, chunk by chunk (no run folder: a trial's agents are thrown
     away; the tuned recipe is retrained from scratch by the paper's own rules). Built as
@@ -356,6 +445,7 @@ def recipe_text(body: dict, result: StudyResult, spec: StudySpec, *, title: str,
         f"# best {result.best_value:.4f}. Study CPU {result.cpu_s / 3600:.2f} core-h"
         + (" (stopped by its budget guard)" if result.stopped_by_budget else "")
         + f"; {datetime.now(UTC).date().isoformat()}, commit {commit or 'unknown'}. Trials: {trials_csv}.",
+        *([f"# Learning probe (schedrl.experiments.probes): {result.probe}."] if result.probe else []),
         "# A config overlay: every value here is beyond the paper (a deviation). Train it at the paper's budget:",
         f"#   {train}",
     ]
@@ -363,11 +453,33 @@ def recipe_text(body: dict, result: StudyResult, spec: StudySpec, *, title: str,
 
 
 def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Callable, out: str | Path, *,
-               threads: int = 1, trials: int | None = None, log: Callable[[str], None] | None = None):
+               threads: int = 1, trials: int | None = None, log: Callable[[str], None] | None = None,
+               trainer: Callable | None = None):
     """A paper's study: ``tune_spec(spec)`` -> (its own keys, StudySpec), each trial's seeds built by
-    ``start_learner(spec, own, params, seed, threads)``, ``out/trials.csv``; returns (own, study, result)."""
+    ``start_learner(spec, own, params, seed, threads)``, ``out/trials.csv``; with the study's
+    ``probe_candidates`` and ``trainer(spec, own, params)`` (the paper's trainer as the probe trains it),
+    the recipe is chosen by ``select_probed``. Returns (own, study, result)."""
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
                        Path(out) / "trials.csv", name=f"tune {paper}", log=log)
+    if study.probe_candidates and trainer is not None:
+        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
+                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
+    return own, study, result
+
+
+def reselect(paper: str, spec: dict, tune_spec: Callable, trainer: Callable, out: str | Path, *,
+             candidates: int | None = None, log: Callable[[str], None] | None = None):
+    """Choose a finished study's recipe again from ``out/trials.csv`` by ``select_probed`` (no
+    trial reruns); ``candidates``: how many to probe (default the study's ``probe_candidates``, at
+    least 1). Returns (own, study, result) as ``tune_paper``."""
+    own, study = tune_spec(spec)
+    path = Path(out) / "trials.csv"
+    if not path.is_file():
+        raise ConfigError(f"{path}: no study's trials here (run `schedrl tune {paper}` first)")
+    result = result_from_trials(path)
+    n = int(candidates if candidates is not None else max(1, study.probe_candidates))
+    result = select_probed(result, study.space, lambda params: trainer(spec, own, params), path, Path(out) / "probes",
+                           candidates=n, log=log)
     return own, study, result

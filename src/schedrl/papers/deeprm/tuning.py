@@ -184,6 +184,14 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
                       seed, lambda model: validation_score(run, own, model), wrappers=WRAPPERS)
 
 
+def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
+    """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
+    and hyperparameters (network included); the job sets it trains over are the MDP's."""
+    run = trial_spec(spec, params, own)
+    algo = run["variants"][own["variant"]]["algos"][0]
+    return {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(run, own["variant"], algo)}
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
 
@@ -208,4 +216,5 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``deeprm.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
-    return tune_paper("deeprm", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log)
+    return tune_paper("deeprm", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
+                      trainer=trainer)

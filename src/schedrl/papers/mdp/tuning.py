@@ -164,6 +164,13 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
                       wrappers=WRAPPERS)
 
 
+def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
+    """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
+    (MaskablePPO with ``mask``) and hyperparameters, network included."""
+    run = trial_spec(spec, params, own)
+    return {"kind": "sb3", "algo": run_algo(run, own["variant"]), "hyperparams": run_hyperparams(run, own["variant"])}
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params, own)
@@ -182,4 +189,5 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``mdp.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
-    return tune_paper("mdp", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log)
+    return tune_paper("mdp", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
+                      trainer=trainer)

@@ -38,7 +38,15 @@ from typing import Any
 
 from schedrl.agents.dfp import DFPConfig
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import StudySpec, check_space, recipe_text, run_study, study_spec, with_trials
+from schedrl.experiments.tune import (
+    StudySpec,
+    check_space,
+    recipe_text,
+    run_study,
+    select_probed,
+    study_spec,
+    with_trials,
+)
 from schedrl.papers.mrsch.layout import (
     GROUPS,
     KINDS,
@@ -266,6 +274,13 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
     return DFPLearner(run, episodes, seed, validation, device=run.get("device", "cpu"))
 
 
+def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
+    """The trial's DFP as the learning probe trains it (``probes.train_trainer``): every ``mrsch.dfp``
+    value, the state layers included (the probe's measurement and goal are its own)."""
+    run = trial_spec(spec, params)
+    return {"kind": "dfp", "hyperparams": {k: v for k, v in run["dfp"].items() if k != "select_on_validation"}}
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params)
@@ -297,4 +312,7 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
                                                                  validation=validation, base=base),
                        Path(out) / "trials.csv", name="tune mrsch", seed_base=int(spec["seed"]), log=log)
+    if study.probe_candidates:
+        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
+                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
     return own, study, result

@@ -106,6 +106,14 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
                       lambda model: validation_score(run, own, model, seed))
 
 
+def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
+    """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
+    and hyperparameters (network included); the env's remedies (reward, mask_unfit) are the MDP's."""
+    run = trial_spec(spec, params)
+    grid = rx.grid_id(rx.grid_points(run)[0])
+    return {"kind": "sb3", "algo": run["agents"]["algo"], "hyperparams": rx.run_hyperparams(run, own["method"], grid)}
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params)
@@ -126,7 +134,8 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``runtime.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
-    return tune_paper("runtime", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log)
+    return tune_paper("runtime", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
+                      trainer=trainer)
 
 
 #: the no-learning players a study's scores are read against, on the same validation draws:

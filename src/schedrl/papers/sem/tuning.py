@@ -53,6 +53,7 @@ from schedrl.experiments.tune import (
     extremes,
     recipe_text,
     run_study,
+    select_probed,
     study_spec,
     with_trials,
 )
@@ -292,6 +293,15 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
     return SemLearner(split, agent_spec(run, own, seed, threads), own["metric"], episode_jobs)
 
 
+def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
+    """The trial's REINFORCE as the learning probe trains it (``probes.train_trainer``): its
+    hyperparameters and the tuned encoder's hidden layers in the pair_conv network sem trains."""
+    run = trial_spec(spec, own, params)
+    net = run["agents"]["networks"][own["trace"]]
+    return {"kind": "pg", "hyperparams": {**run["agents"]["hyperparams"], "network": "pair_conv",
+                                          "hidden": [int(w) for w in net["hidden"][own["encoder"]]]}}
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, own, params)
@@ -336,6 +346,9 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
                           f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
                        Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log)
+    if study.probe_candidates:
+        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
+                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
     return own, study, result
 
 
