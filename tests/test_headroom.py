@@ -37,5 +37,22 @@ def test_headroom_lines_say_whether_a_tuned_agent_stands_behind_them():
     (line,) = headroom_sentences(recipe)
     assert "no better than random valid play" in line and "no tuned agent yet" in line and "-0.10 [-0.20, 0.05]" in line
     tuned = pd.concat([recipe, pd.DataFrame([_row("PPO tuned", "agent", 3, 1.2, 1.1, 1.3, scale="tuned")])])
-    (line,) = headroom_sentences(tuned)
-    assert "PPO tuned" in line and "beats the best heuristic" in line and "a tuned agent" in line
+    (line,) = headroom_sentences(tuned, probes={"runtime": "passed (gain +60%, +55% on seeds 0, 1)"})
+    assert "PPO tuned" in line and "beats the best heuristic" in line
+    assert line.endswith("a tuned agent, its trainer passes the learning probe.")
+
+
+@pytest.mark.parametrize("probe, clause", [
+    ("passed (gain +60%, +55% on seeds 0, 1); trial 3", "its trainer passes the learning probe"),
+    ("failed by all 7 trials probed (the best by validation, trial 4, kept)", "fails the learning probe, so this is no headroom verdict"),
+    (None, "its trainer not yet through the learning probe"),
+])
+def test_a_tuned_verdict_counts_only_when_its_trainer_learns(probe, clause):
+    """Issue 69 with issue 41: the tuned agent's line says what its recipe's learning probe found
+    (the recipe header's line); a trainer that fails it gives no headroom verdict, whichever agent
+    is the best."""
+    recipe = _row("PPO", "agent", 3, -0.1, -0.2, 0.05)
+    for tuned_iqm, who in ((1.2, "a tuned agent, "), (-0.5, "the paper's recipe (the tuned agent scores lower, ")):
+        tuned = _row("PPO tuned", "agent", 3, tuned_iqm, tuned_iqm - 0.1, tuned_iqm + 0.1, scale="tuned")
+        (line,) = headroom_sentences(pd.DataFrame([recipe, tuned]), probes={"runtime": probe})
+        assert who in line and clause in line

@@ -270,13 +270,16 @@ def test_report_opens_with_where_rl_stands(tmp_path):
         render_report([], [], "default", titles(), normalised=str(tmp_path / "none.csv"))
 
 
-def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tmp_path):
+def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tmp_path, monkeypatch):
     """Issue 68 item 5 / issue 69: the opening table holds this build's players and, for the same
     papers, the players of their recorded runs at other scales (a tuned agent among them), and the
     headroom line names the tuned agent where it is the best with the most seeds."""
+    from schedrl.experiments import tune
     from schedrl.papers import titles
     from schedrl.report.render import PaperInfo, render_report
 
+    (tmp_path / "runtime.yml").write_text("# Learning probe (schedrl.experiments.probes): passed (gain +60%, +55%).\n")
+    monkeypatch.setattr(tune, "TUNED_DIR", tmp_path)  # the tuned recipe's header, as --write-config leaves it
     path = tmp_path / "aggregate.csv"
     runtime = _two_workloads().assign(paper="runtime")
     built = aggregate(scores(runtime), reps=50, scale="default")
@@ -292,7 +295,7 @@ def test_report_sets_recorded_paper_budget_and_tuned_players_beside_the_build(tm
     assert "tuned ppo" in section and "elsewhere" not in section
     assert section.count("| ppo |") == 1  # the recorded default rows do not repeat the build's
     line = "the best agent, tuned ppo (3 seed(s), 2 workload(s)), beats the best heuristic: IQM 1.20 [1.10, 1.30]; " \
-           "a tuned agent."
+           "a tuned agent, its trainer passes the learning probe."
     assert f"- **runtime**: {line}" in section
     # and the paper's own section says it in one line
     paper_section = text[text.index(f"## {titles()['runtime']}"):]

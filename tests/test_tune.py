@@ -61,6 +61,42 @@ def test_the_study_finds_the_optimum_region_keeps_every_trial_and_is_reproducibl
     assert again.best_params == result.best_params
 
 
+class Killed(BaseException):
+    """What a SIGKILL leaves behind, as an exception: the trial in progress never finishes."""
+
+
+def test_a_study_killed_mid_trial_resumes_to_the_uninterrupted_studys_trials(tmp_path):
+    """Issue 70 for studies: journalled (resume_key), a study killed during its sixth trial and started
+    again keeps its five finished trials, draws the killed one again from TPE's restored state, and
+    ends with the uninterrupted study's trials.csv (CPU and wall times aside) and recipe."""
+    spec = study_spec({**RAW, "trials": 12}, "test.tune")
+    whole = run_study(spec, lambda p, s: Quadratic(p, s, []), tmp_path / "whole" / "trials.csv", log=lambda line: None,
+                      resume_key="spec v1")
+    started = []
+
+    def dies_in_trial_6(p, s):
+        if len(started) == 2 * 5 + 1:
+            raise Killed
+        return Quadratic(p, s, started)
+
+    with pytest.raises(Killed):
+        run_study(spec, dies_in_trial_6, tmp_path / "cut" / "trials.csv", log=lambda line: None, resume_key="spec v1")
+    assert len(pd.read_csv(tmp_path / "cut" / "trials.csv")) == 5
+    lines = []
+    resumed = run_study(spec, lambda p, s: Quadratic(p, s, started), tmp_path / "cut" / "trials.csv",
+                        log=lines.append, resume_key="spec v1")
+    assert any("resumed after 5 finished trials" in line for line in lines)
+    drop = ["cpu_s", "wall_s"]
+    assert pd.read_csv(tmp_path / "cut" / "trials.csv").drop(columns=drop).equals(
+        pd.read_csv(tmp_path / "whole" / "trials.csv").drop(columns=drop))
+    assert (resumed.best_params, resumed.best_number) == (whole.best_params, whole.best_number)
+    # another spec behind the same folder starts afresh: all 12 trials run again
+    again = []
+    run_study(spec, lambda p, s: Quadratic(p, s, again), tmp_path / "cut" / "trials.csv", log=lambda line: None,
+              resume_key="spec v2")
+    assert len(again) == 2 * 12
+
+
 def test_poor_trials_are_pruned_at_an_early_check(tmp_path):
     _, _ = _study(tmp_path, trials=20)
     trials = pd.read_csv(tmp_path / "a" / "trials.csv")

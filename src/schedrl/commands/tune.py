@@ -90,7 +90,14 @@ def run(args) -> int:
         own, study, result = module.tune(spec, out, threads=args.threads, trials=args.trials)
     if scores is not None and not args.reselect:
         _write_references(scores(spec), out / "references.csv")
-    text = module.recipe(spec, own, result.best_params, result, study, _commit())
+    commit = _commit()
+    if args.reselect:  # the study ran at an earlier commit: keep it (from the committed recipe) beside this one
+        import re
+
+        earlier = Path(args.write_config or f"config/tuned/{args.paper}.yml")
+        found = re.search(r"commit (\w+)[ .]", earlier.read_text()) if earlier.is_file() else None
+        commit = f"{found.group(1) if found else 'unknown'} (the recipe chosen again by the learning probe at {commit})"
+    text = module.recipe(spec, own, result.best_params, result, study, commit)
     targets = [out / "recipe.yml"]
     if args.write_config is not None:
         targets.append(Path(args.write_config or f"config/tuned/{args.paper}.yml"))

@@ -199,25 +199,72 @@ class StudyResult:
 
 
 def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], out_csv: str | Path, *,
-              name: str = "study", seed_base: int = 0, log: Callable[[str], None] | None = None) -> StudyResult:
+              name: str = "study", seed_base: int = 0, log: Callable[[str], None] | None = None,
+              resume_key: str | None = None) -> StudyResult:
     """Run the study: ``start(params, seed)`` builds one seed's learner for a trial's parameters.
 
     Seeds ``seed_base .. seed_base + spec.seeds - 1`` in every trial, so trials differ only in their
-    parameters. Writes ``out_csv`` after each trial (an interrupted study keeps what it measured)."""
+    parameters. Writes ``out_csv`` after each trial (an interrupted study keeps what it measured).
+
+    ``resume_key`` (the paper's spec as text): the study is journalled beside ``out_csv``
+    (``study.journal``, Optuna's file journal, and ``sampler.pkl``, TPE's state after the last
+    finished trial), and a study killed mid-way and started again with the same key and spec goes on
+    from its last finished trial: the trial that was running is marked failed and drawn again from the
+    restored sampler, so the trials and their values are the uninterrupted study's (only CPU and wall
+    times differ). Another key starts afresh."""
+    import json
+    import pickle
+
     import optuna
     import pandas as pd
 
     log = log or (lambda line: print(line, flush=True))  # a rule's log file shows each trial as it ends
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = optuna.samplers.TPESampler(seed=spec.sampler_seed)
-    study = optuna.create_study(study_name=name, direction="maximize", sampler=sampler, pruner=_pruner(spec))
-    per_check = spec.steps // spec.checks
-    seeds = [seed_base + k for k in range(spec.seeds)]
-    begin = cpu_seconds()
     out_csv = Path(out_csv)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
+    journal, sampler_file, key_file = (out_csv.with_name(n) for n in ("study.journal", "sampler.pkl", "study.key"))
+    storage, sampler = None, None
+    if resume_key is not None:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        key = json.dumps({"study": spec.__dict__, "name": name, "seed_base": seed_base, "spec": resume_key},
+                         sort_keys=True, default=str)
+        if not key_file.is_file() or key_file.read_text() != key or not sampler_file.is_file():
+            for stale in (journal, sampler_file):
+                stale.unlink(missing_ok=True)
+            key_file.write_text(key)
+        else:
+            sampler = pickle.loads(sampler_file.read_bytes())
+        storage = JournalStorage(JournalFileBackend(str(journal)))
+    sampler = sampler or optuna.samplers.TPESampler(seed=spec.sampler_seed)
+    study = optuna.create_study(study_name=name, direction="maximize", sampler=sampler, pruner=_pruner(spec),
+                                storage=storage, load_if_exists=True)
+    for trial in study.trials:  # killed while running: failed, and drawn again from the restored sampler
+        if trial.state.name in ("RUNNING", "WAITING"):
+            study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
+    per_check = spec.steps // spec.checks
+    seeds = [seed_base + k for k in range(spec.seeds)]
+    finished = [t for t in study.trials if t.state.name in ("COMPLETE", "PRUNED")]
     rows: list[dict] = []
+    numbers: dict[int, int] = {}  # Optuna's trial number -> the row's (a resumed study's failed trials not counted)
     stopped = False
+
+    def row_of(trial) -> dict:
+        numbers[trial.number] = len(rows)
+        return {"number": len(rows), "state": trial.state.name.lower(),
+                "value": trial.value if trial.value is not None else _last_report(trial),
+                "checks_done": trial.user_attrs.get("checks_done", 0),
+                "steps_per_seed": trial.user_attrs.get("checks_done", 0) * per_check,
+                "seed_values": " ".join(f"{v:.6g}" for v in trial.user_attrs.get("seed_values", [])),
+                "cpu_s": trial.user_attrs.get("cpu_s"), "wall_s": trial.user_attrs.get("wall_s"),
+                **{f"param_{k}": v for k, v in trial.params.items()}}
+
+    for trial in finished:
+        rows.append(row_of(trial))
+    if finished:
+        log(f"[{name}] resumed after {len(finished)} finished trials ({journal})")
+    begin = cpu_seconds() - sum(float(r["cpu_s"] or 0) for r in rows)
 
     def objective(trial) -> float:
         params = suggest(trial, spec.space)
@@ -245,32 +292,37 @@ def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], 
 
     def after(study_, trial) -> None:
         nonlocal stopped
-        row = {"number": trial.number, "state": trial.state.name.lower(),
-               "value": trial.value if trial.value is not None else _last_report(trial),
-               "checks_done": trial.user_attrs.get("checks_done", 0),
-               "steps_per_seed": trial.user_attrs.get("checks_done", 0) * per_check,
-               "seed_values": " ".join(f"{v:.6g}" for v in trial.user_attrs.get("seed_values", [])),
-               "cpu_s": trial.user_attrs.get("cpu_s"), "wall_s": trial.user_attrs.get("wall_s"),
-               **{f"param_{k}": v for k, v in trial.params.items()}}
+        row = row_of(trial)
         rows.append(row)
+        if resume_key is not None:  # the sampler as it is after this trial: a resume draws the next trial alike
+            tmp = sampler_file.with_suffix(".pkl.tmp")
+            tmp.write_bytes(pickle.dumps(study_.sampler))
+            tmp.replace(sampler_file)
         used_h = (cpu_seconds() - begin) / 3600.0
-        best = study_.best_trial.number if any(t.state.name == "COMPLETE" for t in study_.trials) else None
-        log(f"[{name}] trial {trial.number + 1}/{spec.trials} {row['state']}: value {row['value']:.4g} "
+        best = numbers[study_.best_trial.number] if any(t.state.name == "COMPLETE" for t in study_.trials) else None
+        log(f"[{name}] trial {len(rows)}/{spec.trials} {row['state']}: value {row['value']:.4g} "
             f"after {row['steps_per_seed']:,} steps x {spec.seeds} seeds, {row['cpu_s']} CPU s "
             f"(study {used_h:.2f} of {spec.budget_core_h} core-h; best so far: trial {best})")
-        if used_h >= spec.budget_core_h and trial.number + 1 < spec.trials:
+        if used_h >= spec.budget_core_h and len(rows) < spec.trials:
             stopped = True
             study_.stop()
         _write_trials(rows, out_csv, stopped, spec)
 
-    study.optimize(objective, n_trials=spec.trials, callbacks=[after], catch=())
+    remaining = spec.trials - len(rows)
+    spent = bool(rows) and (cpu_seconds() - begin) / 3600.0 >= spec.budget_core_h  # a resumed study past its guard
+    stopped = spent and len(rows) < spec.trials
+    if remaining > 0 and not spent:
+        study.optimize(objective, n_trials=remaining, callbacks=[after], catch=())
+    elif rows:
+        _write_trials(rows, out_csv, stopped, spec)
     complete = [t for t in study.trials if t.state.name == "COMPLETE"]
     if not complete:
         raise ConfigError(f"{name}: every trial was pruned or failed; widen tune.space or raise startup_trials")
     best = study.best_trial
-    log(f"[{name}] best: trial {best.number}, validation {best.value:.4g}, params {best.params}")
+    number = numbers[best.number]
+    log(f"[{name}] best: trial {number}, validation {best.value:.4g}, params {best.params}")
     return StudyResult(best_params=suggest(optuna.trial.FixedTrial(best.params), spec.space),
-                       best_value=float(best.value), best_number=best.number,
+                       best_value=float(best.value), best_number=number,
                        trials=pd.read_csv(out_csv), stopped_by_budget=stopped, cpu_s=cpu_seconds() - begin)
 
 
@@ -290,6 +342,23 @@ def _write_trials(rows: Sequence[dict], path: Path, stopped: bool, spec: StudySp
     tmp = path.with_suffix(".csv.tmp")
     frame.to_csv(tmp, index=False)
     tmp.replace(path)
+
+
+#: where the committed recipes live (``schedrl tune <paper> --write-config``)
+TUNED_DIR = Path(__file__).resolve().parents[3] / "config" / "tuned"
+
+
+def recipe_probe(paper: str, tuned_dir: str | Path | None = None) -> str | None:
+    """What the learning probe found for ``paper``'s committed recipe (its header's ``Learning probe``
+    line: ``"passed ..."`` or ``"failed ..."``) in ``tuned_dir`` (default ``TUNED_DIR``); None when
+    the recipe or the line is missing."""
+    path = Path(tuned_dir if tuned_dir is not None else TUNED_DIR) / f"{paper}.yml"
+    if not path.is_file():
+        return None
+    for line in path.read_text().splitlines():
+        if line.startswith("# Learning probe"):
+            return line.split(": ", 1)[1].rstrip(".")
+    return None
 
 
 def params_from_row(row, space: dict[str, dict]) -> dict[str, Any]:
@@ -347,12 +416,20 @@ def select_probed(result: StudyResult, space: dict[str, dict], trainer_of: Calla
     log = log or (lambda line: print(line, flush=True))
     probe = probe or probes.probe_trainer
     frame = result.trials.copy()
-    frame["probe"], frame["probe_gain"] = "not probed", float("nan")
+    earlier = frame["probe"].copy() if "probe" in frame else None  # a trial probed before is not probed again
+    if earlier is None:
+        frame["probe"], frame["probe_gain"] = "not probed", float("nan")
     complete = frame[frame["state"] == "complete"].sort_values("value", ascending=False, kind="stable")
     chosen, outcome = None, None
     for index, row in complete.head(int(candidates)).iterrows():
         params = params_from_row(row, space)
-        found = probe(trainer_of(params), Path(work_dir) / f"trial_{int(row['number'])}")
+        if earlier is not None and earlier[index] in ("passed", "failed"):
+            passed = earlier[index] == "passed"
+            found = probes.TrainerProbe(passed=passed, gains=[float(row["probe_gain"])],
+                                        problems=[] if passed else ["failed when probed before (trials.csv)"],
+                                        lines=[])
+        else:
+            found = probe(trainer_of(params), Path(work_dir) / f"trial_{int(row['number'])}")
         frame.loc[index, "probe"] = "passed" if found.passed else "failed"
         frame.loc[index, "probe_gain"] = float(sum(found.gains) / len(found.gains))
         log(f"learning probe of trial {int(row['number'])} (validation {row['value']:.4g}): {found.summary()}")
@@ -422,6 +499,14 @@ class SB3Learner:
         self.venv.close()
 
 
+def resume_key(spec: dict) -> str:
+    """The text a journalled study resumes under (``run_study``): the paper's whole spec, so a study
+    of another config starts afresh in the same folder."""
+    import json
+
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
 def with_trials(spec: StudySpec, trials: int | None) -> StudySpec:
     """``spec`` with another trial count (``schedrl tune --trials``); as it is for None."""
     return spec if trials is None else StudySpec(**{**spec.__dict__, "trials": int(trials)})
@@ -462,7 +547,7 @@ def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Calla
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                       Path(out) / "trials.csv", name=f"tune {paper}", log=log)
+                       Path(out) / "trials.csv", name=f"tune {paper}", log=log, resume_key=resume_key(spec))
     if study.probe_candidates and trainer is not None:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)

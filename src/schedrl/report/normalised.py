@@ -455,9 +455,22 @@ def best_agent_row(rows: pd.DataFrame) -> pd.Series | None:
     return agents.sort_values("iqm", ascending=False, kind="stable").iloc[0]
 
 
-def headroom_sentences(aggregated: pd.DataFrame) -> list[str]:
+def probe_clause(found: str | None) -> str:
+    """What a tuned recipe's learning probe (``schedrl.experiments.tune.recipe_probe``) means for the
+    headroom verdict: a verdict on an agent counts only when its trainer learns."""
+    if found is None:
+        return "its trainer not yet through the learning probe"
+    if found.startswith("passed"):
+        return "its trainer passes the learning probe"
+    return "but the tuned trainer fails the learning probe, so this is no headroom verdict"
+
+
+def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] | None = None) -> list[str]:
     """One line per paper: does the best agent we trained beat the best heuristic, by how much on the
-    normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom)."""
+    normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom).
+    ``probes``: paper -> its tuned recipe's learning probe (default: read from config/tuned)."""
+    from schedrl.experiments.tune import recipe_probe
+
     out = []
     for paper in sorted(set(aggregated["paper"])):
         mine = aggregated[aggregated["paper"] == paper]
@@ -465,8 +478,9 @@ def headroom_sentences(aggregated: pd.DataFrame) -> list[str]:
         if best is None:
             continue
         tuned = "scale" in mine and (mine["scale"] == "tuned").any()
-        who = "a tuned agent" if best.get("scale") == "tuned" else (
-            "the paper's recipe (the tuned agent scores lower)" if tuned else "the paper's recipe; no tuned agent yet")
+        probe = probe_clause(probes[paper] if probes is not None and paper in probes else recipe_probe(paper)) if tuned else ""
+        who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (
+            f"the paper's recipe (the tuned agent scores lower, {probe})" if tuned else "the paper's recipe; no tuned agent yet")
         out.append(f"- **{paper}**: the best agent, {best['player']} ({int(best['seeds'])} seed(s), "
                    f"{int(best['workloads'])} workload(s)), {headroom_word(best)}: IQM {_interval(best, 'iqm')}; "
                    f"{who}.")

@@ -42,6 +42,7 @@ from schedrl.experiments.tune import (
     StudySpec,
     check_space,
     recipe_text,
+    resume_key,
     run_study,
     select_probed,
     study_spec,
@@ -311,7 +312,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     validation = validation_splits(plain, own["group"], base)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
                                                                  validation=validation, base=base),
-                       Path(out) / "trials.csv", name="tune mrsch", seed_base=int(spec["seed"]), log=log)
+                       Path(out) / "trials.csv", name="tune mrsch", seed_base=int(spec["seed"]), log=log,
+                       resume_key=resume_key(spec))
     if study.probe_candidates:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)

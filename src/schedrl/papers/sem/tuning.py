@@ -52,6 +52,7 @@ from schedrl.experiments.tune import (
     check_space,
     extremes,
     recipe_text,
+    resume_key,
     run_study,
     select_probed,
     study_spec,
@@ -345,7 +346,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
         raise ConfigError(f"sem.tune.steps: {study.steps} jobs in {study.checks} checks is {study.steps // study.checks} "
                           f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
-                       Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log)
+                       Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log,
+                       resume_key=resume_key(spec))
     if study.probe_candidates:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)
