@@ -405,7 +405,8 @@ def select_probed(result: StudyResult, space: dict[str, dict], trainer_of: Calla
     that order until one passes. Why: a short study's best score can belong to a recipe that learns
     nothing (near random play wins early), and a verdict on an agent counts only when its trainer
     learns. ``trainer_of(params)``: the paper's trainer for a trial's values. ``trials.csv`` gains
-    ``probe`` (passed / failed / not probed) and ``probe_gain`` (mean over the probe's seeds). When
+    ``probe`` (passed / failed / not probed), ``probe_gain`` (mean over the probe's seeds) and
+    ``probe_gains`` (each seed's); a trial probed before is not probed again. When
     none of the candidates passes, the validation best is kept and ``result.probe`` says it failed."""
     import dataclasses
 
@@ -419,19 +420,24 @@ def select_probed(result: StudyResult, space: dict[str, dict], trainer_of: Calla
     earlier = frame["probe"].copy() if "probe" in frame else None  # a trial probed before is not probed again
     if earlier is None:
         frame["probe"], frame["probe_gain"] = "not probed", float("nan")
+    if "probe_gains" not in frame:
+        frame["probe_gains"] = ""
+    frame["probe_gains"] = frame["probe_gains"].fillna("").astype(str)
     complete = frame[frame["state"] == "complete"].sort_values("value", ascending=False, kind="stable")
     chosen, outcome = None, None
     for index, row in complete.head(int(candidates)).iterrows():
         params = params_from_row(row, space)
         if earlier is not None and earlier[index] in ("passed", "failed"):
             passed = earlier[index] == "passed"
-            found = probes.TrainerProbe(passed=passed, gains=[float(row["probe_gain"])],
+            gains = [float(g) for g in str(row["probe_gains"]).split()] or [float(row["probe_gain"])]
+            found = probes.TrainerProbe(passed=passed, gains=gains,
                                         problems=[] if passed else ["failed when probed before (trials.csv)"],
                                         lines=[])
         else:
             found = probe(trainer_of(params), Path(work_dir) / f"trial_{int(row['number'])}")
         frame.loc[index, "probe"] = "passed" if found.passed else "failed"
         frame.loc[index, "probe_gain"] = float(sum(found.gains) / len(found.gains))
+        frame.loc[index, "probe_gains"] = " ".join(f"{g:.4f}" for g in found.gains)
         log(f"learning probe of trial {int(row['number'])} (validation {row['value']:.4g}): {found.summary()}")
         for line in found.lines:
             log(f"  {line}")
@@ -444,7 +450,8 @@ def select_probed(result: StudyResult, space: dict[str, dict], trainer_of: Calla
         note = (f"failed by all {probed} trials probed (the best by validation, trial {int(chosen['number'])}, kept: "
                 "a verdict on its agent does not count)")
     else:
-        note = f"{outcome.summary()}; trial {int(chosen['number'])}, the best of {probed} probed by validation score"
+        note = (f"{outcome.summary()}; trial {int(chosen['number'])}, the best by validation score whose trainer "
+                f"passes ({probed} probed)")
     tmp = Path(out_csv).with_suffix(".csv.tmp")
     frame.to_csv(tmp, index=False)
     tmp.replace(out_csv)
