@@ -167,3 +167,28 @@ def test_a_recipe_said_to_pass_learns_the_probe_on_seed_0(repo, paper, tmp_path)
     if "Learning probe (schedrl.experiments.probes): passed" not in path.read_text():
         pytest.skip(f"{paper}'s recipe is said to fail the probe (on some seed); nothing to confirm")
     assert not probes.failures(report), report.line()
+
+
+@pytest.mark.parametrize("paper", ["runtime", "deeprm", "mdp", "mrsch", "sem"])
+def test_every_study_builds_the_trainer_the_probe_trains(repo, paper):
+    """Each paper's ``tuning.trainer`` turns a trial's values into a trainer the probe can train
+    (checked before a study's end depends on it): the kind, and for SB3 an algorithm with a
+    probe budget whose hyperparameters SB3 accepts; the trial's values are in it."""
+    import importlib
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.experiments.tune import extremes
+
+    module = importlib.import_module(f"schedrl.papers.{paper}.tuning")
+    spec = merge_config(load_yaml(repo / "config" / "config.yaml"), load_yaml(repo / "config" / "tune.yaml"))[paper]
+    own, study = module.tune_spec(spec)
+    for pick in (0, -1):  # every dimension at one end, then at the other
+        params = {name: extremes(dim)[pick] for name, dim in study.space.items()}
+        trainer = module.trainer(spec, own, params)
+        assert trainer["kind"] in probes.TRAINER_KINDS
+        hp = trainer["hyperparams"]
+        if trainer["kind"] == "sb3":
+            assert trainer["algo"] in probes.SB3_STEPS
+            resolve_hyperparams(trainer["algo"], hp)
+        if "learning_rate" in params:
+            assert float(hp["learning_rate"]) == pytest.approx(float(params["learning_rate"]))
