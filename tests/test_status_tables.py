@@ -182,7 +182,7 @@ def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
     assert headline_text(status, "e") == "claim e: default 5.0 (R); paper budget not run"
 
 
-def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
+def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeypatch):
     """Issue 68: `schedrl record --normalised` keeps the paper's rows of aggregate.csv beside its
     recorded runs; the README column shows the best agent's IQM of the paper-budget run, else the
     default run's, else 'not recorded'; a bad aggregate is one line, exit 2, nothing written."""
@@ -230,7 +230,16 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys):
     kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
     assert set(kept.loc[kept["run"] == label, "scale"]) == {"tuned"}
     assert normalised_text(read_paper_status("alpha", record)) == ("0.30 [0.10, 0.45] PPO, tuned: "
-                                                                   "above random valid play, below the best heuristic")
+                                                                   "above random valid play, below the best heuristic"
+                                                                   " (its trainer not probed)")
+    # the tuned recipe's learning probe (its header, config/tuned/alpha.yml) decides whether it is a verdict
+    from schedrl.experiments import tune
+
+    for line, tail in (("passed (gain +60%, +55% on seeds 0, 1)", ""),
+                       ("failed by all 3 trials probed", " (its trainer fails the learning probe: no verdict)")):
+        (tmp_path / "alpha.yml").write_text(f"# Learning probe (schedrl.experiments.probes): {line}.\n")
+        monkeypatch.setattr(tune, "TUNED_DIR", tmp_path)
+        assert normalised_text(read_paper_status("alpha", record)).endswith("below the best heuristic" + tail)
     capsys.readouterr()
     before = record.read_bytes()
     for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),

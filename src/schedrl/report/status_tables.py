@@ -291,7 +291,14 @@ def normalised_text(status: PaperStatus) -> str:
     if found is None:
         return NOT_RECORDED
     what, r = found
-    return f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']}, {what}: {headroom_word(r)}"
+    text = f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']}, {what}: {headroom_word(r)}"
+    if what.startswith("tuned"):  # a verdict on an agent counts only when its trainer learns (issue 41)
+        from schedrl.experiments.tune import recipe_probe
+
+        probe = recipe_probe(status.paper)
+        text += "" if probe and probe.startswith("passed") else (
+            " (its trainer fails the learning probe: no verdict)" if probe else " (its trainer not probed)")
+    return text
 
 
 def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[str, ...] = (),
