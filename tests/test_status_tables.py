@@ -231,12 +231,12 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     assert set(kept.loc[kept["run"] == label, "scale"]) == {"tuned"}
     assert normalised_text(read_paper_status("alpha", record)) == ("0.30 [0.10, 0.45] PPO, tuned: "
                                                                    "above random valid play, below the best heuristic"
-                                                                   " (its trainer not probed)")
+                                                                   " (trainer not probed)")
     # the tuned recipe's learning probe (its header, config/tuned/alpha.yml) decides whether it is a verdict
     from schedrl.experiments import tune
 
     for line, tail in (("passed (gain +60%, +55% on seeds 0, 1)", ""),
-                       ("failed by all 3 trials probed", " (its trainer fails the learning probe: no verdict)")):
+                       ("failed by all 3 trials probed", " (trainer fails probe)")):
         (tmp_path / "alpha.yml").write_text(f"# Learning probe (schedrl.experiments.probes): {line}.\n")
         monkeypatch.setattr(tune, "TUNED_DIR", tmp_path)
         assert normalised_text(read_paper_status("alpha", record)).endswith("below the best heuristic" + tail)

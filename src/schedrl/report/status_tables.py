@@ -297,7 +297,7 @@ def normalised_text(status: PaperStatus) -> str:
 
         probe = recipe_probe(status.paper)
         text += "" if probe and probe.startswith("passed") else (
-            " (its trainer fails the learning probe: no verdict)" if probe else " (its trainer not probed)")
+            " (trainer fails probe)" if probe else " (trainer not probed)")
     return text
 
 
