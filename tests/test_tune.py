@@ -97,6 +97,29 @@ def test_a_study_killed_mid_trial_resumes_to_the_uninterrupted_studys_trials(tmp
     assert len(again) == 2 * 12
 
 
+def test_the_probe_gate_prunes_a_trainer_that_fails_before_it_trains(tmp_path):
+    """probe_gate: each trial's trainer goes through the learning probe first; one that fails is
+    pruned at check 0 without training (its learners never start), and trials.csv says which."""
+    from schedrl.experiments.probes import TrainerProbe
+
+    spec = study_spec({**RAW, "trials": 10, "probe_gate": True}, "test.tune")
+    started = []
+
+    def gate(params):  # a stand-in probe: trainers of x > 0 learn nothing
+        ok = params["x"] <= 0
+        return TrainerProbe(passed=ok, gains=[0.5 if ok else 0.0], problems=[] if ok else ["no"], lines=[])
+
+    result = run_study(spec, lambda p, s: Quadratic(p, s, started), tmp_path / "trials.csv", log=lambda line: None,
+                       gate=gate)
+    trials = pd.read_csv(tmp_path / "trials.csv")
+    failed = trials[trials["gate"] == "failed"]
+    assert len(failed) and (failed["param_x"] > 0).all() and (failed["state"] == "pruned").all()
+    assert (failed["checks_done"] == 0).all() and set(trials["gate"]) <= {"passed", "failed"}
+    assert all(p["x"] <= 0 for p, _ in started) and result.best_params["x"] <= 0
+    with pytest.raises(ConfigError, match="test.tune.probe_gate: expected true or false"):
+        study_spec({**RAW, "probe_gate": "yes"}, "test.tune")
+
+
 def test_poor_trials_are_pruned_at_an_early_check(tmp_path):
     _, _ = _study(tmp_path, trials=20)
     trials = pd.read_csv(tmp_path / "a" / "trials.csv")

@@ -192,3 +192,20 @@ def test_every_study_builds_the_trainer_the_probe_trains(repo, paper):
             resolve_hyperparams(trainer["algo"], hp)
         if "learning_rate" in params:
             assert float(hp["learning_rate"]) == pytest.approx(float(params["learning_rate"]))
+
+
+def test_probe_gate_probes_the_trials_trainer_on_its_first_seed(monkeypatch):
+    from schedrl.experiments import tune
+
+    spec = StudySpec(trials=2, seeds=2, steps=10, checks=1, budget_core_h=1.0, space=SPACE)
+    assert tune.probe_gate(spec, lambda params: {}) is None  # off unless the study asks
+    calls = []
+
+    def probe_trainer(trainer, work, seeds=probes.TRAINER_SEEDS):
+        calls.append((trainer, tuple(seeds)))
+        return probes.TrainerProbe(passed=True, gains=[0.4], problems=[], lines=[])
+
+    monkeypatch.setattr(probes, "probe_trainer", probe_trainer)
+    gate = tune.probe_gate(StudySpec(**{**spec.__dict__, "probe_gate": True}), lambda params: {"kind": "pg", **params},
+                           log=lambda line: None)
+    assert gate({"x": 1}).passed and calls == [({"kind": "pg", "x": 1}, (0,))]

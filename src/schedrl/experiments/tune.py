@@ -53,6 +53,7 @@ class StudySpec:
     pruner: str = "median"
     startup_trials: int = 5
     probe_candidates: int = 0
+    probe_gate: bool = False
     space: dict[str, dict] = field(default_factory=dict)
 
 
@@ -87,9 +88,12 @@ def study_spec(raw: dict | None, where: str) -> StudySpec:
     probe = raw.get("probe_candidates", 0)
     if not isinstance(probe, int) or isinstance(probe, bool) or probe < 0:
         raise ConfigError(f"{where}.probe_candidates: expected a whole number >= 0, got {probe!r}")
+    gate = raw.get("probe_gate", False)
+    if not isinstance(gate, bool):
+        raise ConfigError(f"{where}.probe_gate: expected true or false, got {gate!r}")
     return StudySpec(trials=raw["trials"], seeds=raw["seeds"], steps=raw["steps"], checks=raw["checks"],
                      budget_core_h=float(raw["budget_core_h"]), sampler_seed=int(raw.get("sampler_seed", 0)),
-                     pruner=pruner, startup_trials=int(raw.get("startup_trials", 5)), probe_candidates=probe,
+                     pruner=pruner, startup_trials=int(raw.get("startup_trials", 5)), probe_candidates=probe, probe_gate=gate,
                      space=dict(space))
 
 
@@ -200,7 +204,7 @@ class StudyResult:
 
 def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], out_csv: str | Path, *,
               name: str = "study", seed_base: int = 0, log: Callable[[str], None] | None = None,
-              resume_key: str | None = None) -> StudyResult:
+              resume_key: str | None = None, gate: Callable[[dict[str, Any]], Any] | None = None) -> StudyResult:
     """Run the study: ``start(params, seed)`` builds one seed's learner for a trial's parameters.
 
     Seeds ``seed_base .. seed_base + spec.seeds - 1`` in every trial, so trials differ only in their
@@ -211,7 +215,11 @@ def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], 
     finished trial), and a study killed mid-way and started again with the same key and spec goes on
     from its last finished trial: the trial that was running is marked failed and drawn again from the
     restored sampler, so the trials and their values are the uninterrupted study's (only CPU and wall
-    times differ). Another key starts afresh."""
+    times differ). Another key starts afresh.
+
+    ``gate(params)`` (the study's ``probe_gate``): the trial's trainer through the learning probe
+    before it trains (``probes.TrainerProbe``); a trainer that fails is pruned at check 0, so TPE
+    learns to leave recipes that learn nothing (``trials.csv``: ``gate`` passed or failed)."""
     import json
     import pickle
 
@@ -258,6 +266,8 @@ def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], 
                 "steps_per_seed": trial.user_attrs.get("checks_done", 0) * per_check,
                 "seed_values": " ".join(f"{v:.6g}" for v in trial.user_attrs.get("seed_values", [])),
                 "cpu_s": trial.user_attrs.get("cpu_s"), "wall_s": trial.user_attrs.get("wall_s"),
+                **({"gate": trial.user_attrs.get("gate", ""), "gate_gain": trial.user_attrs.get("gate_gain")}
+                   if gate is not None else {}),
                 **{f"param_{k}": v for k, v in trial.params.items()}}
 
     for trial in finished:
@@ -269,6 +279,14 @@ def run_study(spec: StudySpec, start: Callable[[dict[str, Any], int], Learner], 
     def objective(trial) -> float:
         params = suggest(trial, spec.space)
         t0, w0 = cpu_seconds(), time.monotonic()
+        if gate is not None:
+            found = gate(params)
+            trial.set_user_attr("gate", "passed" if found.passed else "failed")
+            trial.set_user_attr("gate_gain", round(float(sum(found.gains) / len(found.gains)), 4))
+            if not found.passed:
+                trial.set_user_attr("cpu_s", round(cpu_seconds() - t0, 1))
+                trial.set_user_attr("wall_s", round(time.monotonic() - w0, 1))
+                raise optuna.TrialPruned()
         learners = [start(params, s) for s in seeds]
         try:
             value = math.nan
@@ -506,6 +524,28 @@ class SB3Learner:
         self.venv.close()
 
 
+def probe_gate(study: StudySpec, trainer_of: Callable[[dict[str, Any]], dict],
+               log: Callable[[str], None] | None = None) -> Callable[[dict[str, Any]], Any] | None:
+    """``run_study``'s ``gate`` where the study asks for one (``probe_gate``): the trial's trainer
+    through the learning probe on its first seed (with the zeroed-observation control), in a folder
+    thrown away after; None otherwise."""
+    if not study.probe_gate:
+        return None
+    import tempfile
+
+    from schedrl.experiments import probes
+
+    log = log or (lambda line: print(line, flush=True))
+
+    def gate(params: dict[str, Any]):
+        with tempfile.TemporaryDirectory(prefix="schedrl-gate-") as work:
+            found = probes.probe_trainer(trainer_of(params), work, seeds=probes.TRAINER_SEEDS[:1])
+        log(f"  learning probe before training: {found.summary()}")
+        return found
+
+    return gate
+
+
 def resume_key(spec: dict) -> str:
     """The text a journalled study resumes under (``run_study``): the paper's whole spec, so a study
     of another config starts afresh in the same folder."""
@@ -554,7 +594,8 @@ def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Calla
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                       Path(out) / "trials.csv", name=f"tune {paper}", log=log, resume_key=resume_key(spec))
+                       Path(out) / "trials.csv", name=f"tune {paper}", log=log, resume_key=resume_key(spec),
+                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log) if trainer else None)
     if study.probe_candidates and trainer is not None:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)

@@ -41,6 +41,7 @@ from schedrl.errors import ConfigError
 from schedrl.experiments.tune import (
     StudySpec,
     check_space,
+    probe_gate,
     recipe_text,
     resume_key,
     run_study,
@@ -313,7 +314,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
                                                                  validation=validation, base=base),
                        Path(out) / "trials.csv", name="tune mrsch", seed_base=int(spec["seed"]), log=log,
-                       resume_key=resume_key(spec))
+                       resume_key=resume_key(spec),
+                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log))
     if study.probe_candidates:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)

@@ -51,6 +51,7 @@ from schedrl.experiments.tune import (
     StudySpec,
     check_space,
     extremes,
+    probe_gate,
     recipe_text,
     resume_key,
     run_study,
@@ -347,7 +348,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
                           f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
     result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
                        Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log,
-                       resume_key=resume_key(spec))
+                       resume_key=resume_key(spec),
+                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log))
     if study.probe_candidates:
         result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
                                Path(out) / "probes", candidates=study.probe_candidates, log=log)
