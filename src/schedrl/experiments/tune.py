@@ -593,13 +593,24 @@ def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Calla
     the recipe is chosen by ``select_probed``. Returns (own, study, result)."""
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
-    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                       Path(out) / "trials.csv", name=f"tune {paper}", log=log, resume_key=resume_key(spec),
-                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log) if trainer else None)
-    if study.probe_candidates and trainer is not None:
-        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
-                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
+    result = run_paper_study(paper, spec, own, study, lambda params, seed: start_learner(spec, own, params, seed, threads),
+                             out, log=log, trainer=trainer)
     return own, study, result
+
+
+def run_paper_study(paper: str, spec: dict, own: dict, study: StudySpec, start: Callable[[dict[str, Any], int], Learner],
+                    out: str | Path, *, seed_base: int = 0, log: Callable[[str], None] | None = None,
+                    trainer: Callable | None = None) -> StudyResult:
+    """``run_study`` as every paper runs it: journalled under the paper's spec (``resume_key``), gated by
+    the learning probe where the study asks (``probe_gate``), and the recipe chosen by ``select_probed``
+    where it has ``probe_candidates``; ``trainer(spec, own, params)``: the paper's trainer for the probe."""
+    trainer_of = (lambda params: trainer(spec, own, params)) if trainer is not None else None
+    result = run_study(study, start, Path(out) / "trials.csv", name=f"tune {paper}", seed_base=seed_base, log=log,
+                       resume_key=resume_key(spec), gate=probe_gate(study, trainer_of, log) if trainer_of else None)
+    if study.probe_candidates and trainer_of is not None:
+        result = select_probed(result, study.space, trainer_of, Path(out) / "trials.csv", Path(out) / "probes",
+                               candidates=study.probe_candidates, log=log)
+    return result
 
 
 def reselect(paper: str, spec: dict, tune_spec: Callable, trainer: Callable, out: str | Path, *,

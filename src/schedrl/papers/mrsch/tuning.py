@@ -41,11 +41,8 @@ from schedrl.errors import ConfigError
 from schedrl.experiments.tune import (
     StudySpec,
     check_space,
-    probe_gate,
     recipe_text,
-    resume_key,
-    run_study,
-    select_probed,
+    run_paper_study,
     study_spec,
     with_trials,
 )
@@ -311,12 +308,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     plain = trial_spec(spec, {})
     episodes = trial_episodes(plain, own, study.steps, base)
     validation = validation_splits(plain, own["group"], base)
-    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
-                                                                 validation=validation, base=base),
-                       Path(out) / "trials.csv", name="tune mrsch", seed_base=int(spec["seed"]), log=log,
-                       resume_key=resume_key(spec),
-                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log))
-    if study.probe_candidates:
-        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
-                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
+    result = run_paper_study("mrsch", spec, own, study,
+                             lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
+                                                               validation=validation, base=base),
+                             out, seed_base=int(spec["seed"]), log=log, trainer=trainer)
     return own, study, result

@@ -51,11 +51,8 @@ from schedrl.experiments.tune import (
     StudySpec,
     check_space,
     extremes,
-    probe_gate,
     recipe_text,
-    resume_key,
-    run_study,
-    select_probed,
+    run_paper_study,
     study_spec,
     with_trials,
 )
@@ -346,13 +343,9 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     if "episode_jobs" not in study.space and not configured and study.steps // study.checks < int(split.manifest["episode_jobs"]):
         raise ConfigError(f"sem.tune.steps: {study.steps} jobs in {study.checks} checks is {study.steps // study.checks} "
                           f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
-    result = run_study(study, lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
-                       Path(out) / "trials.csv", name="tune sem", seed_base=int(spec["agents"].get("seed", 0)), log=log,
-                       resume_key=resume_key(spec),
-                       gate=probe_gate(study, lambda params: trainer(spec, own, params), log))
-    if study.probe_candidates:
-        result = select_probed(result, study.space, lambda params: trainer(spec, own, params), Path(out) / "trials.csv",
-                               Path(out) / "probes", candidates=study.probe_candidates, log=log)
+    result = run_paper_study("sem", spec, own, study,
+                             lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
+                             out, seed_base=int(spec["agents"].get("seed", 0)), log=log, trainer=trainer)
     return own, study, result
 
 
