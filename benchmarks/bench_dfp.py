@@ -39,7 +39,7 @@ import torch
 from schedrl.agents.allocator import keep_freed_blocks
 from schedrl.agents.device import check_device
 from schedrl.agents.dfp import DFPAgent, adam, train_dfp
-from schedrl.config import load_yaml
+from schedrl.config import load_yaml, over_default
 from schedrl.papers.mrsch import layout as ml
 from schedrl.workloads.jobsets import real_jobsets
 
@@ -53,7 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     check_device(args.device)
     torch.set_num_threads(1)
-    spec = ml.check_spec(load_yaml(args.config)["mrsch"])
+    spec = ml.check_spec(over_default(load_yaml(args.config), args.config)["mrsch"])
     cfg = ml.dfp_config(spec, "mlp")
     rates, per_job, gpu_rates = {}, {}, {}
     for wl in ("S1", "S6"):

@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from schedrl.codepaths import native_capability
-from schedrl.config import load_yaml
+from schedrl.config import load_yaml, over_default
 
 #: one-thread GFLOPS of the product above: the slower kind 66 (AVX2 only, 2026-11-27), the faster
 #: 125-146 (AVX-512), and 105-107 on an AVX-512 AMD EPYC (2026-11-28) whose deeprm default run took
@@ -88,7 +88,7 @@ def main() -> None:
           f"(the slower kind: no AVX-512, or below {SLOWER_BELOW_GFLOPS:.0f})")
     print(f"kind: {'slower (the cost models x their SLOWER_MACHINE factor)' if slower else 'faster (the cost models as they are)'}")
     print(f"{'paper':8} {'core-h here':>11} {'wall h (2 cores)':>16}  fits 5 core-h and one session?")
-    for paper, (total, factor) in paper_totals(load_yaml(args.config)).items():
+    for paper, (total, factor) in paper_totals(over_default(load_yaml(args.config), args.config)).items():
         here = total * (factor if slower else 1.0)
         wall = here / PARALLEL
         fits = here <= BUDGET_CORE_HOURS and wall <= SESSION_WALL_HOURS
