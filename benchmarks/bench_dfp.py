@@ -5,7 +5,10 @@ Measures on one core (one torch thread), on S1's and S6's training splits:
 * ``env``: pick-and-reserve env steps per second with the MRSch state (11,410 / 11,422 inputs) and
   the head of the window always picked (no agent), under the config's decision process
   (``mrsch.process``, ``layout.env_kwargs``);
-* ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions);
+* ``act``: seconds per greedy decision of the paper's network (one forward pass, all actions) over
+  the first 200 decisions of that play in order, with the config's ``incremental_input`` and with
+  the dense first layer (``schedrl.agents.incremental_input``: between weight updates a decision
+  reads the weight rows of the inputs that changed, not the 182 MB table);
 * ``update``: seconds per gradient update at the config's batch size with fused Adam (the
   trainer's); on S1 also with glibc's default allocator (before ``keep_freed_blocks``, which
   ``train_dfp`` calls) and the first layer's weight gradient in nn.Linear's (out, in) layout
@@ -29,6 +32,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
@@ -60,16 +64,27 @@ def main() -> None:
         frame = ml.read_part(wl, "train")
         env = ml.make_env(frame.iloc[:500], int(spec["window"]), **ml.env_kwargs(spec))
         obs, info = env.reset(seed=0)
-        t0, n, done = time.process_time(), 0, False
+        t0, n, done, played = time.process_time(), 0, False, []
         while not done:
+            if len(played) < 200:  # the decisions a greedy agent is asked, in order
+                played.append((obs, info["utilization"], info["demand_share"], info["action_mask"]))
             obs, _, term, trunc, info = env.step(0)
             n, done = n + 1, term or trunc
         env_rate = n / max(time.process_time() - t0, 1e-9)
         agent = DFPAgent(obs.shape[0], len(info["utilization"]), env.action_space.n, cfg)
-        t0 = time.process_time()
-        for _ in range(20):
-            agent.act(obs[None], info["utilization"], info["demand_share"], info["action_mask"][None])
-        act = (time.process_time() - t0) / 20
+        dense = DFPAgent(obs.shape[0], len(info["utilization"]), env.action_space.n,
+                         dataclasses.replace(cfg, incremental_input=False))
+        dense.net.load_state_dict(agent.net.state_dict())  # the same weights, the dense first layer
+        acts = {}
+        for name, player in (("dense", dense), ("config", agent)):
+            t0 = time.process_time()
+            for o, m, g, k in played:
+                player.act(o[None], m, g, k[None])
+            acts[name] = (time.process_time() - t0) / len(played)
+        act = acts["config"]
+        print(f"{wl}: greedy decisions over {len(played)} played in order: {acts['dense'] * 1e3:.1f} ms with the dense "
+              f"first layer, {act * 1e3:.1f} ms with incremental_input {cfg.incremental_input!r} "
+              f"({'on' if agent.net.state[0].incremental else 'off'} here): {acts['dense'] / act:.2f}x")
         b = cfg.batch_size
         x, m = torch.rand(b, obs.shape[0]), torch.rand(b, len(info["utilization"]))
         opt = adam(agent.net, cfg.learning_rate)

@@ -60,6 +60,8 @@ import numpy as np
 
 from schedrl.agents.allocator import keep_freed_blocks
 from schedrl.agents.device import check_device, resolve_device
+from schedrl.agents.incremental_setting import SETTINGS as INCREMENTAL_SETTINGS
+from schedrl.agents.incremental_setting import use_incremental
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 from schedrl.io import atomic_path
@@ -99,6 +101,9 @@ class DFPConfig:
     epsilon_min: float = 0.0
     epsilon_per: str = "episode"
     target_scale: float = 1.0
+    #: a greedy decision's first layer kept from the inputs' changes while the weights do not change
+    #: (``schedrl.agents.incremental_input``): true, false or auto (wide first layers)
+    incremental_input: str | bool = "auto"
 
     @classmethod
     def from_dict(cls, params: dict[str, Any]) -> DFPConfig:
@@ -127,6 +132,8 @@ class DFPConfig:
                 or self.update_every < 1 or self.target_scale <= 0:
             raise ConfigError("dfp: need learning_rate > 0, batch_size >= 1, replay_size >= batch_size, "
                               "update_every >= 1, target_scale > 0")
+        if self.incremental_input not in INCREMENTAL_SETTINGS:
+            raise ConfigError(f"dfp: incremental_input must be true, false or auto, not {self.incremental_input!r}")
 
     @property
     def horizon(self) -> int:
@@ -165,6 +172,8 @@ def _check_type(name: str, value: Any, annotation) -> None:
             return isinstance(v, int) and not isinstance(v, bool) and (name not in _SIZES or v >= 1)
         if t == "float":
             return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if t == "str | bool":
+            return isinstance(v, (str, bool))
         return isinstance(v, str)
 
     ok = (isinstance(value, list) and all(fits(v, item) for v in value)) if item else fits(value, kind)
@@ -175,13 +184,14 @@ def _check_type(name: str, value: Any, annotation) -> None:
         raise ConfigError(f"dfp: {name} must be {want}, not {value!r}")
 
 
-def _mlp(sizes: Sequence[int], slope: float, wide_input: bool = False):
-    """Leaky-ReLU dense layers; ``wide_input``: the first is an ``InputLinear`` (see there)."""
+def _mlp(sizes: Sequence[int], slope: float, wide_input: bool = False, incremental: str | bool = False):
+    """Leaky-ReLU dense layers; ``wide_input``: the first is an ``InputLinear`` (see there) with
+    ``incremental`` as its ``incremental_input`` setting."""
     import torch.nn as nn
 
     layers: list = []
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        layers += [InputLinear(a, b) if wide_input and i == 0 else nn.Linear(a, b), nn.LeakyReLU(slope)]
+        layers += [InputLinear(a, b, incremental) if wide_input and i == 0 else nn.Linear(a, b), nn.LeakyReLU(slope)]
     return nn.Sequential(*layers)
 
 
@@ -190,21 +200,29 @@ def _input_linear():
     import torch
     import torch.nn as nn
 
-    class InputLinear(nn.Linear):
+    from schedrl.agents.incremental_input import IncrementalInput
+
+    class InputLinear(IncrementalInput, nn.Linear):
         """``nn.Linear`` (same initialisation, same ``weight`` / ``bias`` keys) whose weight is kept as
         (in, out), so that the gradient of a wide first layer from a small batch is one matrix
         product in the layout it is stored in. With Theta's 11,410 inputs and a batch of 32 that
         product took 211 ms as (out, in) and 58 ms as (in, out) on one core of the slower machine
-        kind (benchmarks/bench_dfp.py). A file written with the (out, in) layout still loads."""
+        kind (benchmarks/bench_dfp.py). A file written with the (out, in) layout still loads.
+        ``incremental``: a greedy decision's product kept from the inputs' changes
+        (``IncrementalInput``)."""
 
         in_out = True  # the weight's layout, for code that reads nn.Linear weights as (out, in)
 
-        def __init__(self, in_features: int, out_features: int):
+        def __init__(self, in_features: int, out_features: int, incremental: str | bool = False):
             super().__init__(in_features, out_features)
             self.weight = nn.Parameter(self.weight.detach().t().contiguous())
+            self.incremental = use_incremental(incremental, in_features, out_features)
+
+        def _whole(self, x):
+            return torch.addmm(self.bias, x, self.weight)
 
         def forward(self, x):
-            return torch.addmm(self.bias, x, self.weight)
+            return self.incremental_forward(x, self._whole)
 
         def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
             w = state_dict.get(prefix + "weight")
@@ -215,8 +233,8 @@ def _input_linear():
     return InputLinear
 
 
-def InputLinear(in_features: int, out_features: int):  # noqa: N802 - a layer, built where torch is imported
-    return _input_linear()(in_features, out_features)
+def InputLinear(in_features: int, out_features: int, incremental: str | bool = False):  # noqa: N802 - a layer
+    return _input_linear()(in_features, out_features, incremental)
 
 
 def build_net(obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig):
@@ -231,7 +249,8 @@ def build_net(obs_dim: int, n_meas: int, n_actions: int, cfg: DFPConfig):
         def __init__(self):
             super().__init__()
             if cfg.state_module == "mlp":
-                self.state = _mlp([obs_dim, *cfg.state_hidden, cfg.state_out], slope, wide_input=True)
+                self.state = _mlp([obs_dim, *cfg.state_hidden, cfg.state_out], slope, wide_input=True,
+                                  incremental=cfg.incremental_input)
             else:
                 convs, ch, length = [], 1, obs_dim
                 for c in cfg.cnn_channels:
@@ -740,7 +759,10 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     if goal_key is None and fixed_goal is None:
         raise ConfigError("dfp: give goal_key or fixed_goal")
     folder = RunFolder(run_dir, prefix="episode_", suffix=".pt")
-    record = {**(config or {}), "algo": "dfp", "hyperparams": asdict(cfg), "seed": int(seed),
+    # incremental_input is how a decision is computed, not what the run is (as threads): a run
+    # started before it existed, or with the other setting, resumes
+    identity = {k: v for k, v in asdict(cfg).items() if k != "incremental_input"}
+    record = {**(config or {}), "algo": "dfp", "hyperparams": identity, "seed": int(seed),
               "episodes": list(episode_labels) if episode_labels is not None else len(episodes),
               "max_steps": max_steps}
     start = folder.start(record, len(episodes), on_mismatch=on_mismatch, key="episodes")
