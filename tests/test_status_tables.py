@@ -240,6 +240,19 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
         (tmp_path / "alpha.yml").write_text(f"# Learning probe (schedrl.experiments.probes): {line}.\n")
         monkeypatch.setattr(tune, "TUNED_DIR", tmp_path)
         assert normalised_text(read_paper_status("alpha", record)).endswith("below the best heuristic" + tail)
+    # recorded with the run: a later recipe (a new study's) does not change what this run's trainer did
+    assert main(["record", "--claims", str(claims), "--run", label, "--scale", "tuned", "--into", str(record),
+                 "--normalised", str(tuned)]) == 0  # recorded while the recipe says it fails
+    kept = pd.read_csv(record.with_name("recorded_normalised.csv"), keep_default_na=False)
+    assert set(kept.loc[kept["run"] == label, "recipe_probe"]) == {"failed by all 3 trials probed"}
+    assert set(kept.loc[kept["run"] != label, "recipe_probe"]) == {""}
+    (tmp_path / "alpha.yml").write_text("# Learning probe (schedrl.experiments.probes): passed (gain +60%).\n")
+    assert normalised_text(read_paper_status("alpha", record)).endswith(" (trainer fails probe)")
+    from schedrl.report.normalised import headroom_sentences
+    from schedrl.report.status_tables import recorded_players
+
+    players = recorded_players(record)
+    assert "fails the learning probe" in headroom_sentences(players)[0]
     capsys.readouterr()
     before = record.read_bytes()
     for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),

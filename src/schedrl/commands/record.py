@@ -79,8 +79,13 @@ def run(args) -> int:
         if not (aggregate["paper"] == papers[0]).any():
             raise InputFileError(args.normalised, f"holds no row of {papers[0]}")
         target = Path(into).with_name("recorded_normalised.csv")
+        probe = None
+        if args.scale == "tuned":  # the recipe it trained: the committed one, as it is now
+            from schedrl.experiments.tune import recipe_probe
+
+            probe = recipe_probe(papers[0])
         normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip(),
-                                                 args.scale))
+                                                 args.scale, probe))
         scored = _scores_beside(Path(args.normalised), papers[0])
         if scored is not None:
             from schedrl.report.recorded import SCORES_FILE, read_recorded_scores, record_scores

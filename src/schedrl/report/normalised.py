@@ -478,7 +478,12 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
         if best is None:
             continue
         tuned = "scale" in mine and (mine["scale"] == "tuned").any()
-        probe = probe_clause(probes[paper] if probes is not None and paper in probes else recipe_probe(paper)) if tuned else ""
+        recorded = ""  # the probe recorded with the tuned run (its recipe may since have changed)
+        if tuned and "recipe_probe" in mine:
+            found = [str(v) for v in mine.loc[mine["scale"] == "tuned", "recipe_probe"].fillna("") if str(v)]
+            recorded = found[0] if found else ""
+        chosen = recorded or (probes[paper] if probes is not None and paper in probes else recipe_probe(paper))
+        probe = probe_clause(chosen) if tuned else ""
         who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (
             f"the paper's recipe (the tuned agent scores lower, {probe})" if tuned else "the paper's recipe; no tuned agent yet")
         out.append(f"- **{paper}**: the best agent, {best['player']} ({int(best['seeds'])} seed(s), "

@@ -216,26 +216,48 @@ def read_recorded_normalised(path: str | Path) -> pd.DataFrame:
     columns = ["run", *AGGREGATE_COLUMNS]
     path = Path(path)
     if not path.exists():
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=[*columns, PROBE_COLUMN])
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in AGGREGATE_COLUMNS})
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
         raise InputFileError(path, f"not a recorded normalised-score CSV ({str(exc).splitlines()[0]})") from None
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"recorded normalised scores lack column(s) {', '.join(missing)}")
-    return frame[columns].copy()
+    out = frame[columns].copy()
+    out[PROBE_COLUMN] = frame[PROBE_COLUMN].astype(str) if PROBE_COLUMN in frame.columns else ""
+    return out
+
+
+#: a tuned run's learning-probe finding for the recipe it trained (the recipe header's ``Learning
+#: probe`` line when the run was recorded): config/tuned/<paper>.yml may hold a newer recipe since
+PROBE_COLUMN = "recipe_probe"
+
+
+def run_probe(recorded: pd.DataFrame, runs) -> str | None:
+    """The learning probe recorded with ``runs`` (a run's name or several): a failing one where any
+    failed, else a passing one; None where none was recorded (older records: read the recipe)."""
+    if PROBE_COLUMN not in recorded.columns:
+        return None
+    names = [runs] if isinstance(runs, str) else list(runs)
+    found = [v for v in recorded.loc[recorded["run"].isin(names), PROBE_COLUMN].astype(str) if v]
+    if not found:
+        return None
+    return next((v for v in found if not v.startswith("passed")), found[0])
 
 
 def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: str, run: str,
-                      scale: str | None = None) -> pd.DataFrame:
+                      scale: str | None = None, probe: str | None = None) -> pd.DataFrame:
     """``recorded`` with ``run``'s rows replaced by ``paper``'s rows of ``aggregate``; ``scale``: the
     scale the run is recorded as (a tuned recipe runs the paper-budget config, so its aggregate says
-    paper-budget: the record says tuned)."""
+    paper-budget: the record says tuned); ``probe``: its recipe's learning probe (``PROBE_COLUMN``)."""
     rows = aggregate[aggregate["paper"] == paper].copy()
     if scale is not None:
         rows["scale"] = scale
+    rows[PROBE_COLUMN] = probe or ""
     rows.insert(0, "run", run)
+    if PROBE_COLUMN not in recorded.columns:
+        recorded = recorded.assign(**{PROBE_COLUMN: ""})
     kept = recorded[recorded["run"] != run]
     return pd.concat([kept, rows[list(recorded.columns)]], ignore_index=True) if len(kept) else rows[list(recorded.columns)]
 
