@@ -264,7 +264,7 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     assert record.read_bytes() == before
 
 
-def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys):
+def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys, monkeypatch):
     """Issue 68 item 4: a seed trained as its own run is recorded with its per-seed scores (the
     scores.csv beside the aggregate); two runs of one scale are pooled and aggregated again, so the
     README's column reads the agent over both seeds, not one run's single seed."""
@@ -325,6 +325,21 @@ def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys):
                  "--normalised", str(lone / "aggregate.csv")]) == 0
     assert "no scores.csv beside" in capsys.readouterr().out
     assert OTHER not in set(read_recorded_scores(record.with_name(SCORES_FILE))["run"])
+    # tuned runs pool only with the latest-recorded run's recipe: a new study's recipe starts afresh
+    from schedrl.experiments import tune
+
+    t0, t1, t2 = (f"2026-12-0{d}, 333333{d}, tuned recipe at the paper budget, seed {d - 3}" for d in (3, 4, 5))
+    recipes = tmp_path / "tuned"
+    recipes.mkdir()
+    monkeypatch.setattr(tune, "TUNED_DIR", recipes)
+    for run, folder, lr in ((t0, first, 1e-3), (t1, second, 1e-3), (t2, second, 2e-5)):
+        (recipes / "alpha.yml").write_text(f"# a header\nalpha: {{agents: {{learning_rate: {lr}}}}}\n")
+        assert main(["record", "--claims", str(claims), "--run", run, "--scale", "tuned", "--into", str(record),
+                     "--normalised", str(folder)]) == 0
+        if run == t1:
+            assert read_paper_status("alpha", record).merged["tuned"][0] == [t0, t1]
+    assert "tuned" not in read_paper_status("alpha", record).merged  # t2 alone: its recipe's only run
+    assert read_paper_status("alpha", record).tuned.run == t2
 
 
 def test_replace_block_needs_one_pair_of_markers():

@@ -91,7 +91,13 @@ def run(args) -> int:
             from schedrl.report.recorded import SCORES_FILE, read_recorded_scores, record_scores
 
             target = Path(into).with_name(SCORES_FILE)
-            per_seed = (target, record_scores(read_recorded_scores(target), scored, papers[0], args.run.strip(), args.scale))
+            recipe = None
+            if args.scale == "tuned":
+                from schedrl.experiments.tune import recipe_id
+
+                recipe = recipe_id(papers[0])
+            per_seed = (target, record_scores(read_recorded_scores(target), scored, papers[0], args.run.strip(),
+                                              args.scale, recipe))
     write_recorded(into, frame)
     print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
           f"{frame['run'].nunique()} run(s) recorded")

@@ -379,6 +379,22 @@ def recipe_probe(paper: str, tuned_dir: str | Path | None = None) -> str | None:
     return None
 
 
+def recipe_id(paper: str, tuned_dir: str | Path | None = None) -> str | None:
+    """A fingerprint of ``paper``'s committed recipe: its values, not its comments or layout (so a
+    header rewritten by ``--reselect`` keeps it); None when there is no recipe. Tuned runs of one
+    recipe pool their seeds; a new recipe's runs do not pool with an older one's."""
+    import hashlib
+    import json
+
+    from schedrl.config import load_yaml
+
+    path = Path(tuned_dir if tuned_dir is not None else TUNED_DIR) / f"{paper}.yml"
+    if not path.is_file():
+        return None
+    body = json.dumps(load_yaml(path), sort_keys=True, default=str)
+    return hashlib.sha256(body.encode()).hexdigest()[:12]
+
+
 def params_from_row(row, space: dict[str, dict]) -> dict[str, Any]:
     """A trial's parameters from its ``trials.csv`` row (``param_<name>``), as ``suggest`` gave them:
     a categorical choice from its label (pandas may read ``"128"`` as 128.0 and ``"True"`` as True)."""

@@ -276,7 +276,7 @@ def read_recorded_scores(path: str | Path) -> pd.DataFrame:
     columns = ["run", "scale", *SCORE_COLUMNS]
     path = Path(path)
     if not path.exists():
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=[*columns, RECIPE_COLUMN])
     try:
         frame = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "normalised": [""]})
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
@@ -287,15 +287,26 @@ def read_recorded_scores(path: str | Path) -> pd.DataFrame:
     bad = [i for i, v in enumerate(frame["scale"]) if v not in SCALES]
     if bad:
         raise InputFileError(path, f"scale {frame['scale'].iloc[bad[0]]!r} is none of {', '.join(SCALES)}", bad[0] + 2)
-    return frame[columns].copy()
+    out = frame[columns].copy()
+    out[RECIPE_COLUMN] = frame[RECIPE_COLUMN].astype(str) if RECIPE_COLUMN in frame.columns else ""
+    return out
 
 
-def record_scores(recorded: pd.DataFrame, scored: pd.DataFrame, paper: str, run: str, scale: str) -> pd.DataFrame:
+#: a tuned run's recipe (``schedrl.experiments.tune.recipe_id`` at record time): only the latest
+#: recipe's tuned runs pool their seeds (``merged_normalised``)
+RECIPE_COLUMN = "recipe"
+
+
+def record_scores(recorded: pd.DataFrame, scored: pd.DataFrame, paper: str, run: str, scale: str,
+                  recipe: str | None = None) -> pd.DataFrame:
     """``recorded`` with ``run``'s rows replaced (moved last) by ``paper``'s rows of ``scored``
-    (``results/normalised/scores.csv``), recorded as ``scale``."""
+    (``results/normalised/scores.csv``), recorded as ``scale``; ``recipe``: a tuned run's recipe."""
     rows = scored[scored["paper"] == paper].copy()
     rows.insert(0, "scale", scale)
     rows.insert(0, "run", run)
+    rows[RECIPE_COLUMN] = recipe or ""
+    if RECIPE_COLUMN not in recorded.columns:
+        recorded = recorded.assign(**{RECIPE_COLUMN: ""})
     kept = recorded[recorded["run"] != run]
     rows = rows[list(recorded.columns)]
     return pd.concat([kept, rows], ignore_index=True) if len(kept) else rows.reset_index(drop=True)
@@ -307,10 +318,13 @@ def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[s
     (a rerun replaces; random valid play and the heuristics are the same draws in every run), scored
     on the pooled anchors and aggregated with rliable (``schedrl.report.normalised.aggregate``). So a
     paper's seeds trained as separate runs, or its scenarios recorded apart, count as one set of
-    seeds x workloads. Fewer than two runs of ``scale``: ``([], empty)``."""
+    seeds x workloads; tuned runs only with the latest-recorded run's recipe (``RECIPE_COLUMN``). Fewer
+    than two runs of ``scale``: ``([], empty)``."""
     from schedrl.report.normalised import AGGREGATE_COLUMNS, LONG_COLUMNS, PLACED_FROM, aggregate, scores
 
     rows = recorded_scores[recorded_scores["scale"] == scale]
+    if scale == "tuned" and RECIPE_COLUMN in rows.columns and len(rows):  # the latest recipe's runs only
+        rows = rows[rows[RECIPE_COLUMN].astype(str) == str(rows[RECIPE_COLUMN].iloc[-1])]
     runs = list(dict.fromkeys(rows["run"]))
     if len(runs) < 2:
         return [], pd.DataFrame(columns=["run", *AGGREGATE_COLUMNS])
