@@ -37,6 +37,8 @@ from schedrl.agents.incremental_setting import use_incremental  # noqa: F401  (r
 
 #: decisions between two rebuilds from the weights (bounds the float drift of the running sums)
 REFRESH = 128
+
+
 @numba.njit(cache=True)
 def _row_sum(weight: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """float64 sum of ``weight``'s ``rows``, read in place (no gathered copy), in the rows' order."""

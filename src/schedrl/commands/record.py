@@ -79,11 +79,11 @@ def run(args) -> int:
         if not (aggregate["paper"] == papers[0]).any():
             raise InputFileError(args.normalised, f"holds no row of {papers[0]}")
         target = Path(into).with_name("recorded_normalised.csv")
-        probe = None
+        probe = recipe = None
         if args.scale == "tuned":  # the recipe it trained: the committed one, as it is now
-            from schedrl.experiments.tune import recipe_probe
+            from schedrl.experiments.tune import recipe_id, recipe_probe
 
-            probe = recipe_probe(papers[0])
+            probe, recipe = recipe_probe(papers[0]), recipe_id(papers[0])
         normalised = (target, record_normalised(read_recorded_normalised(target), aggregate, papers[0], args.run.strip(),
                                                  args.scale, probe))
         scored = _scores_beside(Path(args.normalised), papers[0])
@@ -91,11 +91,6 @@ def run(args) -> int:
             from schedrl.report.recorded import SCORES_FILE, read_recorded_scores, record_scores
 
             target = Path(into).with_name(SCORES_FILE)
-            recipe = None
-            if args.scale == "tuned":
-                from schedrl.experiments.tune import recipe_id
-
-                recipe = recipe_id(papers[0])
             per_seed = (target, record_scores(read_recorded_scores(target), scored, papers[0], args.run.strip(),
                                               args.scale, recipe))
     write_recorded(into, frame)

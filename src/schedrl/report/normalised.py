@@ -470,6 +470,7 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
     normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom).
     ``probes``: paper -> its tuned recipe's learning probe (default: read from config/tuned)."""
     from schedrl.experiments.tune import recipe_probe
+    from schedrl.report.recorded import PROBE_COLUMN, probe_of
 
     out = []
     for paper in sorted(set(aggregated["paper"])):
@@ -478,10 +479,8 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
         if best is None:
             continue
         tuned = "scale" in mine and (mine["scale"] == "tuned").any()
-        recorded = ""  # the probe recorded with the tuned run (its recipe may since have changed)
-        if tuned and "recipe_probe" in mine:
-            found = [str(v) for v in mine.loc[mine["scale"] == "tuned", "recipe_probe"].fillna("") if str(v)]
-            recorded = found[0] if found else ""
+        # the probe recorded with the tuned run first (the committed recipe may since have changed)
+        recorded = probe_of(mine.loc[mine["scale"] == "tuned", PROBE_COLUMN]) if tuned and PROBE_COLUMN in mine else None
         chosen = recorded or (probes[paper] if probes is not None and paper in probes else recipe_probe(paper))
         probe = probe_clause(chosen) if tuned else ""
         who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (

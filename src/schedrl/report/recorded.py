@@ -240,7 +240,13 @@ def run_probe(recorded: pd.DataFrame, runs) -> str | None:
     if PROBE_COLUMN not in recorded.columns:
         return None
     names = [runs] if isinstance(runs, str) else list(runs)
-    found = [v for v in recorded.loc[recorded["run"].isin(names), PROBE_COLUMN].astype(str) if v]
+    return probe_of(recorded.loc[recorded["run"].isin(names), PROBE_COLUMN])
+
+
+def probe_of(values) -> str | None:
+    """One probe finding for rows that recorded ``values`` (``PROBE_COLUMN``): a failing one where any
+    failed, else a passing one; None where none is recorded."""
+    found = [str(v) for v in values if isinstance(v, str) and v and v != "nan"]
     if not found:
         return None
     return next((v for v in found if not v.startswith("passed")), found[0])
