@@ -455,6 +455,20 @@ def best_agent_row(rows: pd.DataFrame) -> pd.Series | None:
     return agents.sort_values("iqm", ascending=False, kind="stable").iloc[0]
 
 
+#: a tuned run's learning-probe finding for the recipe it trained (the recipe header's ``Learning
+#: probe`` line when the run was recorded): config/tuned/<paper>.yml may hold a newer recipe since
+PROBE_COLUMN = "recipe_probe"
+
+
+def probe_of(values) -> str | None:
+    """One probe finding for rows that recorded ``values`` (``PROBE_COLUMN``): a failing one where any
+    failed, else a passing one; None where none is recorded."""
+    found = [str(v) for v in values if isinstance(v, str) and v and v != "nan"]
+    if not found:
+        return None
+    return next((v for v in found if not v.startswith("passed")), found[0])
+
+
 def probe_clause(found: str | None) -> str:
     """What a tuned recipe's learning probe (``schedrl.experiments.tune.recipe_probe``) means for the
     headroom verdict: a verdict on an agent counts only when its trainer learns."""
@@ -470,7 +484,6 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
     normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom).
     ``probes``: paper -> its tuned recipe's learning probe (default: read from config/tuned)."""
     from schedrl.experiments.tune import recipe_probe
-    from schedrl.report.recorded import PROBE_COLUMN, probe_of
 
     out = []
     for paper in sorted(set(aggregated["paper"])):

@@ -17,6 +17,16 @@ import pandas as pd
 from schedrl.errors import InputFileError
 from schedrl.io import write_csv
 from schedrl.report.claims import VERDICT_SHORT, VERDICTS
+from schedrl.report.normalised import (
+    AGGREGATE_COLUMNS,
+    LONG_COLUMNS,
+    PLACED_FROM,
+    PROBE_COLUMN,
+    SCORE_COLUMNS,
+    aggregate,
+    probe_of,
+    scores,
+)
 
 #: ``run`` names the run (date, code, machine kind, core-hours, what set it apart); ``source`` says where
 #: its rows come from (the run's claims.csv, or a record reconstructed from its status.md when the file
@@ -211,7 +221,6 @@ def budget_section(paper: str, recorded: pd.DataFrame, md_table) -> list[str]:
 def read_recorded_normalised(path: str | Path) -> pd.DataFrame:
     """A paper's ``recorded_normalised.csv``: the rows of ``results/normalised/aggregate.csv`` that
     ``schedrl record --normalised`` kept, each under its run's name (an absent file: none)."""
-    from schedrl.report.normalised import AGGREGATE_COLUMNS
 
     columns = ["run", *AGGREGATE_COLUMNS]
     path = Path(path)
@@ -229,11 +238,6 @@ def read_recorded_normalised(path: str | Path) -> pd.DataFrame:
     return out
 
 
-#: a tuned run's learning-probe finding for the recipe it trained (the recipe header's ``Learning
-#: probe`` line when the run was recorded): config/tuned/<paper>.yml may hold a newer recipe since
-PROBE_COLUMN = "recipe_probe"
-
-
 def run_probe(recorded: pd.DataFrame, runs) -> str | None:
     """The learning probe recorded with ``runs`` (a run's name or several): a failing one where any
     failed, else a passing one; None where none was recorded (older records: read the recipe)."""
@@ -241,15 +245,6 @@ def run_probe(recorded: pd.DataFrame, runs) -> str | None:
         return None
     names = [runs] if isinstance(runs, str) else list(runs)
     return probe_of(recorded.loc[recorded["run"].isin(names), PROBE_COLUMN])
-
-
-def probe_of(values) -> str | None:
-    """One probe finding for rows that recorded ``values`` (``PROBE_COLUMN``): a failing one where any
-    failed, else a passing one; None where none is recorded."""
-    found = [str(v) for v in values if isinstance(v, str) and v and v != "nan"]
-    if not found:
-        return None
-    return next((v for v in found if not v.startswith("passed")), found[0])
 
 
 def record_normalised(recorded: pd.DataFrame, aggregate: pd.DataFrame, paper: str, run: str,
@@ -277,7 +272,6 @@ SCORES_FILE = "recorded_scores.csv"
 
 def read_recorded_scores(path: str | Path) -> pd.DataFrame:
     """A paper's ``recorded_scores.csv`` (an absent file: none), in recording order."""
-    from schedrl.report.normalised import SCORE_COLUMNS
 
     columns = ["run", "scale", *SCORE_COLUMNS]
     path = Path(path)
@@ -326,7 +320,6 @@ def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[s
     paper's seeds trained as separate runs, or its scenarios recorded apart, count as one set of
     seeds x workloads; tuned runs only with the latest-recorded run's recipe (``RECIPE_COLUMN``). Fewer
     than two runs of ``scale``: ``([], empty)``."""
-    from schedrl.report.normalised import AGGREGATE_COLUMNS, LONG_COLUMNS, PLACED_FROM, aggregate, scores
 
     rows = recorded_scores[recorded_scores["scale"] == scale]
     if scale == "tuned" and RECIPE_COLUMN in rows.columns and len(rows):  # the latest recipe's runs only
