@@ -357,6 +357,11 @@ def test_schedrl_tune_deeprm_end_to_end(tmp_path, monkeypatch, capsys):
     assert hp["learning_rate"] == pytest.approx(best["param_learning_rate"]) and hp["n_steps"] == int(best["param_n_steps"])
     assert [run[0] for run in dl.agent_runs(merged, "discrete-image")] == [algo] * 3
     assert "the recipe of trial" in capsys.readouterr().out
+    # the same score of the no-learning players and the report's heuristics, beside the committed recipe
+    refs = pd.read_csv("tuned.references.csv").set_index("reference")["score"]
+    assert set(refs.index) == {"random valid play", "uniform over all actions (DeepRM's random)", "SJF", "Packer",
+                               "untrained network"}
+    assert (refs < 0).all() and refs["SJF"] > refs["uniform over all actions (DeepRM's random)"]
 
 
 def test_the_study_overlay_is_checked_over_the_scale_file_before_it(capsys, tmp_path):
@@ -475,6 +480,10 @@ def test_schedrl_tune_mdp_end_to_end(tmp_path, monkeypatch, capsys):
     assert hp["learning_rate"] == pytest.approx(best["param_learning_rate"]) and hp["n_steps"] == int(best["param_n_steps"])
     assert {r.seed for r in ml.runs(merged)} == {0, 1, 2} and mt.train_hp_args(merged, "image") == "mdp"
     assert "the recipe of trial" in capsys.readouterr().out
+    # the same score of the no-learning players and SJF, beside the committed recipe
+    refs = pd.read_csv("tuned.references.csv").set_index("reference")["score"]
+    assert set(refs.index) == {"random valid play", "uniform over all actions", "SJF", "untrained network"}
+    assert (refs <= -1).all() and refs["SJF"] > refs["uniform over all actions"]
 
 
 # -- MRSch's study (DFP) --------------------------------------------------------------------------

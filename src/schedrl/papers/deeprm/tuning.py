@@ -218,3 +218,53 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     """Run ``deeprm.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
     return tune_paper("deeprm", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
                       trainer=trainer)
+
+
+#: the players a study's scores are read against, on the same validation sets: name -> what plays
+#: (``baseline`` a grid heuristic, ``random`` the uniform-random valid policy, ``untrained`` the
+#: network the report's recipe starts from)
+REFERENCES = {"random valid play": "random", "uniform over all actions (DeepRM's random)": "baseline:random",
+              "SJF": "baseline:sjf", "Packer": "baseline:packer", "untrained network": "untrained"}
+
+
+def reference_scores(spec: dict, threads: int = 1) -> list[dict]:
+    """What a trial's score means: the same score (minus the mean slowdown or completion time over the
+    study's validation job sets at the training rate, played as the held-out protocol plays) of the
+    no-learning players and the report's heuristics: random valid play and the untrained network of the
+    report's recipe once per study seed (their mean), uniform play over all actions (DeepRM's random),
+    SJF and Packer (``schedrl tune deeprm --references``)."""
+    import numpy as np
+    import torch
+
+    from schedrl.papers.deeprm.evaluation import evaluate_over_rates, model_policy_factory
+    from schedrl.papers.deeprm.references import baseline_policy_factory, random_policy_factory, untrained_model
+
+    torch.set_num_threads(max(1, int(threads)))
+    own, study = tune_spec(spec)
+    setup = protocol_setup(spec, "heldout")
+    first, n = int(own["validation_jobset_seed"]), int(own["validation_jobsets"])
+    kwargs = {**env_kwargs(spec, own["variant"], own["objective"]), **setup["overrides"]}
+    rate = float(spec["train"]["rate"])
+    seeds = list(range(study.seeds))  # a trial's seeds (run_study's seed_base 0)
+    where = {"objective": own["objective"], "rate": rate, "jobsets": f"{first}..{first + n - 1}",
+             "seeds": " ".join(str(s) for s in seeds)}
+
+    def score(make_policy) -> float:
+        _, episodes = evaluate_over_rates(make_policy, kwargs, [rate], n, first, protocol="heldout")
+        return -float(episodes[f"mean_{own['objective']}"].mean())
+
+    state = torch.get_rng_state()
+    rows = []
+    try:
+        for name, player in REFERENCES.items():
+            if player.startswith("baseline:"):
+                value = score(baseline_policy_factory(player.split(":", 1)[1]))
+            elif player == "random":
+                value = float(np.mean([score(random_policy_factory(s)) for s in seeds]))
+            else:
+                value = float(np.mean([score(model_policy_factory(untrained_model(spec, own["variant"], own["algo"], s),
+                                                                  setup["deterministic"], first)) for s in seeds]))
+            rows.append({"reference": name, "score": value, **where})
+    finally:
+        torch.set_rng_state(state)
+    return rows

@@ -191,3 +191,45 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     """Run ``mdp.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
     return tune_paper("mdp", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
                       trainer=trainer)
+
+
+def reference_scores(spec: dict, threads: int = 1) -> list[dict]:
+    """What a trial's score means: the same score (minus the mean slowdown over the study's validation
+    job sets in its scenario, ``eval.deterministic``, torch seeded with the first set's seed) of the
+    no-learning players and SJF: random valid play and the untrained network (Table 2's PPO with the
+    config's overrides, as the paper-recipe runs start) in the tuned variant's MDP, once per study seed
+    (their mean); uniform play over all actions (per seed) and SJF in the base MDP's env, where the
+    pipeline's normalised scale plays them (``schedrl tune mdp --references``)."""
+    import numpy as np
+    import torch
+
+    from schedrl.papers.mdp.layout import BASE, SJF
+    from schedrl.papers.mdp.references import Heuristic, RandomValid, UniformAll, untrained_model
+
+    torch.set_num_threads(max(1, int(threads)))
+    own, study = tune_spec(spec)
+    first, n = int(own["validation_jobset_seed"]), int(own["validation_trials"])
+    variant, where_id, horizon = own["variant"], own["scenario"], spec["horizon"]
+    seeds = list(range(study.seeds))  # a trial's seeds (run_study's seed_base 0)
+    deterministic = bool(spec["eval"]["deterministic"])
+    where = {"scenario": where_id, "horizon": horizon, "jobsets": f"{first}..{first + n - 1}",
+             "seeds": " ".join(str(s) for s in seeds)}
+
+    def score(player, name: str) -> float:
+        frame = evaluate_model(player, env_kwargs(name, where_id, horizon), n, first, deterministic=deterministic,
+                               seed=first)
+        return -float(frame[METRIC].mean())
+
+    players = {"random valid play": lambda s: score(RandomValid(s), variant),
+               "uniform over all actions": lambda s: score(UniformAll(s), BASE),
+               "SJF": None,
+               "untrained network": lambda s: score(untrained_model(variant, where_id, horizon, s, spec), variant)}
+    state = torch.get_rng_state()
+    rows = []
+    try:
+        for name, play in players.items():
+            value = score(Heuristic(SJF), BASE) if play is None else float(np.mean([play(s) for s in seeds]))
+            rows.append({"reference": name, "score": value, **where})
+    finally:
+        torch.set_rng_state(state)
+    return rows
