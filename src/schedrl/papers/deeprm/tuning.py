@@ -237,7 +237,11 @@ def reference_scores(spec: dict, threads: int = 1) -> list[dict]:
     import torch
 
     from schedrl.papers.deeprm.evaluation import evaluate_over_rates, model_policy_factory
-    from schedrl.papers.deeprm.references import baseline_policy_factory, random_policy_factory, untrained_model
+    from schedrl.papers.deeprm.references import (
+        baseline_policy_factory,
+        random_policy_factory,
+        untrained_model,
+    )
 
     torch.set_num_threads(max(1, int(threads)))
     own, study = tune_spec(spec)
