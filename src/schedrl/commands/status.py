@@ -1,4 +1,5 @@
-"""``schedrl status``: the README's status table and docs/reproduction-status.md from the recorded runs.
+"""``schedrl status``: the README's status table, docs/reproduction-status.md and the studies table
+of docs/tuned-agents.md from the recorded runs (and config/tuned/).
 
 Every paper's ``recorded_runs.csv`` (``schedrl record``) is the one source of the status numbers:
 verdict counts, uninformative verdicts, core-hours, date, commit and machine kind of each paper's
@@ -12,21 +13,33 @@ from __future__ import annotations
 from pathlib import Path
 
 #: The pages that hold a generated block, relative to --root, and the prefix of their links to the papers.
-PAGES = {"README.md": "", "docs/reproduction-status.md": "../"}
+PAGES = {"README.md": "", "docs/reproduction-status.md": "../", "docs/tuned-agents.md": "../"}
+
+
+def block_of(name: str, found, prefix: str) -> str:
+    """The generated block of page ``name`` (a key of ``PAGES``) from the papers' statuses."""
+    from schedrl.report.status_tables import docs_block, readme_block
+    from schedrl.report.tuned_studies import tuned_block
+
+    if name == "README.md":
+        return readme_block(found)
+    return tuned_block(found) if name == "docs/tuned-agents.md" else docs_block(found, prefix)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "status",
-        help="README's status table and docs/reproduction-status.md from the recorded runs",
+        help="README's status table, docs/reproduction-status.md and docs/tuned-agents.md's studies from the records",
         description="Build the status tables of README.md and docs/reproduction-status.md from every paper's "
         "recorded_runs.csv: per paper its last default-scale run and its last run at the paper's budget (latest "
         "label date, then file order), their claims and R/P/N/C counts, how many RL verdicts random or untrained "
         "play also reaches (the report's rule), core-hours, date, commit and machine kind from the run's label, "
-        "and the headline claims that paper_values.yaml names. Without --write or --check, print both blocks.",
+        "and the headline claims that paper_values.yaml names; and docs/tuned-agents.md's table of the tuned studies "
+        "(config/tuned/: trials, references, the recipe and its probe, its recorded run). Without --write or --check, "
+        "print the blocks.",
     )
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="rewrite the generated blocks of both pages")
+    mode.add_argument("--write", action="store_true", help="rewrite the generated blocks of the pages")
     mode.add_argument("--check", action="store_true",
                       help="exit 1 (one line naming the file) when a page's generated block differs from the records")
     p.add_argument("--root", default=".", metavar="DIR",
@@ -52,7 +65,7 @@ def statuses(records: str | Path | None = None):
 def generated(root: str | Path = ".", records: str | Path | None = None) -> dict[Path, tuple[str, str]]:
     """Page path -> (its text now, its text with the generated block from the records)."""
     from schedrl.errors import InputFileError
-    from schedrl.report.status_tables import docs_block, readme_block, replace_block
+    from schedrl.report.status_tables import replace_block
 
     found = statuses(records)
     out = {}
@@ -61,19 +74,14 @@ def generated(root: str | Path = ".", records: str | Path | None = None) -> dict
         if not path.is_file():
             raise InputFileError(path, "no such file (--root names the checkout holding README.md and docs/)")
         text = path.read_text()
-        block = readme_block(found) if name == "README.md" else docs_block(found, prefix)
-        out[path] = (text, replace_block(text, block, path))
+        out[path] = (text, replace_block(text, block_of(name, found, prefix), path))
     return out
 
 
 def run(args) -> int:
     if not (args.write or args.check):
-        from schedrl.report.status_tables import docs_block, readme_block
-
         found = statuses(args.records)
-        print(readme_block(found))
-        print()
-        print(docs_block(found, PAGES["docs/reproduction-status.md"]))
+        print("\n\n".join(block_of(name, found, prefix) for name, prefix in PAGES.items()))
         return 0
     pages = generated(args.root, args.records)
     stale = [path for path, (now, new) in pages.items() if now != new]
@@ -89,5 +97,5 @@ def run(args) -> int:
     for path in stale:
         path.write_text(pages[path][1])
     print(f"schedrl status: rewrote {', '.join(map(str, stale))}" if stale else
-          "schedrl status: both pages already agree with the recorded runs")
+          "schedrl status: every page already agrees with the recorded runs")
     return 0

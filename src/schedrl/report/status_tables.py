@@ -38,6 +38,7 @@ from schedrl.report.claims import VERDICT_SHORT, VERDICTS, reference_fields
 from schedrl.report.recorded import (
     DEFAULT_IS_PAPER_BUDGET,
     PROBE_COLUMN,
+    RECIPE_COLUMN,
     SCALES,
     SCORES_FILE,
     claim_not_run,
@@ -222,6 +223,7 @@ class PaperStatus:
     #: scale -> (the runs merged, their aggregate): the per-seed scores of two or more runs of one scale
     #: pooled (``recorded.merged_normalised``; issue 68: seeds trained as separate runs)
     merged: dict = field(default_factory=dict)
+    tuned_recipe: str = ""  # the recipe the latest tuned run trained (recorded_scores.csv's, issue 69)
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
@@ -333,6 +335,9 @@ def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[
     per_seed = read_recorded_scores(path.with_name(SCORES_FILE))
     status.merged = {scale: merged for scale in SCALES
                      for merged in [merged_normalised(per_seed, scale)] if merged[0]}
+    tuned = per_seed[per_seed["scale"] == "tuned"] if len(per_seed) else per_seed
+    if len(tuned) and RECIPE_COLUMN in tuned.columns and str(tuned[RECIPE_COLUMN].iloc[-1]) not in ("", "nan"):
+        status.tuned_recipe = str(tuned[RECIPE_COLUMN].iloc[-1])
     return status
 
 

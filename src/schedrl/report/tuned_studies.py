@@ -1,0 +1,182 @@
+"""The tuned studies at a glance (issue 69), generated from the files that hold them.
+
+Per paper, from its committed study (``config/tuned/<paper>.yml``, ``.trials.csv``,
+``.references.csv``; ``schedrl tune <paper> --write-config``) and its recorded tuned run:
+
+* what the study covered: trials (complete, pruned), seeds x steps per trial, CPU core-hours summed
+  over the trials' own ``cpu_s`` (the learning probes and the references are not in it);
+* the recipe: the trial its header names, that trial's validation score, its learning probe (the
+  header's line, ``schedrl.experiments.tune.recipe_probe``);
+* where that score sits on the validation references' own scale (random valid play 0, the best
+  heuristic the study scored 1; ``normalised.headroom``'s scale, here on validation workloads): a
+  study whose random valid play matches or beats every heuristic it scored has no scale, and says so;
+* the recorded tuned run at the paper's budget: its best agent's IQM normalised score on the test
+  split, if the run trained this recipe (``recorded_scores.csv``'s ``recipe`` against
+  ``tune.recipe_id``), else which one it trained.
+
+``schedrl status --write`` writes the block into docs/tuned-agents.md (``tuned_block``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from schedrl.errors import InputFileError
+
+#: a reference whose name says it plays no schedule of its own choosing (not a heuristic)
+NOT_HEURISTIC = ("random", "uniform", "untrained")
+_CHOSEN = re.compile(r"^# trial (\d+) of a study", re.M)
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}), commit (\w+)")
+_UNIT = re.compile(r"a step is (?:a |an )?([^:;\n]+)")
+
+
+@dataclass(frozen=True)
+class Study:
+    """One paper's committed study, as its files say."""
+
+    paper: str
+    trials: int
+    complete: int
+    pruned: int
+    seeds: int
+    steps: int
+    core_h: float
+    chosen: int | None  # the recipe's trial (its header), None where the header does not say
+    value: float | None  # that trial's validation score (higher is better)
+    random: tuple[str, float] | None  # random valid play's (name, score)
+    best: tuple[str, float] | None  # the best-scoring heuristic's (name, score)
+    probe: str | None  # the recipe header's learning-probe finding
+    date: str = ""
+    commit: str = ""
+    unit: str = ""  # what a step is where it is not an agent step (the header's "a step is ...")
+
+    def position(self) -> float | None:
+        """The recipe's validation score on the references' scale (random valid play 0, the best
+        heuristic 1); None where there is no scale (a missing anchor, or random play not below it)."""
+        if self.value is None or self.random is None or self.best is None or self.best[1] <= self.random[1]:
+            return None
+        return (self.value - self.random[1]) / (self.best[1] - self.random[1])
+
+
+def _split_references(refs: pd.DataFrame) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+    """(random valid play, the best heuristic) of a study's ``references.csv`` rows."""
+    names = refs["reference"].astype(str)
+    random = refs[names.str.lower().str.startswith("random valid")]
+    heuristics = refs[~names.str.lower().str.contains("|".join(NOT_HEURISTIC))]
+    return _top(random), _top(heuristics)
+
+
+def _top(frame: pd.DataFrame) -> tuple[str, float] | None:
+    """(name, score) of the highest-scoring row; None where there is none."""
+    if frame.empty:
+        return None
+    return str(frame.loc[frame["score"].idxmax(), "reference"]), float(frame["score"].max())
+
+
+def read_study(paper: str, tuned_dir: str | Path) -> Study | None:
+    """The committed study of ``paper`` under ``tuned_dir``; None where it has no recipe. A recipe
+    without its ``trials.csv`` is an ``InputFileError`` naming the missing file."""
+    tuned_dir = Path(tuned_dir)
+    recipe = tuned_dir / f"{paper}.yml"
+    if not recipe.is_file():
+        return None
+    trials_path = tuned_dir / f"{paper}.trials.csv"
+    if not trials_path.is_file():
+        raise InputFileError(trials_path, f"missing: {recipe}'s study (schedrl tune {paper} --write-config writes both)")
+    header = recipe.read_text()
+    trials = pd.read_csv(trials_path)
+    state = trials["state"].astype(str)
+    complete = trials[state == "complete"]
+    found = _CHOSEN.search(header)
+    chosen = int(found.group(1)) if found else None
+    row = trials[trials["number"] == chosen] if chosen is not None else trials.iloc[:0]
+    refs_path = tuned_dir / f"{paper}.references.csv"
+    refs = pd.read_csv(refs_path) if refs_path.is_file() else pd.DataFrame(columns=["reference", "score"])
+    random, best = _split_references(refs)
+    done = complete if len(complete) else trials
+    from schedrl.experiments.tune import recipe_probe
+
+    when, unit = _DATE.search(header), _UNIT.search(header.splitlines()[0] if header else "")
+    return Study(paper=paper, trials=len(trials), complete=len(complete), pruned=int((state == "pruned").sum()),
+                 seeds=int(done["seed_values"].astype(str).str.split().map(len).max()) if len(done) else 0,
+                 steps=int(done["steps_per_seed"].max()) if len(done) else 0,
+                 core_h=float(trials["cpu_s"].sum()) / 3600.0, chosen=chosen,
+                 value=float(row["value"].iloc[0]) if len(row) else None, random=random, best=best,
+                 probe=recipe_probe(paper, tuned_dir),
+                 date=when.group(1) if when else "", commit=when.group(2) if when else "",
+                 unit=unit.group(1).strip() if unit else "")
+
+
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3f}"
+
+
+def _probe_word(probe: str | None) -> str:
+    if probe is None:
+        return "not probed"
+    return "passes" if probe.startswith("passed") else "fails"
+
+
+def recorded_tuned(status, paper: str, tuned_dir: str | Path) -> str:
+    """The paper's recorded tuned run at the paper's budget, as far as it trained the committed
+    recipe: its best agent's IQM normalised score (test split; the tuned runs of one recipe merged
+    where two or more were recorded), or which recipe it trained."""
+    from schedrl.experiments.tune import recipe_id
+    from schedrl.report.normalised import best_agent_row
+
+    if status is None or status.tuned is None:
+        return "not yet run"
+    date = status.tuned.label.date or "undated"
+    trained, now = status.tuned_recipe, recipe_id(paper, tuned_dir) or ""
+    if trained and trained != now:
+        return f"not yet run (the recorded tuned run, {date}, trained recipe {trained}, an earlier study's)"
+    runs, merged = status.merged.get("tuned", ([], None))
+    frame = merged if runs else (status.normalised[status.normalised["run"] == status.tuned.run]
+                                 if status.normalised is not None else None)
+    r = best_agent_row(frame) if frame is not None and len(frame) else None
+    if r is None:
+        return f"recorded {date}, no normalised score recorded"
+    return f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']} ({int(r['seeds'])} seeds, {date})"
+
+
+HEADER = ["paper", "study", "recipe (validation score)", "random valid play", "best heuristic",
+          "recipe on that scale", "learning probe", "at the paper's budget (IQM, test)"]
+
+
+def study_row(paper: str, study: Study | None, status, tuned_dir: str | Path) -> list[str]:
+    if study is None:
+        return [f"`{paper}`", "no study committed yet", "", "", "", "", "", ""]
+    covered = (f"{study.trials} trials ({study.complete} complete, {study.pruned} pruned), {study.seeds} seeds x "
+               f"{study.steps:,} steps" + (f" (a step: {study.unit})" if study.unit else "") + f", {study.core_h:.2f} core-h" + (f"; {study.date}, {study.commit}" if study.date else ""))
+    recipe = f"trial {study.chosen} ({_number(study.value)})" if study.value is not None else "not named"
+    random = _number(study.random[1]) if study.random else "not scored"
+    best = f"{study.best[0]} {_number(study.best[1])}" if study.best else "not scored"
+    where = study.position()
+    if where is not None:
+        place = f"{where:.2f}"
+    elif study.random is not None and study.best is not None:
+        place = "no scale: random valid play matches or beats every heuristic scored"
+    else:
+        place = "no scale: references not scored"
+    return [f"`{paper}`", covered, recipe, random, best, place, _probe_word(study.probe),
+            recorded_tuned(status, paper, tuned_dir)]
+
+
+def tuned_block(statuses, tuned_dir: str | Path | None = None) -> str:
+    """The generated block of docs/tuned-agents.md: one row per paper (``statuses``: the papers'
+    ``PaperStatus`` in order)."""
+    from schedrl.experiments.tune import TUNED_DIR
+    from schedrl.report.status_tables import BEGIN, END, _table
+
+    tuned_dir = Path(tuned_dir) if tuned_dir is not None else TUNED_DIR
+    rows = [study_row(s.paper, read_study(s.paper, tuned_dir), s, tuned_dir) for s in statuses]
+    lines = [BEGIN, "", "Generated by `schedrl status --write` from `config/tuned/` (each study's trials, references "
+             "and recipe header) and the recorded tuned runs. Scores are the study's own (higher is better), on "
+             "its validation workloads; *recipe on that scale*: random valid play 0, the best heuristic the study "
+             "scored 1. The last column is the recorded run of this recipe at the paper's budget on the test "
+             "split, the README's normalised scale.", "", *_table(HEADER, rows), "", END]
+    return "\n".join(lines)

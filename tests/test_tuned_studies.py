@@ -1,0 +1,71 @@
+"""docs/tuned-agents.md's table of the studies (``schedrl.report.tuned_studies``): each number from
+the study's files, the recipe placed on its references' scale, and the recorded run of that recipe."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from schedrl.errors import InputFileError
+from schedrl.experiments.tune import recipe_id
+from schedrl.report.tuned_studies import read_study, recorded_tuned, study_row
+
+HEADER = ("# The X paper's tuned recipe (issue 69), written by `schedrl tune x --write-config`; a step is a job set of 9 jobs:\n"
+          "# trial 2 of a study of 3 trials (2 complete, 1 pruned; median pruner, TPE seed 0),\n"
+          "# best 0.7000. Study CPU 0.01 core-h; 2026-12-01, commit abc1234. Trials: results/tuned/x/trials.csv.\n"
+          "# Learning probe (schedrl.experiments.probes): passed (gain +50%, +60% on seeds 0, 1); trial 2.\n")
+
+
+def _study(tmp_path, references=None, header=HEADER):
+    (tmp_path / "x.yml").write_text(header + "x:\n  lr: 0.1\n")
+    pd.DataFrame({"number": [0, 1, 2], "state": ["complete", "pruned", "complete"], "value": [0.5, 0.9, 0.7],
+                  "steps_per_seed": [100, 50, 100], "seed_values": ["0.4 0.6", "0.9 0.9", "0.6 0.8"],
+                  "cpu_s": [1800.0, 900.0, 1800.0]}).to_csv(tmp_path / "x.trials.csv", index=False)
+    refs = references if references is not None else {"random valid play": 0.6, "uniform over all actions": 0.4,
+                                                       "SJF": 0.8, "Packer": 1.0, "untrained network": 2.0}
+    pd.DataFrame({"reference": list(refs), "score": list(refs.values())}).to_csv(tmp_path / "x.references.csv",
+                                                                                 index=False)
+    return read_study("x", tmp_path)
+
+
+def test_the_study_reads_from_its_files_and_places_the_recipe_on_its_references_scale(tmp_path):
+    s = _study(tmp_path)
+    assert (s.trials, s.complete, s.pruned, s.seeds, s.steps, s.chosen) == (3, 2, 1, 2, 100, 2)
+    assert s.core_h == pytest.approx(1.25) and s.value == 0.7  # the header's trial, not the pruned 0.9
+    # the untrained network and uniform play are no heuristics, whatever they score; Packer is the best
+    assert s.random == ("random valid play", 0.6) and s.best == ("Packer", 1.0)
+    assert s.position() == pytest.approx(0.25) and s.probe.startswith("passed")
+    assert (s.date, s.commit, s.unit) == ("2026-12-01", "abc1234", "job set of 9 jobs")
+    row = study_row("x", s, None, tmp_path)
+    assert row[2] == "trial 2 (0.700)" and row[5] == "0.25" and row[6] == "passes" and row[7] == "not yet run"
+    assert "(a step: job set of 9 jobs)" in row[1] and "1.25 core-h" in row[1]
+
+
+def test_no_scale_where_random_play_beats_every_heuristic_or_none_was_scored(tmp_path):
+    s = _study(tmp_path, {"FCFS + EASY": -1.0, "random valid picks": -0.8})
+    assert s.position() is None and "random valid play matches or beats" in study_row("x", s, None, tmp_path)[5]
+    (tmp_path / "x.references.csv").unlink()
+    s = read_study("x", tmp_path)
+    assert s.random is None and study_row("x", s, None, tmp_path)[5] == "no scale: references not scored"
+
+
+def test_no_recipe_is_no_study_and_a_recipe_without_trials_names_the_file(tmp_path):
+    assert read_study("x", tmp_path) is None
+    assert study_row("x", None, None, tmp_path)[1] == "no study committed yet"
+    (tmp_path / "x.yml").write_text(HEADER)
+    with pytest.raises(InputFileError, match="x.trials.csv"):
+        read_study("x", tmp_path)
+
+
+def test_the_recorded_run_counts_only_for_the_recipe_it_trained(tmp_path):
+    _study(tmp_path)
+    row = {"run": "r", "player": "PPO", "role": "agent", "scale": "tuned", "seeds": 3, "workloads": 2,
+           "iqm": 0.4, "iqm_lo": 0.1, "iqm_hi": 0.6, "mean": 0.4}
+    status = SimpleNamespace(tuned=SimpleNamespace(run="r", label=SimpleNamespace(date="2026-12-03")),
+                             tuned_recipe=recipe_id("x", tmp_path), merged={}, normalised=pd.DataFrame([row]))
+    assert recorded_tuned(status, "x", tmp_path) == "0.40 [0.10, 0.60] PPO (3 seeds, 2026-12-03)"
+    status.tuned_recipe = "0123456789ab"  # a newer study's recipe is committed since
+    assert recorded_tuned(status, "x", tmp_path).startswith("not yet run (the recorded tuned run, 2026-12-03, "
+                                                            "trained recipe 0123456789ab")
