@@ -641,3 +641,22 @@ def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
         assert all(np.isfinite(v) for v in refs.values())
     finally:
         ml._read.cache_clear()
+
+
+def test_several_spec_files_merge_in_order_as_snakemake_merges_them(tmp_path, capsys):
+    from schedrl.cli import main
+    from schedrl.commands.tune import spec_text
+    from schedrl.config import load_yaml, merge_config
+
+    root = Path(__file__).resolve().parents[1] / "config"
+    merged = merge_config(merge_config(load_yaml(root / "config.yaml"), load_yaml(root / "paper-budget.yaml")),
+                          load_yaml(root / "tune.yaml"))
+    text = spec_text("deeprm", [str(root / "paper-budget.yaml"), str(root / "tune.yaml")])
+    assert json.loads(text) == merged["deeprm"] and json.loads(text)["tune"]["validation_jobsets"] >= 1
+    assert spec_text("deeprm", ["{}"]) == "{}"  # one value passes through as the paper's loader reads it
+    (tmp_path / "list.yaml").write_text("- 1\n")
+    for specs, says in (([str(root / "tune.yaml"), str(tmp_path / "nope.yaml")], "nope.yaml: no such file"),
+                        ([str(root / "tune.yaml"), str(tmp_path / "list.yaml")], "list.yaml: expected a mapping")):
+        assert main(["tune", "deeprm", "--references", "--spec", *specs, "--out", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and says in err and "Traceback" not in err

@@ -25,7 +25,9 @@ def register(subparsers) -> None:
         + ", ".join(STUDIES) + ".",
     )
     p.add_argument("paper", help="which paper's agent (" + ", ".join(STUDIES) + ")")
-    p.add_argument("--spec", required=True, help="the paper's config section (JSON) or a config YAML file")
+    p.add_argument("--spec", required=True, nargs="+", metavar="SPEC",
+                   help="the paper's config section (JSON), a config YAML file, or several merged in order as "
+                   "Snakemake merges --configfile (e.g. config/paper-budget.yaml config/tune.yaml)")
     p.add_argument("--out", default=None, metavar="DIR", help="study folder (default: results/tuned/<paper>)")
     p.add_argument("--trials", type=int, default=None, help="trials to run (default: the config's tune.trials)")
     p.add_argument("--write-config", nargs="?", const="", default=None, metavar="YML",
@@ -66,7 +68,7 @@ def run(args) -> int:
     module = importlib.import_module(STUDIES[args.paper])
     from schedrl.commands import load_spec
 
-    spec = load_spec(args.paper, args.spec)
+    spec = load_spec(args.paper, spec_text(args.paper, args.spec))
     out = Path(args.out or f"results/tuned/{args.paper}")
     scores = getattr(module, "reference_scores", None)
     if args.references:
@@ -113,6 +115,30 @@ def run(args) -> int:
             if (out / name).exists():
                 shutil.copyfile(out / name, targets[-1].with_suffix(f".{name}"))
     return 0
+
+
+def spec_text(paper: str, specs: list[str]) -> str:
+    """``--spec`` as one text for the paper's ``load_spec``: a single JSON section or file as given;
+    several config files merged in order (a scale file over the config.yaml beside it, as the
+    pipeline runs it), the paper's section of the result as JSON."""
+    import json
+
+    from schedrl.config import load_yaml, merge_config, over_default
+    from schedrl.errors import ConfigError
+
+    if len(specs) == 1:
+        return specs[0]
+    merged: dict | None = None
+    for path in specs:
+        if not Path(path).is_file():
+            raise ConfigError(f"--spec {path}: no such file (several --spec values are config files merged in order)")
+        doc = load_yaml(path)
+        if not isinstance(doc, dict):
+            raise ConfigError(f"--spec {path}: expected a mapping (a config file)")
+        merged = over_default(doc, path) if merged is None else merge_config(merged, doc)
+    if not isinstance(merged.get(paper), dict):
+        raise ConfigError(f"--spec {' '.join(specs)}: no {paper} section in the merged config")
+    return json.dumps(merged[paper])
 
 
 def _write_references(rows: list[dict], path: Path) -> None:
