@@ -637,7 +637,8 @@ def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
         assert "the recipe of trial" in capsys.readouterr().out
         # the same score of the no-learning players: FCFS -1 by construction
         refs = {r["reference"]: r["score"] for r in tuning.reference_scores(_mrsch_spec())}
-        assert refs["FCFS + EASY"] == -1.0 and set(refs) == {"FCFS + EASY", "random valid picks", "untrained network"}
+        assert refs["FCFS + EASY"] == -1.0 and set(refs) == {"FCFS + EASY", "GA re-planning", "random valid picks",
+                                                             "untrained network"}
         assert all(np.isfinite(v) for v in refs.values())
     finally:
         ml._read.cache_clear()
@@ -660,3 +661,18 @@ def test_several_spec_files_merge_in_order_as_snakemake_merges_them(tmp_path, ca
         assert main(["tune", "deeprm", "--references", "--spec", *specs, "--out", str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and says in err and "Traceback" not in err
+
+
+def test_a_study_on_stand_in_trace_splits_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from schedrl.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    split = tmp_path / "results" / "workloads" / "sem" / "datastar"
+    split.mkdir(parents=True)
+    (split / "split.json").write_text(json.dumps({"stand_in": True}))
+    config = Path(__file__).resolve().parents[1] / "config"
+    assert main(["tune", "sem", "--spec", str(config / "paper-budget.yaml"), str(config / "tune.yaml"),
+                 "--out", "study"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "datastar/split.json: built from a synthetic stand-in" in err
+    assert "--allow-stand-in" in err and "Traceback" not in err and not (tmp_path / "study").exists()

@@ -11,6 +11,8 @@ from schedrl.commands import add_threads_option
 STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning",
            "mdp": "schedrl.papers.mdp.tuning", "mrsch": "schedrl.papers.mrsch.tuning",
            "sem": "schedrl.papers.sem.tuning"}
+#: papers whose study reads splits of real traces -> the folder of those splits (one split.json each)
+TRACE_SPLITS = {"mrsch": "results/workloads/mrsch", "sem": "results/workloads/sem"}
 
 
 def register(subparsers) -> None:
@@ -36,6 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--references", action="store_true",
                    help="only score the no-learning references (random, uniform, heuristics) on the study's "
                    "validation workloads into OUT/references.csv (the study writes it too)")
+    p.add_argument("--allow-stand-in", action="store_true",
+                   help="run the study even where its workloads were built from a synthetic stand-in for a missing "
+                   "real trace (refused by default: such a recipe says nothing about the paper's workloads)")
     p.add_argument("--reselect", action="store_true",
                    help="do not rerun the study: choose the recipe again from OUT/trials.csv, the best complete trial "
                    "whose trainer passes the learning probe (schedrl.experiments.probes), probing the best by "
@@ -69,6 +74,8 @@ def run(args) -> int:
     from schedrl.commands import load_spec
 
     spec = load_spec(args.paper, spec_text(args.paper, args.spec))
+    if not args.allow_stand_in and not args.reselect:
+        refuse_stand_ins(args.paper)
     out = Path(args.out or f"results/tuned/{args.paper}")
     scores = getattr(module, "reference_scores", None)
     if args.references:
@@ -115,6 +122,29 @@ def run(args) -> int:
             if (out / name).exists():
                 shutil.copyfile(out / name, targets[-1].with_suffix(f".{name}"))
     return 0
+
+
+def refuse_stand_ins(paper: str, root: str | Path | None = None) -> None:
+    """A ``ConfigError`` naming the first split of ``paper``'s study (``TRACE_SPLITS``) that was built
+    from a synthetic stand-in trace (its ``split.json`` says ``stand_in``): a study run on it would
+    choose a recipe for another workload than the paper's (the 2026-12-02 mrsch and sem studies did,
+    in a clone without ../shared)."""
+    import json
+
+    from schedrl.errors import ConfigError
+
+    folder = Path(root) if root is not None else Path(TRACE_SPLITS.get(paper, ""))
+    if paper not in TRACE_SPLITS and root is None:
+        return
+    for manifest in sorted(folder.glob("*/split.json")):
+        try:
+            stand_in = bool(json.loads(manifest.read_text()).get("stand_in", False))
+        except (OSError, ValueError):
+            continue  # the study's own reader names a broken split
+        if stand_in:
+            raise ConfigError(f"tune {paper}: {manifest}: built from a synthetic stand-in for a missing trace, so a "
+                              "study on it says nothing about the paper's workloads: put the trace in data/raw or "
+                              "../shared/traces and rebuild the workloads (snakemake workloads), or pass --allow-stand-in")
 
 
 def spec_text(paper: str, specs: list[str]) -> str:

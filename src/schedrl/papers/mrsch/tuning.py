@@ -178,16 +178,20 @@ def _value(validation, schedules) -> float:
 def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[dict]:
     """What a trial's score means: the same score (minus ``validation_value``) of the no-learning
     players in the agent's seat on the same validation splits, each the mean over the study's seeds:
-    FCFS + EASY (-1 by construction), uniformly random valid picks (the reference the status page
-    compares the agent with) and the untrained network of the config's DFP values, initialised as a
-    trial's seed initialises it (``schedrl tune mrsch --references``)."""
+    FCFS + EASY (-1 by construction), the GA re-planning under the config's decision process (the
+    paper's strongest baseline, seeded with ``mrsch.seed`` as the pipeline plays it), uniformly random
+    valid picks (the reference the status page compares the agent with) and the untrained network of
+    the config's DFP values, initialised as a trial's seed initialises it (``schedrl tune mrsch
+    --references``)."""
     import numpy as np
     import torch
 
     from schedrl.agents.dfp import DFPAgent
-    from schedrl.papers.mrsch.evaluation import play_dfp_batch, play_picker
+    from schedrl.papers.mrsch.evaluation import play_dfp_batch, play_picker, process
     from schedrl.papers.mrsch.fingerprints import random_picker
+    from schedrl.papers.mrsch.layout import cluster_of
     from schedrl.papers.mrsch.training import validation_splits
+    from schedrl.schedulers.ga import simulate_window_optimiser
 
     torch.set_num_threads(max(1, int(threads)))
     own, study = tune_spec(spec)
@@ -212,7 +216,10 @@ def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[di
                                                                frames)[0]))
     finally:
         torch.set_rng_state(state)
+    ga = _value(validation, [simulate_window_optimiser(f, cluster_of(f), window=w, seed=int(spec["seed"]),
+                                                       exhaustive_max=0, process=process(run)) for f in frames])
     return [{"reference": "FCFS + EASY", "score": -1.0, **where},
+            {"reference": "GA re-planning", "score": -ga, **where},
             {"reference": "random valid picks", "score": -float(np.mean(random)), **where},
             {"reference": "untrained network", "score": -float(np.mean(untrained)), **where}]
 
