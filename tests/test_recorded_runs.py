@@ -100,6 +100,24 @@ def test_record_refuses_a_table_of_two_papers_and_an_empty_name(tmp_path, capsys
     assert not (tmp_path / "o.csv").exists()
 
 
+def test_a_run_on_stand_in_trace_splits_must_say_so(tmp_path, capsys, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    claims = _claims(tmp_path / "c.csv", {"x": "reproduced"}, paper="sem")
+    split = tmp_path / "results" / "workloads" / "sem" / "theta"
+    split.mkdir(parents=True)
+    (split / "split.json").write_text(json.dumps({"stand_in": True}))
+    into = tmp_path / "o.csv"
+    assert main(["record", "--claims", str(claims), "--run", "2026-01-01 r", "--into", str(into)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "theta/split.json" in err and "stand-in" in err
+    assert not into.exists()
+    assert main(["record", "--claims", str(claims), "--run", "2026-01-01 r, stand-in traces", "--into", str(into)]) == 0
+    (split / "split.json").write_text(json.dumps({"stand_in": False}))  # the real trace: recorded as usual
+    assert main(["record", "--claims", str(claims), "--run", "2026-01-02 r", "--into", str(into)]) == 0
+
+
 def test_every_paper_recorded_file_reads():
     for paper in ("deeprm", "mdp", "mrsch", "runtime", "sem"):
         frame = read_recorded(recorded_path(paper))  # absent is no runs; present must be well formed

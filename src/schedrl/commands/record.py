@@ -22,7 +22,8 @@ def register(subparsers) -> None:
                    help="the run's name: date, code, machine kind, core-hours and what set it apart, e.g. "
                    "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget'); "
                    "`schedrl status` reads the date, commit, seeds, kind and core-hours from it, so run "
-                   "`schedrl status --write` after recording")
+                   "`schedrl status --write` after recording; a mrsch or sem run whose splits were built from a "
+                   "synthetic stand-in trace must say 'stand-in' (refused otherwise)")
     p.add_argument("--scale", default="default", choices=SCALES,
                    help="the config the run used: default (config/config.yaml), paper-budget "
                    "(config/paper-budget.yaml, the papers' own training budgets) or tuned (a tuned recipe, "
@@ -60,6 +61,12 @@ def run(args) -> int:
         raise InputFileError(args.claims, f"holds claims of {len(papers)} papers ({', '.join(papers)}); record one at a time")
     if not args.run.strip():
         raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
+    from schedrl.workloads.splits import stand_in_split
+
+    stand_in = stand_in_split(papers[0])
+    if stand_in is not None and "stand-in" not in args.run:
+        raise InputFileError(stand_in, f"the {papers[0]} run was built from a synthetic stand-in for a missing trace: "
+                             "say 'stand-in' in --run, or rebuild the workloads from the real trace and run again")
     into = args.into or recorded_path(papers[0])
     frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims), args.scale)
     normalised = per_seed = None

@@ -11,8 +11,6 @@ from schedrl.commands import add_threads_option
 STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning",
            "mdp": "schedrl.papers.mdp.tuning", "mrsch": "schedrl.papers.mrsch.tuning",
            "sem": "schedrl.papers.sem.tuning"}
-#: papers whose study reads splits of real traces -> the folder of those splits (one split.json each)
-TRACE_SPLITS = {"mrsch": "results/workloads/mrsch", "sem": "results/workloads/sem"}
 
 
 def register(subparsers) -> None:
@@ -124,27 +122,18 @@ def run(args) -> int:
     return 0
 
 
-def refuse_stand_ins(paper: str, root: str | Path | None = None) -> None:
-    """A ``ConfigError`` naming the first split of ``paper``'s study (``TRACE_SPLITS``) that was built
-    from a synthetic stand-in trace (its ``split.json`` says ``stand_in``): a study run on it would
-    choose a recipe for another workload than the paper's (the 2026-12-02 mrsch and sem studies did,
-    in a clone without ../shared)."""
-    import json
-
+def refuse_stand_ins(paper: str) -> None:
+    """A ``ConfigError`` naming the first split of ``paper``'s study built from a synthetic stand-in
+    trace (``workloads.splits.stand_in_split``): such a study would choose a recipe for another
+    workload than the paper's."""
     from schedrl.errors import ConfigError
+    from schedrl.workloads.splits import stand_in_split
 
-    folder = Path(root) if root is not None else Path(TRACE_SPLITS.get(paper, ""))
-    if paper not in TRACE_SPLITS and root is None:
-        return
-    for manifest in sorted(folder.glob("*/split.json")):
-        try:
-            stand_in = bool(json.loads(manifest.read_text()).get("stand_in", False))
-        except (OSError, ValueError):
-            continue  # the study's own reader names a broken split
-        if stand_in:
-            raise ConfigError(f"tune {paper}: {manifest}: built from a synthetic stand-in for a missing trace, so a "
-                              "study on it says nothing about the paper's workloads: put the trace in data/raw or "
-                              "../shared/traces and rebuild the workloads (snakemake workloads), or pass --allow-stand-in")
+    manifest = stand_in_split(paper)
+    if manifest is not None:
+        raise ConfigError(f"tune {paper}: {manifest}: built from a synthetic stand-in for a missing trace, so a "
+                          "study on it says nothing about the paper's workloads: put the trace in data/raw or "
+                          "../shared/traces and rebuild the workloads (snakemake workloads), or pass --allow-stand-in")
 
 
 def spec_text(paper: str, specs: list[str]) -> str:
