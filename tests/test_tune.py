@@ -646,7 +646,7 @@ def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
 
 def test_several_spec_files_merge_in_order_as_snakemake_merges_them(tmp_path, capsys):
     from schedrl.cli import main
-    from schedrl.commands.tune import spec_text
+    from schedrl.commands import spec_text
     from schedrl.config import load_yaml, merge_config
 
     root = Path(__file__).resolve().parents[1] / "config"
@@ -676,3 +676,25 @@ def test_a_study_on_stand_in_trace_splits_is_refused_in_one_line(tmp_path, monke
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "datastar/split.json: built from a synthetic stand-in" in err
     assert "--allow-stand-in" in err and "Traceback" not in err and not (tmp_path / "study").exists()
+
+
+@pytest.mark.parametrize("paper", ["deeprm", "mdp", "mrsch", "runtime"])
+def test_cost_reads_a_tuned_recipe_over_the_paper_budget(paper, capsys):
+    """`schedrl <paper> cost --spec config/paper-budget.yaml config/tuned/<paper>.yml` prices the tuned run
+    (its seeds) as the pipeline merges the files; one file or JSON still works as before."""
+    import re
+
+    from schedrl.cli import main
+
+    root = Path(__file__).resolve().parents[1] / "config"
+
+    def core_hours(*specs):
+        assert main([paper, "cost", "--spec", *specs]) == 0
+        out = capsys.readouterr().out
+        return float(re.search(r"~([0-9.,]+) core-hours", out).group(1).replace(",", ""))
+
+    budget = core_hours(str(root / "paper-budget.yaml"))
+    tuned = core_hours(str(root / "paper-budget.yaml"), str(root / "tuned" / f"{paper}.yml"))
+    assert tuned > 0 and budget > 0
+    if paper in ("mrsch", "runtime"):  # the tuned recipe adds seeds to a one-seed paper-budget run
+        assert tuned > budget

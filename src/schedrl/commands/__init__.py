@@ -9,9 +9,16 @@ discovers the modules, so adding a subcommand never edits cli.py.
 # Shared by the paper commands (deeprm, mdp, mrsch, runtime, sem): the same options, steps and outputs
 # for each (a paper whose figure and claims functions take (spec, root, ...) uses draw_paper_figure and
 # write_claims_of as they are).
-def add_spec_options(parser, paper: str, root: bool = False) -> None:
-    """``--spec`` (the paper's config section as JSON, or a config YAML) and, with ``root``, ``--root``."""
-    parser.add_argument("--spec", required=True, help=f"{paper} config section (JSON) or a config YAML file")
+def add_spec_options(parser, paper: str, root: bool = False, several: bool = False) -> None:
+    """``--spec`` (the paper's config section as JSON, or a config YAML) and, with ``root``, ``--root``;
+    with ``several``, ``--spec`` takes config files merged in order (read it with ``spec_text``)."""
+    if several:
+        parser.add_argument("--spec", required=True, nargs="+", metavar="SPEC",
+                            help=f"{paper} config section (JSON) or config YAML files merged in order, as "
+                            "Snakemake merges --configfile (a scale file over the config.yaml beside it; "
+                            "e.g. config/paper-budget.yaml config/tuned/{paper}.yml)".replace("{paper}", paper))
+    else:
+        parser.add_argument("--spec", required=True, help=f"{paper} config section (JSON) or a config YAML file")
     if root:
         parser.add_argument("--root", default=f"results/{paper}", help="results folder (default: %(default)s)")
 
@@ -84,3 +91,28 @@ def write_claims_of(paper: str, args) -> int:
     claims = importlib.import_module(f"schedrl.papers.{paper}.claims")
     write_paper_claims(args.out, claims.claims_rows(load_spec(paper, args.spec), args.root))
     return 0
+
+
+def spec_text(paper: str, specs: list[str]) -> str:
+    """``--spec`` as one text for the paper's ``load_spec``: a single JSON section or file as given;
+    several config files merged in order (a scale file over the config.yaml beside it, as the
+    pipeline runs it), the paper's section of the result as JSON."""
+    import json
+    from pathlib import Path
+
+    from schedrl.config import load_yaml, merge_config, over_default
+    from schedrl.errors import ConfigError
+
+    if len(specs) == 1:
+        return specs[0]
+    merged: dict | None = None
+    for path in specs:
+        if not Path(path).is_file():
+            raise ConfigError(f"--spec {path}: no such file (several --spec values are config files merged in order)")
+        doc = load_yaml(path)
+        if not isinstance(doc, dict):
+            raise ConfigError(f"--spec {path}: expected a mapping (a config file)")
+        merged = over_default(doc, path) if merged is None else merge_config(merged, doc)
+    if not isinstance(merged.get(paper), dict):
+        raise ConfigError(f"--spec {' '.join(specs)}: no {paper} section in the merged config")
+    return json.dumps(merged[paper])

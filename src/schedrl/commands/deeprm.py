@@ -4,7 +4,7 @@ REINFORCE agent (one per rate) with ``schedrl deeprm train-agent``."""
 
 from __future__ import annotations
 
-from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+from schedrl.commands import add_spec_options, load_spec, spec_text, write_paper_claims
 from schedrl.errors import ConfigError
 
 
@@ -150,7 +150,7 @@ def register(subparsers) -> None:
                        description="SB3 runs, DeepRM-agent runs and the estimated core-hours of training, "
                        "evaluation, rule start-up, the no-learning references and the report protocol's "
                        "checks during training (rates in schedrl.papers.deeprm.cost).")
-    _spec_arg(k)
+    add_spec_options(k, "deeprm", several=True)
     k.set_defaults(func=run_cost)
 
     t = sub.add_parser("table", help="markdown tables for the reproduction report",
@@ -397,7 +397,7 @@ def run_cost(args) -> int:
     from schedrl.papers.deeprm import cost as dc
     from schedrl.report.budget import on_slower_kind
 
-    spec = _spec(args.spec)
+    spec = _spec(spec_text("deeprm", args.spec))
     c = dc.estimate_core_hours(spec)
     total = sum(c[k] for k in dc.COST_PARTS)
     print(f"~{total:.2f} core-hours: {c['runs']} SB3 runs, {c['steps'] / 1e6:.1f} M steps {c['sb3']:.2f}, "

@@ -3,7 +3,7 @@ paper (schedrl.papers.mdp). Agents are trained with the generic ``schedrl train`
 
 from __future__ import annotations
 
-from schedrl.commands import add_spec_options, load_spec, write_paper_claims
+from schedrl.commands import add_spec_options, load_spec, spec_text, write_paper_claims
 
 FIGURES = ("fig3", "fig4", "fig5", "fig6", "budget")
 TABLES = ("fig4_ttests", "fig4_budget", "fig6_ttests", "horizon_ttests")
@@ -124,7 +124,7 @@ def register(subparsers) -> None:
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mdp section",
                        description="Training runs, agent steps and the estimated core-hours of training and "
                        "evaluation (cost model in schedrl.papers.mdp.cost).")
-    _spec_arg(k)
+    add_spec_options(k, "mdp", several=True)
     k.set_defaults(func=run_cost)
 
 
@@ -248,7 +248,7 @@ def run_bench_horizon(args) -> int:
 def run_cost(args) -> int:
     from schedrl.papers.mdp import cost as mc
 
-    spec = _spec(args.spec)
+    spec = _spec(spec_text("mdp", args.spec))
     cost = mc.estimate_core_hours(spec)
     steps = cost["runs"] * int(spec["train"]["steps"])
     total = cost["train"] + cost["evaluate"] + cost["budget"] + cost["bench"] + cost["references"] + cost["startup"]

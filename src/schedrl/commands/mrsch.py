@@ -12,6 +12,7 @@ from schedrl.commands import (
     add_threads_option,
     draw_paper_figure,
     load_spec,
+    spec_text,
     write_claims_of,
 )
 
@@ -118,7 +119,7 @@ def register(subparsers) -> None:
     k = sub.add_parser("cost", help="estimate the core-hours of a config's mrsch section",
                        description="DFP runs, REINFORCE runs and evaluations, in core-hours by the rates measured "
                        "with benchmarks/bench_dfp.py (schedrl.papers.mrsch.cost).")
-    add_spec_options(k, "mrsch")
+    add_spec_options(k, "mrsch", several=True)
     k.set_defaults(func=run_cost)
 
     add_claims_step(sub, "mrsch", partial(write_claims_of, "mrsch"))
@@ -235,7 +236,7 @@ def run_cost(args) -> int:
     from schedrl.papers.mrsch import layout as ml
     from schedrl.report.budget import on_slower_kind
 
-    spec = _spec(args.spec)
+    spec = _spec(spec_text("mrsch", args.spec))
     c = mcost.estimate_core_hours(spec)
     total = sum(c[k] for k in mcost.COST_PARTS)
     extra = len(ml.seed_runs(spec))

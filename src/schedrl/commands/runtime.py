@@ -10,6 +10,7 @@ from schedrl.commands import (
     add_spec_options,
     add_threads_option,
     load_spec,
+    spec_text,
     write_paper_claims,
 )
 
@@ -159,7 +160,7 @@ def register(subparsers) -> None:
                        description="PPO runs (methods x grid points x training halves x seeds) and their "
                        "evaluations, budget checkpoints and no-learning references, in core-hours by the exact "
                        "per-rule CPU of the default run of 2026-11-27 (schedrl.papers.runtime.experiments).")
-    add_spec_options(k, "runtime")
+    add_spec_options(k, "runtime", several=True)
     k.set_defaults(func=run_cost)
 
     c = add_claims_step(sub, "runtime", run_claims, help="claims of Tables 4-6 and the sensitivity study",
@@ -282,7 +283,7 @@ def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
     from schedrl.report.budget import on_slower_kind
 
-    c = rx.estimate_core_hours(_spec(args.spec))
+    c = rx.estimate_core_hours(_spec(spec_text("runtime", args.spec)))
     total = sum(c[k] for k in rx.COST_PARTS)
     print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs "
           f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from schedrl.commands import add_threads_option
+from schedrl.commands import add_threads_option, spec_text
 
 #: papers whose MDP has a study so far, -> the module that runs it
 STUDIES = {"runtime": "schedrl.papers.runtime.tuning", "deeprm": "schedrl.papers.deeprm.tuning",
@@ -134,30 +134,6 @@ def refuse_stand_ins(paper: str) -> None:
         raise ConfigError(f"tune {paper}: {manifest}: built from a synthetic stand-in for a missing trace, so a "
                           "study on it says nothing about the paper's workloads: put the trace in data/raw or "
                           "../shared/traces and rebuild the workloads (snakemake workloads), or pass --allow-stand-in")
-
-
-def spec_text(paper: str, specs: list[str]) -> str:
-    """``--spec`` as one text for the paper's ``load_spec``: a single JSON section or file as given;
-    several config files merged in order (a scale file over the config.yaml beside it, as the
-    pipeline runs it), the paper's section of the result as JSON."""
-    import json
-
-    from schedrl.config import load_yaml, merge_config, over_default
-    from schedrl.errors import ConfigError
-
-    if len(specs) == 1:
-        return specs[0]
-    merged: dict | None = None
-    for path in specs:
-        if not Path(path).is_file():
-            raise ConfigError(f"--spec {path}: no such file (several --spec values are config files merged in order)")
-        doc = load_yaml(path)
-        if not isinstance(doc, dict):
-            raise ConfigError(f"--spec {path}: expected a mapping (a config file)")
-        merged = over_default(doc, path) if merged is None else merge_config(merged, doc)
-    if not isinstance(merged.get(paper), dict):
-        raise ConfigError(f"--spec {' '.join(specs)}: no {paper} section in the merged config")
-    return json.dumps(merged[paper])
 
 
 def _write_references(rows: list[dict], path: Path) -> None:
