@@ -4,7 +4,7 @@ For every SB3 algorithm (with the hyperparameters of ``schedrl/agents/hyperparam
 variant) it trains for ``--steps`` env steps twice in one run: on ``schedrl/DeepRM-v0`` and on
 ``NullEnv``, an env with the same observation and action spaces that returns a constant
 observation (so the trainer's own cost is all that is left). ``--sb3-own`` also trains with SB3's own
-MlpPolicy and torch's RMSprop in place of ``LeanMlpPolicy`` and the exact-root RMSprop (the same
+MlpPolicy (MaskablePPO's own) and torch's RMSprop in place of ``LeanMlpPolicy`` (``LeanMaskablePolicy``) and the exact-root RMSprop (the same
 numbers: tests/test_lean_policy.py) and prints the speed-up. It prints env steps per second of
 process CPU time for both and the env's share of training time, ``1 - ours/null``, with the
 issue's goal (the env costs <= 10%). ``--n-envs`` compares vectorised rollouts (DummyVecEnv) with
@@ -27,6 +27,7 @@ from schedrl.agents import load_hyperparams
 from schedrl.agents.hyperparams import resolve_hyperparams
 from schedrl.agents.registry import algo_class
 from schedrl.experiments.envs import make_env
+from schedrl.experiments.envs import parse_pairs as parse_hp
 from schedrl.papers.deeprm import layout as dl
 from schedrl.papers.deeprm import training as dt
 
@@ -65,6 +66,9 @@ def main() -> None:
     parser.add_argument("--algos", nargs="+", default=["a2c", "ppo", "dqn", "trpo", "deeprm_pg"])
     parser.add_argument("--variants", nargs="+", default=["discrete-image"])
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1], help="vectorised env counts to compare")
+    parser.add_argument("--hp", action="append", default=[], metavar="KEY=VALUE",
+                        help="hyperparameter over the variant's (as schedrl train --hp; e.g. n_steps=64 for the "
+                        "deeprm tuned recipe's rollouts); repeatable")
     parser.add_argument("--profile", action="store_true", help="profile the slowest run on our env")
     parser.add_argument("--sb3-own", action="store_true",
                         help="also train with SB3's MlpPolicy and torch's RMSprop and print our speed-up")
@@ -86,6 +90,7 @@ def main() -> None:
                       "env-only vs null env)")
                 continue
             hp = load_hyperparams(algo, dt.hyperparams_variant(variant))
+            hp.update(parse_hp(args.hp, "--hp"))
             base = None
             for n in args.n_envs:
                 ours, _ = _rate(algo, hp, lambda kw=kwargs: make_env(dl.ENV_ID, kw), args.steps, n)

@@ -35,7 +35,8 @@ def test_every_algo_has_a_yaml_that_resolves():
         if is_own_loop(algo):  # schedrl's REINFORCE: its YAML is checked in test_reinforce.py
             continue
         policy, n_envs, kwargs = resolve_hyperparams(algo, load_hyperparams(algo))
-        assert getattr(policy, "__name__", policy) in ("MlpPolicy", "LeanMlpPolicy", "DenseInputLeanMlpPolicy") and n_envs >= 1
+        assert getattr(policy, "__name__", policy) in ("MlpPolicy", "LeanMlpPolicy", "DenseInputLeanMlpPolicy",
+                                                       "LeanMaskablePolicy") and n_envs >= 1
         assert "activation_fn" in kwargs["policy_kwargs"]
         assert not isinstance(kwargs["policy_kwargs"]["activation_fn"], str)
 

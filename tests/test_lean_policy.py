@@ -10,7 +10,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.policies import ActorCriticPolicy
 
 from schedrl.agents import load_hyperparams, resolve_hyperparams
-from schedrl.agents.lean_policy import LeanMlpPolicy
+from schedrl.agents.lean_policy import LeanMaskablePolicy, LeanMlpPolicy
 from schedrl.agents.registry import algo_class
 from schedrl.agents.rmsprop import RMSprop
 
@@ -73,7 +73,85 @@ def test_a_saved_lean_model_loads_and_predicts_as_before(tmp_path):
 def test_other_policies_stay_sb3s():
     assert resolve_hyperparams("a2c", {**load_hyperparams("a2c"), "policy": "CnnPolicy"})[0] == "CnnPolicy"
     assert resolve_hyperparams("dqn", load_hyperparams("dqn"))[0] == "MlpPolicy"
-    assert resolve_hyperparams("maskable_ppo", load_hyperparams("maskable_ppo"))[0] == "MlpPolicy"
+
+
+class MaskedPicksEnv(gym.Env):
+    """A Discrete(6) env with action masks: reward for picking the largest valid entry of the observation."""
+
+    observation_space = gym.spaces.Box(0.0, 1.0, (6,), np.float32)
+    action_space = gym.spaces.Discrete(6)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._draw(), {}
+
+    def _draw(self):
+        self.obs = self.np_random.random(6).astype(np.float32)
+        self.mask = self.np_random.random(6) < 0.5
+        self.mask[self.np_random.integers(6)] = True
+        return self.obs
+
+    def action_masks(self):
+        return self.mask.copy()
+
+    def step(self, action):
+        self.t += 1
+        best = int(np.argmax(np.where(self.mask, self.obs, -1.0)))
+        return self._draw(), float(action == best), False, self.t >= 20, {}
+
+
+def test_lean_maskable_policy_trains_maskable_ppos_weights_bit_for_bit():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    assert resolve_hyperparams("maskable_ppo", load_hyperparams("maskable_ppo"))[0] is LeanMaskablePolicy
+    _, _, kwargs = resolve_hyperparams("maskable_ppo", load_hyperparams("maskable_ppo"))
+    kwargs.update(n_steps=64, batch_size=32, n_epochs=2, ent_coef=0.01)
+    lean, ref = (algo_class("maskable_ppo")(policy, MaskedPicksEnv(), seed=5, device="cpu", **kwargs).learn(256)
+                 for policy in (LeanMaskablePolicy, MaskableActorCriticPolicy))
+    for a, b in zip(lean.policy.parameters(), ref.policy.parameters(), strict=True):
+        assert torch.equal(a, b)
+    env = MaskedPicksEnv()
+    env.reset(seed=3)
+    obs, masks = [], []
+    for _ in range(7):
+        obs.append(env._draw())
+        masks.append(env.action_masks())
+    obs, masks = torch.as_tensor(np.stack(obs)), np.stack(masks)
+    acts = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks])
+    for m in (masks, None):  # masked, and unmasked (sb3-contrib normalises the logits twice there)
+        for x, y in zip(lean.policy.evaluate_actions(obs, acts, m), ref.policy.evaluate_actions(obs, acts, m),
+                        strict=True):
+            assert torch.equal(x, y)
+        for deterministic in (True, False):
+            torch.manual_seed(1)
+            x = lean.policy(obs, deterministic, m)
+            torch.manual_seed(1)
+            y = ref.policy(obs, deterministic, m)
+            assert all(torch.equal(a, b) for a, b in zip(x, y, strict=True))
+    assert lean.policy(obs, True, masks)[0].numpy().tolist() == [int(a) for a in lean.predict(
+        obs.numpy(), deterministic=True, action_masks=masks)[0]]
+
+
+def test_lean_maskable_policy_takes_the_sparse_first_layer_when_asked():
+    from schedrl.agents.sparse_input import SparseInputLinear
+
+    hp = load_hyperparams("maskable_ppo")
+    hp["policy_kwargs"] = {**(hp.get("policy_kwargs") or {}), "sparse_input": True}
+    policy, _, kwargs = resolve_hyperparams("maskable_ppo", hp)
+    model = algo_class("maskable_ppo")(policy, MaskedPicksEnv(), seed=5, device="cpu", **kwargs)
+    assert isinstance(model.policy.mlp_extractor.policy_net[0], SparseInputLinear)
+    plain = algo_class("maskable_ppo")(LeanMaskablePolicy, MaskedPicksEnv(), seed=5, device="cpu", **{
+        k: v for k, v in kwargs.items() if k != "policy_kwargs"}, policy_kwargs={
+        k: v for k, v in kwargs["policy_kwargs"].items() if k != "sparse_input"})
+    assert not isinstance(plain.policy.mlp_extractor.policy_net[0], SparseInputLinear)  # auto: dense below 1,024 inputs
+    obs = torch.zeros((4, 6))
+    obs[:, 2] = 0.7
+    masks = np.ones((4, 6), bool)
+    plain.policy.load_state_dict(model.policy.state_dict())
+    for x, y in zip(model.policy.evaluate_actions(obs, torch.arange(4), masks),
+                    plain.policy.evaluate_actions(obs, torch.arange(4), masks), strict=True):
+        assert torch.allclose(x, y, atol=1e-6)
 
 
 def _steps(opt_cls, grads, shapes, **kw):

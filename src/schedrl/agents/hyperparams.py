@@ -214,9 +214,9 @@ def _check_sparse_input(cls, policy, policy_kwargs: dict):
     """The policy, checked for ``sparse_input``: only the actor-critic MlpPolicy has it, and TRPO gets
     the dense first layer (its conjugate-gradient step differentiates the policy twice, which the
     sparse layer's backward does not support)."""
-    from schedrl.agents.lean_policy import DenseInputLeanMlpPolicy, LeanMlpPolicy
+    from schedrl.agents.lean_policy import DenseInputLeanMlpPolicy, LeanMaskablePolicy, LeanMlpPolicy
 
-    if policy is not LeanMlpPolicy:
+    if policy is not LeanMlpPolicy and policy is not LeanMaskablePolicy:
         for key in ("sparse_input", "sparse_optimizer"):
             if key in policy_kwargs:
                 raise ConfigError(f"policy_kwargs.{key}: only the actor-critic MlpPolicy has it, not {cls.__name__}'s")
@@ -229,14 +229,20 @@ def _check_sparse_input(cls, policy, policy_kwargs: dict):
 
 
 def _lean_policy(cls, policy: str):
-    """SB3's actor-critic MlpPolicy as ``LeanMlpPolicy``: the same numbers without a distribution
-    object per step (schedrl.agents.lean_policy); any other policy as named."""
+    """SB3's actor-critic MlpPolicy as ``LeanMlpPolicy``, MaskablePPO's as ``LeanMaskablePolicy``: the
+    same numbers without a distribution object per step (schedrl.agents.lean_policy); any other policy
+    as named."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.policies import ActorCriticPolicy
 
     if policy == "MlpPolicy" and cls.policy_aliases.get(policy) is ActorCriticPolicy:
         from schedrl.agents.lean_policy import LeanMlpPolicy
 
         return LeanMlpPolicy
+    if policy == "MlpPolicy" and cls.policy_aliases.get(policy) is MaskableActorCriticPolicy:
+        from schedrl.agents.lean_policy import LeanMaskablePolicy
+
+        return LeanMaskablePolicy
     return policy
 
 

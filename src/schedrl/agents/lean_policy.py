@@ -25,6 +25,8 @@ from itertools import islice
 
 import torch
 import torch.nn.functional as F
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.distributions import BernoulliDistribution, CategoricalDistribution
 from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.preprocessing import get_flattened_obs_dim, preprocess_obs
@@ -54,9 +56,10 @@ def _run(net: torch.nn.Sequential, x: torch.Tensor, start: int = 0) -> torch.Ten
     return x
 
 
-class LeanMlpPolicy(ActorCriticPolicy):
-    """``ActorCriticPolicy`` whose ``forward`` and ``evaluate_actions`` skip the distribution objects
-    for Categorical and Bernoulli actions on a flattened observation; anything else is SB3's."""
+class _SparseFirstLayers:
+    """The policy keywords ``sparse_input``, ``sparse_max_density``, ``sparse_optimizer`` and
+    ``sparse_max_grad_norm`` of an actor-critic policy, its first layers made sparse-input after SB3
+    builds them, and ``_latents`` (both networks' latent codes from one CSR view)."""
 
     #: ``sparse_input`` when the policy keywords do not name it
     SPARSE_INPUT: bool | str = "auto"
@@ -103,15 +106,6 @@ class LeanMlpPolicy(ActorCriticPolicy):
             self.optimizer = in_out_optimizer_hooks(
                 self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs))
 
-    def _lean(self) -> str | None:
-        if not self.share_features_extractor or type(self.features_extractor) is not FlattenExtractor:
-            return None
-        if type(self.action_dist) is CategoricalDistribution:
-            return "categorical"
-        if type(self.action_dist) is BernoulliDistribution:
-            return "bernoulli"
-        return None
-
     def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = torch.flatten(preprocess_obs(obs, self.observation_space, self.normalize_images), 1)
         pi, vf = self.mlp_extractor.policy_net, self.mlp_extractor.value_net
@@ -121,6 +115,20 @@ class LeanMlpPolicy(ActorCriticPolicy):
                 return _run(pi, pi[0](features, dense=True), 1), _run(vf, vf[0](features, dense=True), 1)
             return _run(pi, pi[0](features, rows), 1), _run(vf, vf[0](features, rows), 1)
         return _run(pi, features), _run(vf, features)
+
+
+class LeanMlpPolicy(_SparseFirstLayers, ActorCriticPolicy):
+    """``ActorCriticPolicy`` whose ``forward`` and ``evaluate_actions`` skip the distribution objects
+    for Categorical and Bernoulli actions on a flattened observation; anything else is SB3's."""
+
+    def _lean(self) -> str | None:
+        if not self.share_features_extractor or type(self.features_extractor) is not FlattenExtractor:
+            return None
+        if type(self.action_dist) is CategoricalDistribution:
+            return "categorical"
+        if type(self.action_dist) is BernoulliDistribution:
+            return "bernoulli"
+        return None
 
     def forward(self, obs, deterministic: bool = False):
         kind = self._lean()
@@ -167,3 +175,54 @@ class DenseInputLeanMlpPolicy(LeanMlpPolicy):
     first-order only)."""
 
     SPARSE_INPUT = False
+
+
+class LeanMaskablePolicy(_SparseFirstLayers, MaskableActorCriticPolicy):
+    """sb3-contrib's ``MaskableActorCriticPolicy`` (MaskablePPO's MlpPolicy) whose ``forward`` and
+    ``evaluate_actions`` compute a masked Categorical's tensors without its distribution objects, as
+    ``LeanMlpPolicy`` does for SB3's: torch's ops in sb3-contrib's order (normalised logits, the masked
+    ones set to -1e8 and normalised again, softmax, ``multinomial``; the entropy's masked terms zeroed),
+    so with dense first layers the trained weights are MaskablePPO's bit for bit
+    (``tests/test_lean_policy.py``). ``sparse_input`` as ``LeanMlpPolicy``'s (``auto``: the sparse-input
+    first layers from 1,024 inputs, e.g. DeepRM's image, the same function to the last bits); other
+    action spaces, ``predict`` and ``get_distribution`` are sb3-contrib's."""
+
+    def _lean(self) -> bool:
+        return (self.share_features_extractor and type(self.features_extractor) is FlattenExtractor
+                and type(self.action_dist) is MaskableCategoricalDistribution)
+
+    def _masked(self, logits: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """MaskableCategorical(logits=...).apply_masking(action_masks): its logits and boolean mask."""
+        logits = logits.view(-1, self.action_dist.action_dim)
+        logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        if action_masks is None:  # its constructor's apply_masking(None) normalises once more
+            return logits - logits.logsumexp(dim=-1, keepdim=True), None
+        masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+        logits = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype, device=logits.device))
+        return logits - logits.logsumexp(dim=-1, keepdim=True), masks
+
+    def forward(self, obs, deterministic: bool = False, action_masks=None):
+        if not self._lean():
+            return super().forward(obs, deterministic, action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        values = self.value_net(latent_vf)
+        logits, _ = self._masked(self.action_net(latent_pi), action_masks)
+        probs = F.softmax(logits, dim=-1)
+        actions = torch.argmax(probs, dim=1) if deterministic else torch.multinomial(probs, 1, True).T.reshape(-1)
+        log_prob = logits.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+        return actions.reshape((-1, *self.action_space.shape)), values, log_prob
+
+    def evaluate_actions(self, obs, actions: torch.Tensor, action_masks=None):
+        if not self._lean():
+            return super().evaluate_actions(obs, actions, action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        # sb3-contrib's graph node for node: the log-probability, the values, then the entropy
+        logits, masks = self._masked(self.action_net(latent_pi), action_masks)
+        index, log_pmf = torch.broadcast_tensors(actions.long().unsqueeze(-1), logits)
+        log_prob = log_pmf.gather(-1, index[..., :1]).squeeze(-1)
+        values = self.value_net(latent_vf)
+        if masks is None:
+            p_log_p = torch.clamp(logits, min=torch.finfo(logits.dtype).min) * F.softmax(logits, dim=-1)
+        else:
+            p_log_p = torch.where(masks, logits * F.softmax(logits, dim=-1), torch.tensor(0.0, device=logits.device))
+        return values, log_prob, -p_log_p.sum(-1)
