@@ -300,7 +300,7 @@ def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys, monkeypatc
     assert "per-seed scores of alpha recorded" in capsys.readouterr().out
     status = read_paper_status("alpha", record)
     assert status.merged == {}  # one run of the scale: nothing to merge
-    assert normalised_text(status).startswith("0.50 [0.50, 0.50] PPO, paper budget:")
+    assert normalised_text(status).startswith("0.50 PPO, paper budget:")  # a collapsed interval is not shown
     assert main(["record", "--claims", str(claims), "--run", s1, "--scale", "paper-budget", "--into", str(record),
                  "--normalised", str(second)]) == 0
     kept = read_recorded_scores(record.with_name(SCORES_FILE))

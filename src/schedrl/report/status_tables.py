@@ -296,7 +296,9 @@ def normalised_text(status: PaperStatus) -> str:
     if found is None:
         return NOT_RECORDED
     what, r = found
-    text = f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']}, {what}: {headroom_word(r)}"
+    interval = (f" [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}]" if f"{r['iqm_lo']:.2f}" != f"{r['iqm_hi']:.2f}"
+                else "")  # one seed on few workloads: the bootstrap has nothing to resample
+    text = f"{r['iqm']:.2f}{interval} {r['player']}, {what}: {headroom_word(r)}"
     if what.startswith("tuned"):  # a verdict on an agent counts only when its trainer learns (issue 41)
         probe = tuned_probe(status)
         text += "" if probe and probe.startswith("passed") else (
@@ -437,8 +439,9 @@ README_HEADER = ["paper", "claims at default scale", "core-h", "run", "at the pa
 README_ROW = 400
 
 
-def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH) -> list[str]:
-    """paper | claims at default scale | core-h | run | at the paper's budget | note | detail."""
+def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = True) -> list[str]:
+    """paper | claims at default scale | core-h | run | at the paper's budget | note | detail.
+    ``each_run=False`` counts the earlier runs of the same setup instead of listing each one."""
     d, b = status.default, status.budget
     claims = f"{d.counts_text()}; {_uninf(d)}" if d else NOT_RECORDED
     if status.default_is_budget:
@@ -447,8 +450,11 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH) -> list[str]:
         budget = "not run"
     else:
         budget = f"{_budget_counts(b)}; {_when(b, seeds=True)}"
-        budget += "".join(f"; {o.label.seeds or o.label.date or 'other run'}: "
-                          + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
+        if each_run:
+            budget += "".join(f"; {o.label.seeds or o.label.date or 'other run'}: "
+                              + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
+        elif status.same_setup:
+            budget += f"; +{len(status.same_setup)} runs"
     note = headline_text(status, status.headline[0], width) if status.headline else ""
     return [f"`{status.paper}`", claims, (d.label.core_h or NOT_RECORDED) if d else NOT_RECORDED,
             (d.label.date or NOT_RECORDED) if d else NOT_RECORDED, budget, normalised_text(status), note,
@@ -457,12 +463,16 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH) -> list[str]:
 
 def readme_block(statuses: list[PaperStatus]) -> str:
     """The README's status table (between the markers); a row longer than ``README_ROW`` characters
-    shows its note's claim text shorter (down to 30 characters)."""
+    shows its note's claim text shorter (down to 30 characters), then counts the earlier runs of the
+    same setup instead of listing each."""
     rows = []
     for status in statuses:
-        width = CLAIM_WIDTH
-        while len(_row(row := readme_row(status, width))) > README_ROW and width > 30:
-            width -= 5
+        for each_run in (True, False):
+            width = CLAIM_WIDTH
+            while len(_row(row := readme_row(status, width, each_run))) > README_ROW and width > 30:
+                width -= 5
+            if len(_row(row)) <= README_ROW:
+                break
         rows.append(row)
     return "\n".join([BEGIN, *_table(README_HEADER, rows), END])
 
