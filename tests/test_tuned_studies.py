@@ -69,3 +69,25 @@ def test_the_recorded_run_counts_only_for_the_recipe_it_trained(tmp_path):
     status.tuned_recipe = "0123456789ab"  # a newer study's recipe is committed since
     assert recorded_tuned(status, "x", tmp_path).startswith("not yet run (the recorded tuned run, 2026-12-03, "
                                                             "trained recipe 0123456789ab")
+
+
+def _score_row(scale, workload, player, role, seed, normalised, anchor="ok", recipe="r1"):
+    return {"run": f"{scale} run", "scale": scale, "paper": "x", "workload": workload, "player": player, "role": role,
+            "seed": seed, "metric": "wait", "better": "lower", "value": 1.0, "random": 2.0, "best_heuristic": "SJF",
+            "best_heuristic_value": 1500.0, "anchor": anchor, "normalised": normalised, "placed_from": "",
+            "recipe": recipe if scale == "tuned" else ""}
+
+
+def test_each_workload_of_the_tuned_run_reads_from_the_per_seed_scores():
+    from schedrl.report.tuned_studies import per_workload_rows
+
+    rows = [_score_row("tuned", "a", "PPO", "agent", 0, 0.2), _score_row("tuned", "a", "PPO", "agent", 1, 0.6),
+            _score_row("tuned", "a", "PPO", "agent", 1, 0.4),  # the same seed recorded again: the later one counts
+            _score_row("tuned", "a", "untrained PPO", "untrained", 0, -1.0),
+            _score_row("tuned", "b", "PPO", "agent", 0, 9.0, anchor="degenerate"),  # no scale: left out
+            _score_row("paper-budget", "a", "A2C", "agent", 0, -2.0), _score_row("paper-budget", "a", "TRPO", "agent", 0, 0.1),
+            _score_row("paper-budget", "a", "TRPO", "agent", 1, 0.3)]
+    out = per_workload_rows("x", pd.DataFrame(rows), committed="r1")
+    assert out == [["`x`", "a (wait)", "SJF (1,500)", "PPO", "**+0.30** (+0.20, +0.40)", "-1.00", "-", "+0.20 TRPO"]]
+    assert per_workload_rows("x", pd.DataFrame(rows), committed="r2")[0][3] == "PPO (recipe r1, an earlier study's)"
+    assert per_workload_rows("x", None) == [] and per_workload_rows("x", pd.DataFrame(rows[5:])) == []

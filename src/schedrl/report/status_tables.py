@@ -224,6 +224,7 @@ class PaperStatus:
     #: pooled (``recorded.merged_normalised``; issue 68: seeds trained as separate runs)
     merged: dict = field(default_factory=dict)
     tuned_recipe: str = ""  # the recipe the latest tuned run trained (recorded_scores.csv's, issue 69)
+    scores: pd.DataFrame | None = None  # recorded_scores.csv's per-seed rows, None: none recorded
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
@@ -335,6 +336,7 @@ def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[
     normalised = read_recorded_normalised(path.with_name("recorded_normalised.csv"))
     status.normalised = normalised if len(normalised) else None
     per_seed = read_recorded_scores(path.with_name(SCORES_FILE))
+    status.scores = per_seed if len(per_seed) else None
     status.merged = {scale: merged for scale in SCALES
                      for merged in [merged_normalised(per_seed, scale)] if merged[0]}
     tuned = per_seed[per_seed["scale"] == "tuned"] if len(per_seed) else per_seed

@@ -12,7 +12,12 @@ Per paper, from its committed study (``config/tuned/<paper>.yml``, ``.trials.csv
   study whose random valid play matches or beats every heuristic it scored has no scale, and says so;
 * the recorded tuned run at the paper's budget: its best agent's IQM normalised score on the test
   split, if the run trained this recipe (``recorded_scores.csv``'s ``recipe`` against
-  ``tune.recipe_id``), else which one it trained.
+  ``tune.recipe_id``), else which one it trained;
+* per test workload of the latest recipe's recorded tuned runs (``per_workload_rows``): each tuned
+  agent's normalised score, mean over its seeds with each seed's, beside the untrained network and
+  uniform play there, the best heuristic that anchors 1, and the best agent of the paper's own recipe
+  at its budget on the same workload (``recorded_scores.csv``'s paper-budget rows), so a paper's
+  "+0.30 on one trace, -0.70 on the other" is read from the records, not typed.
 
 ``schedrl status --write`` writes the block into docs/tuned-agents.md (``tuned_block``).
 """
@@ -166,6 +171,62 @@ def study_row(paper: str, study: Study | None, status, tuned_dir: str | Path) ->
             recorded_tuned(status, paper, tuned_dir)]
 
 
+WORKLOAD_HEADER = ["paper", "workload (metric)", "best heuristic (= 1)", "tuned agent", "normalised: mean (per seed)",
+                   "untrained network", "uniform play", "paper's recipe at its budget (best agent)"]
+
+
+def _mean(frame: pd.DataFrame) -> float | None:
+    values = frame["normalised"].dropna()
+    return float(values.mean()) if len(values) else None
+
+
+def _score(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
+def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = "") -> list[list[str]]:
+    """One row per (test workload, tuned agent) of the latest recipe's recorded tuned runs, from the
+    per-seed normalised scores (``recorded_scores.csv``; a (workload, player, seed) recorded twice: the
+    later one, as ``recorded.merged_normalised`` pools them). Workloads without a scale (``anchor`` not
+    ``ok``: random valid play matches every heuristic, or an anchor is missing) are left out. A run of
+    another recipe than ``committed`` (``tune.recipe_id``; "" : not checked) says which it trained."""
+    from schedrl.report.recorded import RECIPE_COLUMN
+
+    if scores is None or not len(scores):
+        return []
+    tuned = scores[scores["scale"] == "tuned"]
+    if not len(tuned):
+        return []
+    trained = ""
+    if RECIPE_COLUMN in tuned.columns:
+        trained = str(tuned[RECIPE_COLUMN].iloc[-1])
+        tuned = tuned[tuned[RECIPE_COLUMN].astype(str) == trained]
+    other = f" (recipe {trained}, an earlier study's)" if committed and trained not in ("", "nan", committed) else ""
+    key = ["workload", "player", "seed"]
+    tuned = tuned.drop_duplicates(key, keep="last")
+    budget = scores[scores["scale"] == "paper-budget"].drop_duplicates(key, keep="last")
+    rows = []
+    for workload, here in tuned.groupby("workload", sort=True):
+        if set(here["anchor"].astype(str)) != {"ok"}:
+            continue
+        first = here.iloc[0]
+        anchor = f"{first['best_heuristic']} ({_number(float(first['best_heuristic_value']))})"
+        refs = {role: _mean(here[here["role"] == role]) for role in ("untrained", "uniform")}
+        theirs = budget[(budget["workload"] == workload) & (budget["role"] == "agent")
+                        & (budget["anchor"].astype(str) == "ok")]
+        means = {player: _mean(g) for player, g in theirs.groupby("player")}
+        means = {k: v for k, v in means.items() if v is not None}
+        best = max(means, key=means.get) if means else None
+        recipe = f"{means[best]:+.2f} {best}" if best else "not recorded"
+        for player, g in here[here["role"] == "agent"].groupby("player", sort=False):
+            g = g.sort_values("seed")
+            per_seed = ", ".join(_score(v) for v in g["normalised"])
+            rows.append([f"`{paper}`", f"{workload} ({first['metric']})", anchor, player + other,
+                         f"**{_score(_mean(g))}** ({per_seed})", _score(refs["untrained"]), _score(refs["uniform"]),
+                         recipe])
+    return rows
+
+
 def tuned_block(statuses, tuned_dir: str | Path | None = None) -> str:
     """The generated block of docs/tuned-agents.md: one row per paper (``statuses``: the papers'
     ``PaperStatus`` in order)."""
@@ -178,5 +239,15 @@ def tuned_block(statuses, tuned_dir: str | Path | None = None) -> str:
              "and recipe header) and the recorded tuned runs. Scores are the study's own (higher is better), on "
              "its validation workloads; *recipe on that scale*: random valid play 0, the best heuristic the study "
              "scored 1. The last column is the recorded run of this recipe at the paper's budget on the test "
-             "split, the README's normalised scale.", "", *_table(HEADER, rows), "", END]
-    return "\n".join(lines)
+             "split, the README's normalised scale.", "", *_table(HEADER, rows), ""]
+    from schedrl.experiments.tune import recipe_id
+
+    per_workload = [row for s in statuses
+                    for row in per_workload_rows(s.paper, getattr(s, "scores", None), recipe_id(s.paper, tuned_dir) or "")]
+    if per_workload:
+        lines += ["Each test workload of the recorded tuned runs (the committed recipe's; `recorded_scores.csv`): the "
+                  "normalised score (random valid play 0, the named heuristic 1) of every tuned agent, mean over its "
+                  "seeds and each seed's, beside the untrained network and uniform play there (mean over their seeds "
+                  "and players) and the best agent of the paper's own recipe at its budget on the same workload "
+                  "where a paper-budget run recorded one.", "", *_table(WORKLOAD_HEADER, per_workload), ""]
+    return "\n".join([*lines, END])
