@@ -4,6 +4,7 @@ hand-made results, and a tiny end-to-end run (train -> evaluate -> every figure 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -464,7 +465,24 @@ def test_hyperparams_override_changes_a_runs_hyperparameters_and_leaves_the_defa
     assert dt.hyperparams_override(tuned, "multibinary-image", "a2c") == {}
     assert dt.hyperparams_override(tuned, "discrete-image", "ppo") == {}
 
-    for algo, key in (("a2c", "clip_range"), ("trpo", "n_epochs")):
+    # config/dense-first-layer.yaml (issue 72's A/B): the actor-critics' first layer, net and tanh kept
+    import yaml
+
+    from schedrl.agents.sparse_input import SparseInputLinear
+
+    overlay = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "dense-first-layer.yaml").read_text())
+    dense = copy.deepcopy(plain)
+    dense["variants"]["discrete-image"]["hyperparams"] = overlay["deeprm"]["variants"]["discrete-image"]["hyperparams"]
+    dl.load_spec(json.dumps(dense))
+    for algo in ("a2c", "ppo"):
+        assert dt.run_hyperparams(dense, "discrete-image", algo)["policy_kwargs"] == {
+            "net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh", "sparse_input": False}
+        layers = [type(m) for m in dr.untrained_model(dense, "discrete-image", algo, 0).policy.modules()]
+        assert SparseInputLinear not in layers  # auto would pick the sparse layer at 4,480 inputs
+    layers = [type(m) for m in dr.untrained_model(plain, "discrete-image", "a2c", 0).policy.modules()]
+    assert SparseInputLinear in layers
+
+    for algo, key in (("a2c", "clip_range"), ("trpo", "n_epochs"), ("trpo", "sparse_input")):
         bad = copy.deepcopy(SPEC)
         bad["variants"]["discrete-image"]["hyperparams"] = {algo: {key: 1}}
         with pytest.raises(ConfigError, match=rf"deeprm\.variants\.discrete-image\.hyperparams\.{algo}\.{key}"):

@@ -67,15 +67,16 @@ RUN_KEYS = ("obs_mode", "action_mode", "reward", "new_job_rate", "jobset_seed", 
 LOAD_KEYS = ("res_slot", "workload", "num_res", "max_job_len", "max_job_size")
 #: Hyperparameters a variant's ``hyperparams.<algo>`` block may set over hyperparams/<algo>.yaml's
 #: ``deeprm-<variant>`` block (beyond the report: a tuned recipe, issue 69), under rl-zoo3's names (its
-#: samplers' per algorithm); ``net``: the hidden layers of actor and critic (the report's: 64-64, tanh).
-#: ``training.hyperparams_override`` applies them; DQN has none (no study tunes it).
+#: samplers' per algorithm); ``net``: the hidden layers of actor and critic (the report's: 64-64, tanh);
+#: ``sparse_input``: the actor-critics' first layer (``auto``, true or false; issue 72's A/B of one run
+#: trained both ways). ``training.hyperparams_override`` applies them; DQN has none (no study tunes it).
 PPO_HYPERPARAMS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef",
-                   "clip_range", "vf_coef", "max_grad_norm", "net")
+                   "clip_range", "vf_coef", "max_grad_norm", "net", "sparse_input")
 HYPERPARAM_KEYS = {
     "ppo": PPO_HYPERPARAMS,
     "maskable_ppo": PPO_HYPERPARAMS,
     "a2c": ("learning_rate", "n_steps", "gamma", "gae_lambda", "ent_coef", "vf_coef", "max_grad_norm",
-            "use_rms_prop", "normalize_advantage", "net"),
+            "use_rms_prop", "normalize_advantage", "net", "sparse_input"),
     "trpo": ("learning_rate", "n_steps", "batch_size", "gamma", "gae_lambda", "target_kl", "cg_max_steps",
              "cg_damping", "n_critic_updates", "net"),
 }

@@ -41,16 +41,22 @@ def hyperparams_override(spec: dict, variant: str, algo: str) -> dict[str, Any]:
     """Plain hyperparameters of ``algo``'s runs in ``variant`` that ``deeprm.variants.<variant>.
     hyperparams.<algo>`` sets over the hyperparameter file (beyond the report: a tuned recipe,
     config/tuned/deeprm.yml; issue 69); {} without that block, so the report's runs are unchanged.
-    ``net`` becomes ``policy_kwargs`` with ``net_arch`` {pi: net, vf: net} and the block's other
-    ``policy_kwargs`` (the activation) kept: an override replaces a top-level key whole."""
+    ``net`` (and ``sparse_input``) become ``policy_kwargs`` with ``net_arch`` {pi: net, vf: net} (and
+    ``sparse_input``), the block's other ``policy_kwargs`` (the activation) kept: an override replaces a
+    top-level key whole."""
     block = (variant_spec(spec, variant).get("hyperparams") or {}).get(algo) or {}
-    out = {k: v for k, v in block.items() if k != "net"}
-    if "net" in block:
+    policy_keys = ("net", "sparse_input")
+    out = {k: v for k, v in block.items() if k not in policy_keys}
+    if any(k in block for k in policy_keys):
         from schedrl.agents.hyperparams import load_hyperparams
 
-        base = load_hyperparams(algo, f"deeprm-{variant}").get("policy_kwargs") or {}
-        net = [int(n) for n in block["net"]]
-        out["policy_kwargs"] = {**base, "net_arch": {"pi": net, "vf": list(net)}}
+        policy_kwargs = dict(load_hyperparams(algo, f"deeprm-{variant}").get("policy_kwargs") or {})
+        if "net" in block:
+            net = [int(n) for n in block["net"]]
+            policy_kwargs["net_arch"] = {"pi": net, "vf": list(net)}
+        if "sparse_input" in block:
+            policy_kwargs["sparse_input"] = block["sparse_input"]
+        out["policy_kwargs"] = policy_kwargs
     return out
 
 
