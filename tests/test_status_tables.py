@@ -155,7 +155,7 @@ def test_latest_run_is_by_date_then_file_order(tmp_path):
     assert latest_run(undated, "default") == OLD
 
 
-def test_counts_uninformative_and_same_setup(tmp_path):
+def test_counts_uninformative_and_same_setup(tmp_path, monkeypatch):
     recorded = read_recorded(_write_record(tmp_path / "recorded_runs.csv"))
     status = paper_status("alpha", recorded, ["a", "d"])
     d, b = status.default, status.budget
@@ -172,6 +172,14 @@ def test_counts_uninformative_and_same_setup(tmp_path):
     assert row.startswith("| `alpha` | 5: 2 R, 1 P, 1 N, 1 C; 2/3 uninf. | ~2.5 | 2026-11-25 | ")
     assert "3: 1 P, 2 C (1 not run); 2026-11-29, seed 1, faster kind, 1.20 core-h; seed 0: 1 R, 2 C" in row
     assert "claim a: default 1.0 (R); paper budget 1.2 (P)" in row
+    # a row too long for the README counts the other runs, then its note keeps the paper budget's value
+    import schedrl.report.status_tables as st
+
+    for limit, note in ((len(row) - 1, "claim a: default 1.0 (R); paper budget 1.2 (P)"),
+                        (len(row) - 15, "claim a: paper budget 1.2 (P)")):
+        monkeypatch.setattr(st, "README_ROW", limit)
+        short = readme_block([status]).splitlines()[3]
+        assert "; +1 runs |" in short and note in short and "seed 0: 1 R" not in short and len(short) <= limit
 
 
 def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):

@@ -288,6 +288,13 @@ def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[columns]
 
 
+def iqm_text(r) -> str:
+    """``"0.42 [0.10, 0.71]"``: an aggregate row's IQM and its interval, the interval left out where it
+    collapsed to the point (one seed on few workloads: the bootstrap has nothing to resample)."""
+    lo, hi = f"{r['iqm_lo']:.2f}", f"{r['iqm_hi']:.2f}"
+    return f"{r['iqm']:.2f}" + (f" [{lo}, {hi}]" if lo != hi else "")
+
+
 def normalised_text(status: PaperStatus) -> str:
     """``"0.42 [0.10, 0.71] PPO C+S+R, paper budget: above random valid play, below the best heuristic"``:
     the README's one number (issue 68) and where its interval lies (issue 69's headroom words)."""
@@ -297,9 +304,7 @@ def normalised_text(status: PaperStatus) -> str:
     if found is None:
         return NOT_RECORDED
     what, r = found
-    interval = (f" [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}]" if f"{r['iqm_lo']:.2f}" != f"{r['iqm_hi']:.2f}"
-                else "")  # one seed on few workloads: the bootstrap has nothing to resample
-    text = f"{r['iqm']:.2f}{interval} {r['player']}, {what}: {headroom_word(r)}"
+    text = f"{iqm_text(r)} {r['player']}, {what}: {headroom_word(r)}"
     if what.startswith("tuned"):  # a verdict on an agent counts only when its trainer learns (issue 41)
         probe = tuned_probe(status)
         text += "" if probe and probe.startswith("passed") else (
@@ -383,9 +388,10 @@ def _verdict(row) -> str:
 
 
 def headline_text(status: PaperStatus, claim_id: str, width: int = CLAIM_WIDTH,
-                  scales: tuple[str, ...] = ("default", "paper-budget")) -> str:
+                  scales: tuple[str, ...] = ("default", "paper-budget"), named: bool = False) -> str:
     """``claim: default ours (V); paper budget ours (V)`` from the paper's last run of each of ``scales``
-    (one scale: ``claim: ours (V)``); "not run" where that run did not train the claim's agents."""
+    (one scale: ``claim: ours (V)``, unless ``named``); "not run" where that run did not train the
+    claim's agents."""
     runs = {"default": status.default, "paper-budget": status.budget}
     first = next((run.claim(claim_id) for run in runs.values()
                   if run is not None and run.claim(claim_id) is not None), None)
@@ -396,7 +402,7 @@ def headline_text(status: PaperStatus, claim_id: str, width: int = CLAIM_WIDTH,
         run = runs[scale]
         if run is None:
             continue
-        name = "" if len(scales) == 1 else {"default": "default ", "paper-budget": "paper budget "}[scale]
+        name = "" if len(scales) == 1 and not named else {"default": "default ", "paper-budget": "paper budget "}[scale]
         row = run.claim(claim_id)
         if row is None or (scale != "default" and claim_not_run(row)):
             parts.append(f"{name}not run")
@@ -441,9 +447,11 @@ README_HEADER = ["paper", "claims at default scale", "core-h", "run", "at the pa
 README_ROW = 400
 
 
-def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = True) -> list[str]:
+def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = True,
+               note_scales: tuple[str, ...] = ("default", "paper-budget")) -> list[str]:
     """paper | claims at default scale | core-h | run | at the paper's budget | note | detail.
-    ``each_run=False`` counts the earlier runs of the same setup instead of listing each one."""
+    ``each_run=False`` counts the earlier runs of the same setup instead of listing each one;
+    ``note_scales``: the runs whose headline value the note shows."""
     d, b = status.default, status.budget
     claims = f"{d.counts_text()}; {_uninf(d)}" if d else NOT_RECORDED
     if status.default_is_budget:
@@ -457,7 +465,7 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
                               + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
         elif status.same_setup:
             budget += f"; +{len(status.same_setup)} runs"
-    note = headline_text(status, status.headline[0], width) if status.headline else ""
+    note = headline_text(status, status.headline[0], width, note_scales, named=True) if status.headline else ""
     return [f"`{status.paper}`", claims, (d.label.core_h or NOT_RECORDED) if d else NOT_RECORDED,
             (d.label.date or NOT_RECORDED) if d else NOT_RECORDED, budget, normalised_text(status), note,
             f"[status.md]({status.status_link})"]
@@ -466,12 +474,13 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
 def readme_block(statuses: list[PaperStatus]) -> str:
     """The README's status table (between the markers); a row longer than ``README_ROW`` characters
     shows its note's claim text shorter (down to 30 characters), then counts the earlier runs of the
-    same setup instead of listing each."""
+    same setup instead of listing each, then its note shows the paper-budget value alone."""
     rows = []
     for status in statuses:
-        for each_run in (True, False):
+        for each_run, scales in ((True, ("default", "paper-budget")), (False, ("default", "paper-budget")),
+                                 (False, ("paper-budget",))):
             width = CLAIM_WIDTH
-            while len(_row(row := readme_row(status, width, each_run))) > README_ROW and width > 30:
+            while len(_row(row := readme_row(status, width, each_run, scales))) > README_ROW and width > 30:
                 width -= 5
             if len(_row(row)) <= README_ROW:
                 break

@@ -145,7 +145,10 @@ def recorded_tuned(status, paper: str, tuned_dir: str | Path) -> str:
     r = best_agent_row(frame) if frame is not None and len(frame) else None
     if r is None:
         return f"recorded {date}, no normalised score recorded"
-    return f"{r['iqm']:.2f} [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}] {r['player']} ({int(r['seeds'])} seeds, {date})"
+    from schedrl.report.status_tables import iqm_text
+
+    seeds = int(r["seeds"])
+    return f"{iqm_text(r)} {r['player']} ({seeds} seed{'s' if seeds != 1 else ''}, {date})"
 
 
 HEADER = ["paper", "study", "recipe (validation score)", "random valid play", "best heuristic",

@@ -35,6 +35,11 @@ TRAIN_STEPS_PER_S = {
     "ppo": {"discrete-image": 1650.0, "multibinary-image": 2300.0, "discrete-stacked": 2770.0},
     "dqn": {"discrete-image": 516.0, "discrete-stacked": 1210.0},
     "trpo": {"discrete-image": 1956.0, "multibinary-image": 2130.0, "discrete-stacked": 2060.0},
+    # the tuned recipe (config/tuned/deeprm.yml: T 64, 10 epochs of 64, LeanMaskablePolicy with the
+    # sparse-input layers): its seed-0 run of 2026-12-03 (0143868, faster kind), the 250k steps after its
+    # resume in 400 CPU-s less 15 s of report-protocol checks; two other training runs shared the 2 cores,
+    # so an idle machine's rate is higher (this one prices the run from above)
+    "maskable_ppo": {"discrete-image": 660.0},
 }
 #: These are the faster machine kind's (AVX-512). On the slower kind sessions also get (AMD EPYC at
 #: 2.45 GHz, AVX2 only; 2026-11-27) a real training rule (discrete-image, slowdown, 40k steps, one
