@@ -11,7 +11,7 @@ import schedrl.envs  # noqa: F401
 from schedrl.envs.deeprm import DeepRMEnv
 from schedrl.envs.rollout import episode_summary, grid_policy, run_policy, sb3_policy
 from schedrl.errors import ConfigError
-from schedrl.schedulers.grid import POLICIES, get_policy, packer, random, sjf
+from schedrl.schedulers.grid import POLICIES, first_slot, get_policy, packer, random, sjf
 from schedrl.sim.grid import Grid, GridParams
 from schedrl.workloads.deeprm import JobSet
 
@@ -41,6 +41,22 @@ def test_sjf_and_packer_hand_choices():
     assert sjf(g) == 3 and packer(g) == 3  # void
 
 
+def test_first_slot_takes_the_lowest_slot_the_env_can_place_whatever_the_jobs():
+    # slots: A (len 4, 6 cpu, 1 mem), B (len 1, 2 cpu, 2 mem), C (len 3, 9 cpu, 9 mem): all fit, A first
+    g = grid_with([(4, 6, 1), (1, 2, 2), (3, 9, 9)])
+    assert first_slot(g) == 0 != sjf(g)
+    g = grid_with([(4, 6, 1), (1, 2, 2), (3, 9, 9)], placed=[0])  # free now (4, 9): slot 0 empty, C too big
+    assert first_slot(g) == 1
+    # B fits only after A (earliest placement books it later, as the env's mask allows), C now
+    g = grid_with([(3, 6, 1), (2, 9, 9), (1, 2, 2)], placed=[0])
+    assert g.fits(1) and not g.fits(1, now_only=True) and first_slot(g) == 1 and sjf(g) == 2
+    now_only = Grid(GridParams(**{**P.__dict__, "placement": "now"}))
+    now_only.reset(JobSet.from_lists([0] * 3, [3, 2, 1], [[6, 1], [9, 9], [2, 2]]))
+    assert now_only.allocate(0) and first_slot(now_only) == 2
+    g = grid_with([(5, 9, 9), (5, 9, 9), (5, 9, 9)], placed=[0])  # B and C cannot start within the horizon
+    assert not g.fit_mask().any() and first_slot(g) == 3  # void
+
+
 def test_ties_go_to_the_lowest_slot():
     g = grid_with([(2, 3, 1), (2, 1, 3), (2, 3, 1)])
     assert sjf(g) == 0 and packer(g) == 0
@@ -60,7 +76,7 @@ def test_random_uses_the_env_rng_and_covers_all_actions():
     env.reset(seed=4)
     assert a == [random(env) for _ in range(300)]
     assert set(a) == set(range(6))
-    assert set(POLICIES) == {"sjf", "packer", "random"}
+    assert set(POLICIES) == {"sjf", "packer", "first_slot", "random"}
     with pytest.raises(ConfigError, match="unknown grid policy"):
         get_policy("tetris")
 

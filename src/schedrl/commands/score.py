@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "the paper's baselines (played on the same jobs) and, where a finished run left results under "
         "results/<paper>/, the pipeline's trained agents. POLICY: module:name or path/file.py:name (a "
         "callable (observation, info) -> action, or a queue-order function (jobs) -> one key per waiting "
-        "job, lower first), a registered heuristic (fcfs, sjf, saf, ...; packer, random on DeepRM's grid), "
+        "job, lower first), a registered heuristic (fcfs, sjf, saf, ...; packer, first_slot, random on DeepRM's grid), "
         "an SB3 model .zip or a run folder. See schedrl.score.policy for what 'info' and 'jobs' hold.",
     )
     p.add_argument("policies", nargs="+", metavar="POLICY", help="policy spec(s); NAME=SPEC sets the label")

@@ -1,4 +1,5 @@
-"""Heuristic schedulers on the DeepRM grid: SJF, Packer and Random (DeepRM's ``other_agents.py``).
+"""Heuristic schedulers on the DeepRM grid: SJF, Packer and Random (DeepRM's ``other_agents.py``),
+and the first fitting slot.
 
 Each is a function ``policy(env_or_grid) -> action`` returning a slot index in ``0..W-1`` or ``W``
 (the void action, "move on"). It accepts a ``schedrl.sim.grid.Grid`` or any object with a ``grid``
@@ -9,6 +10,12 @@ attribute (the DeepRM env, also through Gymnasium wrappers via ``unwrapped``).
 * ``packer`` (Tetris' alignment score, as DeepRM defines it): among slot jobs that fit now, the one
   maximising ``free_now . demand`` (dot product of the free resources in the current step with the
   job's demand vector); ties go to the lowest slot. Void if none fits.
+* ``first_slot``: the lowest slot whose job the env can place under its own placement rule (the
+  action mask's: DeepRM's earliest start within the image's horizon, or now only where the grid's
+  ``placement`` is ``now``); void if none. Beyond DeepRM: a fixed rule that reads the slots' order and
+  nothing of the jobs (a freed slot takes the next job, so slot order is not arrival order), what a
+  state-blind agent under the action mask plays (the tuned MaskablePPO of issue 69; ``schedrl score
+  first_slot``). Unlike SJF and Packer it books jobs that fit only later.
 * ``random``: uniform over all W + 1 actions, void and empty slots included (DeepRM's random
   agent; in the env an empty slot or a job that does not fit means "move on"). Draws from
   ``env.np_random`` for an env, ``grid.rng`` for a bare grid, or the ``rng`` argument.
@@ -61,6 +68,13 @@ def packer(env_or_grid) -> int:
     return int(np.argmax(score))
 
 
+def first_slot(env_or_grid) -> int:
+    """The lowest slot whose job the grid's placement rule can place; void if none."""
+    grid = as_grid(env_or_grid)
+    fits = np.flatnonzero(grid.fit_mask())
+    return int(fits[0]) if fits.size else grid.params.num_nw
+
+
 def random(env_or_grid, rng: np.random.Generator | None = None) -> int:
     """Uniform over the W + 1 actions (DeepRM's random agent)."""
     grid = as_grid(env_or_grid)
@@ -71,11 +85,11 @@ def random(env_or_grid, rng: np.random.Generator | None = None) -> int:
     return int(rng.integers(grid.params.num_nw + 1))
 
 
-POLICIES = {"sjf": sjf, "packer": packer, "random": random}
+POLICIES = {"sjf": sjf, "packer": packer, "first_slot": first_slot, "random": random}
 
 
 def get_policy(name: str):
-    """The heuristic called ``name`` (``sjf``, ``packer``, ``random``)."""
+    """The heuristic called ``name`` (``sjf``, ``packer``, ``first_slot``, ``random``)."""
     from schedrl.errors import ConfigError
 
     try:

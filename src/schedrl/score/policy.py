@@ -10,7 +10,7 @@ A *policy spec* (what ``schedrl score POLICY`` and ``score.policies`` take) is o
   a callable's ``kind`` attribute (``"policy"`` or ``"priority"``) overrides the parameter count;
 * the name of a registered heuristic: a queue order of ``schedrl.schedulers`` (``fcfs``, ``sjf``,
   ``ljf``, ``saf``, ``sqf``, ``list``; played as a priority function) or a DeepRM grid heuristic
-  (``packer``, ``random``; the grid only);
+  (``packer``, ``first_slot``, ``random``; the grid only);
 * ``model.zip``: a Stable-Baselines3 model (PPO, A2C, DQN, TRPO, MaskablePPO); a Stable-Baselines 2
   zip (e.g. the SB3 DeepRM report's published models) is recognised and played by
   ``schedrl.agents.sb2_reference`` (numpy, with SB2's integer cast where its space was integer);

@@ -125,7 +125,7 @@ def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: in
 # cluster, not the observation, so one play per scenario stands for every MDP; its number is a
 # level to read the agents against, not a claim's verdict.
 class Heuristic:
-    """A grid heuristic (``schedrl.schedulers.grid``: sjf, packer, random) as a picker ``picker(env)``."""
+    """A grid heuristic (``schedrl.schedulers.grid``: sjf, packer, first_slot, random) as a picker ``picker(env)``."""
 
     def __init__(self, name: str):
         from schedrl.schedulers.grid import get_policy
