@@ -1,0 +1,160 @@
+#!/usr/bin/env python
+"""Train a paper-budget or tuned run one seed at a time, each seed recorded as its own run.
+
+    python scripts/run_seeds.py deeprm --scale tuned --seeds 0 1 2
+    python scripts/run_seeds.py runtime --scale paper-budget --seeds 1 2 --cores 2
+
+Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not):
+
+1. ``snakemake <paper>_paper_budget --rerun-incomplete --configfile <configs> config/seed/<n>.yaml``
+   (``<configs>``: config/paper-budget.yaml, then config/tuned/<paper>.yml for ``--scale tuned``),
+   under ``scripts/timed_run.py``: its exact CPU time appended to the seed's ``segments.jsonl``,
+   one line per invocation, so a seed killed and run again adds its pieces;
+2. ``schedrl normalised`` on the same configs and scale, into the seed's ``normalised/`` (its CPU
+   is in ``segments.jsonl`` too, but not in the run's core-hours, as earlier records count them);
+3. the claims table copied beside them, and ``record.txt``: the ``schedrl record`` command with a
+   run label (date, commit, what ran, seed, machine kind, core-hours summed over the segments).
+
+Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
+``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
+whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime); mrsch and sem
+train their base seed always, so their seeds come as one run. ``--dry-run`` prints the commands.
+A segment killed with SIGKILL (not SIGTERM or Ctrl-C) leaves no line: its CPU is then not counted,
+and ``record.txt`` says how many segments it summed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCALES = ("paper-budget", "tuned")
+#: a config/seed/<n>.yaml overlay sets the seeds of these papers (mrsch and sem: extra_seeds)
+SEEDED = ("deeprm", "mdp", "runtime")
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path | None = None) -> list[str]:
+    """The config files of one seed's run, in merge order: the paper budget, the tuned recipe (scale
+    tuned), the caller's overlays, then the seed's overlay. A missing file is a ``SystemExit``
+    naming it."""
+    files = ["config/paper-budget.yaml", *([f"config/tuned/{paper}.yml"] if scale == "tuned" else []), *extra,
+             f"config/seed/{seed}.yaml"]
+    for f in files:
+        if not ((root or ROOT) / f).is_file():
+            raise SystemExit(f"run_seeds: {f}: no such file"
+                             + (" (no seed overlay for this seed)" if f.startswith("config/seed/") else ""))
+    return files
+
+
+def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, seed_dir: Path) -> list[list[str]]:
+    """The two timed commands of one seed: the Snakemake target, then ``schedrl normalised``."""
+    timed = [sys.executable, "scripts/timed_run.py", "--record", str(seed_dir / "segments.jsonl")]
+    return [[*timed, "--benchmarks", "benchmarks", "--", "snakemake", f"{paper}_paper_budget", "--cores", str(cores),
+             "--rerun-incomplete", "--configfile", *configs],
+            [*timed, "--", "schedrl", "normalised", "--paper", paper, "--config", *configs, "--scale", scale,
+             "--out-dir", str(seed_dir / "normalised")]]
+
+
+def machine_kind() -> str:
+    """'faster' or 'slower' (benchmarks/bench_machine.py's rule: vector instructions, then matmul speed)."""
+    from schedrl.codepaths import native_capability
+
+    bench = _load(ROOT / "benchmarks" / "bench_machine.py", "bench_machine")
+    return "slower" if bench.is_slower_kind(native_capability(), bench.gflops(repeat=10)) else "faster"
+
+
+def label(segments: list[dict], what: str, seed: int, kind: str) -> str:
+    """The run's name for ``schedrl record --run``: date and commit of the first segment, what ran,
+    the seed, the machine kind and the core-hours summed over the segments (exact when one)."""
+    first = segments[0]
+    core_h = sum(float(s["core_hours"]) for s in segments)
+    exact = "exact" if len(segments) == 1 else f"exact, {len(segments)} segments summed"
+    return (f"{first['date'][:10]}, {first.get('commit') or 'commit unknown'}, {what}, seed {seed}, {kind} kind, "
+            f"{core_h:.2f} core-h ({exact})")
+
+
+def record_command(paper: str, scale: str, seed_dir: Path, run: str) -> str:
+    return shlex.join(["schedrl", "record", "--claims", str(seed_dir / "claims.csv"), "--scale", scale,
+                       "--normalised", str(seed_dir / "normalised" / "aggregate.csv"), "--run", run])
+
+
+def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
+    seed_dir = Path(args.out) / scale / f"seed{seed}"
+    if (seed_dir / "record.txt").is_file():
+        print(f"run_seeds: seed {seed} done ({seed_dir / 'record.txt'})", file=sys.stderr)
+        return 0
+    configs = configs_of(paper, scale, seed, args.config)
+    steps = commands(paper, scale, seed, configs, args.cores, seed_dir)
+    if args.dry_run:
+        print("\n".join(shlex.join(c) for c in steps))
+        return 0
+    seed_dir.mkdir(parents=True, exist_ok=True)
+    for command in steps:
+        rc = subprocess.run(command, cwd=ROOT).returncode
+        if rc != 0:
+            print(f"run_seeds: seed {seed}: `{' '.join(command[command.index('--') + 1:][:2])} ...` exited {rc}; "
+                  "run the same command again to resume", file=sys.stderr)
+            return rc
+    claims = ROOT / "results" / paper / "claims.csv"
+    if not claims.is_file():
+        print(f"run_seeds: {claims}: not written by {paper}_paper_budget", file=sys.stderr)
+        return 1
+    shutil.copyfile(claims, seed_dir / "claims.csv")
+    lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
+    training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
+    what = args.what or f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({paper}_paper_budget)"
+    run = label(training, what, seed, kind)
+    (seed_dir / "record.txt").write_text(record_command(paper, scale, seed_dir, run) + "\n")
+    print(f"run_seeds: seed {seed} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
+          file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog="Each seed: the target, `schedrl normalised`, claims and record.txt "
+                                "under OUT/SCALE/seed<n>/ (see the module's text).")
+    p.add_argument("paper", help=f"the paper ({', '.join(SEEDED)}: the ones whose seeds an overlay sets)")
+    p.add_argument("--scale", choices=SCALES, default="paper-budget",
+                   help="paper-budget (config/paper-budget.yaml) or tuned (and config/tuned/<paper>.yml); "
+                   "default: %(default)s")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="N", help="default: 0 1 2")
+    p.add_argument("--config", nargs="*", default=[], metavar="YAML",
+                   help="more overlays, merged after the scale's files and before the seed's")
+    p.add_argument("--cores", type=int, default=1, help="Snakemake's --cores (default: %(default)s)")
+    p.add_argument("--what", default="", help="what ran, for the run's label (default: the scale and target)")
+    p.add_argument("--out", default="results/seeds", help="where each seed's files go (default: %(default)s)")
+    p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
+    args = p.parse_args(argv)
+    args.out = str(Path(args.out).resolve())
+    if args.paper not in SEEDED:
+        p.error(f"paper {args.paper!r}: its seeds are not set by config/seed/<n>.yaml (choose from: "
+                f"{', '.join(SEEDED)}; mrsch and sem train their seeds as one run)")
+    if args.cores < 1 or any(s < 0 for s in args.seeds):
+        p.error("--cores must be >= 1 and --seeds >= 0")
+    kind = "unknown" if args.dry_run else machine_kind()
+    for seed in args.seeds:
+        rc = run_seed(args.paper, args.scale, seed, args, kind)
+        if rc:
+            return rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""scripts/run_seeds.py: one seed of a paper-budget or tuned run at a time, each with its normalised
+scores, claims and the `schedrl record` command whose label sums the seed's timed segments."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "run_seeds.py"
+
+
+@pytest.fixture
+def rs():
+    spec = importlib.util.spec_from_file_location("run_seeds", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dry_run_prints_each_seeds_commands_in_merge_order(rs, capsys):
+    assert rs.main(["deeprm", "--scale", "tuned", "--seeds", "1", "2", "--dry-run", "--out", "o"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    train = shlex.split(lines[2])
+    assert train[train.index("--") + 1:train.index("--configfile")] == [
+        "snakemake", "deeprm_paper_budget", "--cores", "1", "--rerun-incomplete"]
+    assert train[train.index("--configfile") + 1:] == ["config/paper-budget.yaml", "config/tuned/deeprm.yml",
+                                                        "config/seed/2.yaml"]
+    assert train[train.index("--record") + 1].endswith("o/tuned/seed2/segments.jsonl")
+    normalised = shlex.split(lines[3])
+    assert normalised[normalised.index("--") + 1:][:4] == ["schedrl", "normalised", "--paper", "deeprm"]
+    assert normalised[normalised.index("--scale") + 1] == "tuned"
+
+
+def test_papers_without_seed_overlays_and_missing_overlays_are_one_line(rs, capsys):
+    with pytest.raises(SystemExit) as e:
+        rs.main(["mrsch"])
+    assert e.value.code == 2 and "mrsch and sem train their seeds as one run" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match=r"config/seed/9.yaml: no such file"):
+        rs.main(["runtime", "--seeds", "9", "--dry-run"])
+
+
+def test_the_label_sums_the_segments_and_says_so(rs):
+    one = [{"date": "2026-12-03T11:21:44+00:00", "commit": "0143868", "core_hours": 0.26}]
+    assert rs.label(one, "tuned recipe", 0, "faster") == ("2026-12-03, 0143868, tuned recipe, seed 0, faster kind, "
+                                                          "0.26 core-h (exact)")
+    two = one + [{"date": "2026-12-04T08:00:00+00:00", "commit": "abcdef0", "core_hours": 0.5}]
+    assert rs.label(two, "x", 1, "slower").endswith("seed 1, slower kind, 0.76 core-h (exact, 2 segments summed)")
+
+
+def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tmp_path, monkeypatch, capsys):
+    root = tmp_path / "repo"
+    for f in ("config/paper-budget.yaml", "config/seed/0.yaml", "results/runtime/claims.csv"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("x\n")
+    monkeypatch.setattr(rs, "ROOT", root)
+    monkeypatch.setattr(rs, "machine_kind", lambda: "faster")
+    calls = []
+
+    def fake_run(command, cwd):
+        calls.append(command)
+        record = Path(command[command.index("--record") + 1])
+        rest = command[command.index("--") + 1:]
+        with record.open("a") as fh:
+            fh.write(json.dumps({"date": "2026-12-03T12:00:00+00:00", "commit": "1234567", "command": rest,
+                                 "core_hours": 0.4 if rest[0] == "snakemake" else 0.05}) + "\n")
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(rs.subprocess, "run", fake_run)
+    out = tmp_path / "seeds"
+    assert rs.main(["runtime", "--seeds", "0", "--out", str(out), "--what", "baseline 4 M"]) == 0
+    record = (out / "paper-budget" / "seed0" / "record.txt").read_text()
+    assert (out / "paper-budget" / "seed0" / "claims.csv").read_text() == "x\n" and len(calls) == 2
+    run = shlex.split(record)[shlex.split(record).index("--run") + 1]
+    assert run == "2026-12-03, 1234567, baseline 4 M, seed 0, faster kind, 0.40 core-h (exact)"  # normalised not counted
+    assert "--scale paper-budget" in record and "seed0/normalised/aggregate.csv" in record
+    assert rs.main(["runtime", "--seeds", "0", "--out", str(out)]) == 0 and len(calls) == 2  # done: skipped
+    assert "seed 0 done" in capsys.readouterr().err
