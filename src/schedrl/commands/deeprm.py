@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     e.add_argument("--variant", required=True, help="discrete|multibinary - stacked|image")
     who = e.add_mutually_exclusive_group(required=True)
     who.add_argument("--run-dir", metavar="DIR", help="run folder written by 'schedrl train'")
-    who.add_argument("--baseline", choices=["sjf", "packer", "random"], help="heuristic to evaluate")
+    who.add_argument("--baseline", choices=["sjf", "packer", "first_slot", "random"], help="heuristic to evaluate")
     who.add_argument("--authors", metavar="NAME",
                      help="a published agent of the report's authors, <algo>-<objective> (a2c-slowdown, "
                      "ppo-completion_time, deeprm_pg-slowdown, ...), read from deeprm.reference_dirs and "

@@ -129,7 +129,8 @@ def deeprm_agent_in_figure(spec: dict, name: str) -> bool:
     return bool(agent) and fig.kind == "load" and dl.parse_variant(fig.variant)[1] == dl.parse_variant(agent["variant"])[1]
 
 
-BASELINE_STYLE = {"sjf": ("tab:blue", "--"), "packer": ("tab:orange", "--"), "random": ("tab:gray", ":")}
+BASELINE_STYLE = {"sjf": ("tab:blue", "--"), "packer": ("tab:orange", "--"), "first_slot": ("tab:olive", "--"),
+                  "random": ("tab:gray", ":")}
 AGENT_COLORS = {"dqn": "tab:purple", "a2c": "tab:red", "ppo": "tab:green", "trpo": "tab:brown",
                 "maskable_ppo": "tab:olive"}
 

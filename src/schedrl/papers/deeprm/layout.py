@@ -50,7 +50,7 @@ ROOT = "results/deeprm"  # every run, evaluation and the claims table of this pa
 ENV_ID = "schedrl.envs:schedrl/DeepRM-v0"
 WRAPPERS = ("schedrl.agents.wrappers:JobMetricsInfo",)
 OBJECTIVES = ("slowdown", "completion_time")
-BASELINES = ("sjf", "packer", "random")
+BASELINES = ("sjf", "packer", "first_slot", "random")
 PROTOCOLS = ("heldout", "report")
 GREEDY = "heldout_greedy"
 AGENT_PROTOCOLS = PROTOCOLS + (GREEDY,)  # agents are also played greedily on the held-out sets
@@ -179,7 +179,7 @@ def check_spec(spec: dict) -> dict:
 def label(algo: str, objective: str | None = None) -> str:
     names = {"dqn": "DQN", "a2c": "A2C", "ppo": "PPO", "trpo": "TRPO", "maskable_ppo": "MaskablePPO",
              DEEPRM_AGENT: "DeepRM agent",
-             "sjf": "SJF", "packer": "Packer", "random": "Random"}
+             "sjf": "SJF", "packer": "Packer", "first_slot": "first slot", "random": "Random"}
     text = names.get(algo, algo)
     return f"{text} ({objective.replace('_', ' ')})" if objective else text
 

@@ -9,7 +9,10 @@ better, each player's value the mean over the job sets. Players:
 * uniform play over all actions: the ``random`` baseline, DeepRM's random agent (uniform over the
   W + 1 actions, ``schedulers.grid.random``: a job that does not fit or an empty slot acts as the
   void action), role ``uniform``; it was counted as random valid play before 2026-12-01;
-* heuristics: SJF and Packer (``spec["baselines"]`` other than random);
+* heuristics: SJF and Packer, and (beyond the report) ``first_slot``, the lowest slot the env can
+  place: a fixed rule that beats SJF and random valid play at rates 0.9 and 1.0, where SJF does not
+  beat random valid play (``spec["baselines"]`` other than random; issue 68: the best heuristic is
+  the best of the paper's and the strongest the project has there);
 * agents: the SB3 agents trained for slowdown, each seed, and our DeepRM (Mao et al.) agent at its
   own training rate;
 * untrained: each agent's untrained network (same architecture and seed);
