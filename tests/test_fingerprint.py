@@ -77,7 +77,19 @@ def test_sjf_on_deeprm_and_time_stepped_stop_action():
     # the runtime env's stop action X is no job: no heuristic picks it
     mask = np.array([True, True, False, True])
     jobs = np.array([[5.0, 10, 0.5], [1.0, 20, 0.25], [np.nan] * 3, [np.nan] * 3])
-    assert heuristic_picks(jobs, mask) == {"fcfs": 1, "sjf": 0, "smallest_area": 0, "largest": 0}
+    assert heuristic_picks(jobs, mask) == {"fcfs": 1, "sjf": 0, "smallest_area": 0, "largest": 0, "first_valid": 0}
+
+
+def test_a_rule_of_the_mask_alone_plays_as_the_lowest_valid_slot():
+    """DeepRM's first_slot reads no job: under earliest placement a freed slot takes a later job, so
+    slot order is not arrival order and the fingerprint tells it from FCFS."""
+    from schedrl.experiments.fingerprint import describe
+    from schedrl.schedulers.grid import first_slot
+
+    env = DeepRMEnv(obs_mode="compact", num_nw=5, simu_len=60, new_job_rate=0.9)
+    fp = fingerprint(play_recorded(env, lambda obs, e: first_slot(e.unwrapped), [{"seed": 0}, {}]).decisions)
+    assert fp["contested"] > 10 and fp["agree_first_valid"] == 1.0 > fp["agree_fcfs"]
+    assert fp["plays_as"] == "first_valid" and "plays as the lowest valid slot (100% of" in describe(fp)
 
 
 def test_network_measures_on_an_untrained_policy(tmp_path):

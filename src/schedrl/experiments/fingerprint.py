@@ -37,7 +37,10 @@ from typing import Any
 
 import numpy as np
 
-HEURISTICS = ("fcfs", "sjf", "smallest_area", "largest")
+#: ``first_valid``: the lowest valid action that is a job, a rule of the mask alone (what a state-blind
+#: agent plays; DeepRM's ``first_slot``); after ``fcfs`` so that where slot order is arrival order the
+#: tie goes to FCFS
+HEURISTICS = ("fcfs", "sjf", "smallest_area", "largest", "first_valid")
 PLAYS_AS = 0.95  # a picker followed on this share of contested decisions names the agent's play
 MAX_SCORED = 2000  # decisions whose observations are kept for score-based measures
 
@@ -107,7 +110,8 @@ def heuristic_picks(jobs: np.ndarray, mask: np.ndarray) -> dict[str, int]:
         return dict.fromkeys(HEURISTICS, -1)
     arrival, length, size = jobs[cand, 0], jobs[cand, 1], jobs[cand, 2]
     return {"fcfs": int(cand[np.argmin(arrival)]), "sjf": int(cand[np.argmin(length)]),
-            "smallest_area": int(cand[np.argmin(length * size)]), "largest": int(cand[np.argmax(size)])}
+            "smallest_area": int(cand[np.argmin(length * size)]), "largest": int(cand[np.argmax(size)]),
+            "first_valid": int(cand[0])}
 
 
 def window_optimum(env) -> np.ndarray:
@@ -358,7 +362,7 @@ def plays_as(fp: dict, threshold: float = PLAYS_AS) -> str:
     contested decisions, e.g. ``"fcfs"`` or ``"slot 1"``; "" if none."""
     if not fp.get("contested"):
         return ""
-    best = max(HEURISTICS, key=lambda h: fp.get(f"agree_{h}", 0.0))
+    best = max(HEURISTICS, key=lambda h: fp.get(f"agree_{h}", 0.0))  # ties: the earlier in HEURISTICS
     if fp.get(f"agree_{best}", 0.0) >= threshold:
         return best
     if fp.get("top_slot_share", 0.0) >= threshold:
@@ -372,7 +376,8 @@ def describe(fp: dict) -> str:
     if not name:
         return ""
     share = fp[f"agree_{name}"] if name in HEURISTICS else fp["top_slot_share"]
-    label = {"fcfs": "FCFS", "sjf": "SJF", "smallest_area": "smallest area first", "largest": "largest first"}
+    label = {"fcfs": "FCFS", "sjf": "SJF", "smallest_area": "smallest area first", "largest": "largest first",
+             "first_valid": "the lowest valid slot"}
     return f"plays as {label.get(name, name)} ({share:.0%} of {fp['contested']} contested decisions)"
 
 

@@ -61,7 +61,7 @@ HEADLINE = {"claim": "claim", "paper_value": "paper", "ours": "ours", "ci95": "9
 #: Columns of a paper's fingerprint table (``results/<paper>/fingerprints.csv``), renamed for readers.
 FINGERPRINT = {"agent": "agent", "contested": "contested decisions", "chance": "chance",
                "agree_fcfs": "FCFS", "agree_sjf": "SJF", "agree_smallest_area": "smallest area",
-               "agree_largest": "largest", "top_slot": "top slot", "top_slot_share": "top slot share", "invalid_share": "invalid picks",
+               "agree_largest": "largest", "agree_first_valid": "lowest valid slot", "top_slot": "top slot", "top_slot_share": "top slot share", "invalid_share": "invalid picks",
                "entropy_median": "entropy (median)", "entropy_uniform_median": "uniform entropy",
                "top_prob_ge_099": "p(top) >= 0.99", "spread_across_states": "score spread: states",
                "spread_across_slots": "score spread: slots", "zeroed_obs_agree": "same on zeroed obs",
