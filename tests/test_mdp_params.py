@@ -53,3 +53,24 @@ def test_obs_sizes_follow_the_formulas():
             assert env.observation_space.shape == (H, s.procs * 11 + 60 // H + 1)
             assert mt.obs_size("image", sid, H) == H * (s.procs * 11 + 60 // H + 1)
     assert mt.obs_size("compact", 9, 20) == 118 and mt.obs_size("compact", 9, 60) == 198
+
+
+def test_a_tuned_recipes_net_is_counted_as_sb3_builds_it_and_priced_by_it():
+    """mdp.hyperparams.<variant>.net (config/tuned/mdp.yml): the cost model counts the recipe's
+    network, not Table 2's 64-64, so its runs cost more per step."""
+    from stable_baselines3 import PPO
+
+    from schedrl.papers.mdp import cost as mc
+
+    env = gym.make("schedrl/DeepRM-v0", **ml.env_kwargs("compact-sparse-reduced", 3, 20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = PPO("MlpPolicy", env, device="cpu", policy_kwargs={"net_arch": {"pi": [256, 128], "vf": [256, 128]}})
+    env.close()
+    obs = mt.obs_size("compact-sparse-reduced", 3, 20)
+    assert mt.mlp_params(obs, hidden=[256, 128]) == sum(p.numel() for p in model.policy.parameters())
+    assert mt.mlp_params(obs, hidden=[64, 64]) == mt.mlp_params(obs) == 24332
+    spec = {"hyperparams": {"compact-sparse-reduced": {"net": [256, 256]}}}
+    assert mc.recipe_net(spec, "compact-sparse-reduced") == [256, 256] and mc.recipe_net(spec, "image") is None
+    run = ml.Run(20, "compact-sparse-reduced", 3, 0)
+    assert mc.train_seconds(run, 1000, [256, 256]) > mc.train_seconds(run, 1000)

@@ -73,7 +73,7 @@ rule mdp_train:
     resources:
         mem_mb=3000,
         runtime=lambda wildcards: MC.train_minutes(wildcards.mdp_variant, wildcards.scenario, wildcards.horizon,
-                                                   MDP["train"]["steps"]),
+                                                   MDP["train"]["steps"], MC.recipe_net(MDP, wildcards.mdp_variant)),
     conda:
         CONDA_ENV
     shell:

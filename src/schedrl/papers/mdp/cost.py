@@ -42,17 +42,26 @@ SAFETY = 4.0
 SPARSE_SPEEDUP = 1.40
 
 
-def train_seconds(run: Run, steps: int) -> float:
+def train_seconds(run: Run, steps: int, net: list[int] | None = None) -> float:
+    """CPU seconds of one training run; ``net``: a tuned recipe's hidden layers (``mdp.hyperparams.
+    <variant>.net``) in place of Table 2's 64-64, counted by its parameters as the fit counts them
+    (other hyperparameters of a recipe are not modelled)."""
     a, b = SECONDS_PER_STEP
     obs = obs_size(run.variant, run.scenario, run.horizon)
-    dense = steps * (a + b * mlp_params(obs))
+    dense = steps * (a + b * mlp_params(obs, hidden=net if net else 64))
     return dense / SPARSE_SPEEDUP if use_sparse("auto", obs) else dense
 
 
-def train_minutes(variant_name: str, scenario_id, horizon, steps: int) -> int:
+def recipe_net(spec: dict, variant: str) -> list[int] | None:
+    """The hidden layers a tuned recipe gives ``variant`` (``mdp.hyperparams.<variant>.net``), else None."""
+    net = ((spec.get("hyperparams") or {}).get(variant) or {}).get("net")
+    return [int(n) for n in net] if net else None
+
+
+def train_minutes(variant_name: str, scenario_id, horizon, steps: int, net: list[int] | None = None) -> int:
     """Snakemake ``runtime`` of one training run: ``SAFETY`` times the cost model, plus 10 minutes."""
     run = Run(int(horizon), variant_name, int(scenario_id), 0)
-    return int(SAFETY * train_seconds(run, int(steps)) / 60) + 10
+    return int(SAFETY * train_seconds(run, int(steps), net) / 60) + 10
 
 
 # Evaluation seconds per agent step of a batched trial: env step plus a share of the forward pass,
@@ -79,7 +88,7 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     H = int(spec["horizon"])
     moved = [Run(H, name, int(s), 0) for name in transfer_variants(spec) for s in spec["scenarios"]] \
         * len(spec["seeds"])
-    train = sum(train_seconds(r, steps) for r in all_runs)
+    train = sum(train_seconds(r, steps, recipe_net(spec, r.variant)) for r in all_runs)
     evaluate = sum(eval_seconds(r, trials) for r in all_runs + moved)
     checkpoints = len(budget_fractions())
     budget = checkpoints * sum(eval_seconds(r, trials) for r in budget_runs(spec) + moved)
@@ -137,6 +146,12 @@ def cost_note(spec: dict) -> str:
     if len(spec["scenarios"]) > 1:
         note += "; per scenario (each a run of its own at the paper-budget scale: mdp_paper_budget_s<N>): " + ", ".join(
             f"scenario {s} ~{c:.2f} (slower kind ~{c * factor:.2f})" for s, c in scenario_costs(spec).items())
+    tuned = [v for v in spec["variants"] if v in (spec.get("hyperparams") or {})]
+    if tuned:  # what `snakemake mdp_tuned` trains: the recipe's variants alone
+        alone = cost_total({**spec, "variants": tuned})
+        n = len(spec["scenarios"]) * len(spec["seeds"])
+        note += (f"; mdp_tuned ({', '.join(tuned)} alone, {n} runs) ~{alone:.2f} (slower kind ~{alone * factor:.2f}), "
+                 f"~{alone / n:.2f} per scenario and seed")
     return note
 
 

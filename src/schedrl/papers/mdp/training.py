@@ -108,10 +108,13 @@ def obs_size(variant_name: str, scenario_id: int | str, horizon: int | str) -> i
     return H * (s.procs * (W + 1) + -(-FIXED_ENV["backlog_size"] // H) + 1)
 
 
-def mlp_params(obs: int, actions: int = FIXED_ENV["num_nw"] + 1, hidden: int = 64) -> int:
-    """Parameters of SB3's default MlpPolicy (separate 64-64 tanh nets for pi and vf)."""
-    trunk = (obs * hidden + hidden) + (hidden * hidden + hidden)
-    return 2 * trunk + (hidden * actions + actions) + (hidden + 1)
+def mlp_params(obs: int, actions: int = FIXED_ENV["num_nw"] + 1, hidden: int | list[int] = 64) -> int:
+    """Parameters of SB3's MlpPolicy with separate pi and vf nets of ``hidden`` layers (an int: two
+    of that width, the default 64-64; a list: a tuned recipe's ``net``)."""
+    layers = [hidden, hidden] if isinstance(hidden, int) else [int(h) for h in hidden]
+    sizes = [obs, *layers]
+    trunk = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    return 2 * trunk + (layers[-1] * actions + actions) + (layers[-1] + 1)
 
 
 def param_count(variant_name: str, scenario_id: int | str, horizon: int | str) -> int:
