@@ -319,7 +319,7 @@ def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys, monkeypatc
     ppo = merged[merged["player"] == "PPO"].iloc[0]
     # random and SJF are the same draws in both runs: counted once; PPO's seeds 0 and 1 pooled
     assert (ppo["seeds"], ppo["workloads"], ppo["mean"]) == (2, 2, 0.75)
-    assert normalised_text(status).startswith("0.75 [0.50, 1.00] PPO, paper budget, 2 runs merged:")
+    assert normalised_text(status).startswith("0.75 [0.50, 1.00] PPO, paper budget (2 runs):")
     # recording a run again replaces its rows and moves it last
     assert main(["record", "--claims", str(claims), "--run", s0, "--scale", "paper-budget", "--into", str(record),
                  "--normalised", str(first)]) == 0

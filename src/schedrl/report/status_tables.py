@@ -256,7 +256,7 @@ def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
                 found.append((what, best_agent_row(frame[frame["run"] == run.run])))
             runs, merged = status.merged.get(scale, ([], None))
             if runs:
-                found.append((f"{what}, {len(runs)} runs merged", best_agent_row(merged)))
+                found.append((f"{what} ({len(runs)} runs)", best_agent_row(merged)))
         found = [f for f in found if f[1] is not None]
         if found:  # most seeds first (an interval over seeds), then the higher IQM
             return max(found, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"])))
