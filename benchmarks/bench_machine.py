@@ -55,6 +55,14 @@ def is_slower_kind(capability: str, speed: float) -> bool:
     return not capability.startswith("AVX512") or speed < SLOWER_BELOW_GFLOPS
 
 
+def machine_kind() -> tuple[str, str, float]:
+    """("faster" or "slower", the CPU's own vector path, its matmul GFLOPS): the CPU's path, not
+    torch's, since schedrl pins torch to AVX2 on import (schedrl.codepaths), after which torch says
+    "AVX2" on every machine (until 2026-11-29 this called every machine slower)."""
+    speed, capability = gflops(), native_capability()
+    return ("slower" if is_slower_kind(capability, speed) else "faster"), capability, speed
+
+
 def cpu_name() -> str:
     for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
         if line.startswith("model name"):
@@ -80,10 +88,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "config" / "config.yaml"))
     args = ap.parse_args()
-    # the CPU's own vector path, not torch's: schedrl pins torch to AVX2 on import (schedrl.codepaths),
-    # after which torch says "AVX2" on every machine (until 2026-11-29 this called every machine slower)
-    speed, capability = gflops(), native_capability()
-    slower = is_slower_kind(capability, speed)
+    kind, capability, speed = machine_kind()
+    slower = kind == "slower"
     print(f"CPU: {cpu_name()}; vector instructions: {capability}; matmul {speed:.0f} GFLOPS on one thread "
           f"(the slower kind: no AVX-512, or below {SLOWER_BELOW_GFLOPS:.0f})")
     print(f"kind: {'slower (the cost models x their SLOWER_MACHINE factor)' if slower else 'faster (the cost models as they are)'}")

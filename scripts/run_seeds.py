@@ -71,11 +71,8 @@ def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, 
 
 
 def machine_kind() -> str:
-    """'faster' or 'slower' (benchmarks/bench_machine.py's rule: vector instructions, then matmul speed)."""
-    from schedrl.codepaths import native_capability
-
-    bench = _load(ROOT / "benchmarks" / "bench_machine.py", "bench_machine")
-    return "slower" if bench.is_slower_kind(native_capability(), bench.gflops(repeat=10)) else "faster"
+    """'faster' or 'slower', as benchmarks/bench_machine.py tells it."""
+    return _load(ROOT / "benchmarks" / "bench_machine.py", "bench_machine").machine_kind()[0]
 
 
 def label(segments: list[dict], what: str, seed: int, kind: str) -> str:

@@ -312,6 +312,19 @@ def record_scores(recorded: pd.DataFrame, scored: pd.DataFrame, paper: str, run:
     return pd.concat([kept, rows], ignore_index=True) if len(kept) else rows.reset_index(drop=True)
 
 
+def scale_rows(recorded_scores: pd.DataFrame, scale: str) -> pd.DataFrame:
+    """The per-seed rows of ``scale``; of a tuned scale, only the latest-recorded recipe's runs."""
+    rows = recorded_scores[recorded_scores["scale"] == scale]
+    if scale == "tuned" and RECIPE_COLUMN in rows.columns and len(rows):
+        rows = rows[rows[RECIPE_COLUMN].astype(str) == str(rows[RECIPE_COLUMN].iloc[-1])]
+    return rows
+
+
+def pooled_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of several runs pooled: a (workload, player, seed) recorded twice, the later one."""
+    return rows.drop_duplicates(["paper", "workload", "player", "seed"], keep="last")
+
+
 def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[str], pd.DataFrame]:
     """(the runs merged, their aggregate) for the recorded runs of ``scale``: their per-seed rows
     pooled, a (workload, player, seed) recorded by more than one run taken from the one recorded last
@@ -321,13 +334,11 @@ def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[s
     seeds x workloads; tuned runs only with the latest-recorded run's recipe (``RECIPE_COLUMN``). Fewer
     than two runs of ``scale``: ``([], empty)``."""
 
-    rows = recorded_scores[recorded_scores["scale"] == scale]
-    if scale == "tuned" and RECIPE_COLUMN in rows.columns and len(rows):  # the latest recipe's runs only
-        rows = rows[rows[RECIPE_COLUMN].astype(str) == str(rows[RECIPE_COLUMN].iloc[-1])]
+    rows = scale_rows(recorded_scores, scale)
     runs = list(dict.fromkeys(rows["run"]))
     if len(runs) < 2:
         return [], pd.DataFrame(columns=["run", *AGGREGATE_COLUMNS])
-    pooled = rows.drop_duplicates(["paper", "workload", "player", "seed"], keep="last")
+    pooled = pooled_rows(rows)
     long = pooled[[*LONG_COLUMNS, PLACED_FROM]].copy()
     long[PLACED_FROM] = long[PLACED_FROM].fillna("").astype(str)
     out = aggregate(scores(long), scale=scale)

@@ -193,21 +193,16 @@ def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = 
     later one, as ``recorded.merged_normalised`` pools them). Workloads without a scale (``anchor`` not
     ``ok``: random valid play matches every heuristic, or an anchor is missing) are left out. A run of
     another recipe than ``committed`` (``tune.recipe_id``; "" : not checked) says which it trained."""
-    from schedrl.report.recorded import RECIPE_COLUMN
+    from schedrl.report.recorded import RECIPE_COLUMN, pooled_rows, scale_rows
 
     if scores is None or not len(scores):
         return []
-    tuned = scores[scores["scale"] == "tuned"]
+    tuned = scale_rows(scores, "tuned")
     if not len(tuned):
         return []
-    trained = ""
-    if RECIPE_COLUMN in tuned.columns:
-        trained = str(tuned[RECIPE_COLUMN].iloc[-1])
-        tuned = tuned[tuned[RECIPE_COLUMN].astype(str) == trained]
+    trained = str(tuned[RECIPE_COLUMN].iloc[-1]) if RECIPE_COLUMN in tuned.columns else ""
     other = f" (recipe {trained}, an earlier study's)" if committed and trained not in ("", "nan", committed) else ""
-    key = ["workload", "player", "seed"]
-    tuned = tuned.drop_duplicates(key, keep="last")
-    budget = scores[scores["scale"] == "paper-budget"].drop_duplicates(key, keep="last")
+    tuned, budget = pooled_rows(tuned), pooled_rows(scale_rows(scores, "paper-budget"))
     rows = []
     for workload, here in tuned.groupby("workload", sort=True):
         if set(here["anchor"].astype(str)) != {"ok"}:
