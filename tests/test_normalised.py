@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import SchedrlError
-from schedrl.report.normalised import NormalisedError, aggregate, anchors, check_long, scores, write_outputs
+from schedrl.report.normalised import (NormalisedError, _rliable, aggregate, anchors, check_long,
+                                       probability_of_improvement, scores, write_outputs)
 
 
 def _rows(workload, better, random, heuristics, players, paper="p", metric="slowdown"):
@@ -572,3 +573,18 @@ def test_mrsch_places_its_largest_gain_over_fcfs_on_s5():
     text = "\n".join(g["gap"] for g in unplaced)
     assert "'up to 34%' (section V-E) names no workload of S6-S10" in text
     assert "no per-workload slowdown" in text
+
+
+@pytest.mark.parametrize("runs", [(3, 3), (1, 5), (4, 2)])
+def test_probability_of_improvement_is_rliables_value(runs):
+    """The pairwise count gives rliable's Mann-Whitney value, with ties (rounded scores) and without,
+    and 0.5 where both players' runs are the same."""
+    _, metrics = _rliable()
+    rng = np.random.default_rng(sum(runs))
+    for decimals in (None, 1):
+        x, y = rng.normal(size=(runs[0], 6)), rng.normal(0.3, size=(runs[1], 6))
+        if decimals is not None:
+            x, y = x.round(decimals), y.round(decimals)
+        assert probability_of_improvement(x, y) == pytest.approx(metrics.probability_of_improvement(x, y), abs=1e-12)
+    same = rng.normal(size=(runs[0], 4))
+    assert probability_of_improvement(same, same) == metrics.probability_of_improvement(same, same) == 0.5

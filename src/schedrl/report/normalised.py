@@ -28,7 +28,8 @@ anchor and gives the others role ``reference``: scored on the same scale, never 
 ``aggregate`` summarises each (paper, player) over its seeds x scaled workloads (``anchor`` ok) with
 rliable (Agarwal et al., 2021): IQM and mean with stratified-bootstrap intervals
 (``rliable.library.get_interval_estimates``: runs resampled within each workload) and the
-probability of improvement (``rliable.metrics.probability_of_improvement``) over random valid play
+probability of improvement (``rliable.metrics.probability_of_improvement``'s value, counted over
+pairs of runs at once: ``probability_of_improvement`` below) over random valid play
 and over the best heuristic, each with its interval. rliable draws its bootstrap from NumPy's global
 generator; every estimate here seeds it from ``seed`` and the paper and player names (and restores it
 afterwards), so a file is reproduced byte for byte and a player's interval does not depend on which
@@ -299,6 +300,18 @@ def _seeded(seed: int, *names: str) -> Iterator[None]:
         np.random.set_state(state)
 
 
+def probability_of_improvement(scores_x: np.ndarray, scores_y: np.ndarray) -> float:
+    """rliable's ``metrics.probability_of_improvement`` (P(X_m > Y_m) + P(X_m = Y_m) / 2 per task
+    m, averaged over tasks: the Mann-Whitney U over every pair of runs), counted over the pairs with
+    one array operation. rliable calls scipy's ``mannwhitneyu`` once per task and bootstrap sample,
+    and that call's overhead made the merged status tables take minutes (2000 resamples x tasks x
+    players); the values are the same (tests/test_normalised.py checks it on tied and untied runs)."""
+    x = np.asarray(scores_x, float)[:, None, :]
+    y = np.asarray(scores_y, float)[None, :, :]
+    per_task = ((x > y) + 0.5 * (x == y)).mean(axis=(0, 1))
+    return float(np.mean(per_task))
+
+
 def _matrix(rows: pd.DataFrame, workloads: list[str]) -> np.ndarray:
     """Normalised scores as rliable wants them: (runs, workloads). Runs are the seeds present on
     every workload; where no seed is (a player whose seeds differ by workload) each workload's mean
@@ -363,7 +376,7 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
                 if not shared:
                     continue
                 pair = (_matrix(mine, shared), _matrix(ref, shared))
-                (p,), ((p_lo,), (p_hi,)) = estimate("p_" + label, pair, metrics.probability_of_improvement, paper, player)
+                (p,), ((p_lo,), (p_hi,)) = estimate("p_" + label, pair, probability_of_improvement, paper, player)
                 row.update({f"p_beats_{label}": p, f"p_beats_{label}_lo": p_lo, f"p_beats_{label}_hi": p_hi})
             rows.append(row)
     out = pd.DataFrame(rows, columns=list(AGGREGATE_COLUMNS))
