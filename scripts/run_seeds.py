@@ -19,8 +19,9 @@ Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); 
 ``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
 whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime); mrsch and sem
 train their base seed always, so their seeds come as one run. ``--dry-run`` prints the commands.
-A segment killed with SIGKILL (not SIGTERM or Ctrl-C) leaves no line: its CPU is then not counted,
-and ``record.txt`` says how many segments it summed.
+A segment killed with SIGKILL (a session cut off) leaves timed_run's heartbeat file, which the next
+segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a minute), and the label
+says how many segments were summed and how many of them were killed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,10 @@ def label(segments: list[dict], what: str, seed: int, kind: str) -> str:
     the seed, the machine kind and the core-hours summed over the segments (exact when one)."""
     first = segments[0]
     core_h = sum(float(s["core_hours"]) for s in segments)
+    killed = sum(s.get("exit") == "killed" for s in segments)
     exact = "exact" if len(segments) == 1 else f"exact, {len(segments)} segments summed"
+    if killed:
+        exact = f"{len(segments)} segments summed, {killed} killed: CPU to their last minute"
     return (f"{first['date'][:10]}, {first.get('commit') or 'commit unknown'}, {what}, seed {seed}, {kind} kind, "
             f"{core_h:.2f} core-h ({exact})")
 

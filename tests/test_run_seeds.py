@@ -50,6 +50,9 @@ def test_the_label_sums_the_segments_and_says_so(rs):
                                                           "0.26 core-h (exact)")
     two = one + [{"date": "2026-12-04T08:00:00+00:00", "commit": "abcdef0", "core_hours": 0.5}]
     assert rs.label(two, "x", 1, "slower").endswith("seed 1, slower kind, 0.76 core-h (exact, 2 segments summed)")
+    killed = [{**one[0], "exit": "killed"}, two[1]]
+    assert rs.label(killed, "x", 1, "slower").endswith(
+        "0.76 core-h (2 segments summed, 1 killed: CPU to their last minute)")
 
 
 def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tmp_path, monkeypatch, capsys):

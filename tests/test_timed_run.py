@@ -34,3 +34,45 @@ def test_exit_code_passes_through_and_a_missing_command_is_one_line(tmp_path, ca
     assert timed_run.main(["--", "sh", "-c", "exit 3"]) == 3
     assert timed_run.main(["--", str(tmp_path / "no-such-program")]) == 127
     assert "cannot start" in capsys.readouterr().err
+
+
+def test_a_killed_run_leaves_its_cpu_to_the_last_heartbeat_and_the_next_run_appends_it(tmp_path):
+    """SIGKILL of timed_run and its command (a session cut off) leaves the heartbeat file; the next
+    run with the same record appends it as a killed line whose CPU is what the tree had used."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    record = tmp_path / "runs.jsonl"
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 30: pass\n"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--record", str(record), "--heartbeat", "0.2", "--",
+                             "sh", "-c", f"{sys.executable} -c '{spin}'"], start_new_session=True)
+    open_file = record.parent / f"{record.name}.open-{proc.pid}.json"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if open_file.exists() and json.loads(open_file.read_text())["cpu_s"] >= 0.5:
+            break
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not record.exists() and open_file.exists()
+    assert timed_run.main(["--record", str(record), "--", "true"]) == 0
+    killed, done = (json.loads(x) for x in record.read_text().splitlines())
+    assert killed["exit"] == "killed" and killed["cpu_s"] >= 0.5 and killed["command"][0] == "sh"
+    assert done["exit"] == 0 and not list(tmp_path.glob("*.open-*"))
+
+
+def test_tree_cpu_counts_live_grandchildren():
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(["sh", "-c", f"{sys.executable} -c '{BUSY}'; sleep 5"])
+    try:
+        deadline = time.time() + 30
+        while timed_run.tree_cpu_seconds(proc.pid) < 0.5 and time.time() < deadline:
+            time.sleep(0.1)
+        assert timed_run.tree_cpu_seconds(proc.pid) >= 0.5
+    finally:
+        proc.kill()
+        proc.wait()
