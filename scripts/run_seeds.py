@@ -6,14 +6,16 @@
 
 Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not):
 
-1. ``snakemake <paper>_paper_budget --rerun-incomplete --configfile <configs> config/seed/<n>.yaml``
+1. ``snakemake <target> --rerun-incomplete --configfile <configs> config/seed/<n>.yaml`` (``<target>``:
+   ``<paper>_paper_budget``, but ``mdp_tuned`` for mdp's tuned recipe: its C+S+R runs and the references
+   that scale them, without the paper's image-like runs at 3 M steps that its claims compare)
    (``<configs>``: config/paper-budget.yaml, then config/tuned/<paper>.yml for ``--scale tuned``),
    under ``scripts/timed_run.py``: its exact CPU time appended to the seed's ``segments.jsonl``,
    one line per invocation, so a seed killed and run again adds its pieces;
 2. ``schedrl normalised`` on the same configs and scale, into the seed's ``normalised/`` (its CPU
    is in ``segments.jsonl`` too, but not in the run's core-hours, as earlier records count them);
-3. the claims table copied beside them, and ``record.txt``: the ``schedrl record`` command with a
-   run label (date, commit, what ran, seed, machine kind, core-hours summed over the segments).
+3. the claims table copied beside them (``mdp_tuned`` writes none: the record is of its normalised
+   scores alone), and ``record.txt``: the ``schedrl record`` command with a run label (date, commit, what ran, seed, machine kind, core-hours summed over the segments).
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
 ``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
@@ -39,6 +41,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SCALES = ("paper-budget", "tuned")
 #: a config/seed/<n>.yaml overlay sets the seeds of these papers (mrsch and sem: extra_seeds)
 SEEDED = ("deeprm", "mdp", "runtime")
+#: (paper, scale) -> the Snakemake target, where it is not <paper>_paper_budget
+TARGETS = {("mdp", "tuned"): "mdp_tuned"}
+#: targets that write no claims table (recorded by their normalised scores)
+CLAIMLESS = ("mdp_tuned",)
+
+
+def target_of(paper: str, scale: str) -> str:
+    return TARGETS.get((paper, scale), f"{paper}_paper_budget")
 
 
 def _load(path: Path, name: str):
@@ -64,7 +74,7 @@ def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path |
 def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, seed_dir: Path) -> list[list[str]]:
     """The two timed commands of one seed: the Snakemake target, then ``schedrl normalised``."""
     timed = [sys.executable, "scripts/timed_run.py", "--record", str(seed_dir / "segments.jsonl")]
-    return [[*timed, "--benchmarks", "benchmarks", "--", "snakemake", f"{paper}_paper_budget", "--cores", str(cores),
+    return [[*timed, "--benchmarks", "benchmarks", "--", "snakemake", target_of(paper, scale), "--cores", str(cores),
              "--rerun-incomplete", "--configfile", *configs],
             [*timed, "--", "schedrl", "normalised", "--paper", paper, "--config", *configs, "--scale", scale,
              "--out-dir", str(seed_dir / "normalised")]]
@@ -89,7 +99,8 @@ def label(segments: list[dict], what: str, seed: int, kind: str) -> str:
 
 
 def record_command(paper: str, scale: str, seed_dir: Path, run: str) -> str:
-    return shlex.join(["schedrl", "record", "--claims", str(seed_dir / "claims.csv"), "--scale", scale,
+    claims = [] if target_of(paper, scale) in CLAIMLESS else ["--claims", str(seed_dir / "claims.csv")]
+    return shlex.join(["schedrl", "record", *claims, "--scale", scale,
                        "--normalised", str(seed_dir / "normalised" / "aggregate.csv"), "--run", run])
 
 
@@ -110,14 +121,16 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
             print(f"run_seeds: seed {seed}: `{' '.join(command[command.index('--') + 1:][:2])} ...` exited {rc}; "
                   "run the same command again to resume", file=sys.stderr)
             return rc
+    target = target_of(paper, scale)
     claims = ROOT / "results" / paper / "claims.csv"
-    if not claims.is_file():
-        print(f"run_seeds: {claims}: not written by {paper}_paper_budget", file=sys.stderr)
-        return 1
-    shutil.copyfile(claims, seed_dir / "claims.csv")
+    if target not in CLAIMLESS:
+        if not claims.is_file():
+            print(f"run_seeds: {claims}: not written by {target}", file=sys.stderr)
+            return 1
+        shutil.copyfile(claims, seed_dir / "claims.csv")
     lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
     training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
-    what = args.what or f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({paper}_paper_budget)"
+    what = args.what or f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({target})"
     run = label(training, what, seed, kind)
     (seed_dir / "record.txt").write_text(record_command(paper, scale, seed_dir, run) + "\n")
     print(f"run_seeds: seed {seed} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",

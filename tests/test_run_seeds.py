@@ -83,3 +83,14 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
     assert "--scale paper-budget" in record and "seed0/normalised/aggregate.csv" in record
     assert rs.main(["runtime", "--seeds", "0", "--out", str(out)]) == 0 and len(calls) == 2  # done: skipped
     assert "seed 0 done" in capsys.readouterr().err
+
+
+def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, capsys):
+    """mdp's tuned run is its C+S+R seeds and their references (mdp_tuned), which write no claims:
+    the record command gives the normalised aggregate alone."""
+    assert rs.main(["mdp", "--scale", "tuned", "--seeds", "0", "--dry-run", "--out", "o"]) == 0
+    train = shlex.split(capsys.readouterr().out.splitlines()[0])
+    assert train[train.index("--") + 1:train.index("--") + 3] == ["snakemake", "mdp_tuned"]
+    record = shlex.split(rs.record_command("mdp", "tuned", Path("o/tuned/seed0"), "r"))
+    assert "--claims" not in record and record[record.index("--normalised") + 1] == "o/tuned/seed0/normalised/aggregate.csv"
+    assert "--claims" in rs.record_command("mdp", "paper-budget", Path("o"), "r")

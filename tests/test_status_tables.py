@@ -272,6 +272,33 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     assert record.read_bytes() == before
 
 
+def test_a_tuned_run_without_claims_is_recorded_by_its_normalised_scores(tmp_path, capsys):
+    """A tuned target that writes no claims (mdp_tuned) is recorded from its aggregate alone: the
+    normalised rows, not a verdict row; any other scale still needs --claims (one line, exit 2)."""
+    import pandas as pd
+
+    from schedrl.report.normalised import AGGREGATE_COLUMNS
+    from schedrl.report.status_tables import normalised_text, read_paper_status
+
+    record = _write_record(tmp_path / "alpha" / "recorded_runs.csv")
+    before = record.read_bytes()
+    agg = tmp_path / "aggregate.csv"
+    pd.DataFrame([{c: "" for c in AGGREGATE_COLUMNS} | {"paper": "alpha", "scale": "paper-budget", "seeds": 1,
+                   "workloads": 3, "player": "PPO C+S+R", "role": "agent", "iqm": 1.2, "iqm_lo": 1.1,
+                   "iqm_hi": 1.3}]).to_csv(agg, index=False)
+    label = "2026-12-03, abc1234, tuned recipe (mdp_tuned), seed 0, faster kind, 1.5 core-h (exact)"
+    assert main(["record", "--run", label, "--into", str(record), "--normalised", str(agg)]) == 2
+    assert "--claims: missing" in capsys.readouterr().err
+    assert main(["record", "--run", label, "--scale", "tuned", "--into", str(record), "--normalised", str(agg)]) == 0
+    assert record.read_bytes() == before
+    kept = pd.read_csv(record.with_name("recorded_normalised.csv"))
+    assert set(kept["run"]) == {label} and set(kept["scale"]) == {"tuned"}
+    assert normalised_text(read_paper_status("alpha", record)).startswith("1.20 [1.10, 1.30] PPO C+S+R, tuned")
+    from schedrl.report.status_tables import recorded_players
+
+    assert set(recorded_players(record).query("scale == 'tuned'")["player"]) == {"PPO C+S+R"}
+
+
 def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys, monkeypatch):
     """Issue 68 item 4: a seed trained as its own run is recorded with its per-seed scores (the
     scores.csv beside the aggregate); two runs of one scale are pooled and aggregated again, so the

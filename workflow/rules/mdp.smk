@@ -556,7 +556,8 @@ if "tune" in MDP:
 
 # The tuned recipe's runs (config/tuned/mdp.yml: mdp.hyperparams.<variant>, seeds 0-2) without the rest
 # of the paper-budget target: each variant with a hyperparams block in every configured scenario and
-# seed, its evaluation, budget checkpoints and fingerprints, and SJF on the same trials. Built only where
+# seed, its evaluation, budget checkpoints and fingerprints, and on the same trials SJF, uniform play and
+# the random valid and untrained references (no training: what `schedrl normalised` scales it by). Built only where
 # the config has mdp.hyperparams. (mdp_paper_budget trains them too, with the image-like runs of every
 # seed at the paper's recipe, which its claims compare them with.)
 if MDP.get("hyperparams"):
@@ -569,5 +570,7 @@ if MDP.get("hyperparams"):
             _MDP_TUNED_EVALS,
             [p for p in ML.budget_files(MDP, MDP_ROOT) if Path(p).parent in _MDP_TUNED_DIRS],
             ML.sjf_path(MDP_ROOT, MDP["horizon"]),
+            ML.uniform_path(MDP_ROOT, MDP["horizon"]),
+            [f for agent in ML.REFERENCE_AGENTS for f in ML.reference_files(MDP, MDP_ROOT, agent)],
         log:
             "logs/mdp/tuned.log",

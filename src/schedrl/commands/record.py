@@ -17,7 +17,10 @@ def register(subparsers) -> None:
         "report shows the recorded runs side by side, marks the claims whose verdict changed, and sets each "
         "RL claim of the last default run beside the last paper-budget run.",
     )
-    p.add_argument("--claims", required=True, metavar="CSV", help="the run's claims table (results/<paper>/claims.csv)")
+    p.add_argument("--claims", metavar="CSV",
+                   help="the run's claims table (results/<paper>/claims.csv); a tuned run whose target writes no "
+                   "claims (mdp_tuned: the tuned agent without the paper's image-like runs the claims compare) "
+                   "may give --normalised alone")
     p.add_argument("--run", required=True, metavar="NAME",
                    help="the run's name: date, code, machine kind, core-hours and what set it apart, e.g. "
                    "'2026-11-27, 5a85e72, 240k steps, slower kind, 5.06 core-h' (a paper-budget run: say 'paper budget'); "
@@ -41,6 +44,19 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def _papers_of(aggregate_csv: str) -> list[str]:
+    """The papers a normalised aggregate holds rows of (its ``paper`` column)."""
+    import pandas as pd
+
+    from schedrl.errors import InputFileError
+
+    try:
+        frame = pd.read_csv(aggregate_csv, usecols=["paper"], dtype=str)
+    except (FileNotFoundError, IsADirectoryError, ValueError, pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+        raise InputFileError(aggregate_csv, f"not a normalised aggregate ({str(exc).splitlines()[0]})") from None
+    return sorted(set(frame["paper"].dropna()))
+
+
 def recorded_path(paper: str):
     """The paper's ``recorded_runs.csv`` (beside its ``status.md`` in the paper package)."""
     from schedrl.papers.values import values_path
@@ -55,12 +71,19 @@ def run(args) -> int:
     from schedrl.report.claims import read_claims
     from schedrl.report.recorded import read_recorded, record_run, write_recorded
 
-    claims = read_claims(args.claims)
-    papers = sorted(set(claims["paper"]))
-    if len(papers) != 1:
-        raise InputFileError(args.claims, f"holds claims of {len(papers)} papers ({', '.join(papers)}); record one at a time")
+    if args.claims is None and not (args.scale == "tuned" and args.normalised):
+        raise InputFileError("--claims", "missing: give the run's claims table (only a tuned run may be recorded "
+                             "by --normalised alone)")
+    source = args.claims or args.normalised
     if not args.run.strip():
-        raise InputFileError(args.claims, "--run is empty: name the run (date, code, what set it apart)")
+        raise InputFileError(source, "--run is empty: name the run (date, code, what set it apart)")
+    if args.claims is not None:
+        claims = read_claims(args.claims)
+        papers = sorted(set(claims["paper"]))
+    else:
+        claims, papers = None, _papers_of(args.normalised)
+    if len(papers) != 1:
+        raise InputFileError(source, f"holds rows of {len(papers)} papers ({', '.join(papers)}); record one at a time")
     from schedrl.workloads.splits import stand_in_split
 
     stand_in = stand_in_split(papers[0])
@@ -68,7 +91,9 @@ def run(args) -> int:
         raise InputFileError(stand_in, f"the {papers[0]} run was built from a synthetic stand-in for a missing trace: "
                              "say 'stand-in' in --run, or rebuild the workloads from the real trace and run again")
     into = args.into or recorded_path(papers[0])
-    frame = record_run(read_recorded(into), claims, args.run.strip(), args.source or str(args.claims), args.scale)
+    recorded = read_recorded(into)
+    frame = None if claims is None else record_run(recorded, claims, args.run.strip(), args.source or str(args.claims),
+                                                   args.scale)
     normalised = per_seed = None
     if args.normalised:  # read and checked before anything is written
         import pandas as pd
@@ -100,9 +125,10 @@ def run(args) -> int:
             target = Path(into).with_name(SCORES_FILE)
             per_seed = (target, record_scores(read_recorded_scores(target), scored, papers[0], args.run.strip(),
                                               args.scale, recipe))
-    write_recorded(into, frame)
-    print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
-          f"{frame['run'].nunique()} run(s) recorded")
+    if frame is not None:
+        write_recorded(into, frame)
+        print(f"{into}: {len(claims)} verdicts of {papers[0]} recorded as {args.run.strip()!r} ({args.scale}); "
+              f"{frame['run'].nunique()} run(s) recorded")
     if normalised is not None:
         from schedrl.io import write_csv
 

@@ -198,6 +198,14 @@ def latest_run(recorded: pd.DataFrame, scale: str) -> str | None:
     return runs[-1] if runs else None
 
 
+def latest_normalised_run(normalised: pd.DataFrame, scale: str) -> str | None:
+    """The last run of ``scale`` among the recorded normalised rows (a run recorded without claims)."""
+    if normalised is None or not len(normalised):
+        return None
+    runs = list(dict.fromkeys(normalised.loc[normalised["scale"] == scale, "run"]))
+    return sorted(runs, key=lambda run: (parse_label(run).date, runs.index(run)))[-1] if runs else None
+
+
 def same_setup_runs(recorded: pd.DataFrame, run: str) -> list[str]:
     """The other runs of ``run``'s scale whose label describes the same setup (its other seeds),
     oldest first: equal once date, commit, seeds, machine kind and core-hours are taken out."""
@@ -277,7 +285,7 @@ def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
     frames = []
     for scale in SCALES:
         runs, merged = merged_normalised(per_seed, scale)
-        run = latest_run(recorded, scale)
+        run = latest_run(recorded, scale) or latest_normalised_run(normalised, scale)
         if runs:
             frames.append(merged.assign(**{PROBE_COLUMN: run_probe(normalised, runs) or ""}))
         elif run is not None and (normalised["run"] == run).any():
@@ -340,6 +348,9 @@ def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[
     status = paper_status(paper, recorded, headline, status_link)
     normalised = read_recorded_normalised(path.with_name("recorded_normalised.csv"))
     status.normalised = normalised if len(normalised) else None
+    if status.tuned is None and (name := latest_normalised_run(normalised, "tuned")) is not None:
+        # a tuned target that writes no claims (mdp_tuned) is recorded by its normalised scores alone
+        status.tuned = RunSummary(run=name, label=parse_label(name), scale="tuned", rows=recorded.iloc[:0])
     per_seed = read_recorded_scores(path.with_name(SCORES_FILE))
     status.scores = per_seed if len(per_seed) else None
     status.merged = {scale: merged for scale in SCALES
