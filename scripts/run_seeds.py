@@ -152,6 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cores", type=int, default=1, help="Snakemake's --cores (default: %(default)s)")
     p.add_argument("--what", default="", help="what ran, for the run's label (default: the scale and target)")
     p.add_argument("--out", default="results/seeds", help="where each seed's files go (default: %(default)s)")
+    p.add_argument("--kind", choices=("faster", "slower"), default=None,
+                   help="the machine kind for the labels (default: measured by benchmarks/bench_machine.py "
+                   "when the first seed starts; a busy machine's matmul can read as the slower kind, so give "
+                   "the kind bench_machine.py printed on a quiet machine when others run beside)")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
     args = p.parse_args(argv)
     args.out = str(Path(args.out).resolve())
@@ -160,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(SEEDED)}; mrsch and sem train their seeds as one run)")
     if args.cores < 1 or any(s < 0 for s in args.seeds):
         p.error("--cores must be >= 1 and --seeds >= 0")
-    kind = "unknown" if args.dry_run else machine_kind()
+    kind = args.kind or ("unknown" if args.dry_run else machine_kind())
     for seed in args.seeds:
         rc = run_seed(args.paper, args.scale, seed, args, kind)
         if rc:
