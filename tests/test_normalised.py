@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import SchedrlError
-from schedrl.report.normalised import (NormalisedError, _rliable, aggregate, anchors, check_long,
+from schedrl.report.normalised import (NormalisedError, _rliable, aggregate, anchors, check_long, iqm,
                                        probability_of_improvement, scores, write_outputs)
 
 
@@ -588,3 +588,11 @@ def test_probability_of_improvement_is_rliables_value(runs):
         assert probability_of_improvement(x, y) == pytest.approx(metrics.probability_of_improvement(x, y), abs=1e-12)
     same = rng.normal(size=(runs[0], 4))
     assert probability_of_improvement(same, same) == metrics.probability_of_improvement(same, same) == 0.5
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (3, 4), (5, 7)])
+def test_iqm_is_rliables_value_bit_for_bit(shape):
+    _, metrics = _rliable()
+    x = np.random.default_rng(shape[1]).normal(size=shape)
+    assert iqm(x) == metrics.aggregate_iqm(x)
+    assert iqm(x.round(1)) == metrics.aggregate_iqm(x.round(1))

@@ -40,9 +40,14 @@ PAPERS_DIR = ROOT / "src" / "schedrl" / "papers"
 
 # --- the committed pages ---------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def pages():
+    return generated(ROOT)  # every page from one read of the records (the rliable bootstraps are the cost)
+
+
 @pytest.mark.parametrize("page", list(PAGES))
-def test_committed_page_is_what_the_records_say(page):
-    now, new = generated(ROOT)[ROOT / page]
+def test_committed_page_is_what_the_records_say(page, pages):
+    now, new = pages[ROOT / page]
     assert now == new, f"{page} is stale: run `schedrl status --write` (its status block differs from the records)"
 
 
