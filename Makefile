@@ -7,6 +7,8 @@ VENV ?= .venv
 PYTHON ?= python3
 CORES ?= 8
 CONFIG ?= config/config.yaml
+# pytest processes (pytest-xdist; a file's tests stay in one): CI's machine has two cores
+TEST_WORKERS ?= 2
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 export OMP_NUM_THREADS ?= 1
@@ -42,7 +44,7 @@ smoke: setup
 	@du -sh results | sed 's/^/smoke outputs on disk: /'
 
 pytest: setup
-	pytest -q
+	pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 dryrun: setup
 	for c in config/config.yaml config/smoke.yaml config/paper.yaml; do \

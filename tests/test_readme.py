@@ -30,7 +30,7 @@ ALLOWED_MISSING = {
     "docs/report-verdicts.png",
 }
 TEST_BLOCK = """\
-pytest -q
+pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), a test file's tests in one
 for c in config/config.yaml config/smoke.yaml config/paper.yaml; do snakemake all -n --configfile $c; done
 for t in $(python scripts/paper_budget_targets.py); do snakemake $t -n --configfile config/paper-budget.yaml; done
 snakemake all --cores 2 --configfile config/smoke.yaml
@@ -118,6 +118,10 @@ def test_readme_states_the_ci_test_command():
     assert "make test" in text
     assert "```bash\n" + TEST_BLOCK + "```" in text, "README lost the test command block that `make test` runs"
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+    make = (ROOT / "Makefile").read_text()
+    workers = re.search(r"^TEST_WORKERS \?= (\d+)$", make, re.M).group(1)
+    pytest_line = re.search(r"^pytest: setup\n\t(.+)$", make, re.M).group(1).replace("$(TEST_WORKERS)", workers)
+    assert TEST_BLOCK.startswith(pytest_line + " "), f"README's pytest line is not the Makefile's: {pytest_line}"
 
 
 @pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
