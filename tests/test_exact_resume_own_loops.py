@@ -304,3 +304,43 @@ def test_sem_validates_the_newest_snapshot_when_killed_before_its_row(tmp_path, 
     assert_same_run(tmp_path / "a", b, skip=OWN_SKIP)
     _same_without_times(tmp_path / "a", b)
     assert read_json(b / "timing.json")["steps"] == read_json(tmp_path / "a" / "timing.json")["steps"]
+
+
+class _Died(BaseException):
+    """A kill in the middle of the trainer (a BaseException: nothing in the CLI turns it into an exit code)."""
+
+
+@pytest.mark.parametrize("dies_at", ["budgets.csv", "validation.csv"])
+def test_sem_run_that_dies_between_a_budget_row_and_its_validation_row_resumes_exactly(dies_at, work, tmp_path,
+                                                                                        monkeypatch):
+    # The window the random kills above found once (2026-12-03, kill delay seed 2195908194): an episode's
+    # validation row written, its budget checkpoint's row not yet, so the rerun took the episode as done and
+    # its budgets.csv lost the row. Here the trainer dies, in process, as it writes the first budget
+    # episode's budgets.csv or the validation.csv after it.
+    import schedrl.papers.sem.agents as agents
+    from schedrl.cli import main
+
+    reference = _reference(work, "sem_reinforce_sem")
+    case = CASES["sem_reinforce_sem"](work, tmp_path / "sem")
+    monkeypatch.chdir(work)
+    for key, value in _env().items():
+        monkeypatch.setenv(key, value)
+    real, seen = agents.write_csv, []
+
+    def dying(path, *args, **kwargs):
+        path = Path(path)
+        if path.parent.name == "progress" and path.name in ("budgets.csv", "validation.csv"):
+            seen.append(path.name)
+            if path.name == dies_at and "budgets.csv" in seen:
+                raise _Died(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(agents, "write_csv", dying)
+    with pytest.raises(_Died):
+        main(case.command[1:])
+    monkeypatch.setattr(agents, "write_csv", real)
+    run_dir = tmp_path / "sem" / case.folder
+    for name_ in case.outputs:
+        (run_dir / name_).unlink(missing_ok=True)
+    _run(work, case)
+    assert_same_run(reference, run_dir, skip=OWN_SKIP)

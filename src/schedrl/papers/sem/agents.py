@@ -445,7 +445,6 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
         rows.append({"episode": episode, **{k: v[k] for k in ("return", "utilization", "mean_wait", "max_wait",
                                                                "mean_slowdown", "decisions", "top_prob_median",
                                                                "head_share")}})
-        write_csv(progress / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
         if episode in budget_eps.values() and episode < n_episodes:
             # the checkpoint at a share of training, under the final test's protocol (the last
             # one is the final test itself); its CPU time is counted apart (issue 24: <= 15%)
@@ -456,6 +455,9 @@ def train_agent(split_dir, spec: AgentSpec, out_dir, *, episodes: int | None = N
             budget_rows = [r for r in budget_rows if int(r["episode"]) != episode]
             budget_rows += [_budget_row(f, e, episode_jobs, b) for f, e in budget_eps.items() if e == episode]
             write_csv(progress / "budgets.csv", pd.DataFrame(budget_rows).sort_values(["episode", "fraction"]))
+        # validation.csv marks the episode done, so it is written after its budget row: a run killed
+        # between the two plays the budget checkpoint again on resume instead of losing its row
+        write_csv(progress / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
         write_json(progress / "timing.json", timing)
     write_csv(out_dir / "validation.csv", pd.DataFrame(rows).sort_values("episode"))
     from schedrl.agents.networks import layer_widths, parameter_count
