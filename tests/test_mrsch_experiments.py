@@ -590,6 +590,23 @@ def test_hold_stays_runnable_and_process_keys_are_checked():
     assert mcost.dfp_seconds(ml.check_spec(_spec()), "three") > mcost.dfp_seconds(hold, "three")
 
 
+def test_the_cost_models_update_scales_with_the_state_modules_weights():
+    """An MLP update is memory-bound over the state module's weights: a network a fraction of the
+    paper's size pays that fraction of the paper's update, and the pick stays the same."""
+    def seconds(hidden, update_every):
+        dfp = {"batch_size": 32, "update_every": update_every, "state_hidden": hidden, "state_out": 512}
+        return mcost.dfp_seconds(ml.check_spec(_spec(dfp=dfp)), "two")
+
+    paper, narrow = list(mcost.PAPER_STATE_HIDDEN), [2000, 500]
+    assert mcost.mlp_weights(paper, 512) == 11_410 * 4000 + 4000 * 1000 + 1000 * 512
+    ratio = mcost.mlp_weights(narrow, 512) / mcost.mlp_weights(paper, 512)
+    # updating every decision instead of every other one adds half the updates: the update's cost
+    update = {tuple(h): seconds(h, 1) - seconds(h, 2) for h in (paper, narrow)}
+    pick = {tuple(h): seconds(h, 2) - update[tuple(h)] for h in (paper, narrow)}
+    assert update[tuple(narrow)] / update[tuple(paper)] == pytest.approx(ratio)
+    assert pick[tuple(narrow)] == pytest.approx(pick[tuple(paper)])
+
+
 def test_fcfs_is_the_head_picker_under_the_default_process(tmp_path):
     """FCFS is evaluated by the simulator (FCFS + EASY): the same schedule as the head picker
     played through the MRSch env under the default process (two resources: nodes and burst buffer)."""

@@ -68,6 +68,15 @@ MLP_UPDATE_SPEEDUP, PICK_FORWARD_SHARE = 0.45, 0.9
 # forward's share of a pick is divided by the smaller ratio. Evaluations still count at their
 # measured (dense) rates: an upper bound.
 INCREMENTAL_PICK_SPEEDUP, THETA_INPUTS = 2.3, 11_410
+# The update rates above are the paper's MLP's (11,410 -> 4,000 -> 1,000 -> 512: 50.2 M weights). An
+# update is memory-bound over the weights (fused Adam reads and writes each weight's four tables; the
+# batch's products read the weight table): bench_dfp.py on the faster kind (2026-12-03, two niced runs
+# beside) measured 0.26 s per batch of 64 on the paper's network and 0.05 s per batch of 32 on the tuned
+# recipe's [1000, 500] (12.2 M), 2.17x and 2.08x what these rates give, so the update scales with the
+# state module's weights (a narrower network costs proportionally less). The pick is left at the paper's
+# rate: its incremental first layer saves less on a narrow layer (5.5 / 3.5 ms on S1 / S6 for the tuned
+# network, 6.3 / 6.0 for the paper's), so the pick stays an upper bound there.
+PAPER_STATE_HIDDEN, PAPER_STATE_OUT = (4000, 1000), 512
 
 
 # From the same run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
@@ -125,12 +134,19 @@ def dfp_seconds(spec: dict, group: str = "two", state: str = "mlp") -> float:
     d = dfp_config(spec, state)
     jobs = int(spec["jobs_per_set"]) * sum(int(v) for v in spec["jobsets"].values())
     update = (CNN_UPDATE_S * d.batch_size / 64 if state == "cnn"
-              else (UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size) * MLP_UPDATE_SPEEDUP)
+              else (UPDATE_S + UPDATE_S_PER_SAMPLE * d.batch_size) * MLP_UPDATE_SPEEDUP
+              * mlp_weights(d.state_hidden, d.state_out) / mlp_weights(PAPER_STATE_HIDDEN, PAPER_STATE_OUT))
     forward = PICK_FORWARD_SHARE * (1 - mean_epsilon(d))
     if state == "mlp" and use_incremental(d.incremental_input, THETA_INPUTS, d.state_hidden[0]):
         forward /= INCREMENTAL_PICK_SPEEDUP
     pick = PICK_S * (1 - PICK_FORWARD_SHARE + forward)
     return jobs * DECISIONS_PER_JOB[group] * decision_factor(spec, group) * (pick + update / d.update_every)
+
+
+def mlp_weights(hidden, out: int) -> int:
+    """Weights of the MLP state module over Theta's state (``THETA_INPUTS`` -> ``hidden`` -> ``out``)."""
+    sizes = [THETA_INPUTS, *hidden, out]
+    return sum(a * b for a, b in zip(sizes, sizes[1:]))
 
 
 def mean_epsilon(d) -> float:
