@@ -5,8 +5,17 @@ import pandas as pd
 import pytest
 
 from schedrl.errors import SchedrlError
-from schedrl.report.normalised import (NormalisedError, _rliable, aggregate, anchors, check_long, iqm,
-                                       probability_of_improvement, scores, write_outputs)
+from schedrl.report.normalised import (
+    NormalisedError,
+    _rliable,
+    aggregate,
+    anchors,
+    check_long,
+    iqm,
+    probability_of_improvement,
+    scores,
+    write_outputs,
+)
 
 
 def _rows(workload, better, random, heuristics, players, paper="p", metric="slowdown"):

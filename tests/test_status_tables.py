@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from schedrl.cli import main
-from schedrl.commands.status import PAGES, generated
+from schedrl.commands.status import generated
+from schedrl.commands.status import pages as all_pages
 from schedrl.papers import PAPERS, paper_values
 from schedrl.report.claims import reference_fields
 from schedrl.report.recorded import RECORDED_COLUMNS, read_recorded
@@ -45,7 +46,7 @@ def pages():
     return generated(ROOT)  # every page from one read of the records (the rliable bootstraps are the cost)
 
 
-@pytest.mark.parametrize("page", list(PAGES))
+@pytest.mark.parametrize("page", list(all_pages()))
 def test_committed_page_is_what_the_records_say(page, pages):
     now, new = pages[ROOT / page]
     assert now == new, f"{page} is stale: run `schedrl status --write` (its status block differs from the records)"
@@ -266,6 +267,18 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
 
     players = recorded_players(record)
     assert "fails the learning probe" in headroom_sentences(players)[0]
+    # the status page's generated bullet: each scale's best agent, in lines of at most 120 characters
+    from schedrl.report.status_tables import status_page_block
+
+    block = status_page_block(read_paper_status("alpha", record), width=60)
+    lines = block.splitlines()
+    assert lines[0] == BEGIN and lines[-1] == END and all(len(line) <= 60 for line in lines)
+    text = " ".join(line.strip() for line in lines[1:-1])
+    assert "default **0.50 [0.20, 0.70]** A2C (3 seeds): above random valid play, below the best heuristic" in text
+    assert "paper budget **-0.10 [-0.30, 0.05]** PPO (3 seeds): no better than random valid play" in text
+    assert "tuned **0.30 [0.10, 0.45]** PPO (3 seeds, trainer fails probe)" in text
+    assert not any(line.rstrip().endswith("[") or "[" in line and "]" not in line.split("[")[-1]
+                   for line in lines[1:-1])  # an interval is never split across lines
     capsys.readouterr()
     before = record.read_bytes()
     for bad, says in ((tmp_path / "none.csv", "not a normalised aggregate"), (claims, "lacks column(s)"),
@@ -398,7 +411,7 @@ def test_replace_block_needs_one_pair_of_markers():
 def checkout(tmp_path):
     """A checkout with both pages (their blocks empty) and a copy of every paper's records."""
     root, records = tmp_path / "repo", tmp_path / "records"
-    for page in PAGES:
+    for page in all_pages():
         (root / page).parent.mkdir(parents=True, exist_ok=True)
         (root / page).write_text(f"# {page}\n\nProse.\n\n{BEGIN}\n{END}\n\nMore prose.\n")
     for paper in PAPERS:
@@ -433,7 +446,7 @@ def test_check_fails_naming_the_stale_page_then_write_fixes_it(checkout, capsys)
 def test_print_without_flags_shows_every_block(checkout, capsys):
     _, records = checkout
     code, out, _ = _status(capsys, "--records", records)
-    assert code == 0 and out.count(BEGIN) == len(PAGES) and "| `deeprm` |" in out and "recipe on that scale" in out
+    assert code == 0 and out.count(BEGIN) == len(all_pages()) and "| `deeprm` |" in out and "recipe on that scale" in out
 
 
 @pytest.mark.parametrize("damage, says", [

@@ -1,5 +1,6 @@
-"""``schedrl status``: the README's status table, docs/reproduction-status.md and the studies table
-of docs/tuned-agents.md from the recorded runs (and config/tuned/).
+"""``schedrl status``: the README's status table, docs/reproduction-status.md, the studies table
+of docs/tuned-agents.md and each paper's status.md line of normalised scores from the recorded runs
+(and config/tuned/).
 
 Every paper's ``recorded_runs.csv`` (``schedrl record``) is the one source of the status numbers:
 verdict counts, uninformative verdicts, core-hours, date, commit and machine kind of each paper's
@@ -12,18 +13,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: The pages that hold a generated block, relative to --root, and the prefix of their links to the papers.
+#: The pages that hold a generated block, relative to --root, and the prefix of their links to the papers;
+#: each paper's status.md (``status_page``) holds one too, its normalised line.
 PAGES = {"README.md": "", "docs/reproduction-status.md": "../", "docs/tuned-agents.md": "../"}
 
 
+def status_page(paper: str) -> str:
+    """A paper's status.md, relative to --root."""
+    return f"src/schedrl/papers/{paper}/status.md"
+
+
+def pages() -> dict[str, str]:
+    """Every page with a generated block (``PAGES`` and the papers' status.md) -> its link prefix."""
+    from schedrl.papers import PAPERS
+
+    return {**PAGES, **{status_page(p): "" for p in PAPERS}}
+
+
 def block_of(name: str, found, prefix: str) -> str:
-    """The generated block of page ``name`` (a key of ``PAGES``) from the papers' statuses."""
-    from schedrl.report.status_tables import docs_block, readme_block
+    """The generated block of page ``name`` (a key of ``pages()``) from the papers' statuses."""
+    from schedrl.report.status_tables import docs_block, readme_block, status_page_block
     from schedrl.report.tuned_studies import tuned_block
 
     if name == "README.md":
         return readme_block(found)
-    return tuned_block(found) if name == "docs/tuned-agents.md" else docs_block(found, prefix)
+    if name == "docs/tuned-agents.md":
+        return tuned_block(found)
+    page = next((s for s in found if status_page(s.paper) == name), None)
+    return status_page_block(page) if page is not None else docs_block(found, prefix)
 
 
 def register(subparsers) -> None:
@@ -35,7 +52,9 @@ def register(subparsers) -> None:
         "label date, then file order), their claims and R/P/N/C counts, how many RL verdicts random or untrained "
         "play also reaches (the report's rule), core-hours, date, commit and machine kind from the run's label, "
         "and the headline claims that paper_values.yaml names; and docs/tuned-agents.md's table of the tuned studies "
-        "(config/tuned/: trials, references, the recipe and its probe, its recorded run). Without --write or --check, "
+        "(config/tuned/: trials, references, the recipe and its probe, its recorded run); and each paper's status.md "
+        "line of normalised scores (the best agent's IQM and interval at default scale, at the paper's budget and "
+        "tuned). Without --write or --check, "
         "print the blocks.",
     )
     mode = p.add_mutually_exclusive_group()
@@ -69,7 +88,7 @@ def generated(root: str | Path = ".", records: str | Path | None = None) -> dict
 
     found = statuses(records)
     out = {}
-    for name, prefix in PAGES.items():
+    for name, prefix in pages().items():
         path = Path(root) / name
         if not path.is_file():
             raise InputFileError(path, "no such file (--root names the checkout holding README.md and docs/)")
@@ -81,10 +100,10 @@ def generated(root: str | Path = ".", records: str | Path | None = None) -> dict
 def run(args) -> int:
     if not (args.write or args.check):
         found = statuses(args.records)
-        print("\n\n".join(block_of(name, found, prefix) for name, prefix in PAGES.items()))
+        print("\n\n".join(block_of(name, found, prefix) for name, prefix in pages().items()))
         return 0
-    pages = generated(args.root, args.records)
-    stale = [path for path, (now, new) in pages.items() if now != new]
+    written = generated(args.root, args.records)
+    stale = [path for path, (now, new) in written.items() if now != new]
     if args.check:
         if stale:
             import sys
@@ -92,10 +111,10 @@ def run(args) -> int:
             print(f"schedrl status: {' and '.join(map(str, stale))} {'is' if len(stale) == 1 else 'are'} stale "
                   "(the recorded runs say otherwise): run `schedrl status --write`", file=sys.stderr)
             return 1
-        print(f"schedrl status: {', '.join(map(str, pages))} agree with the recorded runs")
+        print(f"schedrl status: {', '.join(map(str, written))} agree with the recorded runs")
         return 0
     for path in stale:
-        path.write_text(pages[path][1])
+        path.write_text(written[path][1])
     print(f"schedrl status: rewrote {', '.join(map(str, stale))}" if stale else
           "schedrl status: every page already agrees with the recorded runs")
     return 0

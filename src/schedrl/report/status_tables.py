@@ -248,26 +248,35 @@ def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple
                        default_is_budget=DEFAULT_IS_PAPER_BUDGET.get(paper, ""))
 
 
+def scale_candidates(status: PaperStatus, scale: str) -> list[tuple[str, pd.Series]]:
+    """(which run, the row) of the best agent (``normalised.best_agent_row``) of ``scale``'s latest run
+    and of its runs merged, where recorded."""
+    from schedrl.report.normalised import best_agent_row
+
+    frame, found = status.normalised, []
+    run = {"tuned": status.tuned, "paper-budget": status.budget, "default": status.default}[scale]
+    what = scale.replace("-", " ")
+    if run is not None and frame is not None and (frame["run"] == run.run).any():
+        found.append((what, best_agent_row(frame[frame["run"] == run.run])))
+    runs, merged = status.merged.get(scale, ([], None))
+    if runs:
+        found.append((f"{what} ({len(runs)} runs)", best_agent_row(merged)))
+    return [f for f in found if f[1] is not None]
+
+
+def _most_seeds(found: list[tuple[str, pd.Series]]) -> tuple[str, pd.Series] | None:
+    """Most seeds first (an interval over seeds), then the higher IQM."""
+    return max(found, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"]))) if found else None
+
+
 def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     """(which run, the row) of the agent with the highest IQM normalised score among those with the
     most seeds (``normalised.best_agent_row``): the better of the latest paper-budget run and the
     latest tuned run (issue 69: the best agent we could train), else the latest default run."""
-    from schedrl.report.normalised import best_agent_row
-
-    frame = status.normalised
     for group in (("tuned", "paper-budget"), ("default",)):
-        found = []
-        for scale in group:
-            run = {"tuned": status.tuned, "paper-budget": status.budget, "default": status.default}[scale]
-            what = scale.replace("-", " ")
-            if run is not None and frame is not None and (frame["run"] == run.run).any():
-                found.append((what, best_agent_row(frame[frame["run"] == run.run])))
-            runs, merged = status.merged.get(scale, ([], None))
-            if runs:
-                found.append((f"{what} ({len(runs)} runs)", best_agent_row(merged)))
-        found = [f for f in found if f[1] is not None]
-        if found:  # most seeds first (an interval over seeds), then the higher IQM
-            return max(found, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"])))
+        found = _most_seeds([f for scale in group for f in scale_candidates(status, scale)])
+        if found:
+            return found
     return None
 
 
@@ -318,6 +327,33 @@ def normalised_text(status: PaperStatus) -> str:
         text += "" if probe and probe.startswith("passed") else (
             " (trainer fails probe)" if probe else " (trainer not probed)")
     return text
+
+
+def status_page_block(status: PaperStatus, width: int = 120) -> str:
+    """The generated bullet of a paper's status.md (issue 68: its one number, per scale, in words): the
+    best agent's IQM normalised score and interval at default scale, at the paper's budget and tuned,
+    each with its seeds and where its interval lies; lines of at most ``width`` characters."""
+    import textwrap
+
+    from schedrl.report.normalised import headroom_word
+
+    parts = []
+    for scale in SCALES:
+        found = _most_seeds(scale_candidates(status, scale))
+        name = {"paper-budget": "paper budget"}.get(scale, scale)
+        if found is None:
+            parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")
+            continue
+        what, r = found
+        probe = tuned_probe(status) if scale == "tuned" else "passed"
+        note = "" if probe and probe.startswith("passed") else (", trainer fails probe" if probe else ", not probed")
+        number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
+        parts.append(f"{name} **{number}** {r['player']} ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)}"
+                     f"{note}): {headroom_word(r)}")
+    text = ("- **Normalised** (random valid play 0, best heuristic 1; the best agent's IQM [95% interval] in the "
+            "records): " + "; ".join(parts) + ".")
+    wrapped = textwrap.fill(text, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+    return "\n".join([BEGIN, wrapped.replace("\0", " "), END])
 
 
 def tuned_probe(status: PaperStatus) -> str | None:
