@@ -19,6 +19,17 @@ def test_headroom_words_by_hand(lo, hi, word):
     assert headroom_word({"iqm_lo": lo, "iqm_hi": hi}) == word
 
 
+def test_one_seed_gives_no_headroom_verdict():
+    """An agent on one seed has no interval over seeds (its bootstrap collapses to the point): its words
+    say so, above the best heuristic or below random play alike."""
+    for iqm in (1.32, -0.37):
+        assert headroom_word({"seeds": 1, "iqm_lo": iqm, "iqm_hi": iqm}) == "one seed, no interval over seeds: not a verdict"
+    assert headroom_word(pd.Series({"seeds": 2, "iqm_lo": 1.1, "iqm_hi": 1.3})) == "beats the best heuristic"
+    (line,) = headroom_sentences(pd.DataFrame([_row("PPO", "agent", 1, 1.3, 1.3, 1.3, scale="tuned")]),
+                                 probes={"runtime": "passed (gain +60%)"})
+    assert "not a verdict" in line and "beats" not in line
+
+
 def _row(player, role, seeds, iqm, lo, hi, scale="paper-budget", paper="runtime"):
     return {"paper": paper, "scale": scale, "player": player, "role": role, "seeds": seeds, "workloads": 2,
             "iqm": iqm, "iqm_lo": lo, "iqm_hi": hi}

@@ -455,9 +455,18 @@ def _side(value: float, of: float) -> str:
     return "above" if value > of else "below" if value < of else "level with"
 
 
+#: the headroom words of an agent on one seed: its interval is over workloads alone (the stratified
+#: bootstrap has one value per workload to draw), so no verdict, whichever side of 0 or 1 it lies
+ONE_SEED = "one seed, no interval over seeds: not a verdict"
+
+
 def headroom_word(row) -> str:
     """Where an agent's IQM interval lies on the scale (random valid play 0, best heuristic 1): the
-    headroom verdict's words (issue 69). Beating the best heuristic needs the whole interval above 1."""
+    headroom verdict's words (issue 69). Beating the best heuristic needs the whole interval above 1;
+    a row of one seed (``seeds``) gives no verdict (``ONE_SEED``)."""
+    seeds = row.get("seeds") if hasattr(row, "get") else None
+    if seeds is not None and not pd.isna(seeds) and int(seeds) < 2:
+        return ONE_SEED
     lo, hi = float(row["iqm_lo"]), float(row["iqm_hi"])
     if lo > 1:
         return "beats the best heuristic"

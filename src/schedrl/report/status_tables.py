@@ -323,10 +323,16 @@ def normalised_text(status: PaperStatus) -> str:
     what, r = found
     text = f"{iqm_text(r)} {r['player']}, {what}: {headroom_word(r)}"
     if what.startswith("tuned"):  # a verdict on an agent counts only when its trainer learns (issue 41)
-        probe = tuned_probe(status)
-        text += "" if probe and probe.startswith("passed") else (
-            " (trainer fails probe)" if probe else " (trainer not probed)")
+        note = probe_note(tuned_probe(status))
+        text += f" ({note})" if note else ""
     return text
+
+
+def probe_note(probe: str | None) -> str:
+    """"" for a trainer through the learning probe, else "trainer fails probe" / "trainer not probed"."""
+    if probe and probe.startswith("passed"):
+        return ""
+    return "trainer fails probe" if probe else "trainer not probed"
 
 
 def status_page_block(status: PaperStatus, width: int = 120) -> str:
@@ -345,8 +351,8 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
             parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")
             continue
         what, r = found
-        probe = tuned_probe(status) if scale == "tuned" else "passed"
-        note = "" if probe and probe.startswith("passed") else (", trainer fails probe" if probe else ", not probed")
+        note = probe_note(tuned_probe(status)) if scale == "tuned" else ""
+        note = f", {note}" if note else ""
         number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
         parts.append(f"{name} **{number}** {r['player']} ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)}"
                      f"{note}): {headroom_word(r)}")
