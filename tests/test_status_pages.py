@@ -68,6 +68,14 @@ def test_history_is_installed_package_data():
     assert "papers/*/status.md" in data and "papers/*/history.md" in data
 
 
+def test_every_record_file_is_installed_package_data():
+    """schedrl status reads recorded_runs.csv, recorded_normalised.csv and recorded_scores.csv (the
+    per-seed scores its merged normalised rows pool): an installed package carries all three."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["schedrl"]
+    for name in ("recorded_runs.csv", "recorded_normalised.csv", "recorded_scores.csv"):
+        assert f"papers/*/{name}" in data, f"{name} is not package data"
+
+
 def test_report_shows_the_status_page_and_folds_its_history():
     status = "**Current state (2026-01-01).**\n- **Default**: 3 R.\n\nHistory and measurements: [history.md](history.md)\n"
     history = ("# alpha: history (the current state is in [status.md](status.md))\n\n"
