@@ -24,11 +24,7 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 MAX_LINES = 200
 MAX_ROW = 400
 #: Links allowed to point at a file that is not in the repository (yet).
-ALLOWED_MISSING = {
-    # a screenshot of the report's verdict table, produced from the smoke report
-    # (results/report/index.html of `make smoke`); it may be absent until then
-    "docs/report-verdicts.png",
-}
+ALLOWED_MISSING: set[str] = set()
 TEST_BLOCK = """\
 pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), a test file's tests in one
 for c in config/config.yaml config/smoke.yaml config/paper.yaml; do snakemake all -n --configfile $c; done

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from schedrl.cli import main
-from schedrl.commands.status import generated
+from schedrl.commands.status import FRONT, generated
 from schedrl.commands.status import pages as all_pages
 from schedrl.papers import PAPERS, paper_values
 from schedrl.report.claims import reference_fields
@@ -50,6 +50,12 @@ def pages():
 def test_committed_page_is_what_the_records_say(page, pages):
     now, new = pages[ROOT / page]
     assert now == new, f"{page} is stale: run `schedrl status --write` (its status block differs from the records)"
+
+
+def test_committed_figure_table_is_what_the_records_say(pages):
+    now, new = pages[ROOT / FRONT]
+    assert now == new, f"{FRONT} is stale: run `schedrl status --write` (the README figure's numbers differ)"
+    assert (ROOT / FRONT).with_suffix(".png").is_file()
 
 
 def test_every_paper_names_headline_claims_its_records_hold():
@@ -431,7 +437,7 @@ def test_check_fails_naming_the_stale_page_then_write_fixes_it(checkout, capsys)
     code, _, err = _status(capsys, "--check", "--root", root, "--records", records)
     assert code == 1 and len(err.strip().splitlines()) == 1 and "README.md" in err and "--write" in err
     code, out, _ = _status(capsys, "--write", "--root", root, "--records", records)
-    assert code == 0 and "rewrote" in out
+    assert code == 0 and "rewrote" in out and (root / FRONT).with_suffix(".png").is_file()
     text = (root / "README.md").read_text()
     assert text.startswith("# README.md\n\nProse.\n\n" + BEGIN) and text.endswith(END + "\n\nMore prose.\n")
     assert _status(capsys, "--check", "--root", root, "--records", records)[0] == 0

@@ -1,6 +1,6 @@
-"""``schedrl status``: the README's status table, docs/reproduction-status.md, the studies table
-of docs/tuned-agents.md and each paper's status.md line of normalised scores from the recorded runs
-(and config/tuned/).
+"""``schedrl status``: the README's status table and opening figure, docs/reproduction-status.md, the
+studies table of docs/tuned-agents.md and each paper's status.md line of normalised scores from the
+recorded runs (and config/tuned/).
 
 Every paper's ``recorded_runs.csv`` (``schedrl record``) is the one source of the status numbers:
 verdict counts, uninformative verdicts, core-hours, date, commit and machine kind of each paper's
@@ -16,6 +16,9 @@ from pathlib import Path
 #: The pages that hold a generated block, relative to --root, and the prefix of their links to the papers;
 #: each paper's status.md (``status_page``) holds one too, its normalised line.
 PAGES = {"README.md": "", "docs/reproduction-status.md": "../", "docs/tuned-agents.md": "../"}
+#: The README's opening figure's table (``schedrl.report.front``), relative to --root: its text is
+#: compared with the records like the pages' blocks; ``--write`` draws the PNG beside it from it.
+FRONT = "docs/where-rl-stands.csv"
 
 
 def status_page(paper: str) -> str:
@@ -54,7 +57,8 @@ def register(subparsers) -> None:
         "and the headline claims that paper_values.yaml names; and docs/tuned-agents.md's table of the tuned studies "
         "(config/tuned/: trials, references, the recipe and its probe, its recorded run); and each paper's status.md "
         "line of normalised scores (the best agent's IQM and interval at default scale, at the paper's budget and "
-        "tuned). Without --write or --check, "
+        "tuned); and the README's figure docs/where-rl-stands.png with its table (.csv): each paper's best agent per "
+        "scale beside the papers' own agents, the untrained network and uniform play. Without --write or --check, "
         "print the blocks.",
     )
     mode = p.add_mutually_exclusive_group()
@@ -81,9 +85,22 @@ def statuses(records: str | Path | None = None):
     return out
 
 
+def front_table(records: str | Path | None = None):
+    """The README figure's table (``schedrl.report.front``) from every paper's records."""
+    from schedrl.commands.record import recorded_path
+    from schedrl.papers import PAPERS
+    from schedrl.report.front import front_table as table
+    from schedrl.report.status_tables import recorded_players
+
+    return table({p: recorded_players(Path(records) / p / "recorded_runs.csv" if records else recorded_path(p))
+                  for p in PAPERS})
+
+
 def generated(root: str | Path = ".", records: str | Path | None = None) -> dict[Path, tuple[str, str]]:
-    """Page path -> (its text now, its text with the generated block from the records)."""
+    """Page path -> (its text now, its text with the generated block from the records); the README
+    figure's table (``FRONT``, its whole text generated) among them."""
     from schedrl.errors import InputFileError
+    from schedrl.report.front import front_csv
     from schedrl.report.status_tables import replace_block
 
     found = statuses(records)
@@ -94,7 +111,16 @@ def generated(root: str | Path = ".", records: str | Path | None = None) -> dict
             raise InputFileError(path, "no such file (--root names the checkout holding README.md and docs/)")
         text = path.read_text()
         out[path] = (text, replace_block(text, block_of(name, found, prefix), path))
+    path = Path(root) / FRONT
+    out[path] = (path.read_text() if path.is_file() else "", front_csv(front_table(records)))
     return out
+
+
+def draw_front(root: str | Path = ".", records: str | Path | None = None) -> Path:
+    """Draw the README's figure (``FRONT``'s PNG) from the records."""
+    from schedrl.plots.normalised import front_figure
+
+    return front_figure(front_table(records), (Path(root) / FRONT).with_suffix(".png"))
 
 
 def run(args) -> int:
@@ -115,6 +141,9 @@ def run(args) -> int:
         return 0
     for path in stale:
         path.write_text(written[path][1])
+    front = Path(args.root) / FRONT
+    if front in stale or not front.with_suffix(".png").is_file():
+        stale.append(draw_front(args.root, args.records))
     print(f"schedrl status: rewrote {', '.join(map(str, stale))}" if stale else
           "schedrl status: every page already agrees with the recorded runs")
     return 0

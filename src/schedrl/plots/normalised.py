@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from schedrl.plots import new_figure, save_figure
+from schedrl.plots import new_figure, plt, save_figure
 
 #: One colour per role, the same in both figures.
 ROLE_COLOURS = {"agent": "C0", "authors": "C3", "untrained": "C7", "uniform": "C5", "reference": "C8",
@@ -92,3 +92,63 @@ def profiles_figure(table: pd.DataFrame, png: str | Path) -> dict[str, Path]:
         ax.set_ylabel("fraction of runs x workloads > tau", fontsize=8)
         ax.legend(fontsize=6, loc="lower left")
     return save_figure(fig, png, table)
+
+
+#: the front figure's x range: a point beyond it is drawn at the edge as an arrow head with its value
+FRONT_XLIM = (-3.0, 2.0)
+
+
+def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
+    """The README's "Where RL stands" (``schedrl.report.front``): one block of rows per paper, each row
+    a player's IQM normalised score (dot) and 95% interval (bar), coloured by role, its value and the
+    agents' headroom words at the right; dashed lines at random valid play (0) and the best heuristic
+    (1). Writes the PNG alone (its numbers are the table, written by the caller)."""
+    from schedrl.io import atomic_path
+    from schedrl.plots import _metadata
+
+    lo_x, hi_x = FRONT_XLIM
+    papers = list(dict.fromkeys(table["paper"]))
+    n = len(table) + len(papers)
+    fig, ax = new_figure(figsize=(11.0, 0.24 * n + 1.3))
+    y, ticks, labels = float(n), [], []
+    for paper in papers:
+        y -= 1
+        ax.text(lo_x - 0.02 * (hi_x - lo_x), y, paper, ha="right", va="center", fontsize=9, fontweight="bold",
+                transform=ax.transData)
+        ax.axhline(y + 0.5, color="0.6", lw=0.6)
+        for _, r in table[table["paper"] == paper].iterrows():
+            y -= 1
+            ticks.append(y)
+            labels.append(r["row"])
+            if r["role"] == "none" or pd.isna(r["iqm"]):
+                continue
+            colour = ROLE_COLOURS.get(r["role"], "C1")
+            x = float(np.clip(r["iqm"], lo_x, hi_x))
+            if x != r["iqm"]:  # off the range: an arrow head at the edge
+                ax.plot(x, y, "<" if r["iqm"] < lo_x else ">", color=colour, ms=6, clip_on=False)
+            else:
+                ax.errorbar(x, y, xerr=[[x - max(r["iqm_lo"], lo_x)], [min(r["iqm_hi"], hi_x) - x]], fmt="o",
+                            color=colour, ms=5, capsize=2, lw=1.2)
+            same = f"{r['iqm_lo']:.2f}" == f"{r['iqm_hi']:.2f}"
+            text = f"{r['iqm']:.2f}" + ("" if same else f" [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}]")
+            if r["role"] != "authors":  # theirs: one model played, or the paper's number placed
+                text += f"  ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)})"
+            if r["verdict"] and not pd.isna(r["verdict"]):
+                text += f": {r['verdict']}"
+            ax.text(hi_x + 0.04 * (hi_x - lo_x), y, text, va="center", fontsize=7, color=colour)
+    ax.set_yticks(ticks, labels, fontsize=7)
+    ax.set_ylim(y - 0.6, n - 0.4)
+    ax.set_xlim(lo_x, hi_x)
+    ax.axvline(0.0, color=ROLE_COLOURS["random"], ls="--", lw=0.9)
+    ax.axvline(1.0, color=ROLE_COLOURS["heuristic"], ls="--", lw=0.9)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel("IQM normalised score, 95% interval over seeds x workloads (0: random valid play, "
+                  "1: the best heuristic on each workload)", fontsize=8)
+    handles = [ax.plot([], [], "o", color=ROLE_COLOURS[r], label=label)[0] for r, label in (
+        ("agent", "our best agent of a scale"), ("authors", "the papers' agents (theirs, played or placed)"),
+        ("untrained", "untrained network"), ("uniform", "uniform over all actions"))]
+    fig.legend(handles=handles, loc="outside upper center", ncols=4, fontsize=8)
+    with atomic_path(png) as tmp:
+        fig.savefig(tmp, format="png", metadata=_metadata("png"))
+    plt.close(fig)
+    return Path(png)
