@@ -91,3 +91,13 @@ def test_each_workload_of_the_tuned_run_reads_from_the_per_seed_scores():
     assert out == [["`x`", "a (wait)", "SJF (1,500)", "PPO", "**+0.30** (+0.20, +0.40)", "-1.00", "-", "+0.20 TRPO"]]
     assert per_workload_rows("x", pd.DataFrame(rows), committed="r2")[0][3] == "PPO (recipe r1, an earlier study's)"
     assert per_workload_rows("x", None) == [] and per_workload_rows("x", pd.DataFrame(rows[5:])) == []
+
+
+def test_a_paper_whose_default_is_its_budget_reads_its_recipe_from_the_default_runs():
+    from schedrl.report.tuned_studies import per_workload_rows
+
+    rows = [_score_row("tuned", "a", "SEM agent", "agent", 0, 0.3), _score_row("default", "a", "SEM agent", "agent", 0, -0.2),
+            _score_row("paper-budget", "a", "SEM agent", "agent", 0, 5.0)]
+    frame = pd.DataFrame(rows).assign(paper="sem")
+    assert per_workload_rows("sem", frame)[0][-1] == "-0.20 SEM agent"
+    assert per_workload_rows("x", frame)[0][-1] == "+5.00 SEM agent"

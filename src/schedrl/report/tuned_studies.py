@@ -16,7 +16,8 @@ Per paper, from its committed study (``config/tuned/<paper>.yml``, ``.trials.csv
 * per test workload of the latest recipe's recorded tuned runs (``per_workload_rows``): each tuned
   agent's normalised score, mean over its seeds with each seed's, beside the untrained network and
   uniform play there, the best heuristic that anchors 1, and the best agent of the paper's own recipe
-  at its budget on the same workload (``recorded_scores.csv``'s paper-budget rows), so a paper's
+  at its budget on the same workload (``recorded_scores.csv``'s paper-budget rows; sem's default ones, its
+  default being its budget), so a paper's
   "+0.30 on one trace, -0.70 on the other" is read from the records, not typed.
 
 ``schedrl status --write`` writes the block into docs/tuned-agents.md (``tuned_block``).
@@ -193,7 +194,7 @@ def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = 
     later one, as ``recorded.merged_normalised`` pools them). Workloads without a scale (``anchor`` not
     ``ok``: random valid play matches every heuristic, or an anchor is missing) are left out. A run of
     another recipe than ``committed`` (``tune.recipe_id``; "" : not checked) says which it trained."""
-    from schedrl.report.recorded import RECIPE_COLUMN, pooled_rows, scale_rows
+    from schedrl.report.recorded import DEFAULT_IS_PAPER_BUDGET, RECIPE_COLUMN, pooled_rows, scale_rows
 
     if scores is None or not len(scores):
         return []
@@ -202,7 +203,9 @@ def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = 
         return []
     trained = str(tuned[RECIPE_COLUMN].iloc[-1]) if RECIPE_COLUMN in tuned.columns else ""
     other = f" (recipe {trained}, an earlier study's)" if committed and trained not in ("", "nan", committed) else ""
-    tuned, budget = pooled_rows(tuned), pooled_rows(scale_rows(scores, "paper-budget"))
+    # a paper whose default trains at the paper's budget (sem) records those runs as default
+    budget_scale = "default" if paper in DEFAULT_IS_PAPER_BUDGET else "paper-budget"
+    tuned, budget = pooled_rows(tuned), pooled_rows(scale_rows(scores, budget_scale))
     rows = []
     for workload, here in tuned.groupby("workload", sort=True):
         if set(here["anchor"].astype(str)) != {"ok"}:
