@@ -14,7 +14,8 @@ whether any agent of any paper beats random valid play (0) or the best heuristic
   the strongest untrained network and uniform play over all actions.
 
 ``front_rows`` is the table (``docs/where-rl-stands.csv``, compared with the records by
-``schedrl status --check``); ``schedrl.plots.normalised.front_figure`` draws it.
+``schedrl status --check``), each row with the recorded runs it comes from (date and commit);
+``schedrl.plots.normalised.front_figure`` draws it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from schedrl.report.recorded import SCALES
 
 #: the columns of the figure's table, in order
 FRONT_COLUMNS = ["paper", "row", "scale", "player", "role", "seeds", "workloads", "iqm", "iqm_lo", "iqm_hi",
-                 "p_beats_best_heuristic", "verdict"]
+                 "p_beats_best_heuristic", "verdict", "runs"]
 #: the scales in the order their agents are shown, and their names in the figure
 SCALE_NAMES = {"default": "default", "paper-budget": "paper budget", "tuned": "tuned"}
 #: the roles of the reference rows under the agents, in this order
@@ -87,7 +88,7 @@ def front_rows(paper: str, players: pd.DataFrame) -> pd.DataFrame:
         out.append({**r.to_dict(), "row": r["player"], "verdict": ""})
     if not out:
         out.append({"row": "no normalised score recorded yet", "role": "none", "scale": "", "player": "",
-                    "seeds": 0, "workloads": 0, "verdict": ""})
+                    "seeds": 0, "workloads": 0, "verdict": "", "runs": ""})
     frame = pd.DataFrame(out).reindex(columns=FRONT_COLUMNS)
     frame["paper"] = paper
     for col in ("seeds", "workloads"):

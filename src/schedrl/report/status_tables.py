@@ -280,11 +280,26 @@ def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     return None
 
 
+#: which recorded runs a ``recorded_players`` row comes from (``runs_text``)
+RUNS_COLUMN = "runs"
+
+
+def runs_text(runs) -> str:
+    """``"2026-12-03 f47a14e; 2026-12-03 c77fb81"``: each run's label date and commit (its whole label
+    where it gives neither)."""
+    out = []
+    for run in runs:
+        label = parse_label(run)
+        out.append(" ".join(p for p in (label.date, label.commit) if p) or str(run))
+    return "; ".join(out)
+
+
 def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
     """The normalised rows (``AGGREGATE_COLUMNS``) a paper's records hold for the report's "Where RL
     stands": per scale (default, paper-budget, tuned), the runs of that scale merged where two or more
     recorded their per-seed scores, else the latest run's rows; each row's ``scale`` is the recorded
-    one (issue 68 item 5: ours at default and at the paper's budget beside the tuned agent, issue 69)."""
+    one (issue 68 item 5: ours at default and at the paper's budget beside the tuned agent, issue 69),
+    ``RUNS_COLUMN`` the runs it comes from."""
     from schedrl.report.normalised import AGGREGATE_COLUMNS
 
     path = Path(recorded_runs)
@@ -296,10 +311,10 @@ def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
         runs, merged = merged_normalised(per_seed, scale)
         run = latest_run(recorded, scale) or latest_normalised_run(normalised, scale)
         if runs:
-            frames.append(merged.assign(**{PROBE_COLUMN: run_probe(normalised, runs) or ""}))
+            frames.append(merged.assign(**{PROBE_COLUMN: run_probe(normalised, runs) or "", RUNS_COLUMN: runs_text(runs)}))
         elif run is not None and (normalised["run"] == run).any():
-            frames.append(normalised[normalised["run"] == run].assign(scale=scale))
-    columns = [*AGGREGATE_COLUMNS, PROBE_COLUMN]
+            frames.append(normalised[normalised["run"] == run].assign(scale=scale, **{RUNS_COLUMN: runs_text([run])}))
+    columns = [*AGGREGATE_COLUMNS, PROBE_COLUMN, RUNS_COLUMN]
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True)[columns]
