@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -135,6 +136,22 @@ def test_fig4_budget_gives_each_checkpoint_its_difference_and_what_the_agents_pl
     assert "n/a" in next(r for r in text.splitlines() if r.startswith("| 1 |") and "(0.25)" in r)
 
 
+def test_fig4_budget_drains_the_jobs_left_at_the_cap_where_the_tables_have_it(results, tmp_path):
+    """Issue 25's check: with the drained column in the final evaluations, a table of each MDP's mean
+    slowdown counted at the cap -> drained; tables without the column (before it existed) give none."""
+    spec, root = results
+    for path in Path(root).rglob("eval_episodes.csv"):
+        frame = pd.read_csv(path)
+        frame.assign(mean_slowdown_drained=frame["mean_slowdown"] + 0.5).to_csv(path, index=False)
+    text = figures.fig4_budget(spec, root, tmp_path / "fig4_budget.md")
+    head = next(i for i, line in enumerate(text.splitlines()) if line.startswith("Jobs left waiting"))
+    table = text.splitlines()[head + 2:]
+    assert table[0].startswith("| scenario | image-like | compact | compact + sparse + reduced |")
+    row = next(r for r in table if r.startswith("| 9 |"))
+    pairs = [cell.split(" -> ") for cell in row.strip("|").split("|")[1:]]
+    assert len(pairs) == 4 and all(float(b) == pytest.approx(float(a) + 0.5, abs=1e-3) for a, b in pairs)
+
+
 def test_claims_say_what_was_reproduced_and_why(results):
     spec, root = results
     rows = {r["claim_id"]: r for r in claims.claims_rows(spec, root)}
@@ -210,8 +227,9 @@ def test_unstarted_jobs_count_as_started_at_the_cap():
     3 of its 6 steps: so far 0.5, as if started at T 1.5."""
     jobs = np.array([(2.0, "finished"), (1.5, "running"), (0.5, "waiting")],
                     dtype=[("slowdown", float), ("state", "U10")])
-    capped, sofar = me.episode_slowdowns(jobs)
+    capped, sofar, drained = me.episode_slowdowns(jobs)
     assert capped == pytest.approx((2 + 1.5 + 1.5) / 3) and sofar == pytest.approx((2 + 1.5 + 0.5) / 3)
+    assert np.isnan(drained)  # no cap time and capacity: no drain (tests/test_drain.py has its cases)
 
 
 def test_fig5_bench_keeps_the_fastest_of_its_repeats(monkeypatch):

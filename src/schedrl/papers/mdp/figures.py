@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from schedrl.errors import InputFileError
 from schedrl.papers import paper_values
 from schedrl.papers.mdp import claims
 from schedrl.papers.mdp import evaluation as me
@@ -240,7 +241,40 @@ def fig4_budget(spec: dict, root: str | Path, md: str | Path) -> str:
                   "| scenario | " + " | ".join(names) + " |", "|" + " --- |" * (len(names) + 1)]
         lines += [f"| {sid} | " + " | ".join(f"{got[n]:.3f}" if n in got else "n/a" for n in names) + " |"
                   for sid, got in levels.items()]
+    lines += drained_lines(spec, root)
     return _write(md, "\n".join(lines) + "\n")
+
+
+def drained_lines(spec: dict, root: str | Path) -> list[str]:
+    """The check on the verdicts' reading (issue 25): per scenario, each trained MDP's final models
+    (their seeds' mean) and the no-learning references with the jobs left waiting at T counted as
+    started at T (the verdicts') and drained after T by SJF (``evaluation.METRIC_DRAINED``); nothing
+    where the tables predate the drained column."""
+    H = int(spec["horizon"])
+    rows = {}
+    for sid in map(int, spec["scenarios"]):
+        got = {}
+        for name in fig4_variants(spec):
+            try:
+                got[ml.VARIANTS[name].label] = tuple(float(me.per_trial(root, spec, H, name, sid, m).mean())
+                                                     for m in (me.METRIC, me.METRIC_DRAINED))
+            except (KeyError, InputFileError, FileNotFoundError):
+                continue
+        capped, drained = mr.reference_levels(spec, root, sid), mr.reference_levels(spec, root, sid, me.METRIC_DRAINED)
+        got.update({k: (capped[k], drained[k]) for k in drained if k in capped})
+        if got:
+            rows[sid] = got
+    names = list(dict.fromkeys(k for v in rows.values() for k in v))
+    if not names:
+        return []
+    lines = ["", "Jobs left waiting when the episode stops at T (issue 25's check on the verdicts' reading, no "
+             "verdict reads it): mean slowdown with them counted as started at T (the verdicts') -> started "
+             "after T by SJF, the same rule for every policy, no new arrivals (`mean_slowdown_drained`); final "
+             "models, seeds' mean:", "",
+             "| scenario | " + " | ".join(names) + " |", "|" + " --- |" * (len(names) + 1)]
+    lines += [f"| {sid} | " + " | ".join(f"{got[n][0]:.3f} -> {got[n][1]:.3f}" if n in got else "n/a" for n in names)
+              + " |" for sid, got in rows.items()]
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------

@@ -174,12 +174,16 @@ def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = MET
     return None if part.empty else part.set_index("trial")[metric]
 
 
-def reference_levels(spec: dict, root: str | Path, scenario_id: int) -> dict[str, float]:
-    """Mean slowdown over the trials of ``scenario_id`` (main horizon) of the no-learning references
+def reference_levels(spec: dict, root: str | Path, scenario_id: int, metric: str = METRIC) -> dict[str, float]:
+    """Mean ``metric`` over the trials of ``scenario_id`` (main horizon) of the no-learning references
     that exist on disk: SJF, and per MDP of the spec's Fig. 4 pair the uniform-random valid policy
-    and the untrained network (their seeds' mean); keys like "SJF", "random image-like"."""
+    and the untrained network (their seeds' mean); keys like "SJF", "random image-like". A table
+    without the ``metric`` column (written before it existed) is left out."""
     H, out = int(spec["horizon"]), {}
-    sjf = sjf_trials(root, spec, scenario_id)
+    try:
+        sjf = sjf_trials(root, spec, scenario_id, metric)
+    except KeyError:
+        sjf = None
     if sjf is not None:
         out["SJF"] = float(sjf.mean())
     for agent in REFERENCE_AGENTS:
@@ -187,8 +191,8 @@ def reference_levels(spec: dict, root: str | Path, scenario_id: int) -> dict[str
             if name not in spec["variants"]:
                 continue
             try:
-                values = per_trial(reference_root(root, agent), spec, H, name, scenario_id)
-            except (InputFileError, FileNotFoundError):
+                values = per_trial(reference_root(root, agent), spec, H, name, scenario_id, metric)
+            except (InputFileError, FileNotFoundError, KeyError):
                 continue
             out[f"{'random' if agent == 'random' else 'untrained'} {VARIANTS[name].label}"] = float(values.mean())
     return out
