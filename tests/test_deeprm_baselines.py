@@ -57,6 +57,20 @@ def test_first_slot_takes_the_lowest_slot_the_env_can_place_whatever_the_jobs():
     assert not g.fit_mask().any() and first_slot(g) == 3  # void
 
 
+def test_sjf_hold_never_starts_a_job_longer_than_its_limit():
+    from schedrl.schedulers.grid import SJFHold
+
+    # slots: A (len 4, 6 cpu, 1 mem), B (len 1, 2 cpu, 2 mem), C (len 3, 9 cpu, 9 mem)
+    g = grid_with([(4, 6, 1), (1, 2, 2), (3, 9, 9)])
+    assert SJFHold(1)(g) == sjf(g) == 1 and SJFHold(None)(g) == 1
+    g = grid_with([(4, 6, 1), (1, 2, 2), (3, 9, 9)], placed=[1])  # B placed: free (8, 8), A fits now, C not
+    assert sjf(g) == 0 and SJFHold(4)(g) == 0  # A (4) is within the limit
+    assert SJFHold(3)(g) == 3  # A longer than 3: held back, the void action (SJF starts it)
+    assert SJFHold(2).__name__ == "sjf_hold_2"
+    with pytest.raises(ValueError, match="max_len must be >= 1"):
+        SJFHold(0)
+
+
 def test_ties_go_to_the_lowest_slot():
     g = grid_with([(2, 3, 1), (2, 1, 3), (2, 3, 1)])
     assert sjf(g) == 0 and packer(g) == 0

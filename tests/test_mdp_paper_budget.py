@@ -148,12 +148,34 @@ def test_sjf_plays_the_agents_trials():
     spec = _pair(scenarios=(3,))
     spec["eval"]["trials"] = 3
     frame = mr.evaluate_sjf(spec)
-    assert list(frame["jobset_seed"]) == [spec["eval"]["jobset_seed"] + k for k in range(3)]
-    assert set(frame["policy"]) == {"sjf"} and set(frame["scenario"]) == {3}
+    sjf = mr.heuristic_rows(frame, mr.SJF)
+    assert list(sjf["jobset_seed"]) == [spec["eval"]["jobset_seed"] + k for k in range(3)]
+    assert set(frame["policy"]) == {"sjf", "sjf_hold"} and set(frame["scenario"]) == {3}
     assert (frame["mean_slowdown"] >= 1).all()
     # no randomness: the first trials again give the same rows
-    again = mr.evaluate_sjf({**spec, "eval": {**spec["eval"], "trials": 2}})
-    pd.testing.assert_frame_equal(frame.iloc[:2], again)
+    again = mr.heuristic_rows(mr.evaluate_sjf({**spec, "eval": {**spec["eval"], "trials": 2}}), mr.SJF)
+    pd.testing.assert_frame_equal(sjf.iloc[:2], again)
+    # the hold rule plays the same trials with the length its validation search chose
+    hold = mr.heuristic_rows(frame, mr.SJF_HOLD)
+    longest, scores = mr.choose_hold(spec, 3)
+    assert list(hold["jobset_seed"]) == list(sjf["jobset_seed"]) and set(hold["hold_max_len"]) == {longest}
+    assert scores[longest] == min(scores.values()) and len(scores) == ml.scenario(3).max_len
+
+
+def test_the_hold_rule_beats_sjf_on_the_bimodal_lengths_and_enters_the_scale(tmp_path):
+    """Scenario 3's jobs are short (1-3) or long (10-15): holding the long ones back for the short ones
+    to come lowers the mean slowdown below SJF's on validation job sets, and the normalised long
+    table reads both heuristics from SJF's table (the better one is the 1)."""
+    from schedrl.papers.mdp import normalised as mn
+
+    spec = _pair(scenarios=(3,))
+    spec["eval"]["trials"] = 20
+    longest, scores = mr.choose_hold(spec, 3)
+    assert 3 <= longest < 10 and scores[longest] < scores[ml.scenario(3).max_len]  # the max length is SJF
+    write_csv(ml.sjf_path(tmp_path, spec["horizon"]), mr.evaluate_sjf(spec))
+    long, _ = mn.long_table(spec, tmp_path)
+    heuristics = long[long["role"] == "heuristic"]
+    assert set(heuristics["player"]) == {"SJF", mr.HOLD_LABEL}
 
 
 def test_sjf_command_writes_the_rules_table(tmp_path, capsys):

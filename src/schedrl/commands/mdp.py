@@ -67,10 +67,12 @@ def register(subparsers) -> None:
     r.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     r.set_defaults(func=run_reference)
 
-    sj = sub.add_parser("sjf", help="play every scenario's evaluation trials with SJF (issue 60)",
+    sj = sub.add_parser("sjf", help="play every scenario's evaluation trials with SJF (issue 60) and SJF holding "
+                        "long jobs back",
                         description="Play the evaluation trials of every scenario of --spec (main horizon) with "
-                        "shortest-job-first, the level beside the agents in fig4_budget; one row per scenario and "
-                        "trial.")
+                        "shortest-job-first, the level beside the agents in fig4_budget, and with SJF that never starts "
+                        "a job longer than a length chosen on validation job sets (every length tried; the normalised "
+                        "scale's 1 is the better of the two); one row per policy, scenario and trial.")
     _spec_arg(sj)
     sj.add_argument("--out", required=True, metavar="CSV", help="per-scenario, per-trial table to write")
     sj.set_defaults(func=run_sjf)
@@ -170,6 +172,15 @@ def _play_every_scenario(args, evaluate: str, who: str) -> int:
 
     frame = getattr(mr, evaluate)(_spec(args.spec))
     write_csv(args.out, frame, float_format="%.6g")
+    if evaluate == "evaluate_sjf":  # SJF and SJF holding long jobs back, each with its own line
+        for policy, label in ((mr.SJF, who), (mr.SJF_HOLD, mr.HOLD_LABEL)):
+            part = mr.heuristic_rows(frame, policy)
+            means = part.groupby("scenario")[me.METRIC].mean()
+            longest = part.groupby("scenario")["hold_max_len"].first() if policy == mr.SJF_HOLD else {}
+            print(f"{args.out}: {label} " + ", ".join(
+                f"scenario {s} {m:.3f}" + (f" (jobs up to {int(longest[s])} long)" if s in longest else "")
+                for s, m in means.items()))
+        return 0
     means = frame.groupby("scenario")[me.METRIC].mean()
     print(f"{args.out}: {who} " + ", ".join(f"scenario {s} {m:.3f}" for s, m in means.items()))
     return 0

@@ -16,6 +16,11 @@ attribute (the DeepRM env, also through Gymnasium wrappers via ``unwrapped``).
   nothing of the jobs (a freed slot takes the next job, so slot order is not arrival order), what a
   state-blind agent under the action mask plays (the tuned MaskablePPO of issue 69; ``schedrl score
   first_slot``). Unlike SJF and Packer it books jobs that fit only later.
+* ``SJFHold(max_len)``: ``sjf`` among the slot jobs no longer than ``max_len``; a longer job is never
+  started (void when no short job fits). Beyond DeepRM: SJF that holds long jobs back for the short
+  ones that will come, the rule a trained agent was found to play on the MDP paper's bimodal job
+  lengths (issue 69); not work conserving. ``max_len`` is chosen on validation job sets by the caller
+  (``schedrl.papers.mdp.references.choose_hold``); ``SJFHold(None)`` is ``sjf``.
 * ``random``: uniform over all W + 1 actions, void and empty slots included (DeepRM's random
   agent; in the env an empty slot or a job that does not fit means "move on"). Draws from
   ``env.np_random`` for an env, ``grid.rng`` for a bare grid, or the ``rng`` argument.
@@ -55,6 +60,26 @@ def sjf(env_or_grid) -> int:
         return grid.params.num_nw
     lengths = np.where(fits, grid.slot_len, np.iinfo(np.int64).max)
     return int(np.argmin(lengths))
+
+
+class SJFHold:
+    """SJF among the slot jobs of length <= ``max_len`` that fit now; void if none (see the module's text)."""
+
+    def __init__(self, max_len: int | None):
+        if max_len is not None and int(max_len) < 1:
+            raise ValueError(f"SJFHold: max_len must be >= 1 (or None: SJF), got {max_len}")
+        self.max_len = None if max_len is None else int(max_len)
+        self.__name__ = "sjf" if max_len is None else f"sjf_hold_{self.max_len}"
+
+    def __call__(self, env_or_grid) -> int:
+        grid = as_grid(env_or_grid)
+        fits = _fit_now(grid)
+        if self.max_len is not None:
+            fits = fits & (grid.slot_len <= self.max_len)
+        if not fits.any():
+            return grid.params.num_nw
+        lengths = np.where(fits, grid.slot_len, np.iinfo(np.int64).max)
+        return int(np.argmin(lengths))
 
 
 def packer(env_or_grid) -> int:

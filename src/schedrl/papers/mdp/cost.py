@@ -16,6 +16,7 @@ from schedrl.papers.mdp.layout import (
     budget_runs,
     only_scenarios,
     runs,
+    scenario,
     transfer_variants,
 )
 from schedrl.papers.mdp.training import mlp_params, obs_size
@@ -99,8 +100,8 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
     # playing every evaluation again (no training); SJF plays each scenario's trials once
     recorded = (len(all_runs) + len(moved)) * min(trials, FINGERPRINT_TRIALS) * EVAL_STEPS_PER_TRIAL
     record = recorded * FINGERPRINT_SECONDS_PER_STEP
-    sjf = sum(eval_seconds(Run(H, BASE, int(s), 0), trials) + trials * EVAL_STEPS_PER_TRIAL * SJF_SECONDS_PER_STEP
-              for s in spec["scenarios"])
+    sjf = sum(eval_seconds(Run(H, BASE, int(s), 0), n) + n * EVAL_STEPS_PER_TRIAL * SJF_SECONDS_PER_STEP
+              for s in spec["scenarios"] for n in [sjf_trials_played(trials, int(s))])
     # uniform play over all actions (issue 68): each scenario's trials in the base MDP once per seed,
     # counted as an evaluation of the base MDP's network (an upper bound: it runs no network)
     uniform = len(spec["seeds"]) * sum(eval_seconds(Run(H, BASE, int(s), 0), trials) for s in spec["scenarios"])
@@ -115,6 +116,14 @@ def estimate_core_hours(spec: dict) -> dict[str, float]:
 COST_PARTS = ("train", "evaluate", "budget", "bench", "references", "startup")
 #: SJF's pick (the slot jobs that fit now, the shortest) per agent step, on top of the env's step.
 SJF_SECONDS_PER_STEP = 2e-5
+
+
+def sjf_trials_played(trials: int, scenario_id: int) -> int:
+    """Episodes the SJF rule plays in a scenario: SJF's and the hold rule's evaluation trials, and the
+    hold rule's validation search (every length up to the longest job, ``references.choose_hold``)."""
+    from schedrl.papers.mdp.references import HOLD_VALIDATION_TRIALS
+
+    return 2 * trials + scenario(scenario_id).max_len * min(trials, HOLD_VALIDATION_TRIALS)
 
 #: The slower machine kind (docs/cost-and-budgets.md) against this model: the smoke config's
 #: scenario-9 image-like training command, 8,192 steps on one thread, took 44.6 CPU-s there (issue

@@ -10,8 +10,10 @@ better, each player's value the mean over the trials. Players:
   (``reference/random/H<H>/image/...``). Random valid play in every other MDP of the spec is role
   ``reference``: scored, never the 0 (the MDPs differ in their decision points, so random play
   differs too; anchoring on the base MDP keeps the 0 the same whichever MDPs a scale trains);
-* heuristic: SJF, the one heuristic the mdp rules play (``reference/sjf/H<H>/eval_episodes.csv``,
-  rule ``mdp_sjf``); the paper compares MDPs, not heuristics, so SJF is the project's own anchor;
+* heuristics: SJF and SJF holding long jobs back (``schedulers.grid.SJFHold``, its longest startable
+  job chosen on validation job sets; tables since 2026-12-04), both in
+  ``reference/sjf/H<H>/eval_episodes.csv`` (rule ``mdp_sjf``); the better of the two per scenario is
+  the 1. The paper compares MDPs, not heuristics, so these are the project's own anchors;
 * agents: PPO in each MDP of the spec, each seed (the final model), and Fig. 6's transferred agent
   (trained in one scenario, played in every scenario), each seed;
 * untrained: each MDP's untrained network, each seed (``reference/untrained/...``);
@@ -34,6 +36,7 @@ import pandas as pd
 
 from schedrl.papers.mdp import evaluation as me
 from schedrl.papers.mdp import layout as ml
+from schedrl.papers.mdp import references as mr
 from schedrl.report.normalised import PLACED, long_rows
 
 PAPER = "mdp"
@@ -54,12 +57,14 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
     rows, gaps = [], []
     H = int(spec["horizon"])
 
-    def add(path, sid, player, role, seed):
+    def add(path, sid, player, role, seed, policy=None):
         path = Path(path)
         if not path.is_file():
             gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
             return
         frame = pd.read_csv(path)
+        if policy is not None:  # SJF's table holds SJF and SJF holding long jobs back
+            frame = mr.heuristic_rows(frame, policy)
         if "scenario" in frame.columns:  # a transfer table holds every scenario
             frame = frame[frame["scenario"] == int(sid)]
         if frame.empty:
@@ -73,7 +78,9 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
     if uniform_frame is None:
         gaps.append({"paper": PAPER, "player": "uniform over all actions", "gap": f"{uniform} missing (run its rule first)"})
     for sid in spec["scenarios"]:
-        add(sjf, sid, "SJF", "heuristic", 0)
+        add(sjf, sid, "SJF", "heuristic", 0, mr.SJF)
+        if sjf.is_file() and len(mr.heuristic_rows(pd.read_csv(sjf), mr.SJF_HOLD)):  # tables since 2026-12-04
+            add(sjf, sid, mr.HOLD_LABEL, "heuristic", 0, mr.SJF_HOLD)
         for seed in spec["seeds"] if uniform_frame is not None else ():
             part = uniform_frame[(uniform_frame["scenario"] == int(sid)) & (uniform_frame["seed"] == int(seed))]
             if part.empty:

@@ -38,6 +38,7 @@ from schedrl.papers.mdp.layout import (
     env_kwargs,
     reference_jobs,
     reference_root,
+    scenario,
     sjf_path,
 )
 from schedrl.papers.mdp.training import run_algo, run_hyperparams
@@ -127,23 +128,65 @@ def evaluate_references(spec: dict, root: str | Path, agent: str, *, threads: in
 class Heuristic:
     """A grid heuristic (``schedrl.schedulers.grid``: sjf, packer, first_slot, random) as a picker ``picker(env)``."""
 
-    def __init__(self, name: str):
+    def __init__(self, name):
+        """``name``: a heuristic's name, or the heuristic itself (e.g. ``SJFHold(3)``)."""
         from schedrl.schedulers.grid import get_policy
 
-        self.name, self.fn = name, get_policy(name)
+        self.name, self.fn = (name, get_policy(name)) if isinstance(name, str) else (name.__name__, name)
 
     def __call__(self, env) -> int:
         return int(self.fn(env.unwrapped))
 
 
+#: SJF that holds long jobs back (``schedulers.grid.SJFHold``): its policy name in the SJF table, and
+#: where its longest startable length is chosen, on validation job sets that are neither the agents'
+#: training sets (fresh draws) nor their evaluation trials (the tune study's validation sets)
+SJF_HOLD = "sjf_hold"
+HOLD_VALIDATION_JOBSET_SEED = 2_000_000
+HOLD_VALIDATION_TRIALS = 200
+HOLD_LABEL = "SJF holding long jobs"
+
+
+def choose_hold(spec: dict, scenario_id: int) -> tuple[int, dict[int, float]]:
+    """(the longest job length ``SJFHold`` may start, its validation mean slowdown per candidate): every
+    length 1 .. the scenario's longest job tried on ``min(eval.trials, HOLD_VALIDATION_TRIALS)``
+    validation job sets from ``HOLD_VALIDATION_JOBSET_SEED``; the lowest mean slowdown wins, ties to
+    the longer length (the one closer to SJF). The longest job's length is SJF itself."""
+    from schedrl.schedulers.grid import SJFHold
+
+    H, sid = int(spec["horizon"]), int(scenario_id)
+    trials = min(int(spec["eval"]["trials"]), HOLD_VALIDATION_TRIALS)
+    validation = {**spec, "eval": {**spec["eval"], "trials": trials, "jobset_seed": HOLD_VALIDATION_JOBSET_SEED}}
+    scores = {n: float(evaluate_agent(Heuristic(SJFHold(n)), validation, BASE, sid, H)[METRIC].mean())
+              for n in range(1, scenario(sid).max_len + 1)}
+    return min(scores, key=lambda n: (scores[n], -n)), scores
+
+
 def evaluate_sjf(spec: dict) -> pd.DataFrame:
-    """SJF on ``eval.trials`` trials of every scenario of the spec at the main horizon, the job sets
-    every agent plays (one row per scenario and trial; ``variant`` names the env played in)."""
+    """SJF, and SJF holding long jobs back (``SJF_HOLD``, its length chosen by ``choose_hold``), on
+    ``eval.trials`` trials of every scenario of the spec at the main horizon, the job sets every agent
+    plays (one row per policy, scenario and trial; ``variant`` names the env played in, ``hold_max_len``
+    the longest job the rule starts: the scenario's longest for SJF)."""
+    from schedrl.schedulers.grid import SJFHold
+
     H = int(spec["horizon"])
-    frames = [evaluate_agent(Heuristic(SJF), spec, BASE, int(s), H) for s in spec["scenarios"]]
+    frames = []
+    for s in map(int, spec["scenarios"]):
+        frames.append(evaluate_agent(Heuristic(SJF), spec, BASE, s, H).assign(policy=SJF,
+                                                                             hold_max_len=scenario(s).max_len))
+        longest, _ = choose_hold(spec, s)
+        frames.append(evaluate_agent(Heuristic(SJFHold(longest)), spec, BASE, s, H).assign(
+            policy=SJF_HOLD, hold_max_len=longest))
     frame = pd.concat(frames, ignore_index=True)
-    frame.insert(0, "policy", SJF)
-    return frame
+    return frame[["policy", *[c for c in frame.columns if c != "policy"]]]
+
+
+def heuristic_rows(frame: pd.DataFrame, policy: str = SJF) -> pd.DataFrame:
+    """The rows of ``policy`` in an SJF table (a table written before the hold rule, without a
+    ``policy`` column or with SJF alone, holds SJF's)."""
+    if "policy" not in frame.columns:
+        return frame if policy == SJF else frame.iloc[:0]
+    return frame[frame["policy"] == policy]
 
 
 # Uniform play over all actions (issue 68), for the normalised scale: each scenario's evaluation
@@ -164,28 +207,31 @@ def evaluate_uniform(spec: dict) -> pd.DataFrame:
     return frame
 
 
-def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC) -> pd.Series | None:
-    """Per trial, SJF's ``metric`` in ``scenario_id`` (None when SJF's table or that scenario is absent)."""
+def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = METRIC,
+               policy: str = SJF) -> pd.Series | None:
+    """Per trial, SJF's (or ``policy``'s, e.g. ``SJF_HOLD``) ``metric`` in ``scenario_id`` (None when
+    SJF's table, that policy or that scenario is absent)."""
     path = sjf_path(root, spec["horizon"])
     if not Path(path).exists():
         return None
-    frame = read_csv(path)
+    frame = heuristic_rows(read_csv(path), policy)
     part = frame[frame["scenario"] == int(scenario_id)]
     return None if part.empty else part.set_index("trial")[metric]
 
 
 def reference_levels(spec: dict, root: str | Path, scenario_id: int, metric: str = METRIC) -> dict[str, float]:
     """Mean ``metric`` over the trials of ``scenario_id`` (main horizon) of the no-learning references
-    that exist on disk: SJF, and per MDP of the spec's Fig. 4 pair the uniform-random valid policy
+    that exist on disk: SJF and SJF holding long jobs back, and per MDP of the spec's Fig. 4 pair the uniform-random valid policy
     and the untrained network (their seeds' mean); keys like "SJF", "random image-like". A table
     without the ``metric`` column (written before it existed) is left out."""
     H, out = int(spec["horizon"]), {}
-    try:
-        sjf = sjf_trials(root, spec, scenario_id, metric)
-    except KeyError:
-        sjf = None
-    if sjf is not None:
-        out["SJF"] = float(sjf.mean())
+    for policy, label in ((SJF, "SJF"), (SJF_HOLD, HOLD_LABEL)):
+        try:
+            found = sjf_trials(root, spec, scenario_id, metric, policy)
+        except KeyError:
+            found = None
+        if found is not None:
+            out[label] = float(found.mean())
     for agent in REFERENCE_AGENTS:
         for name in (BASE, PROPOSED):
             if name not in spec["variants"]:
