@@ -285,13 +285,13 @@ RUNS_COLUMN = "runs"
 
 
 def runs_text(runs) -> str:
-    """``"2026-12-03 f47a14e; 2026-12-03 c77fb81"``: each run's label date and commit (its whole label
-    where it gives neither)."""
+    """``"2026-12-03 f47a14e; 2026-12-03 c77fb81"``: each run's label date and commit as the label gives
+    it (``"a40ee43 (heuristics re-played at ee88843)"``; the whole label where it gives neither), once each."""
     out = []
     for run in runs:
         label = parse_label(run)
-        out.append(" ".join(p for p in (label.date, label.commit) if p) or str(run))
-    return "; ".join(out)
+        out.append(" ".join(p for p in (label.date, label.code or label.commit) if p) or str(run))
+    return "; ".join(dict.fromkeys(out))
 
 
 def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
