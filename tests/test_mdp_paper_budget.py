@@ -188,7 +188,8 @@ def test_sjf_command_writes_the_rules_table(tmp_path, capsys):
     out = tmp_path / "sjf" / "eval_episodes.csv"
     assert main(["mdp", "sjf", "--spec", json.dumps(spec), "--out", str(out)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(out), mr.evaluate_sjf(spec), check_exact=False, rtol=1e-5)
-    assert "SJF scenario 3" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "SJF scenario 3" in out and "SJF holding long jobs scenario 3" in out and "jobs up to" in out
 
 
 def test_uniform_play_picks_any_action_on_the_agents_trials(tmp_path):
