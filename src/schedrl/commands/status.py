@@ -72,28 +72,29 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def records_path(paper: str, records: str | Path | None = None) -> Path:
+    """``<records>/<paper>/recorded_runs.csv``, or the paper package's own where ``records`` is None."""
+    from schedrl.commands.record import recorded_path
+
+    return Path(records) / paper / "recorded_runs.csv" if records else Path(recorded_path(paper))
+
+
 def statuses(records: str | Path | None = None):
     """``PaperStatus`` of every paper, in ``PAPERS`` order."""
-    from schedrl.commands.record import recorded_path
     from schedrl.papers import PAPERS, paper_values
     from schedrl.report.status_tables import read_paper_status
 
-    out = []
-    for paper in PAPERS:
-        path = Path(records) / paper / "recorded_runs.csv" if records else recorded_path(paper)
-        out.append(read_paper_status(paper, path, paper_values(paper).headline_claims))
-    return out
+    return [read_paper_status(paper, records_path(paper, records), paper_values(paper).headline_claims)
+            for paper in PAPERS]
 
 
 def front_table(records: str | Path | None = None):
     """The README figure's table (``schedrl.report.front``) from every paper's records."""
-    from schedrl.commands.record import recorded_path
     from schedrl.papers import PAPERS
     from schedrl.report.front import front_table as table
     from schedrl.report.status_tables import recorded_players
 
-    return table({p: recorded_players(Path(records) / p / "recorded_runs.csv" if records else recorded_path(p))
-                  for p in PAPERS})
+    return table({p: recorded_players(records_path(p, records)) for p in PAPERS})
 
 
 def generated(root: str | Path = ".", records: str | Path | None = None) -> dict[Path, tuple[str, str]]:

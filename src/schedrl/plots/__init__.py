@@ -46,11 +46,13 @@ def figure_paths(png: str | Path) -> dict[str, Path]:
     return {"png": png, "pdf": png.with_suffix(".pdf"), "csv": png.with_suffix(".csv")}
 
 
-def save_figure(fig, png: str | Path, data) -> dict[str, Path]:
-    """Save ``fig`` as PNG and PDF and ``data`` (a DataFrame of the plotted numbers) as CSV."""
+def save_figure(fig, png: str | Path, data=None, kinds: tuple[str, ...] = ("pdf", "png")) -> dict[str, Path]:
+    """Save ``fig`` in ``kinds`` (PNG and PDF) and ``data`` (a DataFrame of the plotted numbers) as CSV
+    (none where ``data`` is None: the caller writes the numbers)."""
     paths = figure_paths(png)
-    write_csv(paths["csv"], data)
-    for kind in ("pdf", "png"):  # png last: it is the Snakemake target that marks completion
+    if data is not None:
+        write_csv(paths["csv"], data)
+    for kind in kinds:  # png last: it is the Snakemake target that marks completion
         with atomic_path(paths[kind]) as tmp:
             fig.savefig(tmp, format=kind, metadata=_metadata(kind))
     plt.close(fig)

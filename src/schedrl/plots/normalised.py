@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from schedrl.plots import new_figure, plt, save_figure
+from schedrl.plots import new_figure, save_figure
 
 #: One colour per role, the same in both figures.
 ROLE_COLOURS = {"agent": "C0", "authors": "C3", "untrained": "C7", "uniform": "C5", "reference": "C8",
@@ -103,9 +103,6 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
     a player's IQM normalised score (dot) and 95% interval (bar), coloured by role, its value and the
     agents' headroom words at the right; dashed lines at random valid play (0) and the best heuristic
     (1). Writes the PNG alone (its numbers are the table, written by the caller)."""
-    from schedrl.io import atomic_path
-    from schedrl.plots import _metadata
-
     lo_x, hi_x = FRONT_XLIM
     papers = list(dict.fromkeys(table["paper"]))
     n = len(table) + len(papers)
@@ -148,7 +145,4 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
         ("agent", "our best agent of a scale"), ("authors", "the papers' agents (theirs, played or placed)"),
         ("untrained", "untrained network"), ("uniform", "uniform over all actions"))]
     fig.legend(handles=handles, loc="outside upper center", ncols=4, fontsize=8)
-    with atomic_path(png) as tmp:
-        fig.savefig(tmp, format="png", metadata=_metadata("png"))
-    plt.close(fig)
-    return Path(png)
+    return save_figure(fig, png, kinds=("png",))["png"]

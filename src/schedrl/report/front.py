@@ -49,9 +49,11 @@ def _best_agents(players: pd.DataFrame) -> dict[str, pd.Series]:
 def reference_scale(agents: dict[str, pd.Series]) -> str | None:
     """The scale whose references stand beside the agents: that of the best tuned or paper-budget
     agent (most seeds, then IQM), else the default's."""
-    trained = [(s, r) for s, r in agents.items() if s != "default"]
+    from schedrl.report.status_tables import most_seeds
+
+    trained = most_seeds([(s, r) for s, r in agents.items() if s != "default"])
     if trained:
-        return max(trained, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"])))[0]
+        return trained[0]
     return "default" if "default" in agents else None
 
 

@@ -264,7 +264,7 @@ def scale_candidates(status: PaperStatus, scale: str) -> list[tuple[str, pd.Seri
     return [f for f in found if f[1] is not None]
 
 
-def _most_seeds(found: list[tuple[str, pd.Series]]) -> tuple[str, pd.Series] | None:
+def most_seeds(found: list[tuple[str, pd.Series]]) -> tuple[str, pd.Series] | None:
     """Most seeds first (an interval over seeds), then the higher IQM."""
     return max(found, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"]))) if found else None
 
@@ -274,7 +274,7 @@ def best_agent(status: PaperStatus) -> tuple[str, pd.Series] | None:
     most seeds (``normalised.best_agent_row``): the better of the latest paper-budget run and the
     latest tuned run (issue 69: the best agent we could train), else the latest default run."""
     for group in (("tuned", "paper-budget"), ("default",)):
-        found = _most_seeds([f for scale in group for f in scale_candidates(status, scale)])
+        found = most_seeds([f for scale in group for f in scale_candidates(status, scale)])
         if found:
             return found
     return None
@@ -360,7 +360,7 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
 
     parts = []
     for scale in SCALES:
-        found = _most_seeds(scale_candidates(status, scale))
+        found = most_seeds(scale_candidates(status, scale))
         name = {"paper-budget": "paper budget"}.get(scale, scale)
         if found is None:
             parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")

@@ -52,14 +52,18 @@ def _fit_now(grid: Grid) -> np.ndarray:
     return grid.fit_mask(now_only=True)
 
 
-def sjf(env_or_grid) -> int:
-    """Shortest job first among the slot jobs that fit now; void if none."""
-    grid = as_grid(env_or_grid)
-    fits = _fit_now(grid)
+def _shortest(grid: Grid, fits: np.ndarray) -> int:
+    """The shortest job among the slots in ``fits`` (ties to the lowest slot); void if none."""
     if not fits.any():
         return grid.params.num_nw
     lengths = np.where(fits, grid.slot_len, np.iinfo(np.int64).max)
     return int(np.argmin(lengths))
+
+
+def sjf(env_or_grid) -> int:
+    """Shortest job first among the slot jobs that fit now; void if none."""
+    grid = as_grid(env_or_grid)
+    return _shortest(grid, _fit_now(grid))
 
 
 class SJFHold:
@@ -74,12 +78,7 @@ class SJFHold:
     def __call__(self, env_or_grid) -> int:
         grid = as_grid(env_or_grid)
         fits = _fit_now(grid)
-        if self.max_len is not None:
-            fits = fits & (grid.slot_len <= self.max_len)
-        if not fits.any():
-            return grid.params.num_nw
-        lengths = np.where(fits, grid.slot_len, np.iinfo(np.int64).max)
-        return int(np.argmin(lengths))
+        return _shortest(grid, fits if self.max_len is None else fits & (grid.slot_len <= self.max_len))
 
 
 def packer(env_or_grid) -> int:

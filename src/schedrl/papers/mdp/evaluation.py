@@ -69,8 +69,8 @@ EVAL_COLUMNS = ("trial", "jobset_seed", "mean_slowdown", "mean_slowdown_sofar", 
 # the verdicts' reading, not a verdict (a policy may hold long jobs back for short ones at the cap's
 # price; tables written before 2026-12-04 lack the column).
 METRIC, METRIC_SOFAR, METRIC_DRAINED = "mean_slowdown", "mean_slowdown_sofar", "mean_slowdown_drained"
-#: the drain's rule: the best heuristic of the MDP paper's scenarios (SJF), so SJF's own episode
-#: continues as it played
+#: the drain's rule: SJF, work conserving (every waiting job starts once it fits; SJF's own episode
+#: continues as it played), where the better anchor, SJF holding long jobs back, would never start them
 DRAIN_RULE = "sjf"
 
 

@@ -221,9 +221,9 @@ def sjf_trials(root: str | Path, spec: dict, scenario_id: int, metric: str = MET
 
 def reference_levels(spec: dict, root: str | Path, scenario_id: int, metric: str = METRIC) -> dict[str, float]:
     """Mean ``metric`` over the trials of ``scenario_id`` (main horizon) of the no-learning references
-    that exist on disk: SJF and SJF holding long jobs back, and per MDP of the spec's Fig. 4 pair the uniform-random valid policy
-    and the untrained network (their seeds' mean); keys like "SJF", "random image-like". A table
-    without the ``metric`` column (written before it existed) is left out."""
+    that exist on disk: SJF and SJF holding long jobs back, and per MDP of the spec's Fig. 4 pair the
+    uniform-random valid policy and the untrained network (their seeds' mean); keys like "SJF",
+    "random image-like". A table without the ``metric`` column (written before it existed) is left out."""
     H, out = int(spec["horizon"]), {}
     for policy, label in ((SJF, "SJF"), (SJF_HOLD, HOLD_LABEL)):
         try:
