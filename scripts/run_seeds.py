@@ -19,8 +19,10 @@ Per seed, in order (issue 68: a seed of a paper-budget run fits one session wher
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
 ``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
-whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime); mrsch and sem
-train their base seed always, so their seeds come as one run. ``--dry-run`` prints the commands.
+whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime; mrsch through
+``agent_seed``, its main agents' seed on the base seed's job sets); sem trains its base seed always,
+so its seeds come as one run. The commands run with this Python's ``bin`` first on ``PATH``, so a
+virtual environment's ``snakemake`` and ``schedrl`` are found without activating it. ``--dry-run`` prints the commands.
 A segment killed with SIGKILL (a session cut off) leaves timed_run's heartbeat file, which the next
 segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a minute), and the label
 says how many segments were summed and how many of them were killed.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -39,8 +42,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALES = ("paper-budget", "tuned")
-#: a config/seed/<n>.yaml overlay sets the seeds of these papers (mrsch and sem: extra_seeds)
-SEEDED = ("deeprm", "mdp", "runtime")
+#: a config/seed/<n>.yaml overlay sets the seeds of these papers (mrsch: agent_seed; sem: extra_seeds only)
+SEEDED = ("deeprm", "mdp", "runtime", "mrsch")
 #: (paper, scale) -> the Snakemake target, where it is not <paper>_paper_budget
 TARGETS = {("mdp", "tuned"): "mdp_tuned"}
 #: targets that write no claims table (recorded by their normalised scores)
@@ -80,6 +83,14 @@ def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, 
              "--out-dir", str(seed_dir / "normalised")]]
 
 
+def with_python_first(environ) -> dict[str, str]:
+    """``environ`` with this Python's ``bin`` folder first on ``PATH``: the virtual environment's
+    ``snakemake`` and ``schedrl``, not whatever else the shell finds (or nothing, not activated)."""
+    env = dict(environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), *filter(None, [env.get("PATH")])])
+    return env
+
+
 def machine_kind() -> str:
     """'faster' or 'slower', as benchmarks/bench_machine.py tells it."""
     return _load(ROOT / "benchmarks" / "bench_machine.py", "bench_machine").machine_kind()[0]
@@ -115,8 +126,9 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
         print("\n".join(shlex.join(c) for c in steps))
         return 0
     seed_dir.mkdir(parents=True, exist_ok=True)
+    env = with_python_first(os.environ)
     for command in steps:
-        rc = subprocess.run(command, cwd=ROOT).returncode
+        rc = subprocess.run(command, cwd=ROOT, env=env).returncode
         if rc != 0:
             print(f"run_seeds: seed {seed}: `{' '.join(command[command.index('--') + 1:][:2])} ...` exited {rc}; "
                   "run the same command again to resume", file=sys.stderr)
@@ -161,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = str(Path(args.out).resolve())
     if args.paper not in SEEDED:
         p.error(f"paper {args.paper!r}: its seeds are not set by config/seed/<n>.yaml (choose from: "
-                f"{', '.join(SEEDED)}; mrsch and sem train their seeds as one run)")
+                f"{', '.join(SEEDED)}; sem trains its seeds as one run)")
     if args.cores < 1 or any(s < 0 for s in args.seeds):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())

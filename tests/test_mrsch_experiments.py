@@ -81,6 +81,33 @@ def test_seed_runs_are_the_main_agents_in_their_own_folders(tmp_path):
     assert three["evaluate"] == pytest.approx(3 * one["evaluate"]) and three["select"] > one["select"]
 
 
+def test_agent_seed_trains_the_base_folders_agent_as_that_extra_seed_would(tmp_path):
+    """config/seed/<n>.yaml's mrsch.agent_seed: seed n of the main agents as a run of its own, on the
+    job sets of mrsch.seed, is the agent extra_seeds: [n] trains beside the base seed (same weights),
+    so separately recorded seeds pool as one run's would."""
+    import torch
+
+    assert ml.seeds(ml.check_spec(_spec(agent_seed=2, extra_seeds=[]))) == [2]
+    assert ml.extra_or_none(_spec(agent_seed=2), 2) is None and ml.extra_or_none(_spec(agent_seed=2), 0) == 0
+    for bad in (-1, "1", True):
+        with pytest.raises(ConfigError, match=r"mrsch\.agent_seed"):
+            ml.check_spec(_spec(agent_seed=bad))
+    with pytest.raises(ConfigError, match=r"mrsch\.extra_seeds.*agent_seed"):
+        ml.check_spec(_spec(agent_seed=1, extra_seeds=[1]))
+    small = {"jobs_per_set": 40, "jobsets": {"sampled": 1, "real": 1, "synthetic": 1}}
+    beside = ml.check_spec(_spec(extra_seeds=[1], **small))
+    alone = ml.check_spec(_spec(agent_seed=1, extra_seeds=[], **small))
+    base = _tree(tmp_path)
+    mtr.train_dfp_run(beside, "two", "mlp", ml.PAPER_ORDERING, root=tmp_path / "beside", base=base, seed=1)
+    mtr.train_dfp_run(alone, "two", "mlp", ml.PAPER_ORDERING, root=tmp_path / "alone", base=base)
+    from schedrl.agents.dfp import DFPAgent
+
+    a = DFPAgent.load(ml.dfp_dir(tmp_path / "beside", "two", "mlp", ml.PAPER_ORDERING, 1) / "model.zip")
+    b = DFPAgent.load(ml.dfp_dir(tmp_path / "alone", "two", "mlp", ml.PAPER_ORDERING) / "model.zip")
+    sa, sb = a.net.state_dict(), b.net.state_dict()
+    assert sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
 def test_smoke_dag_trains_and_evaluates_the_seed_runs():
     import shutil
 

@@ -38,8 +38,8 @@ def test_dry_run_prints_each_seeds_commands_in_merge_order(rs, capsys):
 
 def test_papers_without_seed_overlays_and_missing_overlays_are_one_line(rs, capsys):
     with pytest.raises(SystemExit) as e:
-        rs.main(["mrsch"])
-    assert e.value.code == 2 and "mrsch and sem train their seeds as one run" in capsys.readouterr().err
+        rs.main(["sem"])
+    assert e.value.code == 2 and "sem trains its seeds as one run" in capsys.readouterr().err
     with pytest.raises(SystemExit, match=r"config/seed/9.yaml: no such file"):
         rs.main(["runtime", "--seeds", "9", "--dry-run"])
 
@@ -64,8 +64,9 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
     monkeypatch.setattr(rs, "machine_kind", lambda: "faster")
     calls = []
 
-    def fake_run(command, cwd):
+    def fake_run(command, cwd, env):
         calls.append(command)
+        assert env["PATH"].split(rs.os.pathsep)[0] == str(Path(rs.sys.executable).parent)
         record = Path(command[command.index("--record") + 1])
         rest = command[command.index("--") + 1:]
         with record.open("a") as fh:
@@ -94,3 +95,17 @@ def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, cap
     record = shlex.split(rs.record_command("mdp", "tuned", Path("o/tuned/seed0"), "r"))
     assert "--claims" not in record and record[record.index("--normalised") + 1] == "o/tuned/seed0/normalised/aggregate.csv"
     assert "--claims" in rs.record_command("mdp", "paper-budget", Path("o"), "r")
+
+
+def test_mrschs_seed_overlay_trains_that_seed_of_the_main_agents_alone(rs, capsys):
+    """mrsch's seeds are runs of their own too: config/seed/<n>.yaml sets mrsch.agent_seed (the base
+    folders' agents) and no extra seeds, on the job sets of mrsch.seed."""
+    import yaml
+
+    assert rs.main(["mrsch", "--seeds", "2", "--dry-run", "--out", "o"]) == 0
+    train = shlex.split(capsys.readouterr().out.splitlines()[0])
+    assert train[train.index("--") + 1:train.index("--") + 3] == ["snakemake", "mrsch_paper_budget"]
+    assert train[-1] == "config/seed/2.yaml"
+    for n in (0, 1, 2):
+        overlay = yaml.safe_load((SCRIPT.parents[1] / "config" / "seed" / f"{n}.yaml").read_text())
+        assert overlay["mrsch"] == {"agent_seed": n, "extra_seeds": []}

@@ -36,7 +36,8 @@ MRSCH_RUNS = MRL.dfp_runs(MRSCH)
 MRSCH_GROUPS = MRL.groups(MRSCH)
 MRSCH_TWO = MRL.group_workloads(MRSCH, "two") if "two" in MRSCH_GROUPS else []
 MRSCH_THREE = MRL.group_workloads(MRSCH, "three") if "three" in MRSCH_GROUPS else []
-# the main agents' seeds: None is mrsch.seed (folders without a seed part), then mrsch.extra_seeds
+# the main agents' seeds: None is mrsch.agent_seed (default mrsch.seed; folders without a seed part),
+# then mrsch.extra_seeds
 MRSCH_SEEDS = [None, *MRL.extra_seeds(MRSCH)]
 
 
@@ -55,7 +56,7 @@ def mrsch_seed(wildcards):
 
 
 def mrsch_seed_arg(wildcards):
-    return wildcards.get("mrsch_seed", MRSCH["seed"])
+    return wildcards.get("mrsch_seed", MRL.agent_seed(MRSCH))
 
 
 wildcard_constraints:

@@ -27,7 +27,7 @@ def _spec(text: str) -> dict:
 def _seed_option(p) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="one of mrsch.extra_seeds: that seed's main (MLP) agent, in its seed<N>/ folders "
-                   "(default: mrsch.seed, every agent)")
+                   "(default: mrsch.agent_seed, itself mrsch.seed by default: every agent)")
 
 
 def register(subparsers) -> None:

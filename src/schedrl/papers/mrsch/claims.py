@@ -306,7 +306,7 @@ def argmax_gain(frame: pd.DataFrame, metric: str) -> tuple[float, str, str]:
 
 def read_jobs(spec: dict, root, workloads, split: str = "test") -> pd.DataFrame | None:
     """Per-job rows of every method (base seed) and of MRSch under each extra seed, with ``seed``."""
-    paths = [(s, ml.eval_dir(root, w, split, None if s == int(spec["seed"]) else s) / "jobs.csv")
+    paths = [(s, ml.eval_dir(root, w, split, ml.extra_or_none(spec, s)) / "jobs.csv")
              for s in ml.seeds(spec) for w in workloads]
     if not all(p.is_file() for _, p in paths):
         return None
@@ -316,7 +316,7 @@ def read_jobs(spec: dict, root, workloads, split: str = "test") -> pd.DataFrame 
 # -- budgets
 def read_budgets(spec: dict, root, group: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The budget evaluation's metrics, MRSch's the mean over seeds, and the base seed's goal traces."""
-    folders = [(s, ml.budget_dir(root, group, None if s == int(spec["seed"]) else s)) for s in ml.seeds(spec)]
+    folders = [(s, ml.budget_dir(root, group, ml.extra_or_none(spec, s))) for s in ml.seeds(spec)]
     if not all((f / "metrics.csv").is_file() for _, f in folders):
         return None
     metrics = pd.concat([mev.read_csv(f / "metrics.csv").assign(seed=s) for s, f in folders], ignore_index=True)

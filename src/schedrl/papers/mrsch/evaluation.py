@@ -29,6 +29,7 @@ from schedrl.papers.mrsch.layout import (
     ROOT,
     WORKLOAD_DIR,
     _extra,
+    agent_seed,
     agent_states,
     budget_model,
     budget_sets,
@@ -180,7 +181,7 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, se
 
     group = group_of(workload)
     extra = _extra(spec, seed)
-    agent_seed = int(spec["seed"]) if extra is None else extra
+    seed_of_agent = agent_seed(spec) if extra is None else extra
     w = int(spec["window"])
     rows, per_job = ([], []) if extra is not None else baseline_rows(spec, frame, workload, root, record)
     goals = None
@@ -189,17 +190,17 @@ def evaluate_frame(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT, se
         agent = DFPAgent.load(eval_model(spec, root, group, state, extra))
         plays = [("", agent)]
         if record is not None:
-            plays += [("random", None), ("untrained", fps.untrained_dfp(agent, agent_seed))]
+            plays += [("random", None), ("untrained", fps.untrained_dfp(agent, seed_of_agent))]
         for reference, player in plays:
             rec = None
             if record is not None:
                 view = None if player is None else (lambda a=player: fps.fpm.dfp_view(a))
                 rec = record.recorder(fps.label_of(method, reference), view, _fp_meta(
-                    method, reference, workload, group, state, agent_seed), dfp=player is not None)
+                    method, reference, workload, group, state, seed_of_agent), dfp=player is not None)
                 record.jobs[fps.label_of(method, reference)] += len(frame)
             env = make_env(frame, w, **env_kwargs(spec))
             if player is None:
-                sched, trace, times = play_picker(fps.random_picker([agent_seed, record.part, fps.AGENTS.index(method)]),
+                sched, trace, times = play_picker(fps.random_picker([seed_of_agent, record.part, fps.AGENTS.index(method)]),
                                                   env, frame, rec)
             else:
                 sched, trace, times = play_dfp(player, env, frame, rec)

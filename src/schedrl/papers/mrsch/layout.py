@@ -33,6 +33,10 @@ in-sample splits, budgets) but beside no baseline; the claims take MRSch's mean 
 resample seeds in their intervals. The CNN variant and the other orderings (Figs. 3-4) stay on
 ``seed``: their claims are ablations, and seeding them too would add ~1.5 core-hours at default
 scale (by ``cost.dfp_seconds``), past mrsch's share of 4.
+``agent_seed`` (default ``seed``) seeds the agents the base folders hold, the job sets, the GA and
+the claims' draws staying ``seed``'s: config/seed/<n>.yaml sets it (and no extra seeds), so seed n
+of the main agents is a run of its own that fits a session, trains the weights ``extra_seeds: [n]``
+would, and is recorded and pooled with the other seeds by its normalised rows (issue 68).
 
 Scales that train less (config/paper-budget.yaml). ``cnn: null`` trains no CNN variant,
 ``scalar_rl: null`` no scalar-RL baseline (no evaluation plays it), ``orderings`` holding the
@@ -133,11 +137,14 @@ def check_spec(spec: dict) -> dict:
     from schedrl.agents.device import check_device
 
     check_device(spec.get("device", "cpu"), "mrsch.device")
+    base = spec.get("agent_seed", spec["seed"])
+    if not isinstance(base, int) or isinstance(base, bool) or base < 0:
+        raise ConfigError(f"mrsch.agent_seed must be an integer >= 0, not {base!r}")
     extra = spec.get("extra_seeds", [])
     if (not isinstance(extra, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in extra)
-            or len(set(extra)) != len(extra) or int(spec["seed"]) in extra):
-        raise ConfigError(f"mrsch.extra_seeds must be a list of distinct integers >= 0 other than mrsch.seed "
-                          f"({spec['seed']}), not {extra!r}")
+            or len(set(extra)) != len(extra) or base in extra):
+        raise ConfigError(f"mrsch.extra_seeds must be a list of distinct integers >= 0 other than the base agents' seed "
+                          f"(mrsch.agent_seed, default mrsch.seed: {base}), not {extra!r}")
     return spec
 
 
@@ -178,22 +185,36 @@ def process_note(spec: dict) -> str:
             "pick leaves the head EASY's reservation; the GA re-plans at every event)")
 
 
+def agent_seed(spec: dict) -> int:
+    """The seed of the agents the base folders hold (``agent_seed``, default ``seed``): with the job
+    sets, the GA and the claims' draws still those of ``seed``, ``agent_seed: n`` trains seed n of
+    the main agents as a run of its own (config/seed/<n>.yaml), recorded and pooled with the others
+    as ``extra_seeds`` would train them in one run."""
+    return int(spec.get("agent_seed", spec["seed"]))
+
+
 def extra_seeds(spec: dict) -> list[int]:
-    """Seeds the main agents train with besides ``seed`` (``extra_seeds``)."""
+    """Seeds the main agents train with besides the base one (``extra_seeds``)."""
     return [int(s) for s in spec.get("extra_seeds", [])]
 
 
 def seeds(spec: dict) -> list[int]:
     """Every seed of the main agents, the base one first."""
-    return [int(spec["seed"]), *extra_seeds(spec)]
+    return [agent_seed(spec), *extra_seeds(spec)]
+
+
+def extra_or_none(spec: dict, seed: int) -> int | None:
+    """``seed`` as a folder's seed part: None for the base agent seed (its folders carry none)."""
+    return None if int(seed) == agent_seed(spec) else int(seed)
 
 
 def _extra(spec: dict, seed: int | None) -> int | None:
     """``seed`` when it is an extra seed, None for the base one (whose folders carry no seed)."""
-    if seed is None or int(seed) == int(spec["seed"]):
+    if seed is None or int(seed) == agent_seed(spec):
         return None
     if int(seed) not in extra_seeds(spec):
-        raise ConfigError(f"seed {seed} is neither mrsch.seed nor in mrsch.extra_seeds {extra_seeds(spec)}")
+        raise ConfigError(f"seed {seed} is neither mrsch.agent_seed ({agent_seed(spec)}) nor in mrsch.extra_seeds "
+                          f"{extra_seeds(spec)}")
     return int(seed)
 
 

@@ -65,7 +65,7 @@ def placements(values) -> tuple[list[dict], list[dict]]:
 
 def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, list[dict]]:
     rows, gaps = [], []
-    base = int(spec["seed"])
+    base = ml.agent_seed(spec)
     for seed in ml.seeds(spec):
         for workload in spec["workloads"]:
             folder = ml.eval_dir(root, workload, "test", None if seed == base else seed)

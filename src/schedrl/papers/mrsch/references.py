@@ -133,7 +133,7 @@ def substitute_tree(spec: dict, root, reference: str, dest) -> bool:
     an evaluation has no references (a tree written before them)."""
     root, dest = Path(root), Path(dest)
     for s in ml.seeds(spec):
-        extra = None if s == int(spec["seed"]) else s
+        extra = ml.extra_or_none(spec, s)
         for split in ("test", "train"):
             for w in spec["workloads"]:
                 src = ml.eval_dir(root, w, split, extra)

@@ -33,6 +33,7 @@ from schedrl.papers.mrsch.layout import (
     SELECTION_NAME,
     VALIDATION_NAME,
     WORKLOAD_DIR,
+    agent_seed,
     budget_model,
     budget_name,
     budget_sets,
@@ -57,7 +58,7 @@ from schedrl.protocol import BUDGET_FRACTIONS
 
 def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, threads: int = 1,
                   base=WORKLOAD_DIR, seed: int | None = None):
-    """Train one DFP agent; ``seed`` (an extra seed; None: ``spec['seed']``) seeds the agent only
+    """Train one DFP agent; ``seed`` (an extra seed; None: ``agent_seed``, by default ``spec["seed"]``) seeds the agent only
     (network init, exploration, replay sampling): the job sets stay those of ``spec['seed']``."""
     from schedrl.agents.dfp import train_dfp
 
@@ -73,7 +74,7 @@ def train_dfp_run(spec: dict, group: str, state: str, ordering: str, root=ROOT, 
         keep.setdefault(budget_sets(spec, f), []).append(budget_name(f))
     first = episodes[0]["jobs"]
     return train_dfp(lambda: make_env(first, int(spec["window"]), **env_kwargs(spec)), dfp_config(spec, state), episodes,
-                     int(spec["seed"]) if extra is None else extra, dfp_dir(root, group, state, ordering, extra),
+                     agent_seed(spec) if extra is None else extra, dfp_dir(root, group, state, ordering, extra),
                      measurement_key="utilization",
                      goal_key="demand_share", config={"paper": "mrsch", "group": group, "state": state,
                                                        "ordering": ordering, "jobs_per_set": int(spec["jobs_per_set"]),
@@ -124,7 +125,7 @@ def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=W
     def make():
         return FixedWeightReward(make_env(frames[0], int(spec["window"]), jobs=block, **env_kwargs(spec)), weights)
 
-    return train_reinforce(make, cfg, int(s["iterations"]), int(spec["seed"]), scalar_dir(root, group),
+    return train_reinforce(make, cfg, int(s["iterations"]), agent_seed(spec), scalar_dir(root, group),
                            config={"paper": "mrsch", "group": group, "reward_weights": weights.tolist(),
                                    "jobs_per_set": n_jobs, **env_kwargs(spec)}, examples=int(s["examples"]), threads=threads,
                            on_mismatch="restart", lockstep=False)
