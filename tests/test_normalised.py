@@ -130,6 +130,17 @@ def test_aggregate_intervals_contain_the_estimates():
     assert agg.loc["sjf", "mean"] == pytest.approx((1 + 5 / 6) / 2)
 
 
+def test_a_seed_on_some_workloads_only_is_left_out_and_not_counted():
+    """A seed recorded on one workload so far (one scenario of a seed trained in pieces) is not part
+    of the aggregate: the estimate and the seeds it counts are those of the seeds on every workload."""
+    full = _two_workloads()
+    extra = pd.DataFrame(_rows("w1", "lower", 10.0, {}, {"ppo": [0, 0, 0, 4.0]})[-1:])  # seed 3 on w1 only
+    with_extra = aggregate(scores(pd.concat([full, extra], ignore_index=True)), reps=100).set_index("player")
+    without = aggregate(scores(full), reps=100).set_index("player")
+    assert with_extra.loc["ppo", "seeds"] == 3 == without.loc["ppo", "seeds"]
+    assert with_extra.loc["ppo", "iqm"] == without.loc["ppo", "iqm"]
+
+
 def test_iqm_is_rliables_interquartile_mean():
     # 8 scores on one workload: the IQM drops the two lowest and two highest
     rows = _rows("w", "lower", 10.0, {"sjf": 0.0}, {"ppo": [10, 9, 8, 7, 6, 5, 4, -10]})

@@ -322,16 +322,30 @@ def iqm(scores: np.ndarray) -> float:
     return float(np.mean(np.partition(a, (lo, hi - 1))[lo:hi]))
 
 
+def _seed_table(rows: pd.DataFrame, workloads: list[str]) -> pd.DataFrame:
+    """(seed x workload) normalised scores, NaN where a seed has no score on a workload."""
+    table = rows.pivot_table(index="seed", columns="workload", values="normalised", aggfunc="mean")
+    return table.reindex(columns=workloads)
+
+
 def _matrix(rows: pd.DataFrame, workloads: list[str]) -> np.ndarray:
     """Normalised scores as rliable wants them: (runs, workloads). Runs are the seeds present on
     every workload; where no seed is (a player whose seeds differ by workload) each workload's mean
     over its seeds is one run."""
-    table = rows.pivot_table(index="seed", columns="workload", values="normalised", aggfunc="mean")
-    table = table.reindex(columns=workloads)
+    table = _seed_table(rows, workloads)
     complete = table.dropna()
     if len(complete):
         return complete.to_numpy(float)
     return table.mean(axis=0).to_numpy(float)[None, :]
+
+
+def seeds_counted(rows: pd.DataFrame, workloads: list[str]) -> int:
+    """The seeds an aggregate stands on: those scored on every workload (a seed recorded on some
+    workloads only, e.g. one scenario of a seed trained so far, is left out of ``_matrix`` and of
+    this count), or, where no seed is on every workload, every seed (``_matrix``'s means)."""
+    table = _seed_table(rows, workloads)
+    complete = len(table.dropna())
+    return complete if complete else int(rows["seed"].nunique())
 
 
 def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence: float = CONFIDENCE,
@@ -378,6 +392,7 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
                 rows.append(row)
                 continue
             workloads = sorted(mine["workload"].unique())
+            row["seeds"] = seeds_counted(mine, workloads)
             x = _matrix(mine, workloads)
             (point, mean), (lo, hi) = estimate("iqm_mean", x, iqm_mean, paper, player)
             row.update(iqm=point, iqm_lo=lo[0], iqm_hi=hi[0], mean=mean, mean_lo=lo[1], mean_hi=hi[1])
