@@ -42,3 +42,19 @@ def test_seed_overlays_differ_only_in_the_seed():
     texts = [(CONFIG / "seed" / f"{n}.yaml").read_text() for n in range(3)]
     assert texts[1] == texts[0].replace("0", "1") and texts[2] == texts[0].replace("0", "2")
     assert json.loads(spec_text("deeprm", [str(CONFIG / "paper-budget.yaml"), str(CONFIG / "seed/2.yaml")]))["seeds"] == [2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("scale", [["paper-budget.yaml"], ["paper-budget.yaml", "mrsch-three-seeds.yaml"],
+                                   ["paper-budget.yaml", "tuned/mrsch.yml"]])
+def test_mrschs_seed_overlay_trains_the_same_runs_with_that_agent_seed_alone(seed, scale):
+    """mrsch's seeds are not a list of runs but the base agents' seed (agent_seed) and extra_seeds:
+    the overlay leaves the DFP runs and the job sets' seed as they are and trains seed n alone."""
+    from schedrl.papers.mrsch import layout as mrl
+
+    full = _spec("mrsch", mrl.load_spec, *scale)
+    one = _spec("mrsch", mrl.load_spec, *scale, f"seed/{seed}.yaml")
+    assert mrl.seeds(one) == [seed] and mrl.seed_runs(one) == []
+    assert mrl.dfp_runs(one) == mrl.dfp_runs(full) and one["seed"] == full["seed"]
+    assert {k: v for k, v in one.items() if k not in ("agent_seed", "extra_seeds")} == {
+        k: v for k, v in full.items() if k not in ("agent_seed", "extra_seeds")}
