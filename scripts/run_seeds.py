@@ -22,7 +22,8 @@ Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); 
 whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime; mrsch through
 ``agent_seed``, its main agents' seed on the base seed's job sets); sem trains its base seed always,
 so its seeds come as one run. The commands run with this Python's ``bin`` first on ``PATH``, so a
-virtual environment's ``snakemake`` and ``schedrl`` are found without activating it. ``--dry-run`` prints the commands.
+virtual environment's ``snakemake`` and ``schedrl`` are found without activating it. ``--dry-run``
+prints the commands.
 A segment killed with SIGKILL (a session cut off) leaves timed_run's heartbeat file, which the next
 segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a minute), and the label
 says how many segments were summed and how many of them were killed.

@@ -106,6 +106,10 @@ def test_agent_seed_trains_the_base_folders_agent_as_that_extra_seed_would(tmp_p
     b = DFPAgent.load(ml.dfp_dir(tmp_path / "alone", "two", "mlp", ml.PAPER_ORDERING) / "model.zip")
     sa, sb = a.net.state_dict(), b.net.state_dict()
     assert sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+    # and not the base seed's agent: agent_seed is what changed the weights
+    mtr.train_dfp_run(beside, "two", "mlp", ml.PAPER_ORDERING, root=tmp_path / "beside", base=base)
+    s0 = DFPAgent.load(ml.dfp_dir(tmp_path / "beside", "two", "mlp", ml.PAPER_ORDERING) / "model.zip").net.state_dict()
+    assert not all(torch.equal(s0[k], sb[k]) for k in sb)
 
 
 def test_smoke_dag_trains_and_evaluates_the_seed_runs():
