@@ -478,3 +478,36 @@ def test_help(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["status", "--help"])
     assert exc.value.code == 0 and "--check" in capsys.readouterr().out
+
+
+def test_coverage_names_the_workloads_off_the_scale_and_the_agents_wins_there():
+    """A score that stands on some of the workloads an agent played says on how many, and on the
+    degenerate ones (no scale) where the agent's mean over seeds beats random valid play's, in the
+    metric's direction; every workload on the scale, or nothing recorded: nothing to say."""
+    import pandas as pd
+
+    from schedrl.report.status_tables import coverage_text
+
+    def row(workload, anchor, seed, value, rand=10.0, player="A", better="lower"):
+        return {"run": "r", "workload": workload, "player": player, "anchor": anchor, "seed": seed,
+                "value": value, "random": rand, "better": better}
+
+    rows = pd.DataFrame([row("S1", "ok", 0, 5.0), row("S1", "ok", 1, 6.0),
+                         row("S2", "degenerate", 0, 9.0), row("S2", "degenerate", 1, 10.5),  # mean 9.75 < 10
+                         row("S3", "degenerate", 0, 9.0), row("S3", "degenerate", 1, 11.5),  # mean 10.25
+                         row("S4", "no-heuristic", 0, 1.0),
+                         row("S9", "degenerate", 0, 1.0, player="B")])  # another player's workload
+    assert coverage_text(rows, "A") == "1 of 4 workloads; degenerate: 2, it beats random valid play on S2"
+    higher = rows.assign(better="higher")
+    assert coverage_text(higher, "A").endswith("it beats random valid play on S3")
+    assert coverage_text(rows[rows["workload"] == "S1"], "A") == ""
+    assert coverage_text(rows, "nobody") == ""
+    assert coverage_text(rows[rows["workload"].isin(["S1", "S4"])], "A") == "1 of 2 workloads"
+
+
+def test_shared_leading_words_are_said_once():
+    from schedrl.report.status_tables import shared_prefix_list
+
+    assert shared_prefix_list(["discrete-image rate 0.9", "discrete-image rate 1"]) == "discrete-image rate 0.9, 1"
+    assert shared_prefix_list(["S1", "S2", "S10"]) == "S1, S2, S10"
+    assert shared_prefix_list(["rate 0.9"]) == "rate 0.9" and shared_prefix_list([]) == ""
