@@ -593,7 +593,8 @@ def test_default_config_plays_every_method_under_every_event(tmp_path, monkeypat
     assert len(envs) == 2
     metrics, _, jobs = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base)
     mev.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
-    assert {"fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn", "ga_hold"} == set(metrics["method"])
+    assert {"fcfs", "ga", "exhaustive", "scalar_rl", "mrsch", "mrsch_cnn", "ga_hold", *ml.REFERENCE_HEURISTICS} == set(
+        metrics["method"])
     mev.evaluate_budgets(spec, "two", root=tmp_path, base=base)
     monkeypatch.setattr("shutil.copyfile", lambda a, b: None)  # no model files behind the fake loads
     mtr.select_model(spec, "two", "mlp", root=tmp_path, base=base)

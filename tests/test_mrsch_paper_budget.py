@@ -125,7 +125,7 @@ def test_evaluations_play_fcfs_the_ga_and_the_main_agent_alone(tmp_path, monkeyp
     monkeypatch.setattr(dfp_mod.DFPAgent, "load", classmethod(lambda cls, path: loaded.append(Path(path)) or _FakeDFP()))
     monkeypatch.setattr(rf_mod.ReinforcePolicy, "load", classmethod(lambda cls, path: pytest.fail("scalar RL loaded")))
     metrics, _, jobs = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base)
-    assert set(metrics["method"]) == set(jobs["method"]) == {"fcfs", "ga", "exhaustive", "ga_hold", "mrsch"}
+    assert set(metrics["method"]) == set(jobs["method"]) == {"fcfs", "sjf", "saf", "ga", "exhaustive", "ga_hold", "mrsch"}
     insample, _, _ = mev.evaluate_workload(spec, "S1", root=tmp_path, base=base, split="train")
     assert "scalar_rl" not in set(insample["method"])
     budget, _ = mev.evaluate_budgets(spec, "two", root=tmp_path, base=base)

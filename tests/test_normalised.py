@@ -269,6 +269,13 @@ def test_mrsch_reader_on_a_tiny_results_tree(tmp_path):
     got = scores(long[long["role"] != "authors"]).set_index("player")["normalised"].to_dict()
     assert got == {"random valid": 0.0, "FCFS": 0.0, "GA re-planning": 1.0, "MRSch DFP (MLP)": 0.5,
                    "untrained MRSch DFP (MLP)": pytest.approx(1 / 6)}
+    # SJF and smallest area first (+ EASY), beyond the paper, are heuristics too: the better one is the 1
+    pd.DataFrame({"workload": "S1", "method": ["fcfs", "ga", "sjf", "saf", "exhaustive", "mrsch"],
+                  "mean_slowdown": [10.0, 6.0, 5.5, 4.0, 1.0, 7.0]}).to_csv(folder / "metrics.csv", index=False)
+    long, _ = long_table(spec, tmp_path)
+    scored = scores(long[long["role"] != "authors"])
+    assert set(scored["best_heuristic"]) == {"smallest area first + EASY"}
+    assert scored.set_index("player")["normalised"].to_dict()["MRSch DFP (MLP)"] == pytest.approx(0.5)
 
 
 def test_report_opens_with_where_rl_stands(tmp_path):

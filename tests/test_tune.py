@@ -637,8 +637,9 @@ def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
         assert "the recipe of trial" in capsys.readouterr().out
         # the same score of the no-learning players: FCFS -1 by construction
         refs = {r["reference"]: r["score"] for r in tuning.reference_scores(_mrsch_spec())}
-        assert refs["FCFS + EASY"] == -1.0 and set(refs) == {"FCFS + EASY", "GA re-planning", "random valid picks",
-                                                             "untrained network"}
+        assert refs["FCFS + EASY"] == -1.0 and set(refs) == {
+            "FCFS + EASY", "GA re-planning", "SJF + EASY (beyond the paper)",
+            "smallest area first + EASY (beyond the paper)", "random valid picks", "untrained network"}
         assert all(np.isfinite(v) for v in refs.values())
     finally:
         ml._read.cache_clear()

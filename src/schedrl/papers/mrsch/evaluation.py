@@ -25,6 +25,7 @@ import pandas as pd
 from schedrl.errors import ConfigError
 from schedrl.papers.mrsch.layout import (
     BUDGET_SNAPSHOTS,
+    REFERENCE_HEURISTICS,
     RESOURCES,
     ROOT,
     WORKLOAD_DIR,
@@ -242,8 +243,9 @@ def ga_plays(spec: dict) -> list[tuple[str, int, str]]:
 
 def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
                   record=None) -> tuple[list[dict], list[pd.DataFrame]]:
-    """FCFS, the GA, the exhaustive check and scalar RL (when the spec trains it) on ``frame``: metrics
-    rows and per-job rows (``record``: scalar RL fingerprinted, with its random and untrained references)."""
+    """FCFS, SJF and smallest area first (each + EASY), the GA, the exhaustive check and scalar RL (when
+    the spec trains it) on ``frame``: metrics rows and per-job rows (``record``: scalar RL
+    fingerprinted, with its random and untrained references)."""
     from schedrl.agents.reinforce import ReinforcePolicy
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
@@ -257,6 +259,11 @@ def baseline_rows(spec: dict, frame: pd.DataFrame, workload: str, root=ROOT,
     sched = simulate(frame, cluster, policy="fcfs", backfill="easy")
     rows.append(metrics_row(sched, cluster, "fcfs", workload, wall_s=time.perf_counter() - t0))
     per_job.append(job_rows(sched, "fcfs", workload))
+    for method in REFERENCE_HEURISTICS:  # beyond the paper: the normalised scale's stronger heuristics
+        t0 = time.perf_counter()
+        sched = simulate(frame, cluster, policy=method, backfill="easy")
+        rows.append(metrics_row(sched, cluster, method, workload, wall_s=time.perf_counter() - t0))
+        per_job.append(job_rows(sched, method, workload))
     for method, exhaustive_max, proc in ga_plays(spec):
         t0 = time.perf_counter()
         sched = simulate_window_optimiser(frame, cluster, window=w, seed=seed, exhaustive_max=exhaustive_max,

@@ -179,7 +179,8 @@ def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[di
     """What a trial's score means: the same score (minus ``validation_value``) of the no-learning
     players in the agent's seat on the same validation splits, each the mean over the study's seeds:
     FCFS + EASY (-1 by construction), the GA re-planning under the config's decision process (the
-    paper's strongest baseline, seeded with ``mrsch.seed`` as the pipeline plays it), uniformly random
+    paper's strongest baseline, seeded with ``mrsch.seed`` as the pipeline plays it), SJF and smallest
+    area first with EASY (beyond the paper, as the evaluation plays them for the normalised scale), uniformly random
     valid picks (the reference the status page compares the agent with) and the untrained network of
     the config's DFP values, initialised as a trial's seed initialises it (``schedrl tune mrsch
     --references``)."""
@@ -191,7 +192,9 @@ def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[di
     from schedrl.papers.mrsch.fingerprints import random_picker
     from schedrl.papers.mrsch.layout import cluster_of
     from schedrl.papers.mrsch.training import validation_splits
+    from schedrl.papers.mrsch.layout import REFERENCE_HEURISTICS
     from schedrl.schedulers.ga import simulate_window_optimiser
+    from schedrl.sim import simulate
 
     torch.set_num_threads(max(1, int(threads)))
     own, study = tune_spec(spec)
@@ -218,8 +221,11 @@ def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[di
         torch.set_rng_state(state)
     ga = _value(validation, [simulate_window_optimiser(f, cluster_of(f), window=w, seed=int(spec["seed"]),
                                                        exhaustive_max=0, process=process(run)) for f in frames])
+    queue = [{"reference": f"{name} (beyond the paper)", "score": -_value(
+        validation, [simulate(f, cluster_of(f), policy=m, backfill="easy") for f in frames]), **where}
+        for m, name in REFERENCE_HEURISTICS.items()]
     return [{"reference": "FCFS + EASY", "score": -1.0, **where},
-            {"reference": "GA re-planning", "score": -ga, **where},
+            {"reference": "GA re-planning", "score": -ga, **where}, *queue,
             {"reference": "random valid picks", "score": -float(np.mean(random)), **where},
             {"reference": "untrained network", "score": -float(np.mean(untrained)), **where}]
 
