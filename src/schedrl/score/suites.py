@@ -10,7 +10,7 @@ episodes, trials, jobs or workloads) and one-line notes (what did not fit and wh
 | deeprm | grid (discrete variant) | ``eval.episodes`` job sets from ``eval.jobset_seed`` at ``eval.box_rate`` | mean slowdown over every arrived job, per episode | SJF, Packer, Random (uniform over all actions), Random valid |
 | mdp | grid (placement now) | ``eval.trials`` job sets per scenario | mean slowdown per trial | SJF, Packer (reference), Random valid |
 | sem | pick-and-reserve | each trace's test part | wait (h), slowdown per job; utilisation | FCFS+EASY, SJF+EASY, Random valid (DRAS's encoding) |
-| mrsch | pick-and-reserve, under ``mrsch.process`` | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY, Random valid (GA, scalar RL, MRSch from results) |
+| mrsch | pick-and-reserve, under ``mrsch.process`` | S1-S10 test splits (``eval.max_jobs``) | per workload: mean wait (h), slowdown, node and BB utilisation | FCFS+EASY, SJF+EASY, SAF+EASY (smallest area first), Random valid (GA, scalar RL, MRSch from results) |
 | runtime | time-stepped | the six "b" halves, ``evaluate.episodes`` each | utilisation per episode | Table 4's SJF, SJF w/ BF (EASY), FCFS, FCFS w/ BF (EASY) in the core's time-stepped simulator on each episode's jobs and step limit; FCFS, SJF as priority picks; Random valid |
 """
 
@@ -417,8 +417,9 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                 rows.append((group, policy.name, "yours", RE.metrics_row(schedule, cluster, policy.name, workload)))
             except (PolicyError, PolicyRaised) as exc:
                 _fail(out, policy, exc)
-        rows.append((group, "FCFS+EASY", "baseline",
-                     RE.metrics_row(simulate(frame, cluster, policy="fcfs", backfill="easy"), cluster, "fcfs", workload)))
+        for queue in ("fcfs", *R.REFERENCE_HEURISTICS):  # SJF, smallest area first: the normalised score's too
+            rows.append((group, f"{queue.upper()}+EASY", "baseline", RE.metrics_row(
+                simulate(frame, cluster, policy=queue, backfill="easy"), cluster, queue, workload)))
         env = _label(R.make_env(frame, window, **R.env_kwargs(spec)), f"mrsch {workload} test")
         schedule = play_schedule(env, random_valid_policy().bind(env), options={"jobs": frame})
         rows.append((group, RANDOM_VALID, "baseline", RE.metrics_row(schedule, cluster, "random valid", workload)))
@@ -439,7 +440,7 @@ def mrsch(config: dict, policies: list[Policy], agents: bool = True) -> SuiteRes
                     note = "" if len(values) == len(names) else f"only {len(values)} of the {len(names)} workloads"
                     if method == RANDOM_VALID:
                         note = "; ".join(x for x in (RANDOM_VALID_NOTE, note) if x)
-                    elif role != "yours" and method != "FCFS+EASY":
+                    elif role != "yours" and not method.endswith("+EASY"):
                         n_seeds = int(min(row.get("seeds", 1) for row in mine))
                         src = "from results/mrsch/eval" + (f", mean of {n_seeds} seeds" if n_seeds > 1 else "")
                         note = "; ".join(x for x in (src, note) if x)
