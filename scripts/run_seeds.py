@@ -26,7 +26,9 @@ virtual environment's ``snakemake`` and ``schedrl`` are found without activating
 prints the commands.
 A segment killed with SIGKILL (a session cut off) leaves timed_run's heartbeat file, which the next
 segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a minute), and the label
-says how many segments were summed and how many of them were killed.
+says how many segments were summed and how many of them were killed. Such a kill also leaves
+Snakemake's lock on the working directory; when a heartbeat file names a process that is gone and
+none names a live one, the seed's run unlocks it (``snakemake --unlock``) before it resumes.
 """
 
 from __future__ import annotations
@@ -116,6 +118,21 @@ def record_command(paper: str, scale: str, seed_dir: Path, run: str) -> str:
                        "--normalised", str(seed_dir / "normalised" / "aggregate.csv"), "--run", run])
 
 
+def killed_segment(seed_dir: Path) -> bool:
+    """Whether the seed's last Snakemake segment was killed: a timed_run heartbeat file whose process
+    is gone, and none whose process lives (a run of this seed still going holds its lock rightly)."""
+    pids = [f.name.rsplit("-", 1)[1].removesuffix(".json") for f in seed_dir.glob("segments.jsonl.open-*.json")]
+    if not pids:
+        return False
+    timed_run = _load(Path(__file__).with_name("timed_run.py"), "timed_run")
+    alive = [timed_run._alive(int(p)) for p in pids if p.isdigit()]
+    return bool(alive) and not any(alive)
+
+
+def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
+    return ["snakemake", target_of(paper, scale), "--unlock", "--configfile", *configs]
+
+
 def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
     seed_dir = Path(args.out) / scale / f"seed{seed}"
     if (seed_dir / "record.txt").is_file():
@@ -128,6 +145,10 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
         return 0
     seed_dir.mkdir(parents=True, exist_ok=True)
     env = with_python_first(os.environ)
+    if killed_segment(seed_dir):
+        print(f"run_seeds: seed {seed}: its last segment was killed; removing the lock it left "
+              "(snakemake --unlock)", file=sys.stderr)
+        subprocess.run(unlock_command(paper, scale, configs), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     for command in steps:
         rc = subprocess.run(command, cwd=ROOT, env=env).returncode
         if rc != 0:

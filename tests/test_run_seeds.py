@@ -109,3 +109,30 @@ def test_mrschs_seed_overlay_trains_that_seed_of_the_main_agents_alone(rs, capsy
     for n in (0, 1, 2):
         overlay = yaml.safe_load((SCRIPT.parents[1] / "config" / "seed" / f"{n}.yaml").read_text())
         assert overlay["mrsch"] == {"agent_seed": n, "extra_seeds": []}
+
+
+def test_a_killed_segments_stale_lock_is_removed_before_the_seed_resumes(rs, tmp_path, monkeypatch, capsys):
+    """A session cut off leaves timed_run's heartbeat file of a process that is gone, and Snakemake's
+    lock: the resumed seed unlocks first. A heartbeat of a live process (a run still going) is left alone."""
+    root = tmp_path / "repo"
+    for f in ("config/paper-budget.yaml", "config/seed/0.yaml"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("x\n")
+    monkeypatch.setattr(rs, "ROOT", root)
+    seed_dir = tmp_path / "seeds" / "paper-budget" / "seed0"
+    seed_dir.mkdir(parents=True)
+    assert not rs.killed_segment(seed_dir)
+    (seed_dir / f"segments.jsonl.open-{rs.os.getpid()}.json").write_text("{}")
+    assert not rs.killed_segment(seed_dir)  # this process lives: its run holds the lock rightly
+    (seed_dir / f"segments.jsonl.open-{rs.os.getpid()}.json").unlink()
+    dead = rs.subprocess.Popen([rs.sys.executable, "-c", "pass"])
+    dead.wait()
+    (seed_dir / f"segments.jsonl.open-{dead.pid}.json").write_text("{}")
+    assert rs.killed_segment(seed_dir)
+    calls = []
+    monkeypatch.setattr(rs.subprocess, "run", lambda command, cwd, env, **kw: (
+        calls.append(command), type("Failed", (), {"returncode": 1})())[1])
+    assert rs.main(["runtime", "--seeds", "0", "--out", str(tmp_path / "seeds"), "--kind", "slower"]) == 1
+    assert calls[0] == ["snakemake", "runtime_paper_budget", "--unlock", "--configfile", "config/paper-budget.yaml",
+                        "config/seed/0.yaml"]
+    assert "--unlock" not in calls[1] and "last segment was killed" in capsys.readouterr().err
