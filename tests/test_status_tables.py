@@ -511,3 +511,37 @@ def test_shared_leading_words_are_said_once():
     assert shared_prefix_list(["discrete-image rate 0.9", "discrete-image rate 1"]) == "discrete-image rate 0.9, 1"
     assert shared_prefix_list(["S1", "S2", "S10"]) == "S1, S2, S10"
     assert shared_prefix_list(["rate 0.9"]) == "rate 0.9" and shared_prefix_list([]) == ""
+
+
+def test_per_workload_words_place_the_median_seed_between_random_play_and_the_best_heuristic():
+    """Each workload a player played goes to one group by its median over seeds against random valid
+    play and the best heuristic, in the metric's direction; a degenerate workload (random play beats
+    every heuristic) is said too; one lucky seed of three moves no word; natural order (S2 before S10)."""
+    import pandas as pd
+
+    from schedrl.report.status_tables import workload_words
+
+    def row(workload, seed, value, rand=10.0, best=6.0, player="A", better="lower"):
+        return {"workload": workload, "player": player, "seed": seed, "value": value, "random": rand,
+                "best_heuristic_value": best, "better": better}
+
+    rows = pd.DataFrame([row("S10", 0, 5.0), row("S10", 1, 5.5), row("S10", 2, 20.0),  # median 5.5 < 6
+                         row("S2", 0, 8.0), row("S2", 1, 1.0), row("S2", 2, 9.0),  # median 8: one lucky seed
+                         row("S3", 0, 11.0), row("S3", 1, 10.0), row("S3", 2, 12.0),  # median 11: worse than random
+                         row("S4", 0, 9.0, rand=8.0, best=12.0),  # degenerate: beats the heuristic, not random
+                         row("S1", 0, 5.0), row("S1", 1, 5.2), row("S1", 2, 5.1),
+                         row("S9", 0, 1.0, player="B")])
+    assert workload_words(rows, "A") == ("beats every heuristic on S1, S4, S10; between random valid play and the "
+                                         "best heuristic on S2; no better than random valid play on S3")
+    higher = rows[rows["workload"] == "S2"].assign(better="higher", random=2.0, best_heuristic_value=8.5)
+    assert workload_words(higher, "A") == "between random valid play and the best heuristic on S2"  # 2 < 8 < 8.5
+    assert workload_words(rows, "nobody") == ""
+
+
+def test_name_ranges_say_counting_runs_by_their_ends():
+    from schedrl.report.status_tables import name_ranges
+
+    assert name_ranges(["S1", "S2", "S3", "S6", "S8", "S9", "S10"]) == "S1-S3, S6, S8-S10"
+    assert name_ranges(["scenario 3", "scenario 6", "scenario 9"]) == "scenario 3, 6, 9"
+    assert name_ranges(["rate 0.1", "rate 0.2", "rate 0.3"]) == "rate 0.1, 0.2, 0.3"  # not integers: listed
+    assert name_ranges(["theta"]) == "theta" and name_ranges([]) == ""

@@ -356,7 +356,8 @@ def candidate_scores(status: PaperStatus, scale: str, what: str) -> pd.DataFrame
     """The per-seed rows (``recorded_scores.csv``) behind a ``scale_candidates`` row: ``scale``'s runs
     pooled where ``what`` names merged runs, else its latest run's; empty where none were recorded."""
     if status.scores is None:
-        return pd.DataFrame(columns=["run", "workload", "player", "anchor", "value", "random", "better"])
+        return pd.DataFrame(columns=["run", "workload", "player", "anchor", "value", "random", "better",
+                                     "best_heuristic_value"])
     rows = scale_rows(status.scores, scale)
     if not what.endswith("runs)"):
         run = {"tuned": status.tuned, "paper-budget": status.budget, "default": status.default}[scale]
@@ -390,6 +391,52 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
                 wins.append(str(workload))
         text += f"; degenerate: {len(degenerate)}, it beats random valid play on {shared_prefix_list(wins) or 'none'}"
     return text
+
+
+def workload_words(rows: pd.DataFrame, player: str) -> str:
+    """``"beats every heuristic on S1-S3; between random valid play and the best heuristic on S4, S5;
+    no better than random valid play on S6"``: where a player stands on each workload it played, from
+    the raw metric (its median over seeds against random valid play's and the best heuristic's), so
+    a degenerate workload (no scale) is said too; the three groups in that order, an empty one left
+    out. "" where nothing was recorded. The median, as the IQM: one lucky seed of three moves no word."""
+    mine = rows[rows["player"] == player]
+    groups: dict[str, list[str]] = {"beats every heuristic": [],
+                                    "between random valid play and the best heuristic": [],
+                                    "no better than random valid play": []}
+    natural = sorted(mine["workload"].astype(str).unique(),  # S2 before S10
+                     key=lambda w: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", w)])
+    for workload in natural:
+        there = mine[mine["workload"].astype(str) == workload]
+        sign = -1.0 if there["better"].iloc[0] == "lower" else 1.0  # higher is better after the sign
+        value = sign * there["value"].astype(float).median()
+        rand, best = sign * float(there["random"].iloc[0]), sign * float(there["best_heuristic_value"].iloc[0])
+        key = ("beats every heuristic" if value > best else
+               "between random valid play and the best heuristic" if value > rand else
+               "no better than random valid play")
+        groups[key].append(workload)
+    return "; ".join(f"{words} on {name_ranges(names)}" for words, names in groups.items() if names)
+
+
+def name_ranges(names: list[str]) -> str:
+    """``"S1-S3, S6"`` for ``["S1", "S2", "S3", "S6"]`` and ``"scenario 3, 6"``: after the leading words
+    the names share (said once, ``shared_prefix_list``), runs of three or more tails that count up by
+    one (``S1``, ``S2``, ``S3``) said by their ends; names of any other shape as ``shared_prefix_list``."""
+    import os
+
+    prefix = os.path.commonprefix(names) if len(names) > 1 else ""
+    prefix = prefix[:prefix.rfind(" ") + 1]
+    tails = [re.fullmatch(r"([^\d\s]*)(\d+)", n[len(prefix):]) for n in names]
+    if not names or not all(tails):
+        return shared_prefix_list(names)
+    runs: list[list] = []
+    for m in tails:
+        last = runs[-1][-1] if runs else None
+        if last and last.group(1) == m.group(1) and int(m.group(2)) == int(last.group(2)) + 1:
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    said = [f"{r[0].group(0)}-{r[-1].group(0)}" if len(r) >= 3 else ", ".join(m.group(0) for m in r) for r in runs]
+    return prefix + ", ".join(said)
 
 
 def shared_prefix_list(names: list[str]) -> str:
@@ -427,8 +474,20 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
                      f"{note}{coverage}): {headroom_word(r)}")
     text = ("- **Normalised** (random valid play 0, best heuristic 1; the best agent's IQM [95% interval] in the "
             "records): " + "; ".join(parts) + ".")
-    wrapped = textwrap.fill(text, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
-    return "\n".join([BEGIN, wrapped.replace("\0", " "), END])
+    bullets = [text]
+    found = best_agent(status)
+    if found is not None:
+        what, r = found
+        scale = "paper-budget" if what.startswith("paper budget") else what.split(" ")[0]
+        words = workload_words(candidate_scores(status, scale, what), r["player"])
+        if words:
+            seeds = int(r["seeds"])
+            median = f", median over {seeds} seeds" if seeds > 1 else ""
+            bullets.append(f"- **Per workload**, {r['player']} ({what.replace(' (', ', ').rstrip(')')}{median}): "
+                           f"{words}.")
+    wrapped = [textwrap.fill(b, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+               for b in bullets]
+    return "\n".join([BEGIN, *(w.replace("\0", " ") for w in wrapped), END])
 
 
 def tuned_probe(status: PaperStatus) -> str | None:
