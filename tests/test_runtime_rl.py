@@ -291,6 +291,14 @@ def test_cost_model(capsys):
     # 54 runs: 18 per method, each its steps at the method's measured rate
     steps = load_yaml("config/config.yaml")["runtime"]["agents"]["steps"]
     assert cost["config"]["train"] == pytest.approx(18 * steps * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600)
+    # Table 3's grid: a point of K epochs costs its rollout plus K epochs of the update per step, so
+    # K 8 and 10 above the K 4 rate, priced per point (the paper scale's 75 points per half)
+    assert all(rx.epochs_factor(m, 4) == 1.0 < rx.epochs_factor(m, 8) < rx.epochs_factor(m, 10) for m in rx.METHODS)
+    paper = load_yaml("config/paper.yaml")["runtime"]["agents"]
+    assert cost["paper"]["train"] == pytest.approx(
+        6 * paper["steps"] * 25 * sum(rx.epochs_factor(m, k) / rx.TRAIN_STEPS_PER_S[m]
+                                      for m in rx.METHODS for k in paper["grid"]["n_epochs"]) / 3600)
+    assert cost["paper"]["train"] > 75 * 6 * paper["steps"] * sum(1 / r for r in rx.TRAIN_STEPS_PER_S.values()) / 3600
     # evaluation: 7 oracle cases per agent, the two proposals 2 estimator cases more; 5 episodes each
     rates = rx.EVAL_STEPS_PER_S
     assert cost["config"]["evaluate"] == pytest.approx(

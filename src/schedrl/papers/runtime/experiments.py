@@ -489,6 +489,16 @@ def run_variant(method: str, workload: str, grid: str, draw: int = 0) -> str:
 #: 204 s baseline, 240 s NN1, 365 s NN2. The networks' forward and backward passes dominate: a
 #: 512-sample minibatch runs at 125-146 GFLOPS on one core (benchmarks/bench_runtime_env.py).
 TRAIN_STEPS_PER_S = {"baseline": 1570.0, "proposal_nn1": 1330.0, "proposal_nn2": 877.0}
+#: Those rates are at K 4 epochs. A step costs its rollout (the env and the policy's forward, the same
+#: at every grid point) plus K epochs of the update per sample, so a grid point of K epochs costs
+#: ``1 - f + f K / 4`` times the K 4 step, f the update's share of it at T 512, M 512, K 4 below
+#: (``benchmarks/bench_runtime_update.py``, 2026-12-05, the slower kind, one thread beside a niced run:
+#: rollout 0.23 / 0.29 / 0.41 ms a step, update 0.087 / 0.108 / 0.191 ms a sample-epoch). Table 3's K 8
+#: and 10 cost more: its grid's mean K of 7.33 is x1.50-1.54 a step (until 2026-12-05 every point was
+#: priced at K 4, so the paper scale's plan counted two thirds of runtime's training). The minibatch M
+#: moves the update's cost per sample-epoch by 0.91-1.05x over Table 3's 512-8192 (same run), so it is
+#: not priced. On the faster kind the update's wider products may make f smaller: an upper bound there.
+UPDATE_SHARE_K4 = {"baseline": 0.60, "proposal_nn1": 0.60, "proposal_nn2": 0.65}
 #: Final evaluation (all of an agent's episodes in one lockstep batch): 42 / 56 / 69 s for 35 / 45 /
 #: 45 episodes; the budget checkpoints (three models per rule): 72 / 88 / 109 s for 63 episodes.
 EVAL_STEPS_PER_S = {"baseline": 4060.0, "proposal_nn1": 3910.0, "proposal_nn2": 3180.0}
@@ -525,13 +535,21 @@ def budget_episodes(spec: dict) -> int:
     return min(int(ev.get("budget_episodes", ev["episodes"])), int(ev["episodes"]))
 
 
+def epochs_factor(method: str, epochs: int) -> float:
+    """A training step's cost at ``epochs`` update epochs over the rate's K 4 (``UPDATE_SHARE_K4``)."""
+    share = UPDATE_SHARE_K4[method]
+    return 1.0 - share + share * epochs / 4
+
+
 def estimate_core_hours(spec: dict) -> dict:
     """Core-hours of the spec's PPO runs, their evaluations, budget checkpoints and no-learning
     references by the measured rates above (each a group play: ``references.group_cases``)."""
     agents, ev = spec["agents"], spec["evaluate"]
     per_draw = len(grid_points(spec)) * len(agents["workloads"]) * len(agents["seeds"])
     per_method = per_draw * len(draws(spec))
-    train = sum(per_method * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] for m in agents["methods"]) / 3600
+    per_point = len(agents["workloads"]) * len(agents["seeds"]) * len(draws(spec))
+    train = sum(per_point * int(agents["steps"]) / TRAIN_STEPS_PER_S[m] * epochs_factor(m, int(g["n_epochs"]))
+                for m in agents["methods"] for g in grid_points(spec)) / 3600
     episode = min(EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     episodes = int(ev["episodes"])
     # own half + every "b" half; the proposal methods also the other estimators (run_cases)
