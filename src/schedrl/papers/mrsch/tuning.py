@@ -190,9 +190,8 @@ def reference_scores(spec: dict, base=WORKLOAD_DIR, threads: int = 1) -> list[di
     from schedrl.agents.dfp import DFPAgent
     from schedrl.papers.mrsch.evaluation import play_dfp_batch, play_picker, process
     from schedrl.papers.mrsch.fingerprints import random_picker
-    from schedrl.papers.mrsch.layout import cluster_of
+    from schedrl.papers.mrsch.layout import REFERENCE_HEURISTICS, cluster_of
     from schedrl.papers.mrsch.training import validation_splits
-    from schedrl.papers.mrsch.layout import REFERENCE_HEURISTICS
     from schedrl.schedulers.ga import simulate_window_optimiser
     from schedrl.sim import simulate
 
