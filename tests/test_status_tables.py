@@ -545,3 +545,29 @@ def test_name_ranges_say_counting_runs_by_their_ends():
     assert name_ranges(["scenario 3", "scenario 6", "scenario 9"]) == "scenario 3, 6, 9"
     assert name_ranges(["rate 0.1", "rate 0.2", "rate 0.3"]) == "rate 0.1, 0.2, 0.3"  # not integers: listed
     assert name_ranges(["theta"]) == "theta" and name_ranges([]) == ""
+
+
+def test_pooled_runs_with_their_own_random_draws_share_the_merged_scores_anchor():
+    """Two runs whose random valid play drew differently: coverage and the per-workload words read
+    the anchor the merged score uses (random play's mean over its seeds, the best heuristic's mean),
+    not the first run's own column. Here run r0 alone would call S1 scaled (random 12 worse than the
+    heuristic 10), run r1 degenerate (random 6): pooled random is 9, better than 10, so degenerate."""
+    import pandas as pd
+
+    from schedrl.report.status_tables import coverage_text, workload_words
+
+    def row(run, player, role, seed, value, rand):
+        return {"run": run, "paper": "p", "workload": "S1", "player": player, "role": role, "seed": seed,
+                "metric": "mean_slowdown", "better": "lower", "value": value, "random": rand,
+                "best_heuristic_value": 10.0, "anchor": "ok" if rand > 10 else "degenerate"}
+
+    rows = pd.DataFrame([row("r0", "random valid", "random", 0, 12.0, 12.0), row("r0", "SJF", "heuristic", 0, 10.0, 12.0),
+                         row("r0", "A", "agent", 0, 9.5, 12.0),
+                         row("r1", "random valid", "random", 100, 6.0, 6.0), row("r1", "SJF", "heuristic", 0, 10.0, 6.0),
+                         row("r1", "A", "agent", 1, 8.0, 6.0)])
+    assert coverage_text(rows, "A") == "0 of 1 workloads; degenerate: 1, it beats random valid play on S1"  # 8.75 < 9
+    assert workload_words(rows, "A") == "beats every heuristic on S1"  # median 8.75 < 10
+    assert workload_words(rows.assign(value=rows["value"].where(rows["player"] != "A", 9.5)), "A") == (
+        "beats every heuristic on S1")
+    assert workload_words(rows.assign(value=rows["value"].where(rows["player"] != "A", 11.0)), "A") == (
+        "no better than random valid play on S1")  # 11 is worse than the pooled random 9, not r0's 12

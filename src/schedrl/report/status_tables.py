@@ -365,6 +365,19 @@ def candidate_scores(status: PaperStatus, scale: str, what: str) -> pd.DataFrame
     return pooled_rows(rows)
 
 
+def workload_anchors(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per workload (the index): ``better``, ``random``, ``best_heuristic_value`` and ``anchor`` of
+    ``rows``, as the merged score computes them (``normalised.anchors``: random valid play's mean over
+    its seeds, the best heuristic's mean) where the rows hold the reference players, so runs pooled
+    with their own random draws share one anchor; else each workload's first row's own columns."""
+    from schedrl.report.normalised import anchors
+
+    if "role" in rows.columns and (rows["role"] == "random").any():
+        return anchors(rows).set_index("workload")
+    return rows.drop_duplicates("workload").set_index("workload").reindex(
+        columns=["better", "random", "best_heuristic_value", "anchor"])
+
+
 def coverage_text(rows: pd.DataFrame, player: str) -> str:
     """``"4 of 10 workloads; degenerate: 6, it beats random valid play on S1, S2, S5, S7"``: how many of
     the workloads a player played its score stands on, where that is not all of them, and on the
@@ -374,7 +387,8 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
     mine = rows[rows["player"] == player]
     if mine.empty:
         return ""
-    anchors = mine.drop_duplicates("workload").set_index("workload")["anchor"]
+    table = workload_anchors(rows)
+    anchors = table.loc[list(dict.fromkeys(mine["workload"])), "anchor"]
     scaled = int((anchors == "ok").sum())
     if scaled == len(anchors):
         return ""
@@ -386,8 +400,8 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
             there = mine[mine["workload"] == workload]
             if there.empty:
                 continue
-            value, rand = there["value"].astype(float).mean(), there["random"].astype(float).mean()
-            if value < rand if there["better"].iloc[0] == "lower" else value > rand:
+            value, rand = there["value"].astype(float).mean(), float(table.loc[workload, "random"])
+            if value < rand if table.loc[workload, "better"] == "lower" else value > rand:
                 wins.append(str(workload))
         text += f"; degenerate: {len(degenerate)}, it beats random valid play on {shared_prefix_list(wins) or 'none'}"
     return text
@@ -396,20 +410,23 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
 def workload_words(rows: pd.DataFrame, player: str) -> str:
     """``"beats every heuristic on S1-S3; between random valid play and the best heuristic on S4, S5;
     no better than random valid play on S6"``: where a player stands on each workload it played, from
-    the raw metric (its median over seeds against random valid play's and the best heuristic's), so
-    a degenerate workload (no scale) is said too; the three groups in that order, an empty one left
-    out. "" where nothing was recorded. The median, as the IQM: one lucky seed of three moves no word."""
+    the raw metric (its median over seeds against random valid play's and the best heuristic's,
+    ``workload_anchors``), so a degenerate workload (no scale) is said too; the three groups in that
+    order, an empty one left out; "" where nothing was recorded. The median, as the IQM: one lucky
+    seed of three moves no word."""
     mine = rows[rows["player"] == player]
     groups: dict[str, list[str]] = {"beats every heuristic": [],
                                     "between random valid play and the best heuristic": [],
                                     "no better than random valid play": []}
     natural = sorted(mine["workload"].astype(str).unique(),  # S2 before S10
                      key=lambda w: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", w)])
+    table = workload_anchors(rows)
+    table.index = table.index.astype(str)
     for workload in natural:
-        there = mine[mine["workload"].astype(str) == workload]
-        sign = -1.0 if there["better"].iloc[0] == "lower" else 1.0  # higher is better after the sign
+        there, a = mine[mine["workload"].astype(str) == workload], table.loc[workload]
+        sign = -1.0 if a["better"] == "lower" else 1.0  # higher is better after the sign
         value = sign * there["value"].astype(float).median()
-        rand, best = sign * float(there["random"].iloc[0]), sign * float(there["best_heuristic_value"].iloc[0])
+        rand, best = sign * float(a["random"]), sign * float(a["best_heuristic_value"])
         key = ("beats every heuristic" if value > best else
                "between random valid play and the best heuristic" if value > rand else
                "no better than random valid play")
