@@ -101,3 +101,23 @@ def test_a_paper_whose_default_is_its_budget_reads_its_recipe_from_the_default_r
     frame = pd.DataFrame(rows).assign(paper="sem")
     assert per_workload_rows("sem", frame)[0][-1] == "-0.20 SEM agent"
     assert per_workload_rows("x", frame)[0][-1] == "+5.00 SEM agent"
+
+
+def test_tuned_runs_that_drew_random_play_apart_are_scored_on_the_pooled_anchor():
+    """Two tuned runs, each with its own random valid draw (12 and 6; SJF 10): r0's own column would
+    score the agent's 9 as +1.5 (r1 has no scale); pooled, random play is 9, below SJF: no scale. With
+    the agent's 8 and 9.5 against a pooled random 11 (SJF 10), +3 and +1.5 on the merged score's scale."""
+    from schedrl.report.tuned_studies import per_workload_rows
+
+    def row(run, player, role, seed, value, rand):
+        return {**_score_row("tuned", "a", player, role, seed, 0.0), "run": run, "value": value, "random": rand,
+                "best_heuristic_value": 10.0}
+
+    rows = [row("r0", "random valid", "random", 0, 12.0, 12.0), row("r0", "SJF", "heuristic", 0, 10.0, 12.0),
+            row("r0", "PPO", "agent", 0, 9.0, 12.0), row("r1", "random valid", "random", 100, 6.0, 6.0),
+            row("r1", "SJF", "heuristic", 0, 10.0, 6.0), row("r1", "PPO", "agent", 1, 9.0, 6.0)]
+    assert per_workload_rows("x", pd.DataFrame(rows)) == []  # pooled: degenerate
+    rows[3] = row("r1", "random valid", "random", 100, 10.0, 10.0)
+    rows[2], rows[5] = row("r0", "PPO", "agent", 0, 8.0, 12.0), row("r1", "PPO", "agent", 1, 9.5, 10.0)
+    out = per_workload_rows("x", pd.DataFrame(rows))
+    assert out[0][4] == "**+2.25** (+3.00, +1.50)"

@@ -325,6 +325,18 @@ def pooled_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.drop_duplicates(["paper", "workload", "player", "seed"], keep="last")
 
 
+def rescored(pooled: pd.DataFrame) -> pd.DataFrame:
+    """Pooled per-seed rows scored again on their pooled anchors (random valid play's mean over all
+    its draws, the best heuristic's mean: ``normalised.scores``), as ``merged_normalised`` aggregates
+    them: runs that drew random play apart share one anchor. Rows without random valid play's (no
+    anchor to recompute, as in a hand-built table): returned as they are."""
+    if not len(pooled) or "role" not in pooled.columns or not (pooled["role"] == "random").any():
+        return pooled
+    long = pooled[[*LONG_COLUMNS, PLACED_FROM]].copy()
+    long[PLACED_FROM] = long[PLACED_FROM].fillna("").astype(str)
+    return scores(long)
+
+
 def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[str], pd.DataFrame]:
     """(the runs merged, their aggregate) for the recorded runs of ``scale``: their per-seed rows
     pooled, a (workload, player, seed) recorded by more than one run taken from the one recorded last
@@ -338,9 +350,6 @@ def merged_normalised(recorded_scores: pd.DataFrame, scale: str) -> tuple[list[s
     runs = list(dict.fromkeys(rows["run"]))
     if len(runs) < 2:
         return [], pd.DataFrame(columns=["run", *AGGREGATE_COLUMNS])
-    pooled = pooled_rows(rows)
-    long = pooled[[*LONG_COLUMNS, PLACED_FROM]].copy()
-    long[PLACED_FROM] = long[PLACED_FROM].fillna("").astype(str)
-    out = aggregate(scores(long), scale=scale)
+    out = aggregate(rescored(pooled_rows(rows)), scale=scale)
     out.insert(0, "run", f"{len(runs)} {scale} runs merged")
     return runs, out

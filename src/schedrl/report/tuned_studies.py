@@ -191,10 +191,16 @@ def _score(x: float | None) -> str:
 def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = "") -> list[list[str]]:
     """One row per (test workload, tuned agent) of the latest recipe's recorded tuned runs, from the
     per-seed normalised scores (``recorded_scores.csv``; a (workload, player, seed) recorded twice: the
-    later one, as ``recorded.merged_normalised`` pools them). Workloads without a scale (``anchor`` not
+    later one, scored on the pooled anchors, as ``recorded.merged_normalised`` pools them). Workloads without a scale (``anchor`` not
     ``ok``: random valid play matches every heuristic, or an anchor is missing) are left out. A run of
     another recipe than ``committed`` (``tune.recipe_id``; "" : not checked) says which it trained."""
-    from schedrl.report.recorded import DEFAULT_IS_PAPER_BUDGET, RECIPE_COLUMN, pooled_rows, scale_rows
+    from schedrl.report.recorded import (
+        DEFAULT_IS_PAPER_BUDGET,
+        RECIPE_COLUMN,
+        pooled_rows,
+        rescored,
+        scale_rows,
+    )
 
     if scores is None or not len(scores):
         return []
@@ -205,7 +211,7 @@ def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = 
     other = f" (recipe {trained}, an earlier study's)" if committed and trained not in ("", "nan", committed) else ""
     # a paper whose default trains at the paper's budget (sem) records those runs as default
     budget_scale = "default" if paper in DEFAULT_IS_PAPER_BUDGET else "paper-budget"
-    tuned, budget = pooled_rows(tuned), pooled_rows(scale_rows(scores, budget_scale))
+    tuned, budget = rescored(pooled_rows(tuned)), rescored(pooled_rows(scale_rows(scores, budget_scale)))
     rows = []
     for workload, here in tuned.groupby("workload", sort=True):
         if set(here["anchor"].astype(str)) != {"ok"}:
