@@ -158,3 +158,27 @@ def test_sigterm_stops_at_a_rollout_boundary_and_resumes_exactly(references, tmp
     assert not (run_dir / "model.zip").exists()
     _run(algo, run_dir)
     assert_same_run(reference, run_dir)
+
+
+def test_stop_at_pauses_at_a_boundary_and_the_rest_continues_exactly(references, tmp_path):
+    """``--stop-at``: the run pauses at the first rollout boundary past it (a checkpoint there, no
+    final model, a rerun with the same pause leaves it alone), and the command without it
+    finishes the uninterrupted run's files: successive halving's rungs rest on this."""
+    algo = "ppo"
+    reference = references[algo]
+    if not (reference / "model.zip").exists():
+        _run(algo, reference)
+    run_dir = tmp_path / algo
+    paused = [*_command(algo, run_dir), "--stop-at", "1450"]
+    for _ in range(2):  # the second: already there, nothing trained
+        done = subprocess.run(paused, env=_env(), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "paused at 1500 steps" in done.stdout  # n_steps 100: the boundary at or past 1450
+    assert (run_dir / "checkpoints" / "step_1500.zip").exists()
+    assert not (run_dir / "model.zip").exists()
+    _run(algo, run_dir)
+    assert_same_run(reference, run_dir)
+    from schedrl.io import read_json
+
+    assert [r["exact"] for r in read_json(run_dir / "timing.json")["resumes"]] == [True]
+

@@ -72,6 +72,11 @@ def default_checkpoint_every(target: int, checkpoint_every: int | None) -> int:
     return max(1, int(target) // DEFAULT_CHECKPOINTS_PER_RUN)
 
 
+class Paused(Exception):
+    """A run stopped where its caller asked (``train(stop_at=...)``), with an exact checkpoint
+    there; not an error: a rerun with a later stop, or none, continues it."""
+
+
 class RunFolder:
     """The run folder every trainer writes (SB3 agents, REINFORCE, and any agent to come).
 
@@ -297,9 +302,9 @@ class RunFolder:
     @contextmanager
     def segment(self, on_interrupt: Callable[[], dict]) -> Iterator[Callable[[], float]]:
         """Time one invocation's training: yields a clock (seconds since the start). Ctrl-C
-        (KeyboardInterrupt) inside calls ``on_interrupt``, which writes a checkpoint and returns
-        the segment's progress (``trained`` env steps plus fields such as ``steps``); the segment
-        is recorded (``write_interrupted``) and the interrupt re-raised, so a rerun resumes."""
+        (KeyboardInterrupt) or a planned pause (``Paused``) inside calls ``on_interrupt``, which
+        returns the segment's progress (``trained`` env steps plus fields such as ``steps``); the
+        segment is recorded (``write_interrupted``) and the exception re-raised, so a rerun resumes."""
         began = time.perf_counter()
 
         def clock() -> float:
@@ -307,7 +312,7 @@ class RunFolder:
 
         try:
             yield clock
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Paused):
             wall = clock()
             fields = dict(on_interrupt() or {})
             self.write_interrupted(wall, int(fields.pop("trained", 0)), **fields)

@@ -30,6 +30,10 @@ def register(subparsers) -> None:
     p.add_argument("--hp", action="append", metavar="KEY=VALUE",
                    help="hyperparameter override (value read as YAML); repeatable")
     p.add_argument("--steps", type=int, required=True, help="target number of env steps")
+    p.add_argument("--stop-at", type=int, metavar="STEPS",
+                   help="pause at the first rollout boundary at or past STEPS, with a checkpoint there and "
+                   "no final model; the same command without it (or with a later STEPS) continues exactly "
+                   "as if it had never paused (SB3 agents): a run in pieces, or successive halving's rungs")
     p.add_argument("--seed", type=int, required=True, help="seed of the agent and the envs")
     p.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
     p.add_argument("--checkpoint-every", type=int, metavar="STEPS", help="checkpoint interval (default: a tenth of --steps, so a killed run resumes)")
@@ -93,8 +97,11 @@ def run(args) -> int:
                    wrappers=args.env_wrapper, variant=args.variant,
                    checkpoint_every=args.checkpoint_every, threads=args.threads, device=args.device,
                    on_mismatch="restart" if args.restart_if_changed else "error", tensorboard=args.tensorboard,
-                   keep_steps=_keep_steps(args.keep_steps), selection=selection)
-    if result.skipped:
+                   keep_steps=_keep_steps(args.keep_steps), selection=selection, stop_at=args.stop_at)
+    if result.paused:
+        print(f"{result.run_dir}: paused at {result.steps} steps (--stop-at {args.stop_at}); "
+              "rerun without --stop-at to continue")
+    elif result.skipped:
         print(f"{result.run_dir}: already trained to {result.steps} steps")
     else:
         rate = result.steps_trained / result.wall_time_s if result.wall_time_s > 0 else float("nan")

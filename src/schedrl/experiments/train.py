@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedrl.agents.runs import KEEP_CHECKPOINTS, RunFolder, begin_run, default_checkpoint_every, progress_bar
+from schedrl.agents.runs import KEEP_CHECKPOINTS, Paused, RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, jobset_count, make_env, wrapper_info_keywords
 from schedrl.experiments.selection import BestModelSelector, Selection
@@ -43,6 +43,8 @@ class TrainResult:
     wall_time_s: float
     resumed_from: int
     skipped: bool
+    #: stopped at ``train(stop_at=...)``'s rollout boundary (a checkpoint there, no final model)
+    paused: bool = False
 
 
 def run_config(env_id: str, env_kwargs: dict, algo: str, hyperparams: dict, seed: int,
@@ -138,7 +140,8 @@ class _Callbacks:
     @staticmethod
     def build(folder: RunFolder, info_keywords, rows: list[dict], checkpoint_every: int | None,
               save_buffer: bool, total_steps: int, start: int, desc: str,
-              selector: BestModelSelector | None = None, stop: StopAtBoundary | None = None):
+              selector: BestModelSelector | None = None, stop: StopAtBoundary | None = None,
+              stop_at: int | None = None):
         from stable_baselines3.common.callbacks import BaseCallback
 
         from schedrl.experiments import resume_state
@@ -176,6 +179,12 @@ class _Callbacks:
                     if steps > start and not folder.checkpoint_path(steps).exists():
                         self.checkpoint(off_grid=True)
                     stop.stop_if_asked()
+                # A planned pause: the first boundary at or past stop_at, its checkpoint kept
+                # (``keep_steps``), as the pause of successive halving's rungs needs.
+                if stop_at is not None and self.num_timesteps >= stop_at and self.num_timesteps > start:
+                    if not folder.checkpoint_path(int(self.num_timesteps)).exists():
+                        self.checkpoint()
+                    raise Paused()
 
             def at_boundary(self) -> None:
                 """A selection check, then a checkpoint (its snapshot includes the check), each
@@ -250,7 +259,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
           total_steps: int, seed: int, run_dir: str | Path, *, wrappers: Sequence[WrapperSpec] = (),
           variant: str | None = None, checkpoint_every: int | None = None, threads: int = 1,
           device: str = "cpu", on_mismatch: str = "error", tensorboard: str | None = None,
-          keep_steps: Sequence[int] = (), selection: Selection | dict | None = None) -> TrainResult:
+          keep_steps: Sequence[int] = (), selection: Selection | dict | None = None,
+          stop_at: int | None = None) -> TrainResult:
     """Train ``algo`` on ``env_id`` until the model has seen ``total_steps`` env steps.
 
     For schedrl's own policy-gradient loop (``deeprm_pg``) ``total_steps`` is the number of
@@ -266,12 +276,21 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     ``selection`` (``Selection`` or its dict: check_every, episodes, env_kwargs, deterministic):
     every ``check_every`` steps play ``episodes`` episodes on the env with ``env_kwargs`` over the
     training env's and keep the best so far as ``best_model.zip`` (SB3 agents only).
+    ``stop_at``: train the schedule of ``total_steps`` but pause at the first rollout boundary at or
+    past this step, with a kept checkpoint there and no final model (``TrainResult.paused``); a
+    rerun with a later ``stop_at`` or none continues it exactly, as if it had never paused (SB3
+    agents only; a run already at or past it is left alone, ``skipped``).
     """
     from schedrl.agents.registry import is_own_loop
 
     if isinstance(selection, dict):
         selection = Selection.from_dict(selection)
+    pause = stop_at is not None and int(stop_at) < int(total_steps)
+    if stop_at is not None and int(stop_at) < 1:
+        raise ConfigError(f"stop_at must be >= 1 env step, got {stop_at}")
     if is_own_loop(algo):
+        if pause:
+            raise ConfigError(f"stop_at is for SB3 agents; '{algo}' has its own loop")
         if selection is not None:
             raise ConfigError(f"best-model selection is for SB3 agents; '{algo}' has its own loop")
         # REINFORCE counts whole iterations (every job set x trajectories), not env steps
@@ -292,7 +311,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     tensorboard = require_tensorboard(tensorboard)
     checkpoint_every = default_checkpoint_every(total_steps, checkpoint_every)
     run_dir = Path(run_dir)
-    folder = RunFolder(run_dir, keep_steps=keep_steps)
+    folder = RunFolder(run_dir, keep_steps=[*keep_steps, *([int(stop_at)] if pause else [])])
     cls = algo_class(algo)
     policy, n_envs, kwargs = resolve_hyperparams(algo, hyperparams)
     config = run_config(env_id, env_kwargs or {}, algo, hyperparams, seed, wrappers, variant, selection)
@@ -307,6 +326,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
     start_path, start_steps = (folder.model_file, start.done) if start.done is not None else (None, 0)
     if start.checkpoint is not None and start.checkpoint[0] > start_steps:
         start_steps, start_path = start.checkpoint
+    if pause and start_steps >= int(stop_at):
+        return TrainResult(run_dir, start_steps, 0, 0.0, start_steps, skipped=True, paused=start.done is None)
 
     # Build one env and check the action space before anything is written, so a bad env argument
     # or algorithm leaves no run folder behind that a corrected rerun would refuse as different.
@@ -386,7 +407,8 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         selector.env = eval_env
     stop = StopAtBoundary()
     callback = _Callbacks.build(folder, info_keywords, rows, checkpoint_every, is_off_policy(algo),
-                                total_steps, start_steps, f"{algo} seed{seed}", selector, stop)
+                                total_steps, start_steps, f"{algo} seed{seed}", selector, stop,
+                                int(stop_at) if pause else None)
 
     def on_interrupt() -> dict:
         # The newest checkpoint stands: one written at the rollout boundary where a signal asked to
@@ -400,10 +422,14 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         venv.close()
         return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
 
-    with folder.segment(on_interrupt) as clock, stop:
-        model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
-                    reset_num_timesteps=start_path is None, tb_log_name=f"{algo}_seed{seed}",
-                    **({} if tensorboard else {"log_interval": 10**9}))  # SB3's own interval for TensorBoard
+    try:
+        with folder.segment(on_interrupt) as clock, stop:
+            model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
+                        reset_num_timesteps=start_path is None, tb_log_name=f"{algo}_seed{seed}",
+                        **({} if tensorboard else {"log_interval": 10**9}))  # SB3's own interval for TensorBoard
+    except Paused:
+        steps = int(model.num_timesteps)
+        return TrainResult(run_dir, steps, steps - start_steps, clock(), start_steps, skipped=False, paused=True)
     wall = clock()
     steps = int(model.num_timesteps)
     venv.close()
