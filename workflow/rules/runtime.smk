@@ -23,11 +23,13 @@
 #   results/runtime/references/{random/any,untrained/{method}}/all/{grid}/{rep}/  its evaluation.csv, fingerprint.json
 #   results/runtime/fingerprints.csv                     one row per evaluated agent, references included
 import json
+import shlex
 
 from schedrl.agents.hyperparams import hyperparams_file
 from schedrl.papers.runtime import budget as RB
 from schedrl.papers.runtime import experiments as RX
 from schedrl.papers.runtime import figures as RUNTIME_FIGURES
+from schedrl.papers.runtime import halving as RH
 from schedrl.papers.runtime import references as RREF
 
 RUNTIME = cfg("runtime", default={})
@@ -41,6 +43,8 @@ RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", 
 RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
 RUNTIME_REFERENCES = [f for ref in RREF.REFERENCES for f in RREF.reference_files(RUNTIME, ref)] if "agents" in RUNTIME else []
 RUNTIME_FINGERPRINTS = RREF.fingerprint_files(RUNTIME) if "agents" in RUNTIME else []
+# successive halving over the grid (runtime.agents.halving, beyond the paper): (eta, rungs) or None
+RUNTIME_HALVING = RH.settings(RUNTIME) if "agents" in RUNTIME else None
 
 
 def runtime_draw(wildcards):
@@ -78,6 +82,7 @@ wildcard_constraints:
     rt_train=alternatives(RX.TRAIN_WORKLOADS),
     rt_grid=r"T\d+-M\d+-K\d+",
     rt_rep=r"(draw[1-9]\d*-)?seed\d+",
+    rt_rung=r"\d+",
     rt_draw=r"[1-9]\d*",
     seed=r"\d+",
 
@@ -215,10 +220,52 @@ rule runtime_table4:
         "--seed {params.seed} --out-png {output.png:q} > {log:q} 2>&1"
 
 
+def runtime_rung_records(wildcards, rung):
+    """Rung ``rung``'s records of every run of this method and training half (none before rung 0)."""
+    return RH.group_records(RUNTIME, wildcards.rt_method, wildcards.rt_train, rung) if rung >= 0 else []
+
+
+def runtime_previous_option(wildcards, input):
+    return "--previous " + " ".join(shlex.quote(f) for f in input.previous) if input.previous else ""
+
+
+# Successive halving (runtime.agents.halving; halving.py): rung r < rungs-1 trains a run to the rung's
+# steps and plays it on its own half, once the rung before has ranked every run of its method and
+# training half; the last rung is runtime_train below. Without halving no rule asks for these files.
+rule runtime_train_rung:
+    input:
+        swf=runtime_train_swf,
+        hyperparams=package_file(hyperparams_file(RX.ALGO)),
+        previous=lambda wildcards: runtime_rung_records(wildcards, int(wildcards.rt_rung) - 1),
+    output:
+        f"{RUNTIME_RUN}/{RH.RUNGS_DIR}/{{rt_rung}}.json",
+    params:
+        spec=RUNTIME_SPEC,
+        run_dir=RUNTIME_RUN,
+        seed=runtime_seed,
+        draw=runtime_draw,
+        previous=runtime_previous_option,
+    log:
+        "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/rung{rt_rung}.log",
+    benchmark:
+        "benchmarks/results/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/rung{rt_rung}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=lambda wildcards: RH.train_minutes(RUNTIME, wildcards.rt_method, int(wildcards.rt_rung)),
+    conda:
+        CONDA_ENV
+    shell:
+        "schedrl runtime train-rung --spec {params.spec:q} --method {wildcards.rt_method} --workload {wildcards.rt_train} "
+        "--grid {wildcards.rt_grid} --seed {params.seed} --draw {params.draw} --run-dir {params.run_dir} "
+        "--rung {wildcards.rt_rung} {params.previous} --threads {threads} > {log:q} 2>&1"
+
+
 rule runtime_train:
     input:
         swf=runtime_train_swf,
         hyperparams=package_file(hyperparams_file(RX.ALGO)),
+        previous=lambda wildcards: runtime_rung_records(wildcards, RUNTIME_HALVING[1] - 2) if RUNTIME_HALVING else [],
     output:
         model=f"{RUNTIME_RUN}/model.zip",
         curve=f"{RUNTIME_RUN}/learning_curve.csv",
@@ -228,6 +275,7 @@ rule runtime_train:
         run_dir=RUNTIME_RUN,
         seed=runtime_seed,
         draw=runtime_draw,
+        previous=runtime_previous_option,
     log:
         "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/train.log",
     benchmark:
@@ -235,13 +283,14 @@ rule runtime_train:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=lambda wildcards: RX.train_minutes(RUNTIME, wildcards.rt_method),
+        runtime=lambda wildcards: (RH.train_minutes(RUNTIME, wildcards.rt_method, RUNTIME_HALVING[1] - 1)
+                                   if RUNTIME_HALVING else RX.train_minutes(RUNTIME, wildcards.rt_method)),
     conda:
         CONDA_ENV
     shell:
         "schedrl runtime train --spec {params.spec:q} --method {wildcards.rt_method} --workload {wildcards.rt_train} "
-        "--grid {wildcards.rt_grid} --seed {params.seed} --draw {params.draw} --run-dir {params.run_dir} --threads {threads} "
-        "> {log:q} 2>&1"
+        "--grid {wildcards.rt_grid} --seed {params.seed} --draw {params.draw} --run-dir {params.run_dir} "
+        "{params.previous} --threads {threads} > {log:q} 2>&1"
 
 
 rule runtime_evaluate:

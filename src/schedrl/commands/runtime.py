@@ -80,8 +80,25 @@ def register(subparsers) -> None:
     add_spec_options(tr, "runtime")
     _add_run_identity(tr)
     tr.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
+    tr.add_argument("--previous", nargs="+", metavar="JSON",
+                    help="with runtime.agents.halving: the last rung's records of every run of this method and "
+                    "training half (rungs/<r>.json); a survivor trains to the end, a pruned point keeps its last "
+                    "rung's model")
     add_threads_option(tr)
     tr.set_defaults(func=run_train)
+
+    ru = sub.add_parser("train-rung", help="successive halving: train one run to a rung and play it on its own half",
+                        description="With runtime.agents.halving (beyond the paper): if the point survived the rung "
+                        "before (--previous: that rung's records of every run of this method and training half; "
+                        "rung 0 takes none), train it to the rung's steps, pause there with an exact checkpoint "
+                        "and play the paused model on its own half; write RUN_DIR/rungs/<rung>.json.")
+    add_spec_options(ru, "runtime")
+    _add_run_identity(ru)
+    ru.add_argument("--run-dir", required=True, metavar="DIR", help="run folder to write")
+    ru.add_argument("--rung", type=int, required=True, help="the rung, 0 .. rungs-2 (the last is 'schedrl runtime train')")
+    ru.add_argument("--previous", nargs="*", default=[], metavar="JSON", help="the rung before's records (rung > 0)")
+    add_threads_option(ru)
+    ru.set_defaults(func=run_train_rung)
 
     e = sub.add_parser("evaluate", help="play a trained agent on its own 'a' half and every 'b' half",
                        description="Play evaluate.episodes episodes (sampled actions, no idle doubling, oracle "
@@ -182,13 +199,44 @@ def run_table4(args) -> int:
 
 
 def run_train(args) -> int:
+    from schedrl.errors import ConfigError
     from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import halving
 
-    result = rx.train(_spec(args.spec), args.method, args.workload, args.grid, args.seed, args.run_dir,
+    spec = _spec(args.spec)
+    if halving.settings(spec) is not None:
+        if not args.previous:
+            raise ConfigError("runtime.agents.halving is set: --previous needs the last rung's records")
+        out = halving.finish(spec, args.method, args.workload, args.grid, args.seed, args.run_dir, args.previous,
+                             threads=args.threads, draw=args.draw)
+        if out["pruned_at"] is not None:
+            print(f"{args.run_dir}: pruned by successive halving at {out['pruned_at']} steps")
+            return 0
+        print(f"{args.run_dir}: survived every rung, trained to {spec['agents']['steps']} steps")
+        return 0
+    if args.previous:
+        raise ConfigError("--previous is for runtime.agents.halving, which this spec does not set")
+    result = rx.train(spec, args.method, args.workload, args.grid, args.seed, args.run_dir,
                       threads=args.threads, draw=args.draw)
     rate = result.steps_trained / result.wall_time_s if result.wall_time_s > 0 else float("nan")
     print(f"{result.run_dir}: {result.steps} steps (from {result.resumed_from}), {result.wall_time_s:.1f} s, "
           f"{rate:.0f} steps/s")
+    return 0
+
+
+def run_train_rung(args) -> int:
+    from schedrl.errors import ConfigError
+    from schedrl.papers.runtime import halving
+
+    if args.rung > 0 and not args.previous:
+        raise ConfigError(f"--rung {args.rung}: --previous needs rung {args.rung - 1}'s records")
+    record = halving.train_rung(_spec(args.spec), args.method, args.workload, args.grid, args.seed, args.run_dir,
+                                args.rung, args.previous, threads=args.threads, draw=args.draw)
+    if record["trained"]:
+        print(f"{args.run_dir}: rung {args.rung} at {record['steps']} steps, own-half utilisation "
+              f"{record['utilization']:.4f}")
+    else:
+        print(f"{args.run_dir}: rung {args.rung}: pruned before it")
     return 0
 
 
@@ -285,7 +333,8 @@ def run_cost(args) -> int:
 
     c = rx.estimate_core_hours(_spec(spec_text("runtime", args.spec)))
     total = sum(c[k] for k in rx.COST_PARTS)
-    print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs "
+    halving = f" (successive halving, eta {c['halving'][0]}, {c['halving'][1]} rungs)" if c.get("halving") else ""
+    print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs{halving} "
           f"{c['train']:,.1f}, evaluation {c['evaluate']:,.2f}, budget checkpoints {c['budget']:,.2f}, "
           f"no-learning references {c['references']:,.2f}; " + on_slower_kind(total, rx.SLOWER_MACHINE[1]))
     return 0

@@ -19,16 +19,18 @@ from schedrl.experiments.envs import make_env, wrapper_info_keywords
 from schedrl.io import read_json
 
 
-def load_run(run_dir: str | Path, device: str = "cpu") -> tuple[Any, dict]:
-    """``(model, config)`` of a finished run folder; a missing file raises InputFileError."""
+def load_run(run_dir: str | Path, device: str = "cpu", model_file: str | Path | None = None) -> tuple[Any, dict]:
+    """``(model, config)`` of a finished run folder, or of ``model_file`` (a checkpoint: the run need
+    not be finished); a missing file raises InputFileError."""
     from schedrl.agents.registry import algo_class
 
     run_dir = Path(run_dir)
-    for name in ("config.json", "model.zip"):
-        if not (run_dir / name).exists():
-            raise InputFileError(run_dir / name, "missing (has the run been trained?)")
+    model_file = Path(model_file) if model_file is not None else run_dir / "model.zip"
+    for path in (run_dir / "config.json", model_file):
+        if not path.exists():
+            raise InputFileError(path, "missing (has the run been trained?)")
     config = read_json(run_dir / "config.json")
-    model = algo_class(config["algo"]).load(run_dir / "model.zip", device=device)
+    model = algo_class(config["algo"]).load(model_file, device=device)
     return model, config
 
 

@@ -61,13 +61,23 @@ def checkpoint_for(run: str | Path, target: int) -> tuple[int, Path]:
 def evaluate_checkpoints(run: str | Path, spec: dict, out: str | Path, threads: int = 1) -> pd.DataFrame:
     """Play the run's 1/8, 1/4 and 1/2 checkpoints like ``experiments.evaluate`` plays the final
     model (own half and every "b" half, oracle estimates), on the first ``budget_episodes`` of its
-    episodes per case; one row per episode, with ``fraction`` and ``budget`` (the checkpoint's steps)."""
+    episodes per case; one row per episode, with ``fraction`` and ``budget`` (the checkpoint's steps).
+    A run successive halving stopped early plays the checkpoints it reached (at least 1/8's)."""
     from schedrl.io import atomic_path
 
     steps = int(spec["agents"]["steps"])
     fractions = [f for f in cv.BUDGET_FRACTIONS if f < 1]
+    halving = Path(run) / rx.HALVING_FILE
+    if halving.exists():
+        from schedrl.io import read_json
+
+        reached = read_json(halving)["pruned_at"]  # successive halving stopped it there: no later checkpoints
+    else:
+        reached = None
     frames = []
     for f, target in zip(fractions, rx.budget_steps(steps), strict=True):
+        if reached is not None and target > int(reached):
+            continue
         n, path = checkpoint_for(run, target)
         frames.append(rx.evaluate(run, spec, None, threads=threads, model_file=path, estimators=False,
                                   episodes=rx.budget_episodes(spec))

@@ -63,6 +63,8 @@ METHODS: dict[str, tuple[str, list[int]]] = {
 LABELS = {"baseline": "Baseline", "proposal_nn1": "Proposal (NN1)", "proposal_nn2": "Proposal (NN2)"}
 ESTIMATORS = ("actual", "running_accuracy", "request")
 GRID_KEYS = {"n_steps": "T", "batch_size": "M", "n_epochs": "K"}
+#: A run folder's successive-halving outcome (``halving.py``; absent for the full grid)
+HALVING_FILE = "halving.json"
 
 
 def draw_dir(draw: int | str = 0) -> str:
@@ -166,6 +168,10 @@ def check_spec(spec: dict) -> dict:
         for v in values:
             if v not in known:
                 raise ConfigError(f"runtime.{key}: '{v}' is {what} (choose from: {', '.join(known)})")
+    if agents.get("halving") is not None:
+        from schedrl.papers.runtime import halving
+
+        halving.settings(spec)  # eta and rungs checked against the budget checkpoints
     if spec["evaluate"]["estimators"][0] != "actual":
         raise ConfigError("runtime.evaluate.estimators must start with 'actual' (the tables' oracle)")
     for d in spec["evaluate"].get("budget_draws", []):
@@ -272,8 +278,9 @@ def timing_files(spec: dict, root: str | Path = ROOT) -> list[str]:
 
 
 def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str | Path,
-          threads: int = 1, checkpoint_every: int | None = None, draw: int = 0):
-    """Train one PPO agent (method x training half x grid point x seed) into ``run``."""
+          threads: int = 1, checkpoint_every: int | None = None, draw: int = 0, stop_at: int | None = None):
+    """Train one PPO agent (method x training half x grid point x seed) into ``run``; ``stop_at``:
+    pause there (``schedrl.experiments.train.train``; successive halving's rungs)."""
     from schedrl.experiments.train import train as train_sb3
 
     if method not in METHODS:
@@ -286,7 +293,7 @@ def train(spec: dict, method: str, workload: str, grid: str, seed: int, run: str
     algo = str(spec["agents"].get("algo", ALGO))  # maskable_ppo: beyond the paper (issue 38)
     return train_sb3(ENV_ID, kwargs, algo, run_hyperparams(spec, method, grid),
                      steps, int(seed), run, variant=run_variant(method, workload, grid, draw), threads=threads,
-                     checkpoint_every=every, on_mismatch="restart", keep_steps=budget_steps(steps))
+                     checkpoint_every=every, on_mismatch="restart", keep_steps=budget_steps(steps), stop_at=stop_at)
 
 
 def budget_steps(steps: int) -> list[int]:
@@ -333,28 +340,34 @@ def play_lockstep(envs: list, model, seeds: list[int], deterministic: bool, reco
 
 
 def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int = 1, *,
-             model_file: str | Path | None = None, estimators: bool = True, episodes: int | None = None):
+             model_file: str | Path | None = None, estimators: bool = True, episodes: int | None = None,
+             cases: list[tuple[str, str]] | None = None):
     """Play a trained run on its own "a" half and every "b" half (oracle estimates), and on the
     same-tendency "b" half under each other estimator; write one row per episode to ``out`` (none:
     only return it) and, beside it, the agent's behaviour fingerprint (``fingerprint.json``, from
     every decision of these episodes). ``model_file``: a checkpoint instead of the final model
     (``budget.py``); ``estimators``: False plays the oracle cases only; ``episodes``: the first that
-    many of the spec's episodes per case (same seeds), default all."""
+    many of the spec's episodes per case (same seeds), default all; ``cases``: these (test half,
+    estimator) pairs instead (``run_cases``). A run that successive halving stopped early
+    (``HALVING_FILE``) has its ``pruned_at`` steps on every row of its final model, so ``best_grid``
+    passes it over."""
     import torch
 
-    from schedrl.agents.registry import algo_class
     from schedrl.experiments.evaluate import load_run
 
     torch.set_num_threads(max(1, int(threads)))
-    model, config = load_run(run)
-    if model_file is not None:
-        model = algo_class(config["algo"]).load(model_file, device="cpu")
+    model, config = load_run(run, model_file=model_file)
     parts = config["variant"].split("/")
     method, train, grid = parts[1:4]
     draw = int(parts[4][4:]) if len(parts) > 4 else 0
     table, recorder = play_cases(spec, method, train, grid, draw, int(config["seed"]), model,
                                  estimators=estimators, episodes=episodes, record=out is not None,
-                                 env_id=config["env_id"])
+                                 env_id=config["env_id"], cases=cases)
+    halving = Path(run) / HALVING_FILE
+    if halving.exists() and model_file is None:  # a checkpoint's rows stand for its own budget
+        from schedrl.io import read_json
+
+        table["pruned_at"] = read_json(halving)["pruned_at"]
     if out is not None:
         from schedrl.experiments.fingerprint import sb3_view
 
@@ -574,8 +587,14 @@ def estimate_core_hours(spec: dict) -> dict:
     # CPU-s, random valid play 5,246-5,306 in 2.5 s (no masks to compute; empty picks act as X)
     b_halves = {same_tendency(w) for w in agents["workloads"]}
     uniform = groups * len(b_halves) * episodes * min(RANDOM_STEPS_PER_EPISODE, int(ev["max_steps"])) / RANDOM_STEPS_PER_S
-    return {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
-            "budget": budget, "references": (random + untrained + uniform) / 3600}
+    out = {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
+           "budget": budget, "references": (random + untrained + uniform) / 3600}
+    if agents.get("halving") is not None:  # successive halving (beyond the paper): fewer steps, the rungs' own-half plays
+        from schedrl.papers.runtime import halving
+
+        out.update(train=halving.train_core_hours(spec) + halving.rung_play_core_hours(spec),
+                   halving=halving.settings(spec))
+    return out
 
 
 def train_minutes(spec: dict, method: str) -> int:
@@ -601,8 +620,11 @@ def read_evaluations(files) -> pd.DataFrame:
 
 def best_grid(evals) -> pd.DataFrame:
     """Per (method, train): the grid point with the best mean oracle utilisation on its own half
-    (mean over seeds and episodes): the paper's tuning rule. Columns method, train, grid."""
+    (mean over seeds and episodes): the paper's tuning rule, among the points trained to the end
+    (successive halving's pruned ones, ``pruned_at`` set, are not). Columns method, train, grid."""
     own = evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
+    if "pruned_at" in own.columns:
+        own = own[own["pruned_at"].isna()]
     means = own.groupby(["method", "train", "grid"], as_index=False)["utilization"].mean()
     best = means.loc[means.groupby(["method", "train"])["utilization"].idxmax()]
     return best[["method", "train", "grid"]].reset_index(drop=True)
