@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedrl.agents.runs import KEEP_CHECKPOINTS, Paused, RunFolder, begin_run, default_checkpoint_every, progress_bar
+from schedrl.agents.runs import (
+    KEEP_CHECKPOINTS,
+    Paused,
+    RunFolder,
+    begin_run,
+    default_checkpoint_every,
+    progress_bar,
+)
 from schedrl.errors import ConfigError
 from schedrl.experiments.envs import WrapperSpec, jobset_count, make_env, wrapper_info_keywords
 from schedrl.experiments.selection import BestModelSelector, Selection
