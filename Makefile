@@ -61,7 +61,7 @@ fuzz: setup
 	python benchmarks/fuzz_inputs.py --n 10000
 
 plan: setup
-	python scripts/paper_scale_plan.py --config config/paper.yaml --out docs/paper-scale-plan.md
+	python scripts/paper_scale_plan.py --config config/paper.yaml --overlay config/paper-halving.yaml --out docs/paper-scale-plan.md
 
 status: setup
 	schedrl status --write
