@@ -29,6 +29,10 @@ segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a mi
 says how many segments were summed and how many of them were killed. Such a kill also leaves
 Snakemake's lock on the working directory; when a heartbeat file names a process that is gone and
 none names a live one, the seed's run unlocks it (``snakemake --unlock``) before it resumes.
+A paper that reads a real trace (mrsch: Theta; sem: Theta and DataStar) refuses to start when the trace
+is not in ``traces.dirs`` (``data/raw``, ``../shared/traces``): the pipeline would train on its
+synthetic stand-in, and a recorded seed on it is not comparable with the others (``--allow-stand-in``
+runs anyway).
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ SCALES = ("paper-budget", "tuned")
 SEEDED = ("deeprm", "mdp", "runtime", "mrsch")
 #: (paper, scale) -> the Snakemake target, where it is not <paper>_paper_budget
 TARGETS = {("mdp", "tuned"): "mdp_tuned"}
+#: papers whose workloads read a real trace (``workloads.<paper>.trace`` or ``.traces``)
+TRACE_PAPERS = ("mrsch", "sem")
 #: targets that write no claims table (recorded by their normalised scores)
 CLAIMLESS = ("mdp_tuned",)
 
@@ -75,6 +81,27 @@ def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path |
             raise SystemExit(f"run_seeds: {f}: no such file"
                              + (" (no seed overlay for this seed)" if f.startswith("config/seed/") else ""))
     return files
+
+
+def missing_traces(paper: str, configs: list[str], root: Path | None = None) -> list[str]:
+    """Files of the real traces ``paper`` reads (``workloads.traces`` keys named by its workloads
+    section) that no folder of ``traces.dirs`` holds, with the configs merged as Snakemake merges them;
+    relative folders from ``root`` (the repository), as the pipeline runs there."""
+    if paper not in TRACE_PAPERS:
+        return []
+    from schedrl.config import load_yaml, merge_config
+    from schedrl.workloads.traces import find_trace
+
+    root = root or ROOT
+    config = load_yaml(root / "config" / "config.yaml")
+    for f in configs:
+        config = merge_config(config, load_yaml(root / f) or {})
+    workloads = config.get("workloads", {})
+    section = workloads.get(paper, {}) or {}
+    keys = [section["trace"]] if "trace" in section else list(section.get("traces", []))
+    dirs = [d if Path(d).is_absolute() else root / d for d in config.get("traces", {}).get("dirs", [])]
+    files = [workloads.get("traces", {}).get(k, {}).get("file") for k in keys]
+    return [f for f in files if f and find_trace(f, dirs) is None]
 
 
 def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, seed_dir: Path) -> list[list[str]]:
@@ -143,6 +170,12 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
     if args.dry_run:
         print("\n".join(shlex.join(c) for c in steps))
         return 0
+    missing = [] if args.allow_stand_in else missing_traces(paper, configs)
+    if missing:
+        print(f"run_seeds: {', '.join(missing)} not found in the config's traces.dirs (data/raw, ../shared/traces): "
+              f"{paper} would train on a synthetic stand-in, not comparable with its recorded seeds; link the "
+              "traces there, or pass --allow-stand-in", file=sys.stderr)
+        return 2
     seed_dir.mkdir(parents=True, exist_ok=True)
     env = with_python_first(os.environ)
     if killed_segment(seed_dir):
@@ -191,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                    "when the first seed starts; a busy machine's matmul can read as the slower kind, so give "
                    "the kind bench_machine.py printed on a quiet machine when others run beside)")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
+    p.add_argument("--allow-stand-in", action="store_true",
+                   help="run even where a real trace the paper reads is missing (its synthetic stand-in is used)")
     args = p.parse_args(argv)
     args.out = str(Path(args.out).resolve())
     if args.paper not in SEEDED:

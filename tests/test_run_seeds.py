@@ -136,3 +136,31 @@ def test_a_killed_segments_stale_lock_is_removed_before_the_seed_resumes(rs, tmp
     assert calls[0] == ["snakemake", "runtime_paper_budget", "--unlock", "--configfile", "config/paper-budget.yaml",
                         "config/seed/0.yaml"]
     assert "--unlock" not in calls[1] and "last segment was killed" in capsys.readouterr().err
+
+
+def test_a_paper_reading_a_missing_real_trace_is_refused_before_it_trains(rs, tmp_path, monkeypatch, capsys):
+    """mrsch reads Theta: without it in traces.dirs the pipeline trains on a synthetic stand-in, and a
+    seed recorded on it is not comparable with the others (a clone outside the checkout's folder, no
+    ../shared, did exactly that): one line, exit 2, nothing run; --allow-stand-in runs anyway."""
+    root = tmp_path / "repo"
+    files = {"config/config.yaml": "traces: {dirs: [data/raw, ../shared/traces]}\n"
+                                   "workloads:\n  traces:\n    theta: {file: theta_2022.swf}\n  mrsch: {trace: theta}\n",
+             "config/paper-budget.yaml": "scale: paper-budget\n", "config/seed/2.yaml": "seed: 0\n"}
+    for f, text in files.items():
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text(text)
+    monkeypatch.setattr(rs, "ROOT", root)
+    calls = []
+    monkeypatch.setattr(rs.subprocess, "run", lambda command, cwd, env, **kw: (
+        calls.append(command), type("Failed", (), {"returncode": 1})())[1])
+    args = ["mrsch", "--seeds", "2", "--out", str(tmp_path / "seeds"), "--kind", "faster"]
+    assert rs.main(args) == 2 and not calls
+    err = capsys.readouterr().err
+    assert "theta_2022.swf not found" in err and "stand-in" in err and len(err.strip().splitlines()) == 1
+    assert rs.missing_traces("runtime", ["config/paper-budget.yaml"]) == []  # synthetic workloads only
+    assert rs.main([*args, "--allow-stand-in"]) == 1 and calls                # runs (the fake run fails)
+    calls.clear()
+    (tmp_path / "shared" / "traces").mkdir(parents=True)
+    (tmp_path / "shared" / "traces" / "theta_2022.swf").write_text("; a trace\n")
+    assert rs.missing_traces("mrsch", ["config/paper-budget.yaml", "config/seed/2.yaml"]) == []
+    assert rs.main(args) == 1 and calls                                        # found: it runs
