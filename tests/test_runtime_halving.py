@@ -127,6 +127,10 @@ def test_tiny_grid_survivor_is_the_full_runs_model_and_pruned_points_are_not_pic
     # even where a pruned point's short model plays better on its own half, the rule passes it over
     evals.loc[evals["grid"] != survivor, "utilization"] = 1.0
     assert rx.best_grid(evals)["grid"].tolist() == [survivor]
+    from schedrl.papers.runtime import figures
+
+    note = figures._halving_note(evals)
+    assert len(note) == 1 and "1 of 3" in note[0] and figures._halving_note(evals.drop(columns="pruned_at")) == []
 
 
 def test_smoke_dag_with_halving_has_a_rung_job_per_run_and_rung(tmp_path):

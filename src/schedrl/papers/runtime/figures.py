@@ -95,7 +95,8 @@ def table5(evaluations, heuristics_runs, png: str | Path, fit=(), references: di
     from schedrl.plots.tables import write_comparison_markdown
 
     heur = heuristics_table(heuristics_runs, fit)
-    table = table5_frame(read_evaluations(evaluations), heur)
+    evals = read_evaluations(evaluations)
+    table = table5_frame(evals, heur)
     refs = _reference_columns(table, references, lambda e: table5_frame(e, heur), ["workload", "method"])
     workloads = list(dict.fromkeys(table["workload"]))
     methods = list(dict.fromkeys(table["method"]))
@@ -136,8 +137,21 @@ def table5(evaluations, heuristics_runs, png: str | Path, fit=(), references: di
                               title="Runtime paper Table 5: RL utilisation on the training half",
                               notes=[f"Mean of {n} episodes per cell with sampled actions (the paper: mean of 5 runs); "
                                      "per method and half the grid point with the best mean (the paper's tuning).",
-                                     ORACLE_NOTE] + _fit_note(table, fits) + _reference_note(table, refs))
+                                     ORACLE_NOTE] + _halving_note(evals) + _fit_note(table, fits)
+                              + _reference_note(table, refs))
     return table
+
+
+def _halving_note(evals: pd.DataFrame) -> list[str]:
+    """Markdown note where successive halving chose which grid points trained to the end."""
+    if "pruned_at" not in evals.columns:
+        return []
+    points = evals.groupby(["method", "train"])["grid"].nunique()
+    full = evals[evals["pruned_at"].isna()].groupby(["method", "train"])["grid"].nunique()
+    return [f"Successive halving over the grid (`runtime.agents.halving`, beyond the paper): "
+            f"{int(full.sum())} of {int(points.sum())} (method, half, grid point) cells trained to the end, the rest "
+            "stopped at a rung by their own-half utilisation there; the tuning rule picked among those trained to "
+            "the end (`schedrl.papers.runtime.halving`)."]
 
 
 def _fit_note(table: pd.DataFrame, fits: list[str]) -> list[str]:
@@ -159,7 +173,8 @@ def table6(evaluations, heuristics_runs, png: str | Path, references: dict | Non
     from schedrl.plots import new_figure, save_figure
     from schedrl.plots.tables import comparison_wide, markdown_table
 
-    table = table6_frame(read_evaluations(evaluations))
+    evals = read_evaluations(evaluations)
+    table = table6_frame(evals)
     refs = _reference_columns(table, references, table6_frame, ["train", "test", "method"])
     heuristics = heuristics_table(heuristics_runs)
     for a in ALGORITHMS:
@@ -215,7 +230,7 @@ def table6(evaluations, heuristics_runs, png: str | Path, references: dict | Non
         lines += [f"Mean |ours - paper| over {len(gaps)} cells: {gaps.mean():.3f}; largest {gaps.max():.3f}.", ""]
     lines += ["- Mean of the episodes of the tuned grid point per cell (sampled actions); same-tendency pairs "
               "(the paper's underlined cells): X_a -> X_b.", f"- {ORACLE_NOTE}"]
-    lines += [f"- {n}" for n in _reference_note(table, refs)]
+    lines += [f"- {n}" for n in _halving_note(evals) + _reference_note(table, refs)]
     write_text(Path(png).with_suffix(".md"), "\n".join(lines) + "\n")
     return table
 
