@@ -176,25 +176,52 @@ def goal_text(makespan_h: float, expected: dict[str, float], cores: int) -> str:
             f"{sum(expected.values()):,.0f} core-hours, {ch / sum(expected.values()):.0%}); its levers: {lever}.")
 
 
-def expected_jobs(jobs: list[dict], costs: dict) -> tuple[list[dict], dict[str, float]]:
+def survival(job: dict, halving: tuple[int, int] | None) -> float:
+    """The share of a job's request that successive halving expects it to use: a run's rung r job
+    trains only if its point survived rung r - 1 (``halving``: (eta, rungs) of runtime's overlay; the
+    last rung is ``runtime_train``); every other job 1."""
+    if halving is None:
+        return 1.0
+    eta, rungs = halving
+    if job["rule"] == "runtime_train_rung":
+        rung = int(next(Path(o).stem for o in job["output"] if "/rungs/" in o))
+    elif job["rule"] == "runtime_train":
+        rung = rungs - 1
+    else:
+        return 1.0
+    return 1.0 / eta ** rung  # ceil(n / eta) per rung: about n / eta**r points trained at rung r
+
+
+def expected_jobs(jobs: list[dict], costs: dict, halving: tuple[int, int] | None = None
+                  ) -> tuple[list[dict], dict[str, float]]:
     """Every job with its expected minutes: its paper's cost model spread over the paper's jobs in
-    proportion to their requests (no model: as requested); and the expected core-hours per paper."""
+    proportion to their requests, each weighted by the share of it expected to run (``survival``;
+    no model: as requested); and the expected core-hours per paper."""
     by_paper = defaultdict(list)
     for j in jobs:
         by_paper[paper_of(j["rule"])].append(j)
     out, expected = [], {}
     for paper, js in by_paper.items():
-        ch = sum(j["threads"] * j["runtime"] for j in js) / 60
+        weighted = [j["runtime"] * survival(j, halving) for j in js]
+        ch = sum(j["threads"] * w for j, w in zip(js, weighted, strict=True)) / 60
         model = costs.get(paper, (float("nan"), ""))[0]
         factor = model / ch if ch and model == model else 1.0
-        out += [dict(j, runtime=j["runtime"] * factor) for j in js]
+        out += [dict(j, runtime=w * factor) for j, w in zip(js, weighted, strict=True)]
         expected[paper] = ch * factor
     return out, expected
 
 
+def halving_of(overlay: str | Path) -> tuple[int, int] | None:
+    """(eta, rungs) of ``runtime.agents.halving`` in an overlay file, with halving.py's defaults."""
+    import yaml
+
+    h = ((yaml.safe_load(Path(overlay).read_text()) or {}).get("runtime") or {}).get("agents", {}).get("halving")
+    return None if h is None else (int(h.get("eta", 2)), int(h.get("rungs", 4)))
+
+
 def overlay_text(overlay: str, jobs: list[dict], cores: int, costs: dict) -> str:
     """One paragraph: the DAG with ``overlay`` given after the config, against issue 72's bar."""
-    scaled, expected = expected_jobs(jobs, costs)
+    scaled, expected = expected_jobs(jobs, costs, halving_of(REPO / overlay))
     requested = sum(j["threads"] * j["runtime"] for j in jobs) / 60
     span = makespan(scaled, cores) / 60
     verdict = "met" if span <= GOAL_HOURS else "not met"
@@ -205,8 +232,8 @@ def overlay_text(overlay: str, jobs: list[dict], cores: int, costs: dict) -> str
             f"{len(jobs):,} SLURM jobs, {requested:,.0f} core-hours requested, {sum(expected.values()):,.0f} expected; "
             f"makespan on {cores} cores {makespan(jobs, cores) / 60:,.1f} h requested, {span:,.1f} h expected: "
             f"issue 72's goal of {GOAL_HOURS} h {verdict}. `schedrl runtime cost` with it: {runtime} (Expected "
-            "spreads each paper's model over its jobs by their requests; a pruned point's later rungs request "
-            "time they do not use, so the rungs' split is approximate, their sum is the model's.)")
+            "spreads each paper's model over its jobs by their requests, a rung r job's weighted by the share of "
+            "points expected to reach it, 1/eta^r: a pruned point's later jobs end at once.)")
 
 
 def plan(jobs: list[dict], cores: int, costs: dict | None = None, overlays: list[str] = ()) -> str:
@@ -245,7 +272,7 @@ def plan(jobs: list[dict], cores: int, costs: dict | None = None, overlays: list
         r[4] = max(r[4], j["threads"])
     rule_lines = ["| rule | jobs | threads | core-hours | longest job (h) | memory (GB) |",
                   "|---|---:|---:|---:|---:|---:|"]
-    for rule, (n, ch, longest, mem, threads) in sorted(per_rule.items(), key=lambda kv: -kv[1][1]):
+    for rule, (n, ch, longest, mem, threads) in sorted(per_rule.items(), key=lambda kv: (-round(kv[1][1], 6), kv[0])):
         if ch >= 1 or longest >= 60:
             rule_lines.append(f"| {rule} | {n:,} | {threads} | {ch:,.0f} | {longest / 60:.1f} | {mem / 1000:.1f} |")
     gpu = sorted({j["rule"] for j in jobs if j["runtime"] > 24 * 60})

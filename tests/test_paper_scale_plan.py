@@ -39,3 +39,20 @@ def test_the_runtime_lever_follows_the_update_share_and_the_grid(plan, tmp_path,
     assert "(4 points per half and method" in text
     assert "50%-50% of it at K 4 and 67%-67% at the grid's mean K of 8.00" in text and "at most x3.0" in text
     assert "minibatches of 512-1,024" in text
+
+
+def test_halvings_expected_time_goes_to_the_rungs_points_reach(plan):
+    """With the halving overlay, a rung r job of runtime is expected to use 1/eta**r of its request
+    (only that share of the points trains there); the paper's cost model is spread on those weights."""
+    run = "results/runtime/agents/baseline/wl1_100a/T512-M512-K4/seed0"
+    jobs = [{"rule": "runtime_train_rung", "output": [f"{run}/rungs/{r}.json"], "threads": 1, "runtime": 60}
+            for r in range(3)]
+    jobs += [{"rule": "runtime_train", "output": [f"{run}/model.zip"], "threads": 1, "runtime": 120},
+             {"rule": "runtime_evaluate", "output": [f"{run}/evaluation.csv"], "threads": 1, "runtime": 60}]
+    assert [plan.survival(j, (2, 4)) for j in jobs] == [1.0, 0.5, 0.25, 0.125, 1.0]
+    assert [plan.survival(j, None) for j in jobs] == [1.0] * 5
+    # weighted minutes 60 + 30 + 15 + 15 + 60 = 180 = 3 core-hours; a model of 6 doubles each
+    scaled, expected = plan.expected_jobs(jobs, {"runtime": (6.0, "")}, (2, 4))
+    assert expected["runtime"] == pytest.approx(6.0)
+    assert [j["runtime"] for j in scaled] == pytest.approx([120, 60, 30, 30, 120])
+    assert plan.halving_of(Path(__file__).resolve().parents[1] / "config" / "paper-halving.yaml") == (2, 4)
