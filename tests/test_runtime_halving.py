@@ -53,7 +53,7 @@ def test_cost_model_with_halving_is_the_rungs_steps():
     paper["agents"]["grid"] = {"n_steps": [512], "batch_size": [512, 1024, 2048, 4096], "n_epochs": [4]}
     full = rx.estimate_core_hours(json.loads(json.dumps({**paper, "agents": {
         k: v for k, v in paper["agents"].items() if k != "halving"}})))
-    half = rx.estimate_core_hours(paper)
+    half = rh.estimate_core_hours(paper)
     # 4 points: all to 1/8, 2 to 1/4, 1 to 1/2 and to the end: 4/8 + 2/8 + 1/4 + 1/2 = 1.5 of 4 runs' steps
     assert half["train"] - rh.rung_play_core_hours(paper) == pytest.approx(full["train"] * 1.5 / 4)
     assert half["halving"] == (2, 4) and "halving" not in full

@@ -329,9 +329,10 @@ def run_evaluate_budget(args) -> int:
 
 def run_cost(args) -> int:
     from schedrl.papers.runtime import experiments as rx
+    from schedrl.papers.runtime import halving
     from schedrl.report.budget import on_slower_kind
 
-    c = rx.estimate_core_hours(_spec(spec_text("runtime", args.spec)))
+    c = halving.estimate_core_hours(_spec(spec_text("runtime", args.spec)))
     total = sum(c[k] for k in rx.COST_PARTS)
     halving = f" (successive halving, eta {c['halving'][0]}, {c['halving'][1]} rungs)" if c.get("halving") else ""
     print(f"~{total:,.1f} core-hours: {c['runs']} PPO runs{halving} "

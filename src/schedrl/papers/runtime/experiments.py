@@ -168,16 +168,32 @@ def check_spec(spec: dict) -> dict:
         for v in values:
             if v not in known:
                 raise ConfigError(f"runtime.{key}: '{v}' is {what} (choose from: {', '.join(known)})")
-    if agents.get("halving") is not None:
-        from schedrl.papers.runtime import halving
-
-        halving.settings(spec)  # eta and rungs checked against the budget checkpoints
+    halving_settings(spec)  # eta and rungs checked against the budget checkpoints
     if spec["evaluate"]["estimators"][0] != "actual":
         raise ConfigError("runtime.evaluate.estimators must start with 'actual' (the tables' oracle)")
     for d in spec["evaluate"].get("budget_draws", []):
         if int(d) not in draws(spec):
             raise ConfigError(f"runtime.evaluate.budget_draws: draw {d} is not one of agents.draws {draws(spec)}")
     return spec
+
+
+#: Successive halving's first rung must reach the first budget checkpoint (1/8 of training), so every
+#: run's ``evaluation_budget.csv`` has rows: eta ** (rungs - 1) <= 8 (``halving.py``).
+HALVING_MAX_SPREAD = 8
+
+
+def halving_settings(spec: dict) -> tuple[int, int] | None:
+    """``(eta, rungs)`` of ``agents.halving`` (defaults 2 and 4), or None: the full grid (the paper's)."""
+    h = spec.get("agents", {}).get("halving")
+    if h is None:
+        return None
+    eta, rungs = int(h.get("eta", 2)), int(h.get("rungs", 4))
+    if eta < 2 or rungs < 2:
+        raise ConfigError(f"runtime.agents.halving: eta {eta} and rungs {rungs} must each be >= 2")
+    if eta ** (rungs - 1) > HALVING_MAX_SPREAD:
+        raise ConfigError(f"runtime.agents.halving: the first rung at 1/{eta ** (rungs - 1)} of training is before "
+                          f"the first budget checkpoint (1/8): choose eta ** (rungs - 1) <= {HALVING_MAX_SPREAD}")
+    return eta, rungs
 
 
 def grid_points(spec: dict) -> list[dict]:
@@ -587,14 +603,8 @@ def estimate_core_hours(spec: dict) -> dict:
     # CPU-s, random valid play 5,246-5,306 in 2.5 s (no masks to compute; empty picks act as X)
     b_halves = {same_tendency(w) for w in agents["workloads"]}
     uniform = groups * len(b_halves) * episodes * min(RANDOM_STEPS_PER_EPISODE, int(ev["max_steps"])) / RANDOM_STEPS_PER_S
-    out = {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
-           "budget": budget, "references": (random + untrained + uniform) / 3600}
-    if agents.get("halving") is not None:  # successive halving (beyond the paper): fewer steps, the rungs' own-half plays
-        from schedrl.papers.runtime import halving
-
-        out.update(train=halving.train_core_hours(spec) + halving.rung_play_core_hours(spec),
-                   halving=halving.settings(spec))
-    return out
+    return {"runs": per_method * len(agents["methods"]), "train": train, "evaluate": evaluate,
+            "budget": budget, "references": (random + untrained + uniform) / 3600}
 
 
 def train_minutes(spec: dict, method: str) -> int:

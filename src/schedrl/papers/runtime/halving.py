@@ -31,23 +31,8 @@ from schedrl.papers.runtime import experiments as rx
 
 RUNGS_DIR = "rungs"
 HALVING_FILE = rx.HALVING_FILE
-#: A rung's model must reach the first budget checkpoint (1/8 of training), so every run's
-#: ``evaluation_budget.csv`` has rows: eta ** (rungs - 1) <= 8.
-MAX_SPREAD = 8
-
-
-def settings(spec: dict) -> tuple[int, int] | None:
-    """``(eta, rungs)`` of ``agents.halving``, or None: the full grid (the paper's)."""
-    h = spec.get("agents", {}).get("halving")
-    if h is None:
-        return None
-    eta, rungs = int(h.get("eta", 2)), int(h.get("rungs", 4))
-    if eta < 2 or rungs < 2:
-        raise ConfigError(f"runtime.agents.halving: eta {eta} and rungs {rungs} must each be >= 2")
-    if eta ** (rungs - 1) > MAX_SPREAD:
-        raise ConfigError(f"runtime.agents.halving: the first rung at 1/{eta ** (rungs - 1)} of training is before "
-                          f"the first budget checkpoint (1/8): choose eta ** (rungs - 1) <= {MAX_SPREAD}")
-    return eta, rungs
+#: ``(eta, rungs)`` of ``agents.halving`` or None (checked with the spec: ``experiments.check_spec``)
+settings = rx.halving_settings
 
 
 def rung_steps(spec: dict) -> list[int]:
@@ -194,6 +179,15 @@ def train_core_hours(spec: dict) -> float:
             steps += survivors_count(len(points), eta, r - 1) * mean * (targets[r] - targets[r - 1])
         total += per_point * steps / rx.TRAIN_STEPS_PER_S[m]
     return total / 3600
+
+
+def estimate_core_hours(spec: dict) -> dict:
+    """``experiments.estimate_core_hours``, its training priced by the rungs where halving is set
+    (steps to each rung, plus the rungs' own-half plays), with ``halving``: (eta, rungs)."""
+    out = rx.estimate_core_hours(spec)
+    if settings(spec) is not None:
+        out.update(train=train_core_hours(spec) + rung_play_core_hours(spec), halving=settings(spec))
+    return out
 
 
 def rung_play_core_hours(spec: dict) -> float:
