@@ -212,11 +212,14 @@ def expected_jobs(jobs: list[dict], costs: dict, halving: tuple[int, int] | None
 
 
 def halving_of(overlay: str | Path) -> tuple[int, int] | None:
-    """(eta, rungs) of ``runtime.agents.halving`` in an overlay file, with halving.py's defaults."""
+    """(eta, rungs) of ``runtime.agents.halving`` in an overlay file (``experiments.halving_settings``)."""
     import yaml
 
-    h = ((yaml.safe_load(Path(overlay).read_text()) or {}).get("runtime") or {}).get("agents", {}).get("halving")
-    return None if h is None else (int(h.get("eta", 2)), int(h.get("rungs", 4)))
+    sys.path.insert(0, str(REPO / "src"))
+    from schedrl.papers.runtime import experiments as rx
+
+    runtime = (yaml.safe_load(Path(overlay).read_text()) or {}).get("runtime") or {}
+    return rx.halving_settings(runtime)
 
 
 def overlay_text(overlay: str, jobs: list[dict], cores: int, costs: dict) -> str:

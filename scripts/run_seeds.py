@@ -53,8 +53,6 @@ SCALES = ("paper-budget", "tuned")
 SEEDED = ("deeprm", "mdp", "runtime", "mrsch")
 #: (paper, scale) -> the Snakemake target, where it is not <paper>_paper_budget
 TARGETS = {("mdp", "tuned"): "mdp_tuned"}
-#: papers whose workloads read a real trace (``workloads.<paper>.trace`` or ``.traces``)
-TRACE_PAPERS = ("mrsch", "sem")
 #: targets that write no claims table (recorded by their normalised scores)
 CLAIMLESS = ("mdp_tuned",)
 
@@ -87,21 +85,17 @@ def missing_traces(paper: str, configs: list[str], root: Path | None = None) -> 
     """Files of the real traces ``paper`` reads (``workloads.traces`` keys named by its workloads
     section) that no folder of ``traces.dirs`` holds, with the configs merged as Snakemake merges them;
     relative folders from ``root`` (the repository), as the pipeline runs there."""
-    if paper not in TRACE_PAPERS:
-        return []
     from schedrl.config import load_yaml, merge_config
-    from schedrl.workloads.traces import find_trace
+    from schedrl.workloads.splits import TRACE_SPLITS
+    from schedrl.workloads.splits import missing_traces as missing
 
+    if paper not in TRACE_SPLITS:
+        return []
     root = root or ROOT
     config = load_yaml(root / "config" / "config.yaml")
     for f in configs:
         config = merge_config(config, load_yaml(root / f) or {})
-    workloads = config.get("workloads", {})
-    section = workloads.get(paper, {}) or {}
-    keys = [section["trace"]] if "trace" in section else list(section.get("traces", []))
-    dirs = [d if Path(d).is_absolute() else root / d for d in config.get("traces", {}).get("dirs", [])]
-    files = [workloads.get("traces", {}).get(k, {}).get("file") for k in keys]
-    return [f for f in files if f and find_trace(f, dirs) is None]
+    return missing(paper, config, root)
 
 
 def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, seed_dir: Path) -> list[list[str]]:

@@ -166,6 +166,26 @@ def load_matched_block(before: pd.DataFrame, n: int, nodes: int, target: float) 
     return best - n, best
 
 
+def missing_traces(paper: str, config: dict, root=None) -> list[str]:
+    """Files of the real traces ``paper`` reads (``workloads.<paper>.trace`` or ``.traces``, keys of
+    ``workloads.traces``) that no folder of the config's ``traces.dirs`` holds (relative folders from
+    ``root``, the repository): the pipeline would build that paper's splits from a synthetic stand-in.
+    Papers that read no trace (not in ``TRACE_SPLITS``) have none."""
+    from pathlib import Path
+
+    from schedrl.workloads.traces import find_trace
+
+    if paper not in TRACE_SPLITS:
+        return []
+    root = Path(root or ".")
+    workloads = config.get("workloads", {})
+    section = workloads.get(paper, {}) or {}
+    keys = [section["trace"]] if "trace" in section else list(section.get("traces", []))
+    dirs = [d if Path(d).is_absolute() else root / d for d in config.get("traces", {}).get("dirs", [])]
+    files = [workloads.get("traces", {}).get(k, {}).get("file") for k in keys]
+    return [f for f in files if f and find_trace(f, dirs) is None]
+
+
 def stand_in_split(paper: str, root: str | None = None):
     """The first ``split.json`` of ``paper``'s trace splits (``TRACE_SPLITS``, under ``root``: default
     the current folder, where the pipeline runs) that says it was built from a synthetic stand-in for a

@@ -67,13 +67,7 @@ def evaluate_checkpoints(run: str | Path, spec: dict, out: str | Path, threads: 
 
     steps = int(spec["agents"]["steps"])
     fractions = [f for f in cv.BUDGET_FRACTIONS if f < 1]
-    halving = Path(run) / rx.HALVING_FILE
-    if halving.exists():
-        from schedrl.io import read_json
-
-        reached = read_json(halving)["pruned_at"]  # successive halving stopped it there: no later checkpoints
-    else:
-        reached = None
+    reached = rx.pruned_at(run)  # successive halving stopped it there: no later checkpoints
     frames = []
     for f, target in zip(fractions, rx.budget_steps(steps), strict=True):
         if reached is not None and target > int(reached):

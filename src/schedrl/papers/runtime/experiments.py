@@ -67,6 +67,16 @@ GRID_KEYS = {"n_steps": "T", "batch_size": "M", "n_epochs": "K"}
 HALVING_FILE = "halving.json"
 
 
+def pruned_at(run: str | Path) -> int | None:
+    """The steps where successive halving stopped ``run`` (``HALVING_FILE``); None for a run trained
+    to the end or outside halving."""
+    from schedrl.io import read_json
+
+    path = Path(run) / HALVING_FILE
+    found = read_json(path)["pruned_at"] if path.exists() else None
+    return None if found is None else int(found)
+
+
 def draw_dir(draw: int | str = 0) -> str:
     """Folder prefix of Lublin draw ``draw``: none for draw 0 (the config seed), ``draw<k>/`` for
     draw k (seed + k), so draw 0 keeps the files Table 4 has always read."""
@@ -379,11 +389,8 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
     table, recorder = play_cases(spec, method, train, grid, draw, int(config["seed"]), model,
                                  estimators=estimators, episodes=episodes, record=out is not None,
                                  env_id=config["env_id"], cases=cases)
-    halving = Path(run) / HALVING_FILE
-    if halving.exists() and model_file is None:  # a checkpoint's rows stand for its own budget
-        from schedrl.io import read_json
-
-        table["pruned_at"] = read_json(halving)["pruned_at"]
+    if (Path(run) / HALVING_FILE).exists() and model_file is None:  # a checkpoint's rows stand for its own budget
+        table["pruned_at"] = pruned_at(run)
     if out is not None:
         from schedrl.experiments.fingerprint import sb3_view
 
