@@ -19,11 +19,18 @@ T 512 / M 512 / K 4). For each:
    order of float sums differs; lazy differs by design, printed for scale);
 4. the part of a gradient step that ``sparse_optimizer`` changes (backward, SB3's clip call and the
    optimizer's step on a training batch of real observations), CPU ms per variant, the variants
-   taking turns, best of ``5 * --repeats`` 10-step means.
+   taking turns, best of ``5 * --repeats`` 10-step means;
+5. with ``--ceiling``, what no first-layer kernel can beat: PPO with the first layers free (``free``:
+   the same env and PPO, the observation cut to its first 64 inputs, so the env, SB3's loop and the
+   layers above cost what they cost and the first layers almost nothing) and ``free+adam`` (that,
+   plus torch's fused Adam stepping a zero-gradient table the size of the first layers, as an exact
+   Adam must every step: every weight moves on its moments, touched or not), alternated with dense,
+   each rate's ratio over dense. ``free+adam`` over dense bounds the speed-up of any first layer
+   trained with the papers' exact Adam.
 
 Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
 count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]
-[--variants dense sparse clip lazy]``
+[--variants dense sparse clip lazy] [--ceiling]``
 """
 
 from __future__ import annotations
@@ -219,6 +226,61 @@ def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, variant: str):
     return rate, {k: v.clone() for k, v in model.policy.state_dict().items()}
 
 
+def free_rate(env_id: str, kwargs: dict, hp: dict, steps: int, adam: bool, keep: int = 64) -> float:
+    """Steps per CPU second of PPO (seed 0, dense layers) with the first layers free: the observation
+    cut to its first ``keep`` inputs; with ``adam``, torch's Adam (the policy's optimizer, fused as
+    configured) also steps a zero-gradient table the size of the full first layers."""
+    import copy
+
+    import gymnasium as gym
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from schedrl.agents.hyperparams import resolve_hyperparams
+    from schedrl.experiments.envs import make_env
+
+    def cut():
+        env = make_env(env_id, kwargs)
+        space = env.observation_space
+        return gym.wrappers.TransformObservation(
+            env, lambda o: np.ravel(o)[:keep],
+            gym.spaces.Box(space.low.ravel()[:keep], space.high.ravel()[:keep], dtype=space.dtype))
+
+    hp = copy.deepcopy(hp)
+    hp["policy_kwargs"]["sparse_input"] = False
+    n_inputs = int(np.prod(make_env(env_id, kwargs).observation_space.shape))
+    shared = hp["policy_kwargs"].get("shared_net")
+    widths = [int(shared[0])] if shared else [int(n[0]) for n in hp["policy_kwargs"]["net_arch"].values()]
+    policy, n_envs, kw = resolve_hyperparams("ppo", hp)
+    env = DummyVecEnv([cut for _ in range(n_envs)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # batch_size larger than the MDP's rollout
+        model = PPO(policy, env, seed=0, verbose=0, device="cpu", **kw)
+        if adam:
+            table = torch.nn.Parameter(torch.zeros(sum(widths), n_inputs))
+            zeros = torch.zeros_like(table)
+            model.policy.optimizer.add_param_group({"params": [table]})
+            # SB3 sets gradients to None before each backward; Adam skips a parameter without one
+            model.policy.optimizer.register_step_pre_hook(lambda *_: setattr(table, "grad", zeros))
+        model.learn(kw["n_steps"] * n_envs)
+        t0 = time.process_time()
+        model.learn(steps, reset_num_timesteps=False)
+    return steps / (time.process_time() - t0)
+
+
+def ceiling(case: str, env_id: str, kwargs: dict, hp: dict, steps: int, repeats: int) -> None:
+    """Print dense, ``free`` and ``free+adam`` rates (best of ``repeats`` alternated runs)."""
+    rates = {"dense": 0.0, "free": 0.0, "free+adam": 0.0}
+    for _ in range(repeats):
+        rates["dense"] = max(rates["dense"], ppo_rate(env_id, kwargs, hp, steps, "dense")[0])
+        rates["free"] = max(rates["free"], free_rate(env_id, kwargs, hp, steps, adam=False))
+        rates["free+adam"] = max(rates["free+adam"], free_rate(env_id, kwargs, hp, steps, adam=True))
+    print(f"{case:17s} ceiling, PPO steps/CPU-s: dense {rates['dense']:.0f}, first layers free {rates['free']:.0f} "
+          f"({rates['free'] / rates['dense']:.2f}x), free + exact Adam over their weights {rates['free+adam']:.0f} "
+          f"({rates['free+adam'] / rates['dense']:.2f}x)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
@@ -226,6 +288,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=2, help="alternated runs of each variant; best rate kept")
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
                     help="PPO variants timed (dense and sparse always)")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="only the bound: dense against the first layers free, with and without Adam over them")
     args = ap.parse_args(argv)
     variants = ["dense", "sparse"] + [v for v in VARIANTS if v in args.variants and v not in ("dense", "sparse")]
     import torch
@@ -235,12 +299,16 @@ def main(argv: list[str] | None = None) -> None:
 
     extra = "".join(f" {v:>6s} {'ratio':>6s}" for v in variants[1:])
     diffs = "".join(f" {v:>7s}" for v in variants[1:])
-    print(f"{'case':17s} {'inputs':>6s} {'density':>7s} {'p90':>5s} | first layer ms: {'fwd1 d':>7s} {'fwd1 s':>7s} "
-          f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s}{extra} "
-          f"| layers' share dense -> sparse | max |dw| from dense:{diffs}")
+    if not args.ceiling:
+        print(f"{'case':17s} {'inputs':>6s} {'density':>7s} {'p90':>5s} | first layer ms: {'fwd1 d':>7s} {'fwd1 s':>7s} "
+              f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s}{extra} "
+              f"| layers' share dense -> sparse | max |dw| from dense:{diffs}")
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases:
             env_id, kwargs, hp = case_setup(case, Path(tmp))
+            if args.ceiling:
+                ceiling(case, env_id, kwargs, hp, args.steps, args.repeats)
+                continue
             dens = densities(env_id, kwargs)
             n_steps, n_envs, batch = int(hp["n_steps"]), int(hp.get("n_envs", 1)), int(hp["batch_size"])
             batch = min(batch, n_steps * n_envs)
