@@ -234,3 +234,26 @@ def test_budget_checkpoints_survive_pruning(tmp_path):
     pg = RunFolder(tmp_path / "pg", prefix="iter_", suffix=".pt")
     assert [n for n, _ in pg.checkpoints()] == [2, 4, 8, 15, 16]
     assert [n for _, n, _ in pg.budget_checkpoints(16)] == [2, 4, 8]
+
+
+def test_timing_sums_survive_a_job_that_removes_timing_json(tmp_path):
+    """A run paused by one rule and finished by another (runtime's halving rungs): Snakemake deletes
+    the second job's declared outputs, timing.json among them, before it runs; the copy beside the
+    checkpoints still carries the first segment's time and resume records into the final timing."""
+    from schedrl.experiments import train as T
+
+    kwargs = {"num_res": 1, "time_horizon": 10, "max_job_len": 5, "res_slot": 5, "max_job_size": 5,
+              "backlog_size": 10, "num_nw": 3, "simu_len": 10, "episode_max_length": 40, "obs_mode": "compact"}
+    hp = {"n_steps": 5, "policy_kwargs": {"net_arch": [8]}}
+    run = tmp_path / "run"
+    paused = T.train("schedrl.envs:schedrl/DeepRM-v0", kwargs, "a2c", hp, 200, 0, run, stop_at=100)
+    assert paused.paused
+    folder = RunFolder(run)
+    first = json.loads(folder.timing_file.read_text())
+    assert json.loads(folder.timing_copy.read_text()) == first
+    folder.timing_file.unlink()  # what Snakemake does to the finishing job's declared outputs
+    T.train("schedrl.envs:schedrl/DeepRM-v0", kwargs, "a2c", hp, 200, 0, run)
+    timing = json.loads(folder.timing_file.read_text())
+    assert timing["resumes"] == [{"from": 100, "exact": True}]
+    assert timing["wall_time_total_s"] == pytest.approx(first["wall_time_total_s"] + timing["wall_time_s"], abs=2e-3)
+    assert timing["process_cpu_total_s"] > timing["process_cpu_s"]

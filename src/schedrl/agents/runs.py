@@ -92,7 +92,10 @@ class RunFolder:
     ``learning_curve.csv``      one row per training episode (no wall times: byte-stable)
     ``timing.json``             the final model's progress (``steps``; ``iterations``), the last
                                 invocation's wall time and rate, ``wall_time_total_s`` summed over
-                                every segment (an interrupted one noted under ``interrupted``)
+                                every segment (an interrupted one noted under ``interrupted``); a
+                                copy in ``checkpoints/`` carries the sums across a job that
+                                removes it (Snakemake deletes a job's declared outputs before it
+                                runs, so a run continued by a second rule would lose its segments)
     ==========================  =====================================================================
 
     ``command.txt`` is the only file that may differ between two runs of the same config and seed.
@@ -110,6 +113,7 @@ class RunFolder:
     model_file = property(lambda self: self.path / "model.zip")
     timing_file = property(lambda self: self.path / "timing.json")
     checkpoint_dir = property(lambda self: self.path / "checkpoints")
+    timing_copy = property(lambda self: self.checkpoint_dir / "timing.json")
 
     # -- identity
     def check_config(self, identity: dict, on_mismatch: str = "error") -> bool:
@@ -267,36 +271,43 @@ class RunFolder:
                   "process_cpu_s": round(cpu, 3),
                   "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
         write_json(self.timing_file, timing)
+        if self.checkpoint_dir.is_dir():  # a run continued later (more steps) keeps its sums
+            write_json(self.timing_copy, timing)
         return timing
 
     def write_interrupted(self, wall: float, trained: int, **fields) -> dict:
         """Record an interrupted segment: its time counts in ``wall_time_total_s``, its progress goes
         under ``interrupted`` only, so the fields of the final model (if any) stay as they were."""
-        from schedrl.io import read_json, write_json
+        from schedrl.io import write_json
 
-        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
+        previous = self._previous()
         cpu = time.process_time()
         timing = {**previous, "interrupted": {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
                                               "process_cpu_s": round(cpu, 3)},
                   "wall_time_total_s": round(self._total("wall_time_total_s") + wall, 3),
                   "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
         write_json(self.timing_file, timing)
+        self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
+        write_json(self.timing_copy, timing)
         return timing
+
+    def _previous(self) -> dict:
+        """The run's timing so far: ``timing.json``, else its copy beside the checkpoints, else {}."""
+        from schedrl.io import read_json
+
+        for path in (self.timing_file, self.timing_copy):
+            if path.exists():
+                return read_json(path)
+        return {}
 
     def resumes(self, resume: dict | None = None) -> list[dict]:
         """Every resume of the run so far (``{"from": n, "exact": bool}``, from ``timing.json``)
         plus ``resume``: a record that says whether the final model is the uninterrupted run's."""
-        from schedrl.io import read_json
-
-        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
-        return [*previous.get("resumes", []), *([resume] if resume else [])]
+        return [*self._previous().get("resumes", []), *([resume] if resume else [])]
 
     def _total(self, key: str) -> float:
         """``key`` of the run's timing.json so far (0 before the first segment)."""
-        from schedrl.io import read_json
-
-        previous = read_json(self.timing_file) if self.timing_file.exists() else {}
-        return float(previous.get(key, 0.0))
+        return float(self._previous().get(key, 0.0))
 
     # -- one invocation
     @contextmanager
