@@ -212,14 +212,15 @@ def expected_jobs(jobs: list[dict], costs: dict, halving: tuple[int, int] | None
 
 
 def halving_of(overlay: str | Path) -> tuple[int, int] | None:
-    """(eta, rungs) of ``runtime.agents.halving`` in an overlay file (``experiments.halving_settings``)."""
+    """(eta, rungs) of ``runtime.agents.halving`` in an overlay file (``experiments.halving_settings``);
+    None for a check run (``halving.check``: every point trains every rung, no job is expected to skip)."""
     import yaml
 
     sys.path.insert(0, str(REPO / "src"))
     from schedrl.papers.runtime import experiments as rx
 
     runtime = (yaml.safe_load(Path(overlay).read_text()) or {}).get("runtime") or {}
-    return rx.halving_settings(runtime)
+    return None if rx.halving_check(runtime) else rx.halving_settings(runtime)
 
 
 def overlay_text(overlay: str, jobs: list[dict], cores: int, costs: dict) -> str:

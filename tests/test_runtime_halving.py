@@ -160,3 +160,59 @@ def test_smoke_dag_with_halving_has_a_rung_job_per_run_and_rung(tmp_path):
     assert "--rung 1 --previous" in proc.stdout
     train = [line for line in proc.stdout.splitlines() if "schedrl runtime train " in line]
     assert len(train) == runs and all(line.count("/rungs/1.json") == 6 for line in train)
+
+
+def test_check_run_trains_every_point_and_sets_halvings_pick_beside_the_full_grids(tmp_path, monkeypatch):
+    """``halving.check``: every point trains to the end, the rungs still record what halving would
+    have kept (the same records as a halving run: kept points train the same steps), ``halving.json``
+    says where halving would have stopped each point, and Table 5's note compares the two picks."""
+    from stable_baselines3 import PPO
+
+    from schedrl.io import read_json
+    from schedrl.papers.runtime import figures
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in rx.WORKLOADS:
+        write_swf(generate(w[:3], 40, seed=0), tmp_path / rx.workload_file(w))
+    spec = json.loads(json.dumps(SPEC))
+    spec["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=256,
+                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1, 2, 3]},
+                          halving={"eta": 2, "rungs": 3, "check": True})
+    spec["evaluate"].update(episodes=1, max_steps=200)
+    assert rx.halving_check(spec) and not rx.halving_check(_spec(eta=2, rungs=4))
+    grids = [rx.grid_id(g) for g in rx.grid_points(spec)]
+    runs = {g: rx.run_dir(rx.ROOT, "baseline", "wl1_100a", g, 0) for g in grids}
+    for rung in (0, 1):
+        previous = rh.group_records(spec, "baseline", "wl1_100a", rung - 1) if rung else []
+        for g in grids:
+            rh.train_rung(spec, "baseline", "wl1_100a", g, 0, runs[g], rung, previous)
+    records = rh.read_records(rh.group_records(spec, "baseline", "wl1_100a", 1))
+    assert all(r["trained"] for r in records) and sum(r["kept"] for r in records) == 2
+    last = rh.group_records(spec, "baseline", "wl1_100a", 1)
+    for g in grids:
+        assert rh.finish(spec, "baseline", "wl1_100a", g, 0, runs[g], last)["pruned_at"] is None
+    would = {g: read_json(runs[g] / rx.HALVING_FILE)["would_prune_at"] for g in grids}
+    assert sorted(would.values(), key=lambda v: -1 if v is None else v) == [None, 64, 128]
+    assert all(PPO.load(runs[g] / "model.zip", device="cpu").num_timesteps == 256 for g in grids)
+
+    evals = pd.concat([rx.evaluate(runs[g], spec, None) for g in grids], ignore_index=True)
+    assert evals["pruned_at"].isna().all() and set(evals["would_prune_at"].dropna()) == {64, 128}
+    halving_pick = next(g for g in grids if would[g] is None)
+    evals["utilization"] = [1.0 if g == halving_pick else 0.5 for g in evals["grid"]]
+    check = rx.halving_against_full(evals)
+    assert check["same"].tolist() == [True] and check["halving_grid"].tolist() == [halving_pick]
+    assert "1 of 1" in figures._halving_note(evals)[0]
+    other = next(g for g in grids if g != halving_pick)
+    evals["utilization"] = [0.9 if g == other else 0.5 for g in evals["grid"]]  # a point halving pruned was best
+    check = rx.halving_against_full(evals)
+    assert check["full_grid"].tolist() == [other] and check["halving_utilization"].tolist() == [0.5]
+    note = figures._halving_note(evals)[0]
+    assert "0 of 1" in note and "0.400 below" in note and f"{halving_pick} vs {other}" in note
+    # the cost model prices a check as the full grid plus every point's rung plays
+    full = json.loads(json.dumps(spec))
+    del full["agents"]["halving"]
+    assert rh.estimate_core_hours(spec)["train"] == pytest.approx(
+        rx.estimate_core_hours(full)["train"] + rh.rung_play_core_hours(spec))

@@ -77,6 +77,19 @@ def pruned_at(run: str | Path) -> int | None:
     return None if found is None else int(found)
 
 
+def halving_outcome(run: str | Path) -> dict[str, int | None]:
+    """The columns a run's final evaluation rows carry from ``HALVING_FILE``: ``pruned_at`` and, for
+    a check run (``agents.halving.check``: every point trained to the end), ``would_prune_at`` (where
+    halving would have stopped it; None: it would have reached the end). Empty outside halving."""
+    from schedrl.io import read_json
+
+    path = Path(run) / HALVING_FILE
+    if not path.exists():
+        return {}
+    found = read_json(path)
+    return {k: None if found[k] is None else int(found[k]) for k in ("pruned_at", "would_prune_at") if k in found}
+
+
 def draw_dir(draw: int | str = 0) -> str:
     """Folder prefix of Lublin draw ``draw``: none for draw 0 (the config seed), ``draw<k>/`` for
     draw k (seed + k), so draw 0 keeps the files Table 4 has always read."""
@@ -204,6 +217,12 @@ def halving_settings(spec: dict) -> tuple[int, int] | None:
         raise ConfigError(f"runtime.agents.halving: the first rung at 1/{eta ** (rungs - 1)} of training is before "
                           f"the first budget checkpoint (1/8): choose eta ** (rungs - 1) <= {HALVING_MAX_SPREAD}")
     return eta, rungs
+
+
+def halving_check(spec: dict) -> bool:
+    """``agents.halving.check``: every grid point trains to the end (the full grid's cost) while the
+    rungs still record what halving would have kept, so one run measures what halving changes."""
+    return halving_settings(spec) is not None and bool(spec["agents"]["halving"].get("check", False))
 
 
 def grid_points(spec: dict) -> list[dict]:
@@ -389,8 +408,9 @@ def evaluate(run: str | Path, spec: dict, out: str | Path | None, threads: int =
     table, recorder = play_cases(spec, method, train, grid, draw, int(config["seed"]), model,
                                  estimators=estimators, episodes=episodes, record=out is not None,
                                  env_id=config["env_id"], cases=cases)
-    if (Path(run) / HALVING_FILE).exists() and model_file is None:  # a checkpoint's rows stand for its own budget
-        table["pruned_at"] = pruned_at(run)
+    if model_file is None:  # a checkpoint's rows stand for its own budget
+        for column, value in halving_outcome(run).items():
+            table[column] = value
     if out is not None:
         from schedrl.experiments.fingerprint import sb3_view
 
@@ -645,6 +665,25 @@ def best_grid(evals) -> pd.DataFrame:
     means = own.groupby(["method", "train", "grid"], as_index=False)["utilization"].mean()
     best = means.loc[means.groupby(["method", "train"])["utilization"].idxmax()]
     return best[["method", "train", "grid"]].reset_index(drop=True)
+
+
+def halving_against_full(evals) -> pd.DataFrame | None:
+    """For a check run (``would_prune_at`` on the rows): per (method, train), the full grid's pick
+    (``best_grid``) and halving's (the same rule among the points halving would have trained to the
+    end), whether they agree, and each pick's mean oracle utilisation on its own half. None for
+    evaluations without that column."""
+    if "would_prune_at" not in evals.columns:
+        return None
+    full = best_grid(evals).rename(columns={"grid": "full_grid"})
+    halved = best_grid(evals[evals["would_prune_at"].isna()]).rename(columns={"grid": "halving_grid"})
+    own = evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
+    means = own.groupby(["method", "train", "grid"])["utilization"].mean()
+    out = full.merge(halved, on=["method", "train"], how="left")
+    out["same"] = out["full_grid"] == out["halving_grid"]
+    out["full_utilization"] = [means[(m, t, g)] for m, t, g in out[["method", "train", "full_grid"]].itertuples(False)]
+    out["halving_utilization"] = [means.get((m, t, g), float("nan"))
+                                  for m, t, g in out[["method", "train", "halving_grid"]].itertuples(False)]
+    return out
 
 
 def tuned(evals) -> pd.DataFrame:

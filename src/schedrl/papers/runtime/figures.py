@@ -24,6 +24,7 @@ from schedrl.papers.runtime.experiments import (
     TEST_WORKLOADS,
     TRAIN_WORKLOADS,
     VALUES,
+    halving_against_full,
     read_evaluations,
     same_tendency,
 )
@@ -146,6 +147,20 @@ def _halving_note(evals: pd.DataFrame) -> list[str]:
     """Markdown note where successive halving chose which grid points trained to the end."""
     if "pruned_at" not in evals.columns:
         return []
+    check = halving_against_full(evals)
+    if check is not None:  # a check run: every point trained to the end
+        lines = [f"Successive halving checked against the full grid (`runtime.agents.halving.check`, beyond the paper: "
+                 f"every point trained to the end, the rungs recording what halving would have kept): halving's pick "
+                 f"is the full grid's in {int(check['same'].sum())} of {len(check)} (method, half) cells"]
+        differ = check[~check["same"]]
+        if len(differ):
+            loss = differ["full_utilization"] - differ["halving_utilization"]
+            lines[0] += (f"; where not, its own-half utilisation is {loss.mean():.3f} below the full grid's on average "
+                         f"(at most {loss.max():.3f}: "
+                         + ", ".join(f"{LABELS.get(m, m)} {t} {g} vs {h}" for m, t, g, h in
+                                     differ[["method", "train", "halving_grid", "full_grid"]].itertuples(False))
+                         + ")")
+        return [lines[0] + ". The tables use the full grid's pick (the paper's rule)."]
     points = evals.groupby(["method", "train"])["grid"].nunique()
     full = evals[evals["pruned_at"].isna()].groupby(["method", "train"])["grid"].nunique()
     return [f"Successive halving over the grid (`runtime.agents.halving`, beyond the paper): "

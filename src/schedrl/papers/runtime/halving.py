@@ -18,6 +18,12 @@ steps, whether the point trained to it, its mean own-half utilisation) and, at t
 end). A pruned point's ``model.zip`` is its last rung's model; its evaluation rows carry
 ``pruned_at`` so ``experiments.best_grid`` never picks it, and its budget checkpoints stop at its
 rung. Without ``halving`` nothing here runs and no file changes.
+
+``check: true`` measures what halving changes instead of saving its cost: every point trains to
+every rung and to the end (the full grid's run, plus the rungs' plays), the records still say which
+points halving would have kept (``kept``) and ``halving.json`` where it would have stopped each
+(``would_prune_at``); ``experiments.halving_against_full`` then sets the full grid's pick beside
+halving's, and Table 5's note says how often they agree.
 """
 
 from __future__ import annotations
@@ -67,9 +73,13 @@ def survivors(records: list[dict], eta: int) -> list[str]:
     import pandas as pd
 
     frame = pd.DataFrame(records)
-    if not len(frame) or not frame["trained"].any():
+    if not len(frame):
         return []
-    means = frame[frame["trained"]].groupby("grid")["utilization"].mean()
+    # ``kept``: halving trained it to this rung (a check run trains every point; older records lack it)
+    kept = (frame["kept"].fillna(frame["trained"]) if "kept" in frame else frame["trained"]).astype(bool)
+    if not kept.any():
+        return []
+    means = frame[kept].groupby("grid")["utilization"].mean()
     ranked = sorted(means.index, key=lambda g: (-means[g], g))
     return ranked[:math.ceil(len(ranked) / eta)]
 
@@ -93,16 +103,18 @@ def train_rung(spec: dict, method: str, workload: str, grid: str, seed: int, run
                previous: list[str | Path], threads: int = 1, draw: int = 0) -> dict:
     """Rung ``rung`` (before the last) of one run: if the point survived the rung before (every
     point enters rung 0), train to the rung's steps (paused, ``train(stop_at=...)``) and play the
-    paused model on its own half; write and return the rung's record."""
+    paused model on its own half; write and return the rung's record. A check run trains every
+    point and records whether halving would have (``kept``)."""
     from schedrl.io import write_json
 
     eta, rungs = _require(spec)
     if not 0 <= rung < rungs - 1:
         raise ConfigError(f"rung {rung}: the rungs before the last are 0 .. {rungs - 2}")
     target = rung_steps(spec)[rung]
+    kept = rung == 0 or _survives(grid, previous, eta)
     record = {"rung": int(rung), "grid": grid, "seed": int(seed), "draw": int(draw), "target": target,
-              "steps": None, "trained": False, "utilization": None}
-    if rung == 0 or _survives(grid, previous, eta):
+              "steps": None, "trained": False, "kept": kept, "utilization": None}
+    if kept or rx.halving_check(spec):
         result = rx.train(spec, method, workload, grid, seed, run, threads=threads, draw=draw, stop_at=target)
         steps, path = _checkpoint_at(run, target)
         table = rx.evaluate(run, spec, None, threads=threads, model_file=path, cases=[(workload, "actual")])
@@ -116,17 +128,23 @@ def finish(spec: dict, method: str, workload: str, grid: str, seed: int, run: st
            previous: list[str | Path], threads: int = 1, draw: int = 0) -> dict:
     """The last rung: a survivor trains to ``agents.steps`` (a plain ``experiments.train``, resumed
     exactly from its pause); a pruned point's last rung model becomes its ``model.zip`` (curve and
-    timing as they stood there). Writes and returns ``halving.json``."""
+    timing as they stood there). A check run trains every point to the end and writes where halving
+    would have stopped it (``would_prune_at``). Writes and returns ``halving.json``."""
     from schedrl.io import read_json, write_json
 
     eta, _ = _require(spec)
     run = Path(run)
-    if _survives(grid, previous, eta):
+    kept = _survives(grid, previous, eta)
+    if rx.halving_check(spec):
+        rx.train(spec, method, workload, grid, seed, run, threads=threads, draw=draw)
+        last = None if kept else max((r for r in _own_records(run) if r.get("kept", r["trained"])),
+                                     key=lambda r: r["rung"])
+        out = {"pruned_at": None, "would_prune_at": None if last is None else int(last["steps"])}
+    elif kept:
         rx.train(spec, method, workload, grid, seed, run, threads=threads, draw=draw)
         out = {"pruned_at": None}
     else:
-        last = max((r for r in read_records(list((run / RUNGS_DIR).glob("*.json"))) if r["trained"]),
-                   key=lambda r: r["rung"], default=None)
+        last = max((r for r in _own_records(run) if r["trained"]), key=lambda r: r["rung"], default=None)
         if last is None:
             raise InputFileError(run / RUNGS_DIR, "no rung trained (run rung 0 first)")
         steps, path = _checkpoint_at(run, last["target"])
@@ -139,6 +157,10 @@ def finish(spec: dict, method: str, workload: str, grid: str, seed: int, run: st
         out = {"pruned_at": steps}
     write_json(run / HALVING_FILE, {**out, "rung_steps": rung_steps(spec), "eta": eta})
     return out
+
+
+def _own_records(run: Path) -> list[dict]:
+    return read_records(sorted((run / RUNGS_DIR).glob("*.json")))
 
 
 def _checkpoint_at(run: str | Path, target: int) -> tuple[int, Path]:
@@ -186,7 +208,8 @@ def estimate_core_hours(spec: dict) -> dict:
     (steps to each rung, plus the rungs' own-half plays), with ``halving``: (eta, rungs)."""
     out = rx.estimate_core_hours(spec)
     if settings(spec) is not None:
-        out.update(train=train_core_hours(spec) + rung_play_core_hours(spec), halving=settings(spec))
+        train = out["train"] if rx.halving_check(spec) else train_core_hours(spec)  # a check trains them all
+        out.update(train=train + rung_play_core_hours(spec), halving=settings(spec))
     return out
 
 
@@ -196,7 +219,8 @@ def rung_play_core_hours(spec: dict) -> float:
     agents, ev = spec["agents"], spec["evaluate"]
     per_point = len(agents["workloads"]) * len(agents["seeds"]) * len(rx.draws(spec))
     points = len(rx.grid_points(spec))
-    plays = sum([points, *[survivors_count(points, eta, r) for r in range(rungs - 2)]])
+    plays = (points * (rungs - 1) if rx.halving_check(spec)
+             else sum([points, *[survivors_count(points, eta, r) for r in range(rungs - 2)]]))
     episode = min(rx.EVAL_STEPS_PER_EPISODE, int(ev["max_steps"]))
     return sum(per_point * plays * int(ev["episodes"]) * episode / rx.EVAL_STEPS_PER_S[m]
                for m in agents["methods"]) / 3600
