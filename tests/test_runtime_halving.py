@@ -20,6 +20,23 @@ def _spec(**halving) -> dict:
     return spec
 
 
+def _tiny_grid(tmp_path, monkeypatch) -> dict:
+    """The full grid's spec of three points (baseline, one half, 256 steps) in ``tmp_path``, with its
+    workloads written there."""
+    from schedrl.workloads.lublin import generate
+    from schedrl.workloads.swf import write_swf
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
+    for w in rx.WORKLOADS:
+        write_swf(generate(w[:3], 40, seed=0), tmp_path / rx.workload_file(w))
+    full = json.loads(json.dumps(SPEC))
+    full["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=256,
+                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1, 2, 3]})
+    full["evaluate"].update(episodes=1, max_steps=200)
+    return full
+
+
 def test_rungs_are_the_budget_checkpoints_and_halve_the_grid():
     spec = _spec(eta=2, rungs=4)
     assert rh.settings(spec) == (2, 4)
@@ -65,17 +82,8 @@ def test_tiny_grid_survivor_is_the_full_runs_model_and_pruned_points_are_not_pic
 
     from schedrl.cli import main
     from schedrl.io import read_json
-    from schedrl.workloads.lublin import generate
-    from schedrl.workloads.swf import write_swf
 
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
-    for w in rx.WORKLOADS:
-        write_swf(generate(w[:3], 40, seed=0), tmp_path / rx.workload_file(w))
-    full = json.loads(json.dumps(SPEC))
-    full["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=256,
-                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1, 2, 3]})
-    full["evaluate"].update(episodes=1, max_steps=200)
+    full = _tiny_grid(tmp_path, monkeypatch)
     spec = json.loads(json.dumps(full))
     spec["agents"]["halving"] = {"eta": 2, "rungs": 3}       # rungs at 64, 128 and 256 steps
     text = json.dumps(spec)
@@ -170,18 +178,9 @@ def test_check_run_trains_every_point_and_sets_halvings_pick_beside_the_full_gri
 
     from schedrl.io import read_json
     from schedrl.papers.runtime import figures
-    from schedrl.workloads.lublin import generate
-    from schedrl.workloads.swf import write_swf
 
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "results/workloads/runtime").mkdir(parents=True)
-    for w in rx.WORKLOADS:
-        write_swf(generate(w[:3], 40, seed=0), tmp_path / rx.workload_file(w))
-    spec = json.loads(json.dumps(SPEC))
-    spec["agents"].update(methods=["baseline"], workloads=["wl1_100a"], steps=256,
-                          grid={"n_steps": [8], "batch_size": [32], "n_epochs": [1, 2, 3]},
-                          halving={"eta": 2, "rungs": 3, "check": True})
-    spec["evaluate"].update(episodes=1, max_steps=200)
+    spec = _tiny_grid(tmp_path, monkeypatch)
+    spec["agents"]["halving"] = {"eta": 2, "rungs": 3, "check": True}
     assert rx.halving_check(spec) and not rx.halving_check(_spec(eta=2, rungs=4))
     grids = [rx.grid_id(g) for g in rx.grid_points(spec)]
     runs = {g: rx.run_dir(rx.ROOT, "baseline", "wl1_100a", g, 0) for g in grids}
