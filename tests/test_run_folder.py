@@ -257,3 +257,4 @@ def test_timing_sums_survive_a_job_that_removes_timing_json(tmp_path):
     assert timing["resumes"] == [{"from": 100, "exact": True}]
     assert timing["wall_time_total_s"] == pytest.approx(first["wall_time_total_s"] + timing["wall_time_s"], abs=2e-3)
     assert timing["process_cpu_total_s"] > timing["process_cpu_s"]
+    assert not folder.timing_copy.exists()  # finished: the run's files are an uninterrupted run's

@@ -102,12 +102,20 @@ def test_tiny_grid_survivor_is_the_full_runs_model_and_pruned_points_are_not_pic
     assert sum(r["trained"] for r in records) == 2 and all(r["steps"] == 128 for r in records if r["trained"])
     last = rh.group_records(spec, "baseline", "wl1_100a", 1)
     for grid in grids:
+        # Snakemake deletes the last rung job's declared outputs first: timing.json among them
+        (rx.run_dir(rx.ROOT, "baseline", "wl1_100a", grid, 0) / "timing.json").unlink()
         assert main(["runtime", "train", *ident(grid), "--previous", *last]) == 0
     outcome = {g: read_json(rx.run_dir(rx.ROOT, "baseline", "wl1_100a", g, 0) / rx.HALVING_FILE)["pruned_at"]
                for g in grids}
     survivor = rh.survivors(records, 2)[0]
     assert sorted(outcome.values(), key=lambda v: -1 if v is None else v) == [None, 64, 128]
     assert outcome[survivor] is None
+    timings = {g: read_json(rx.run_dir(rx.ROOT, "baseline", "wl1_100a", g, 0) / "timing.json") for g in grids}
+    # every rung's time is summed though the file was deleted: a survivor paused twice, a pruned point
+    # keeps its rungs' time
+    assert [r["from"] for r in timings[survivor]["resumes"]] == [64, 128]
+    assert all(t["wall_time_total_s"] > 0 and t["process_cpu_total_s"] > 0 for t in timings.values())
+    assert timings[survivor]["wall_time_total_s"] > timings[survivor]["wall_time_s"]
 
     # the survivor paused twice and resumed exactly: the full grid's uninterrupted run, weight for weight
     ref = tmp_path / "reference"

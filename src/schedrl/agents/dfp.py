@@ -845,7 +845,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
         return {"trained": written[1] - steps_before, "episodes": written[0], "steps": written[1]}
 
     bar = progress_bar(len(episodes), first, "episode", f"dfp seed{seed}")
-    with folder.segment(on_interrupt) as clock:
+    with folder.segment(on_interrupt, resume) as clock:
         for ep in range(first, len(episodes)):
             trainer.play_episode(ep, episodes[ep])
             # The snapshot is refreshed in place (``last`` unset meanwhile: an interrupt then leaves

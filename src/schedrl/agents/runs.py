@@ -92,10 +92,11 @@ class RunFolder:
     ``learning_curve.csv``      one row per training episode (no wall times: byte-stable)
     ``timing.json``             the final model's progress (``steps``; ``iterations``), the last
                                 invocation's wall time and rate, ``wall_time_total_s`` summed over
-                                every segment (an interrupted one noted under ``interrupted``); a
-                                copy in ``checkpoints/`` carries the sums across a job that
-                                removes it (Snakemake deletes a job's declared outputs before it
-                                runs, so a run continued by a second rule would lose its segments)
+                                every segment (an interrupted one noted under ``interrupted``); an
+                                interrupted or paused run keeps a copy in ``checkpoints/`` until it
+                                finishes, which carries the sums across a job that removes it
+                                (Snakemake deletes a job's declared outputs before it runs, so a run
+                                continued by a second rule would lose its segments)
     ==========================  =====================================================================
 
     ``command.txt`` is the only file that may differ between two runs of the same config and seed.
@@ -271,27 +272,30 @@ class RunFolder:
                   "process_cpu_s": round(cpu, 3),
                   "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
         write_json(self.timing_file, timing)
-        if self.checkpoint_dir.is_dir():  # a run continued later (more steps) keeps its sums
-            write_json(self.timing_copy, timing)
+        self.timing_copy.unlink(missing_ok=True)  # a finished run's files are an uninterrupted run's
         return timing
 
-    def write_interrupted(self, wall: float, trained: int, **fields) -> dict:
+    def write_interrupted(self, wall: float, trained: int, *, resume: dict | None = None, **fields) -> dict:
         """Record an interrupted segment: its time counts in ``wall_time_total_s``, its progress goes
-        under ``interrupted`` only, so the fields of the final model (if any) stay as they were."""
+        under ``interrupted`` only, so the fields of the final model (if any) stay as they were;
+        ``resume``, the segment's own resume record, joins ``resumes`` where the segment left a
+        checkpoint past it (a run paused twice has two; a segment whose progress was lost, none)."""
         from schedrl.io import write_json
 
-        previous = self._previous()
+        previous = self.timing_so_far()
         cpu = time.process_time()
         timing = {**previous, "interrupted": {**fields, "steps_trained": int(trained), "wall_time_s": round(wall, 3),
                                               "process_cpu_s": round(cpu, 3)},
                   "wall_time_total_s": round(self._total("wall_time_total_s") + wall, 3),
                   "process_cpu_total_s": round(self._total("process_cpu_total_s") + cpu, 3)}
+        if resume is not None and any(n > resume["from"] for n, _ in self.checkpoints()):
+            timing["resumes"] = self.resumes(resume)  # the segment left progress to resume from
         write_json(self.timing_file, timing)
         self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
         write_json(self.timing_copy, timing)
         return timing
 
-    def _previous(self) -> dict:
+    def timing_so_far(self) -> dict:
         """The run's timing so far: ``timing.json``, else its copy beside the checkpoints, else {}."""
         from schedrl.io import read_json
 
@@ -303,19 +307,20 @@ class RunFolder:
     def resumes(self, resume: dict | None = None) -> list[dict]:
         """Every resume of the run so far (``{"from": n, "exact": bool}``, from ``timing.json``)
         plus ``resume``: a record that says whether the final model is the uninterrupted run's."""
-        return [*self._previous().get("resumes", []), *([resume] if resume else [])]
+        return [*self.timing_so_far().get("resumes", []), *([resume] if resume else [])]
 
     def _total(self, key: str) -> float:
         """``key`` of the run's timing.json so far (0 before the first segment)."""
-        return float(self._previous().get(key, 0.0))
+        return float(self.timing_so_far().get(key, 0.0))
 
     # -- one invocation
     @contextmanager
-    def segment(self, on_interrupt: Callable[[], dict]) -> Iterator[Callable[[], float]]:
+    def segment(self, on_interrupt: Callable[[], dict], resume: dict | None = None) -> Iterator[Callable[[], float]]:
         """Time one invocation's training: yields a clock (seconds since the start). Ctrl-C
         (KeyboardInterrupt) or a planned pause (``Paused``) inside calls ``on_interrupt``, which
         returns the segment's progress (``trained`` env steps plus fields such as ``steps``); the
-        segment is recorded (``write_interrupted``) and the exception re-raised, so a rerun resumes."""
+        segment is recorded (``write_interrupted``, with ``resume``: where this invocation resumed)
+        and the exception re-raised, so a rerun resumes."""
         began = time.perf_counter()
 
         def clock() -> float:
@@ -326,7 +331,7 @@ class RunFolder:
         except (KeyboardInterrupt, Paused):
             wall = clock()
             fields = dict(on_interrupt() or {})
-            self.write_interrupted(wall, int(fields.pop("trained", 0)), **fields)
+            self.write_interrupted(wall, int(fields.pop("trained", 0)), resume=resume, **fields)
             raise
 
 

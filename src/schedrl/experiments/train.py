@@ -430,7 +430,7 @@ def train(env_id: str, env_kwargs: dict | None, algo: str, hyperparams: dict[str
         return {"trained": steps - start_steps, "steps": steps, "resumed_from": start_steps}
 
     try:
-        with folder.segment(on_interrupt) as clock, stop:
+        with folder.segment(on_interrupt, resume) as clock, stop:
             model.learn(total_timesteps=max(total_steps - start_steps, 0), callback=callback,
                         reset_num_timesteps=start_path is None, tb_log_name=f"{algo}_seed{seed}",
                         **({} if tensorboard else {"log_interval": 10**9}))  # SB3's own interval for TensorBoard

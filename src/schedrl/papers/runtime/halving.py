@@ -130,7 +130,8 @@ def finish(spec: dict, method: str, workload: str, grid: str, seed: int, run: st
     exactly from its pause); a pruned point's last rung model becomes its ``model.zip`` (curve and
     timing as they stood there). A check run trains every point to the end and writes where halving
     would have stopped it (``would_prune_at``). Writes and returns ``halving.json``."""
-    from schedrl.io import read_json, write_json
+    from schedrl.agents.runs import RunFolder
+    from schedrl.io import write_json
 
     eta, _ = _require(spec)
     run = Path(run)
@@ -152,8 +153,9 @@ def finish(spec: dict, method: str, workload: str, grid: str, seed: int, run: st
         curve = run / "checkpoints" / f"step_{steps}.curve.csv"
         if curve.exists():
             shutil.copyfile(curve, run / "learning_curve.csv")
-        timing = read_json(run / "timing.json") if (run / "timing.json").exists() else {}
-        write_json(run / "timing.json", {**timing, "steps": steps, "pruned_at": steps})
+        folder = RunFolder(run)
+        write_json(folder.timing_file, {**folder.timing_so_far(), "steps": steps, "pruned_at": steps})
+        folder.timing_copy.unlink(missing_ok=True)
         out = {"pruned_at": steps}
     write_json(run / HALVING_FILE, {**out, "rung_steps": rung_steps(spec), "eta": eta})
     return out
