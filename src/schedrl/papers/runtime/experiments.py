@@ -70,11 +70,7 @@ HALVING_FILE = "halving.json"
 def pruned_at(run: str | Path) -> int | None:
     """The steps where successive halving stopped ``run`` (``HALVING_FILE``); None for a run trained
     to the end or outside halving."""
-    from schedrl.io import read_json
-
-    path = Path(run) / HALVING_FILE
-    found = read_json(path)["pruned_at"] if path.exists() else None
-    return None if found is None else int(found)
+    return halving_outcome(run).get("pruned_at")
 
 
 def halving_outcome(run: str | Path) -> dict[str, int | None]:
@@ -655,11 +651,16 @@ def read_evaluations(files) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _own_half(evals) -> pd.DataFrame:
+    """The rows of each run played on its own training half with oracle estimates (the tuning rule's)."""
+    return evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
+
+
 def best_grid(evals) -> pd.DataFrame:
     """Per (method, train): the grid point with the best mean oracle utilisation on its own half
     (mean over seeds and episodes): the paper's tuning rule, among the points trained to the end
     (successive halving's pruned ones, ``pruned_at`` set, are not). Columns method, train, grid."""
-    own = evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
+    own = _own_half(evals)
     if "pruned_at" in own.columns:
         own = own[own["pruned_at"].isna()]
     means = own.groupby(["method", "train", "grid"], as_index=False)["utilization"].mean()
@@ -676,8 +677,7 @@ def halving_against_full(evals) -> pd.DataFrame | None:
         return None
     full = best_grid(evals).rename(columns={"grid": "full_grid"})
     halved = best_grid(evals[evals["would_prune_at"].isna()]).rename(columns={"grid": "halving_grid"})
-    own = evals[(evals["test"] == evals["train"]) & (evals["estimator"] == "actual")]
-    means = own.groupby(["method", "train", "grid"])["utilization"].mean()
+    means = _own_half(evals).groupby(["method", "train", "grid"])["utilization"].mean()
     out = full.merge(halved, on=["method", "train"], how="left")
     out["same"] = out["full_grid"] == out["halving_grid"]
     out["full_utilization"] = [means[(m, t, g)] for m, t, g in out[["method", "train", "full_grid"]].itertuples(False)]
