@@ -14,7 +14,9 @@ Per seed, in order (issue 68: a seed of a paper-budget run fits one session wher
    one line per invocation, so a seed killed and run again adds its pieces;
 2. ``schedrl normalised`` on the same configs and scale, into the seed's ``normalised/`` (its CPU
    is in ``segments.jsonl`` too, but not in the run's core-hours, as earlier records count them);
-3. the claims table copied beside them (``mdp_tuned`` writes none: the record is of its normalised
+3. a check that the target built every input the normalised scores read (``gaps.csv``'s missing files,
+   less those ``NOT_BUILT`` leaves out by design): a seed missing one is not recorded;
+4. the claims table copied beside them (``mdp_tuned`` writes none: the record is of its normalised
    scores alone), and ``record.txt``: the ``schedrl record`` command with a run label (date, commit, what ran, seed, machine kind, core-hours summed over the segments).
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
@@ -55,6 +57,10 @@ SEEDED = ("deeprm", "mdp", "runtime", "mrsch")
 TARGETS = {("mdp", "tuned"): "mdp_tuned"}
 #: targets that write no claims table (recorded by their normalised scores)
 CLAIMLESS = ("mdp_tuned",)
+#: (paper, scale) -> (pattern, why): inputs of the normalised scores that the seed's target leaves out by
+#: design; any other input not on disk when the target has run stops the seed before its record
+NOT_BUILT = {("mdp", "tuned"): (r"^results/mdp/H\d+/image/scenario\d+/",
+                                "mdp_tuned trains the tuned C+S+R alone; image-like at 3 M is the paper recipe's run")}
 
 
 def target_of(paper: str, scale: str) -> str:
@@ -105,6 +111,19 @@ def commands(paper: str, scale: str, seed: int, configs: list[str], cores: int, 
              "--rerun-incomplete", "--configfile", *configs],
             [*timed, "--", "schedrl", "normalised", "--paper", paper, "--config", *configs, "--scale", scale,
              "--out-dir", str(seed_dir / "normalised")]]
+
+
+def unbuilt_inputs(paper: str, scale: str, gaps_csv: Path) -> list[str]:
+    """The files the seed's normalised scores read and did not find (``gaps.csv``'s missing inputs), less
+    those ``NOT_BUILT`` names: a target that omits one records a seed scaled without that player."""
+    import re
+
+    import pandas as pd
+
+    from schedrl.report.normalised import missing_files
+
+    pattern = NOT_BUILT.get((paper, scale), (None,))[0]
+    return [f for f in missing_files(pd.read_csv(gaps_csv)) if not (pattern and re.search(pattern, f))]
 
 
 def with_python_first(environ) -> dict[str, str]:
@@ -183,6 +202,12 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
                   "run the same command again to resume", file=sys.stderr)
             return rc
     target = target_of(paper, scale)
+    unbuilt = [] if args.allow_gaps else unbuilt_inputs(paper, scale, seed_dir / "normalised" / "gaps.csv")
+    if unbuilt:
+        print(f"run_seeds: seed {seed}: {target} did not build {len(unbuilt)} input(s) of the normalised scores "
+              f"({unbuilt[0]}{', ...' if len(unbuilt) > 1 else ''}); no record written: build them "
+              f"(`snakemake {unbuilt[0]} --configfile ...`) and run again, or pass --allow-gaps", file=sys.stderr)
+        return 1
     claims = ROOT / "results" / paper / "claims.csv"
     if target not in CLAIMLESS:
         if not claims.is_file():
@@ -218,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                    "when the first seed starts; a busy machine's matmul can read as the slower kind, so give "
                    "the kind bench_machine.py printed on a quiet machine when others run beside)")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
+    p.add_argument("--allow-gaps", action="store_true",
+                   help="write the record even where the target left an input of the normalised scores unbuilt")
     p.add_argument("--allow-stand-in", action="store_true",
                    help="run even where a real trace the paper reads is missing (its synthetic stand-in is used)")
     args = p.parse_args(argv)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from schedrl.report.normalised import MISSING, missing_files
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "run_seeds.py"
 
 
@@ -72,10 +74,20 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
         with record.open("a") as fh:
             fh.write(json.dumps({"date": "2026-12-03T12:00:00+00:00", "commit": "1234567", "command": rest,
                                  "core_hours": 0.4 if rest[0] == "snakemake" else 0.05}) + "\n")
+        if rest[1] == "normalised":
+            _write_gaps(Path(rest[rest.index("--out-dir") + 1]), gaps)
         return type("Done", (), {"returncode": 0})()
 
     monkeypatch.setattr(rs.subprocess, "run", fake_run)
     out = tmp_path / "seeds"
+    # an input of the normalised scores the target did not build: no record, one line naming it
+    gaps = [{"paper": "runtime", "player": "uniform over all actions", "gap": f"results/u.csv {MISSING}"},
+            {"paper": "runtime", "player": "paper's NN2", "gap": "not placed: no such workload"}]
+    assert rs.main(["runtime", "--seeds", "0", "--out", str(out), "--what", "baseline 4 M"]) == 1
+    assert not (out / "paper-budget" / "seed0" / "record.txt").exists()
+    assert "did not build 1 input(s) of the normalised scores (results/u.csv)" in capsys.readouterr().err
+    gaps, calls[:] = gaps[1:], []  # built: a gap that is no file does not stop the record
+    (out / "paper-budget" / "seed0" / "segments.jsonl").unlink()
     assert rs.main(["runtime", "--seeds", "0", "--out", str(out), "--what", "baseline 4 M"]) == 0
     record = (out / "paper-budget" / "seed0" / "record.txt").read_text()
     assert (out / "paper-budget" / "seed0" / "claims.csv").read_text() == "x\n" and len(calls) == 2
@@ -84,6 +96,44 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
     assert "--scale paper-budget" in record and "seed0/normalised/aggregate.csv" in record
     assert rs.main(["runtime", "--seeds", "0", "--out", str(out)]) == 0 and len(calls) == 2  # done: skipped
     assert "seed 0 done" in capsys.readouterr().err
+
+
+def _write_gaps(out: Path, gaps: list[dict]):
+    import pandas as pd
+
+    out.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(gaps, columns=["paper", "player", "gap"]).to_csv(out / "gaps.csv", index=False)
+
+
+@pytest.mark.parametrize("paper", ["deeprm", "mdp", "runtime", "mrsch"])
+@pytest.mark.parametrize("scale", ["paper-budget", "tuned"])
+def test_each_seeds_target_builds_every_input_of_its_normalised_scores(rs, paper, scale, tmp_path, monkeypatch):
+    """What `schedrl normalised` reads for a seed (its missing-file gaps, with nothing on disk) is in the
+    DAG of the seed's Snakemake target (`--summary`), but for what NOT_BUILT leaves out by design: a
+    player left out of the target (uniform play was, for runtime and mdp) is a player missing from the
+    recorded seed's scale."""
+    import re
+    import subprocess
+
+    from schedrl.commands.normalised import paper_long_table
+    from schedrl.config import load_yaml, merge_config
+
+    root = SCRIPT.parents[1]
+    configs = rs.configs_of(paper, scale, 0, [])
+    config = load_yaml(root / "config" / "config.yaml")
+    for f in configs:
+        config = merge_config(config, load_yaml(root / f) or {})
+    monkeypatch.chdir(tmp_path)  # nothing on disk: every input is a missing-file gap
+    wanted = missing_files(paper_long_table(paper, config)[1])
+    monkeypatch.chdir(root)
+    assert wanted
+    exe = Path(rs.sys.executable).parent / "snakemake"
+    proc = subprocess.run([str(exe), rs.target_of(paper, scale), "--summary", "--configfile", *configs],
+                          capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    built = {line.split("\t")[0] for line in proc.stdout.splitlines()[1:]}
+    pattern = rs.NOT_BUILT.get((paper, scale), (None,))[0]
+    assert [f for f in wanted if f not in built and not (pattern and re.search(pattern, f))] == []
 
 
 def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, capsys):

@@ -497,6 +497,8 @@ rule mdp_paper_budget:
     input:
         [f for t in MDP_FIGURES.trained_targets(MDP) for f in t.files()],
         rules.mdp_fingerprints.output,
+        # uniform play, read by the normalised scale alone: a seed's record scales by it too (issue 68)
+        ML.uniform_path(MDP_ROOT, MDP["horizon"]),
     log:
         "logs/mdp/paper_budget.log",
 
@@ -512,6 +514,7 @@ for _sid in MDP["scenarios"]:
             f"{MDP_ROOT}/claims_scenario{_sid}.csv",
             f"figures/mdp/fig4_budget_scenario{_sid}.md",
             ML.fingerprint_files(ML.only_scenarios(MDP, [_sid]), MDP_ROOT, kinds=["trained"]),
+            ML.uniform_path(MDP_ROOT, MDP["horizon"]),
         log:
             f"logs/mdp/paper_budget_s{_sid}.log",
 

@@ -385,7 +385,8 @@ rule runtime_reference_uniform:
         "--seed {params.seed} --draw {params.draw} --root {RX.ROOT} --threads {threads} > {log:q} 2>&1"
 
 
-NORMALISED_INPUTS.extend(RREF.reference_files(RUNTIME, RREF.UNIFORM) if "agents" in RUNTIME else [])
+RUNTIME_UNIFORM = RREF.reference_files(RUNTIME, RREF.UNIFORM) if "agents" in RUNTIME else []
+NORMALISED_INPUTS.extend(RUNTIME_UNIFORM)
 
 
 rule runtime_reference_untrained:
@@ -605,6 +606,8 @@ rule runtime_paper_budget:
         [f for t in RUNTIME_FIGURES.trained_targets(RUNTIME) for f in t.files()],
         RUNTIME_FINGERPRINTS and rules.runtime_fingerprints.output,
         rules.runtime_questions.output,
+        # uniform play, read by the normalised scale alone: a seed's record scales by it too (issue 68)
+        RUNTIME_UNIFORM,
 
 
 # The hyperparameter study behind the tuned agent (issue 69; runtime.tune, beyond the paper): Optuna

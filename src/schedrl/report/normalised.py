@@ -101,6 +101,22 @@ def long_rows(paper: str, workload: str, player: str, role: str, seed: int, metr
             "metric": metric, "better": better, "value": float(value)}
 
 
+#: a gap's words for an input that is not on disk (``missing_gap``; ``missing_files`` reads the paths back)
+MISSING = "missing (run its rule first)"
+
+
+def missing_gap(paper: str, player: str, path) -> dict:
+    """The gap row of an input file the long table reads and does not find."""
+    return {"paper": paper, "player": player, "gap": f"{path} {MISSING}"}
+
+
+def missing_files(gaps) -> list[str]:
+    """The paths of ``gaps`` (rows or a frame with a ``gap`` column) that are files not on disk, in
+    order, each once: what a target must build before its normalised scores are complete."""
+    words = gaps["gap"] if isinstance(gaps, pd.DataFrame) else [g["gap"] for g in gaps]
+    return list(dict.fromkeys(w[: -len(MISSING) - 1] for w in words if str(w).endswith(" " + MISSING)))
+
+
 def check_long(frame: pd.DataFrame, source: str = "long table") -> pd.DataFrame:
     """The long table with its columns typed; one clear line for what is wrong with it."""
     missing = [c for c in LONG_COLUMNS if c not in frame.columns]

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.papers.deeprm import layout as dl
-from schedrl.report.normalised import long_rows, with_authors
+from schedrl.report.normalised import long_rows, missing_gap, with_authors
 
 PAPER = "deeprm"
 METRIC = "mean_slowdown"
@@ -75,7 +75,7 @@ def long_table(spec: dict, root: str | Path = dl.ROOT) -> tuple[pd.DataFrame, li
     def add(path, player, role, seed, variant, rates=None):
         frame = _episodes(path)
         if frame is None:
-            gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
+            gaps.append(missing_gap(PAPER, player, path))
             return
         for rate, g in frame.groupby("rate", sort=True):
             if rates is None or any(np.isclose(rate, r) for r in rates):

@@ -37,7 +37,7 @@ import pandas as pd
 from schedrl.papers.mdp import evaluation as me
 from schedrl.papers.mdp import layout as ml
 from schedrl.papers.mdp import references as mr
-from schedrl.report.normalised import PLACED, long_rows
+from schedrl.report.normalised import PLACED, long_rows, missing_gap
 
 PAPER = "mdp"
 METRIC = me.METRIC
@@ -60,7 +60,7 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
     def add(path, sid, player, role, seed, policy=None):
         path = Path(path)
         if not path.is_file():
-            gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
+            gaps.append(missing_gap(PAPER, player, path))
             return
         frame = pd.read_csv(path)
         if policy is not None:  # SJF's table holds SJF and SJF holding long jobs back
@@ -76,7 +76,7 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
     uniform = ml.uniform_path(root, H)
     uniform_frame = pd.read_csv(uniform) if uniform.is_file() else None
     if uniform_frame is None:
-        gaps.append({"paper": PAPER, "player": "uniform over all actions", "gap": f"{uniform} missing (run its rule first)"})
+        gaps.append(missing_gap(PAPER, "uniform over all actions", uniform))
     for sid in spec["scenarios"]:
         add(sjf, sid, "SJF", "heuristic", 0, mr.SJF)
         if sjf.is_file() and len(mr.heuristic_rows(pd.read_csv(sjf), mr.SJF_HOLD)):  # tables since 2026-12-04

@@ -33,7 +33,7 @@ import pandas as pd
 
 from schedrl.papers.mrsch import layout as ml
 from schedrl.papers.mrsch.fingerprints import AGENTS, NAMES, REFERENCE_DIR
-from schedrl.report.normalised import PLACED, improvement_ratio, long_rows, with_authors
+from schedrl.report.normalised import PLACED, improvement_ratio, long_rows, missing_gap, with_authors
 
 PAPER = "mrsch"
 METRIC = "mean_slowdown"
@@ -72,7 +72,7 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
         for workload in spec["workloads"]:
             folder = ml.eval_dir(root, workload, "test", None if seed == base else seed)
             if not (folder / "metrics.csv").is_file():
-                gaps.append({"paper": PAPER, "player": "all", "gap": f"{folder / 'metrics.csv'} missing (run its rule first)"})
+                gaps.append(missing_gap(PAPER, "all", folder / "metrics.csv"))
                 continue
             metrics = pd.read_csv(folder / "metrics.csv")
             for _, m in metrics.iterrows():

@@ -33,7 +33,7 @@ import pandas as pd
 from schedrl.experiments.heuristics import algorithm_label
 from schedrl.papers.runtime import experiments as rx
 from schedrl.papers.runtime import references as rref
-from schedrl.report.normalised import PLACED, long_rows, with_authors
+from schedrl.report.normalised import PLACED, long_rows, missing_gap, with_authors
 
 PAPER = "runtime"
 METRIC = "utilization"
@@ -82,7 +82,7 @@ def long_table(spec: dict, root: str | Path = rx.ROOT) -> tuple[pd.DataFrame, li
     def read(paths, player):
         have = [p for p in paths if Path(p).is_file()]
         for p in sorted(set(paths) - set(have)):
-            gaps.append({"paper": PAPER, "player": player, "gap": f"{p} missing (run its rule first)"})
+            gaps.append(missing_gap(PAPER, player, p))
         return pd.concat([pd.read_csv(p) for p in have], ignore_index=True) if have else None
 
     for draw in draws:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from schedrl.errors import ConfigError
 from schedrl.io import read_json
-from schedrl.report.normalised import PLACED, long_rows
+from schedrl.report.normalised import PLACED, long_rows, missing_gap
 
 PAPER = "sem"
 METRIC = "mean_wait"
@@ -89,7 +89,7 @@ def long_table(spec: dict, root: str | Path = ROOT) -> tuple[pd.DataFrame, list[
         def add(path, player, role, seed, found=found):
             path = Path(path)
             if not path.is_file():
-                gaps.append({"paper": PAPER, "player": player, "gap": f"{path} missing (run its rule first)"})
+                gaps.append(missing_gap(PAPER, player, path))
                 return
             found.append((player, role, seed, read_json(path)))
 
@@ -111,7 +111,7 @@ def long_table(spec: dict, root: str | Path = ROOT) -> tuple[pd.DataFrame, list[
             rows.append(long_rows(PAPER, workload, player, role, seed, METRIC, "lower", test[METRIC]))
         heuristics = root / trace / "heuristics.csv"
         if not heuristics.is_file():
-            gaps.append({"paper": PAPER, "player": "FCFS+EASY, SJF+EASY", "gap": f"{heuristics} missing (run its rule first)"})
+            gaps.append(missing_gap(PAPER, "FCFS+EASY, SJF+EASY", heuristics))
         else:
             for _, h in pd.read_csv(heuristics).iterrows():
                 rows.append(long_rows(PAPER, workload, h["method"], "heuristic", 0, METRIC, "lower", h[METRIC]))
