@@ -4,7 +4,8 @@
     python scripts/run_seeds.py deeprm --scale tuned --seeds 0 1 2
     python scripts/run_seeds.py runtime --scale paper-budget --seeds 1 2 --cores 2
 
-Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not):
+Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not), after
+one line of what the paper's cost model (``schedrl <paper> cost``) says the seed's configs take:
 
 1. ``snakemake <target> --rerun-incomplete --configfile <configs> config/seed/<n>.yaml`` (``<target>``:
    ``<paper>_paper_budget``, but ``mdp_tuned`` for mdp's tuned recipe: its C+S+R runs and the references
@@ -169,6 +170,15 @@ def killed_segment(seed_dir: Path) -> bool:
     return bool(alive) and not any(alive)
 
 
+def modelled_cost(paper: str, configs: list[str], env) -> str:
+    """``schedrl <paper> cost``'s line for the seed's configs (its cost model's core-hours, both machine
+    kinds), or "" where it cannot say: what a seed will take, printed before it starts."""
+    proc = subprocess.run(["schedrl", paper, "cost", "--spec", *configs], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    lines = (proc.stdout or "").strip().splitlines() if proc.returncode == 0 else []
+    return lines[-1] if lines else ""
+
+
 def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
     return ["snakemake", target_of(paper, scale), "--unlock", "--configfile", *configs]
 
@@ -195,6 +205,9 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
         print(f"run_seeds: seed {seed}: its last segment was killed; removing the lock it left "
               "(snakemake --unlock)", file=sys.stderr)
         subprocess.run(unlock_command(paper, scale, configs), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    cost = modelled_cost(paper, configs, env)
+    if cost:
+        print(f"run_seeds: {paper} {scale} seed {seed}, modelled: {cost}", file=sys.stderr)
     for command in steps:
         rc = subprocess.run(command, cwd=ROOT, env=env).returncode
         if rc != 0:

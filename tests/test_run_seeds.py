@@ -66,7 +66,9 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
     monkeypatch.setattr(rs, "machine_kind", lambda: "faster")
     calls = []
 
-    def fake_run(command, cwd, env):
+    def fake_run(command, cwd, env, **kw):
+        if command[1:3] == ["runtime", "cost"]:  # the cost model's line, printed before the seed starts
+            return type("Done", (), {"returncode": 0, "stdout": "~1.7 core-hours: 2 PPO runs\n"})()
         calls.append(command)
         assert env["PATH"].split(rs.os.pathsep)[0] == str(Path(rs.sys.executable).parent)
         record = Path(command[command.index("--record") + 1])
@@ -85,7 +87,9 @@ def test_a_seed_runs_its_steps_writes_its_record_and_is_skipped_once_done(rs, tm
             {"paper": "runtime", "player": "paper's NN2", "gap": "not placed: no such workload"}]
     assert rs.main(["runtime", "--seeds", "0", "--out", str(out), "--what", "baseline 4 M"]) == 1
     assert not (out / "paper-budget" / "seed0" / "record.txt").exists()
-    assert "did not build 1 input(s) of the normalised scores (results/u.csv)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "did not build 1 input(s) of the normalised scores (results/u.csv)" in err
+    assert "runtime paper-budget seed 0, modelled: ~1.7 core-hours: 2 PPO runs" in err
     gaps, calls[:] = gaps[1:], []  # built: a gap that is no file does not stop the record
     (out / "paper-budget" / "seed0" / "segments.jsonl").unlink()
     assert rs.main(["runtime", "--seeds", "0", "--out", str(out), "--what", "baseline 4 M"]) == 0
@@ -185,7 +189,8 @@ def test_a_killed_segments_stale_lock_is_removed_before_the_seed_resumes(rs, tmp
     assert rs.main(["runtime", "--seeds", "0", "--out", str(tmp_path / "seeds"), "--kind", "slower"]) == 1
     assert calls[0] == ["snakemake", "runtime_paper_budget", "--unlock", "--configfile", "config/paper-budget.yaml",
                         "config/seed/0.yaml"]
-    assert "--unlock" not in calls[1] and "last segment was killed" in capsys.readouterr().err
+    assert calls[1][1:3] == ["runtime", "cost"]  # failed here: no cost line, the seed goes on
+    assert "--unlock" not in calls[2] and "last segment was killed" in capsys.readouterr().err
 
 
 def test_a_paper_reading_a_missing_real_trace_is_refused_before_it_trains(rs, tmp_path, monkeypatch, capsys):
