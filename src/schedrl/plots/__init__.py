@@ -46,15 +46,17 @@ def figure_paths(png: str | Path) -> dict[str, Path]:
     return {"png": png, "pdf": png.with_suffix(".pdf"), "csv": png.with_suffix(".csv")}
 
 
-def save_figure(fig, png: str | Path, data=None, kinds: tuple[str, ...] = ("pdf", "png")) -> dict[str, Path]:
+def save_figure(fig, png: str | Path, data=None, kinds: tuple[str, ...] = ("pdf", "png"),
+                tight: bool = False) -> dict[str, Path]:
     """Save ``fig`` in ``kinds`` (PNG and PDF) and ``data`` (a DataFrame of the plotted numbers) as CSV
-    (none where ``data`` is None: the caller writes the numbers)."""
+    (none where ``data`` is None: the caller writes the numbers); ``tight``: cropped to every artist
+    drawn (text beyond the layout's axes included)."""
     paths = figure_paths(png)
     if data is not None:
         write_csv(paths["csv"], data)
     for kind in kinds:  # png last: it is the Snakemake target that marks completion
         with atomic_path(paths[kind]) as tmp:
-            fig.savefig(tmp, format=kind, metadata=_metadata(kind))
+            fig.savefig(tmp, format=kind, metadata=_metadata(kind), **({"bbox_inches": "tight"} if tight else {}))
     plt.close(fig)
     return paths
 

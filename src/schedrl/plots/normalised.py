@@ -107,7 +107,7 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
     papers = list(dict.fromkeys(table["paper"]))
     n = len(table) + len(papers)
     fig, ax = new_figure(figsize=(11.0, 0.24 * n + 1.3))
-    y, ticks, labels = float(n), [], []
+    y, ticks, labels, notes = float(n), [], [], []
     for paper in papers:
         y -= 1
         ax.text(lo_x - 0.02 * (hi_x - lo_x), y, paper, ha="right", va="center", fontsize=9, fontweight="bold",
@@ -117,6 +117,7 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
             y -= 1
             ticks.append(y)
             labels.append(r["row"])
+            notes.append(("", "k"))
             if r["role"] == "none" or pd.isna(r["iqm"]):
                 continue
             colour = ROLE_COLOURS.get(r["role"], "C1")
@@ -132,9 +133,17 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
                 text += f"  ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)})"
             if r["verdict"] and not pd.isna(r["verdict"]):
                 text += f": {r['verdict']}"
-            ax.text(hi_x + 0.04 * (hi_x - lo_x), y, text, va="center", fontsize=7, color=colour)
+            notes[-1] = (text, colour)
     ax.set_yticks(ticks, labels, fontsize=7)
     ax.set_ylim(y - 0.6, n - 0.4)
+    # the values and verdicts as the right axis' tick labels: the layout makes room for them
+    right = ax.twinx()
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(ticks, [t for t, _ in notes], fontsize=7)
+    right.tick_params(axis="y", length=0)
+    right.grid(False)
+    for label, (_, colour) in zip(right.get_yticklabels(), notes):
+        label.set_color(colour)
     ax.set_xlim(lo_x, hi_x)
     ax.axvline(0.0, color=ROLE_COLOURS["random"], ls="--", lw=0.9)
     ax.axvline(1.0, color=ROLE_COLOURS["heuristic"], ls="--", lw=0.9)
@@ -145,4 +154,4 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
         ("agent", "our best agent of a scale"), ("authors", "the papers' agents (theirs, played or placed)"),
         ("untrained", "untrained network"), ("uniform", "uniform over all actions"))]
     fig.legend(handles=handles, loc="outside upper center", ncols=4, fontsize=8)
-    return save_figure(fig, png, kinds=("png",))["png"]
+    return save_figure(fig, png, kinds=("png",), tight=True)["png"]
