@@ -15,7 +15,8 @@ from pathlib import Path
 
 #: The pages that hold a generated block, relative to --root, and the prefix of their links to the papers;
 #: each paper's status.md (``status_page``) holds one too, its normalised line.
-PAGES = {"README.md": "", "docs/reproduction-status.md": "../", "docs/tuned-agents.md": "../"}
+PAGES = {"README.md": "", "docs/reproduction-status.md": "../", "docs/tuned-agents.md": "../",
+         "docs/where-rl-stands.md": "../"}
 #: The README's opening figure's table (``schedrl.report.front``), relative to --root: its text is
 #: compared with the records like the pages' blocks; ``--write`` draws the PNG beside it from it.
 FRONT = "docs/where-rl-stands.csv"
@@ -33,8 +34,9 @@ def pages() -> dict[str, str]:
     return {**PAGES, **{status_page(p): "" for p in PAPERS}}
 
 
-def block_of(name: str, found, prefix: str) -> str:
-    """The generated block of page ``name`` (a key of ``pages()``) from the papers' statuses."""
+def block_of(name: str, found, prefix: str, front=None) -> str:
+    """The generated block of page ``name`` (a key of ``pages()``) from the papers' statuses; ``front``:
+    the README figure's table (``front_table``), which docs/where-rl-stands.md takes apart."""
     from schedrl.report.status_tables import docs_block, readme_block, status_page_block
     from schedrl.report.tuned_studies import tuned_block
 
@@ -42,6 +44,10 @@ def block_of(name: str, found, prefix: str) -> str:
         return readme_block(found)
     if name == "docs/tuned-agents.md":
         return tuned_block(found)
+    if name == "docs/where-rl-stands.md":
+        from schedrl.report.recorded_values import values_block
+
+        return values_block(front, {s.paper: s.scores for s in found})
     page = next((s for s in found if status_page(s.paper) == name), None)
     return status_page_block(page) if page is not None else docs_block(found, prefix)
 
@@ -104,16 +110,16 @@ def generated(root: str | Path = ".", records: str | Path | None = None) -> dict
     from schedrl.report.front import front_csv
     from schedrl.report.status_tables import replace_block
 
-    found = statuses(records)
+    found, front = statuses(records), front_table(records)
     out = {}
     for name, prefix in pages().items():
         path = Path(root) / name
         if not path.is_file():
             raise InputFileError(path, "no such file (--root names the checkout holding README.md and docs/)")
         text = path.read_text()
-        out[path] = (text, replace_block(text, block_of(name, found, prefix), path))
+        out[path] = (text, replace_block(text, block_of(name, found, prefix, front), path))
     path = Path(root) / FRONT
-    out[path] = (path.read_text() if path.is_file() else "", front_csv(front_table(records)))
+    out[path] = (path.read_text() if path.is_file() else "", front_csv(front))
     return out
 
 
@@ -126,8 +132,8 @@ def draw_front(root: str | Path = ".", records: str | Path | None = None) -> Pat
 
 def run(args) -> int:
     if not (args.write or args.check):
-        found = statuses(args.records)
-        print("\n\n".join(block_of(name, found, prefix) for name, prefix in pages().items()))
+        found, front = statuses(args.records), front_table(args.records)
+        print("\n\n".join(block_of(name, found, prefix, front) for name, prefix in pages().items()))
         return 0
     written = generated(args.root, args.records)
     stale = [path for path, (now, new) in written.items() if now != new]
