@@ -3,6 +3,7 @@
 
     python scripts/run_seeds.py deeprm --scale tuned --seeds 0 1 2
     python scripts/run_seeds.py runtime --scale paper-budget --seeds 1 2 --cores 2
+    python scripts/run_seeds.py mdp --seeds 1 --scenario 3 --cores 2    # one of mdp's scenarios alone
 
 Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not), after
 one line of what the paper's cost model (``schedrl <paper> cost``) says the seed's configs take:
@@ -75,13 +76,14 @@ def _load(path: Path, name: str):
     return module
 
 
-def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path | None = None) -> list[str]:
+def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path | None = None,
+               written: list[str] = ()) -> list[str]:
     """The config files of one seed's run, in merge order: the paper budget, the tuned recipe (scale
     tuned), the caller's overlays, then the seed's overlay. A missing file is a ``SystemExit``
-    naming it."""
+    naming it, but for those the run writes itself (``written``)."""
     files = ["config/paper-budget.yaml", *([f"config/tuned/{paper}.yml"] if scale == "tuned" else []), *extra,
              f"config/seed/{seed}.yaml"]
-    for f in files:
+    for f in (f for f in files if f not in written):
         if not ((root or ROOT) / f).is_file():
             raise SystemExit(f"run_seeds: {f}: no such file"
                              + (" (no seed overlay for this seed)" if f.startswith("config/seed/") else ""))
@@ -184,11 +186,19 @@ def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
 
 
 def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
-    seed_dir = Path(args.out) / scale / f"seed{seed}"
+    part = [f"scenario{args.scenario}"] if args.scenario is not None else []
+    seed_dir = Path(args.out, scale, *part, f"seed{seed}")
     if (seed_dir / "record.txt").is_file():
         print(f"run_seeds: seed {seed} done ({seed_dir / 'record.txt'})", file=sys.stderr)
         return 0
-    configs = configs_of(paper, scale, seed, args.config)
+    extra = list(args.config)
+    if args.scenario is not None:  # the scenario alone: an overlay of its own, kept beside the seed's files
+        overlay = seed_dir / "scenario.yaml"
+        if not args.dry_run:
+            seed_dir.mkdir(parents=True, exist_ok=True)
+            overlay.write_text(f"# run_seeds --scenario {args.scenario}\nmdp:\n  scenarios: [{args.scenario}]\n")
+        extra.append(str(overlay))
+    configs = configs_of(paper, scale, seed, extra, written=extra[len(args.config):])
     steps = commands(paper, scale, seed, configs, args.cores, seed_dir)
     if args.dry_run:
         print("\n".join(shlex.join(c) for c in steps))
@@ -229,7 +239,8 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
         shutil.copyfile(claims, seed_dir / "claims.csv")
     lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
     training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
-    what = args.what or f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({target})"
+    what = args.what or (f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({target})"
+                         + (f", scenario {args.scenario}" if args.scenario is not None else ""))
     run = label(training, what, seed, kind)
     (seed_dir / "record.txt").write_text(record_command(paper, scale, seed_dir, run) + "\n")
     print(f"run_seeds: seed {seed} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
@@ -255,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="the machine kind for the labels (default: measured by benchmarks/bench_machine.py "
                    "when the first seed starts; a busy machine's matmul can read as the slower kind, so give "
                    "the kind bench_machine.py printed on a quiet machine when others run beside)")
+    p.add_argument("--scenario", type=int, default=None, metavar="N",
+                   help="mdp only: train scenario N alone (an overlay setting mdp.scenarios: [N]), each seed's files "
+                   "under OUT/SCALE/scenarioN/: one scenario-seed fits a session and 5 core-hours on the slower kind "
+                   "where a seed of the three does not")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
     p.add_argument("--allow-gaps", action="store_true",
                    help="write the record even where the target left an input of the normalised scores unbuilt")
@@ -265,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.paper not in SEEDED:
         p.error(f"paper {args.paper!r}: its seeds are not set by config/seed/<n>.yaml (choose from: "
                 f"{', '.join(SEEDED)}; sem trains its seeds as one run)")
+    if args.scenario is not None and args.paper != "mdp":
+        p.error("--scenario is mdp's (its seeds train three scenarios; the others' a seed is one run)")
     if args.cores < 1 or any(s < 0 for s in args.seeds):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())

@@ -151,6 +151,20 @@ def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, cap
     assert "--claims" in rs.record_command("mdp", "paper-budget", Path("o"), "r")
 
 
+def test_an_mdp_scenario_alone_is_a_seed_of_its_own(rs, capsys, tmp_path):
+    """--scenario N: mdp's paper-budget seed of one scenario (~1.2-1.7 core-h where the three are ~4.6),
+    an overlay beside the seed's files setting mdp.scenarios, files under scenarioN/; other papers refuse."""
+    assert rs.main(["mdp", "--seeds", "1", "--scenario", "6", "--dry-run", "--out", str(tmp_path)]) == 0
+    train, normalised = (shlex.split(line) for line in capsys.readouterr().out.splitlines())
+    overlay = str(tmp_path / "paper-budget" / "scenario6" / "seed1" / "scenario.yaml")
+    for command in (train, normalised):
+        assert command[command.index("config/paper-budget.yaml") + 1:][:2] == [overlay, "config/seed/1.yaml"]
+    assert not Path(overlay).exists()  # a dry run writes nothing
+    with pytest.raises(SystemExit):
+        rs.main(["runtime", "--scenario", "3", "--dry-run"])
+    assert "--scenario is mdp's" in capsys.readouterr().err
+
+
 def test_mrschs_seed_overlay_trains_that_seed_of_the_main_agents_alone(rs, capsys):
     """mrsch's seeds are runs of their own too: config/seed/<n>.yaml sets mrsch.agent_seed (the base
     folders' agents) and no extra seeds, on the job sets of mrsch.seed."""
