@@ -32,7 +32,9 @@ def test_each_workload_shows_the_anchors_and_each_seeds_value_and_score():
     assert header[4:] == ["seed 0: value (normalised)", "seed 1: value (normalised)", "normalised, mean"]
     assert [r[0] for r in rows] == ["w 2 (slowdown, lower)", "w 10 (slowdown, lower)"]  # numbers sort as numbers
     degenerate, scaled = rows
-    assert scaled[1:] == ["SJF: 4.000", "10.000", "-", "7.000 (+0.50)", "4.000 (+1.00)", "+0.75"]
+    assert scaled[1:] == ["SJF: 4.000 (60.0% better than random)", "10.000", "-", "7.000 (+0.50)", "4.000 (+1.00)",
+                          "+0.75"]
+    assert degenerate[1] == "SJF: 5.000 (66.7% worse than random)"
     assert degenerate[4] == "2.000 (no scale)" and degenerate[-1].startswith("no scale (")
 
 

@@ -7,9 +7,11 @@ the scale's 1), random valid play (the 0) and uniform play over all actions, eac
 seeds recorded; then the agent's value on each seed with its normalised score, and the mean of those
 scores. The rows are ``recorded_scores.csv``'s, pooled and scored again on the pooled anchors as the
 figure's merged aggregate is (``recorded.pooled_rows``, ``recorded.rescored``), so the table is the
-figure's numbers taken apart, and a history page can link it where it once copied them. A workload
-without a scale (random valid play matches every heuristic, or an anchor is missing) shows its values
-and says why it has no score.
+figure's numbers taken apart, and a history page can link it where it once copied them. The best
+heuristic's gain over random valid play is the span each score is divided by: where it is a few
+percent, a small difference in value is a large score (the IQM trims such outliers; the mean does
+not). A workload without a scale (random valid play matches every heuristic, or an anchor is
+missing) shows its values and says why it has no score.
 """
 
 from __future__ import annotations
@@ -36,6 +38,15 @@ def _value(x) -> str:
 
 def _score(x) -> str:
     return "-" if x is None or pd.isna(x) else f"{float(x):+.2f}"
+
+
+def _gain(best, random, better: str) -> str:
+    """How much better the best heuristic is than random valid play, in % of random's value: the span a
+    workload's scores are divided by (a span of 1% turns a 10% gain over random into a score of 10)."""
+    if best is None or random is None or pd.isna(best) or pd.isna(random) or float(random) == 0:
+        return ""
+    gain = (float(best) - float(random)) / abs(float(random)) * (1 if better == "higher" else -1)
+    return f"{abs(gain):.1%} {'better' if gain >= 0 else 'worse'}"
 
 
 def _natural(text: str) -> list:
@@ -68,6 +79,8 @@ def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str]
         anchored = str(first.get("anchor", "")) == "ok"
         best = (f"{first['best_heuristic']}: {_value(first['best_heuristic_value'])}"
                 if isinstance(first.get("best_heuristic"), str) else "-")
+        gain = _gain(first["best_heuristic_value"], first["random"], first["better"])
+        best += f" ({gain} than random)" if gain else ""
         agent = here[here["player"] == player].set_index("seed")
         cells = []
         for s in seeds:
