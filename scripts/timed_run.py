@@ -13,7 +13,7 @@ than 15 s loses up to 30 s of CPU. With ``--benchmarks`` the script also sums th
 written during the run and prints that sum's ratio to the exact figure, measured in the same run.
 
 A run killed with SIGKILL (a session cut off, a node lost) writes no line, so with ``--record`` the
-script also keeps ``<record>.open-<pid>.json`` beside it, rewritten every ``--heartbeat`` seconds with
+script also keeps ``<record>.open-<pid>.json`` beside it, written at the start and every ``--heartbeat`` s with
 the CPU the command's live process tree has used so far (from ``/proc``: each process's own and its
 waited-for children's time). The next ``timed_run`` with the same ``--record`` finds the files whose
 process is gone and appends them as lines with ``"exit": "killed"``: a long run resumed in pieces
@@ -124,8 +124,11 @@ def fold_killed(record: Path) -> int:
 
 
 def _heartbeat(open_file: Path, base: dict, child_pid: int, every: float, t0: float, stop: threading.Event) -> None:
-    """Rewrite ``open_file`` (atomically) with the CPU used so far, every ``every`` seconds."""
-    while not stop.wait(every):
+    """Rewrite ``open_file`` (atomically) with the CPU used so far, at the start and every ``every`` seconds.
+
+    The first write comes at once: a run killed before its first interval still leaves the file, which
+    is what tells ``run_seeds.py`` that Snakemake's lock is stale."""
+    while True:
         cpu, wall = tree_cpu_seconds(child_pid), time.perf_counter() - t0
         line = {**base, "exit": None, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                 "core_hours": round(cpu / 3600, 3), "parallelism": round(cpu / wall, 2) if wall > 0 else None,
@@ -133,6 +136,8 @@ def _heartbeat(open_file: Path, base: dict, child_pid: int, every: float, t0: fl
         tmp = open_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(line))
         os.replace(tmp, open_file)
+        if stop.wait(every):
+            return
 
 
 def main(argv: list[str] | None = None) -> int:

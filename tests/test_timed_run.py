@@ -63,6 +63,28 @@ def test_a_killed_run_leaves_its_cpu_to_the_last_heartbeat_and_the_next_run_appe
     assert done["exit"] == 0 and not list(tmp_path.glob("*.open-*"))
 
 
+def test_a_run_killed_before_its_first_interval_still_leaves_its_heartbeat(tmp_path):
+    """The heartbeat file is written when the command starts, not after the first interval: a
+    session cut off a few seconds into a segment still leaves what tells run_seeds to unlock."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    record = tmp_path / "runs.jsonl"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--record", str(record), "--heartbeat", "3600", "--",
+                             "sleep", "30"], start_new_session=True)
+    open_file = record.parent / f"{record.name}.open-{proc.pid}.json"
+    deadline = time.time() + 30
+    while not open_file.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert open_file.exists()
+    assert timed_run.main(["--record", str(record), "--", "true"]) == 0
+    assert [json.loads(x)["exit"] for x in record.read_text().splitlines()] == ["killed", 0]
+
+
 def test_tree_cpu_counts_live_grandchildren():
     import subprocess
     import time
