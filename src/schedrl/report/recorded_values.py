@@ -19,25 +19,10 @@ from __future__ import annotations
 import pandas as pd
 
 from schedrl.report.front import SCALE_NAMES
+from schedrl.report.status_tables import mean_of, score_text, value_text
 
 #: what a workload without a normalised scale says, by its ``anchor`` word
 NO_SCALE = "no scale"
-
-
-def _value(x) -> str:
-    """A metric value in a few significant digits: slowdowns, waits in seconds and utilisations alike."""
-    if x is None or pd.isna(x):
-        return "-"
-    x = float(x)
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    if abs(x) >= 100:
-        return f"{x:.1f}"
-    return f"{x:.3f}"
-
-
-def _score(x) -> str:
-    return "-" if x is None or pd.isna(x) else f"{float(x):+.2f}"
 
 
 def _gain(best, random, better: str) -> str:
@@ -56,11 +41,6 @@ def _natural(text: str) -> list:
     return [float(t) if re.fullmatch(r"\d+(\.\d+)?", t) else t for t in re.split(r"(\d+(?:\.\d+)?)", text)]
 
 
-def _mean(frame: pd.DataFrame, column: str = "value") -> float | None:
-    values = pd.to_numeric(frame[column], errors="coerce").dropna()
-    return float(values.mean()) if len(values) else None
-
-
 def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of one agent's table: one row per workload of ``scale``'s pooled, rescored
     per-seed rows where ``player`` has a value."""
@@ -77,7 +57,7 @@ def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str]
         here = groups[workload]
         first = here.iloc[0]
         anchored = str(first.get("anchor", "")) == "ok"
-        best = (f"{first['best_heuristic']}: {_value(first['best_heuristic_value'])}"
+        best = (f"{first['best_heuristic']}: {value_text(first['best_heuristic_value'])}"
                 if isinstance(first.get("best_heuristic"), str) else "-")
         gain = _gain(first["best_heuristic_value"], first["random"], first["better"])
         best += f" ({gain} than random)" if gain else ""
@@ -88,10 +68,10 @@ def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str]
                 cells.append("-")
                 continue
             row = agent.loc[s]
-            cells.append(f"{_value(row['value'])} ({_score(row['normalised']) if anchored else NO_SCALE})")
-        note = _score(_mean(agent, "normalised")) if anchored else f"{NO_SCALE} ({first.get('anchor', '')})"
+            cells.append(f"{value_text(row['value'])} ({score_text(row['normalised']) if anchored else NO_SCALE})")
+        note = score_text(mean_of(agent, "normalised")) if anchored else f"{NO_SCALE} ({first.get('anchor', '')})"
         out.append([f"{workload} ({first['metric']}, {first['better']})", best,
-                    _value(_mean(here[here["role"] == "random"])), _value(_mean(here[here["role"] == "uniform"])),
+                    *(value_text(mean_of(here[here["role"] == role], "value")) for role in ("random", "uniform")),
                     *cells, note])
     return header, out
 

@@ -322,6 +322,28 @@ def recorded_players(recorded_runs: str | Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[columns]
 
 
+def value_text(x) -> str:
+    """A metric value in a few significant digits (slowdowns, waits in seconds, utilisations alike);
+    ``-`` where there is none."""
+    if x is None or pd.isna(x):
+        return "-"
+    x = float(x)
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.1f}" if abs(x) >= 100 else f"{x:.3f}"
+
+
+def score_text(x) -> str:
+    """A normalised score, signed, two decimals; ``-`` where there is none."""
+    return "-" if x is None or pd.isna(x) else f"{float(x):+.2f}"
+
+
+def mean_of(frame: pd.DataFrame, column: str) -> float | None:
+    """The mean of a column's numbers (text and empty cells left out); None where it has none."""
+    values = pd.to_numeric(frame[column], errors="coerce").dropna()
+    return float(values.mean()) if len(values) else None
+
+
 def iqm_text(r) -> str:
     """``"0.42 [0.10, 0.71]"``: an aggregate row's IQM and its interval, the interval left out where it
     collapsed to the point (one seed on few workloads: the bootstrap has nothing to resample)."""

@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from schedrl.errors import InputFileError
+from schedrl.report.status_tables import mean_of, score_text, value_text
 
 #: a reference whose name says it plays no schedule of its own choosing (not a heuristic)
 NOT_HEURISTIC = ("random", "uniform", "untrained")
@@ -117,10 +118,6 @@ def read_study(paper: str, tuned_dir: str | Path) -> Study | None:
                  unit=unit.group(1).strip() if unit else "")
 
 
-def _number(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3f}"
-
-
 def _probe_word(probe: str | None) -> str:
     if probe is None:
         return "not probed"
@@ -161,9 +158,9 @@ def study_row(paper: str, study: Study | None, status, tuned_dir: str | Path) ->
         return [f"`{paper}`", "no study committed yet", "", "", "", "", "", ""]
     covered = (f"{study.trials} trials ({study.complete} complete, {study.pruned} pruned), {study.seeds} seeds x "
                f"{study.steps:,} steps" + (f" (a step: {study.unit})" if study.unit else "") + f", {study.core_h:.2f} core-h" + (f"; {study.date}, {study.commit}" if study.date else ""))
-    recipe = f"trial {study.chosen} ({_number(study.value)})" if study.value is not None else "not named"
-    random = _number(study.random[1]) if study.random else "not scored"
-    best = f"{study.best[0]} {_number(study.best[1])}" if study.best else "not scored"
+    recipe = f"trial {study.chosen} ({value_text(study.value)})" if study.value is not None else "not named"
+    random = value_text(study.random[1]) if study.random else "not scored"
+    best = f"{study.best[0]} {value_text(study.best[1])}" if study.best else "not scored"
     where = study.position()
     if where is not None:
         place = f"{where:.2f}"
@@ -177,15 +174,6 @@ def study_row(paper: str, study: Study | None, status, tuned_dir: str | Path) ->
 
 WORKLOAD_HEADER = ["paper", "workload (metric)", "best heuristic (= 1)", "tuned agent", "normalised: mean (per seed)",
                    "untrained network", "uniform play", "paper's recipe at its budget (best agent)"]
-
-
-def _mean(frame: pd.DataFrame) -> float | None:
-    values = frame["normalised"].dropna()
-    return float(values.mean()) if len(values) else None
-
-
-def _score(x: float | None) -> str:
-    return "-" if x is None else f"{x:+.2f}"
 
 
 def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = "") -> list[list[str]]:
@@ -217,19 +205,20 @@ def per_workload_rows(paper: str, scores: pd.DataFrame | None, committed: str = 
         if set(here["anchor"].astype(str)) != {"ok"}:
             continue
         first = here.iloc[0]
-        anchor = f"{first['best_heuristic']} ({_number(float(first['best_heuristic_value']))})"
-        refs = {role: _mean(here[here["role"] == role]) for role in ("untrained", "uniform")}
+        anchor = f"{first['best_heuristic']} ({value_text(float(first['best_heuristic_value']))})"
+        refs = {role: mean_of(here[here["role"] == role], "normalised") for role in ("untrained", "uniform")}
         theirs = budget[(budget["workload"] == workload) & (budget["role"] == "agent")
                         & (budget["anchor"].astype(str) == "ok")]
-        means = {player: _mean(g) for player, g in theirs.groupby("player")}
+        means = {player: mean_of(g, "normalised") for player, g in theirs.groupby("player")}
         means = {k: v for k, v in means.items() if v is not None}
         best = max(means, key=means.get) if means else None
         recipe = f"{means[best]:+.2f} {best}" if best else "not recorded"
         for player, g in here[here["role"] == "agent"].groupby("player", sort=False):
             g = g.sort_values("seed")
-            per_seed = ", ".join(_score(v) for v in g["normalised"])
+            per_seed = ", ".join(score_text(v) for v in g["normalised"])
             rows.append([f"`{paper}`", f"{workload} ({first['metric']})", anchor, player + other,
-                         f"**{_score(_mean(g))}** ({per_seed})", _score(refs["untrained"]), _score(refs["uniform"]),
+                         f"**{score_text(mean_of(g, 'normalised'))}** ({per_seed})",
+                         score_text(refs["untrained"]), score_text(refs["uniform"]),
                          recipe])
     return rows
 
