@@ -531,8 +531,8 @@ def test_per_workload_words_place_the_median_seed_between_random_play_and_the_be
                          row("S4", 0, 9.0, rand=8.0, best=12.0),  # degenerate: beats the heuristic, not random
                          row("S1", 0, 5.0), row("S1", 1, 5.2), row("S1", 2, 5.1),
                          row("S9", 0, 1.0, player="B")])
-    assert workload_words(rows, "A") == ("beats every heuristic on S1, S4, S10; between random valid play and the "
-                                         "best heuristic on S2; no better than random valid play on S3")
+    assert workload_words(rows, "A") == ("beats every heuristic on S1, S4, S10 (by 8.3-25%); between random valid "
+                                         "play and the best heuristic on S2; no better than random valid play on S3")
     higher = rows[rows["workload"] == "S2"].assign(better="higher", random=2.0, best_heuristic_value=8.5)
     assert workload_words(higher, "A") == "between random valid play and the best heuristic on S2"  # 2 < 8 < 8.5
     assert workload_words(rows, "nobody") == ""
@@ -566,8 +566,8 @@ def test_pooled_runs_with_their_own_random_draws_share_the_merged_scores_anchor(
                          row("r1", "random valid", "random", 100, 6.0, 6.0), row("r1", "SJF", "heuristic", 0, 10.0, 6.0),
                          row("r1", "A", "agent", 1, 8.0, 6.0)])
     assert coverage_text(rows, "A") == "0 of 1 workloads; degenerate: 1, it beats random valid play on S1"  # 8.75 < 9
-    assert workload_words(rows, "A") == "beats every heuristic on S1"  # median 8.75 < 10
+    assert workload_words(rows, "A") == "beats every heuristic on S1 (by 12%)"  # median 8.75 < 10
     assert workload_words(rows.assign(value=rows["value"].where(rows["player"] != "A", 9.5)), "A") == (
-        "beats every heuristic on S1")
+        "beats every heuristic on S1 (by 5.0%)")
     assert workload_words(rows.assign(value=rows["value"].where(rows["player"] != "A", 11.0)), "A") == (
         "no better than random valid play on S1")  # 11 is worse than the pooled random 9, not r0's 12
