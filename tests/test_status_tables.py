@@ -531,8 +531,8 @@ def test_per_workload_words_place_the_median_seed_between_random_play_and_the_be
                          row("S4", 0, 9.0, rand=8.0, best=12.0),  # degenerate: beats the heuristic, not random
                          row("S1", 0, 5.0), row("S1", 1, 5.2), row("S1", 2, 5.1),
                          row("S9", 0, 1.0, player="B")])
-    assert workload_words(rows, "A") == ("beats every heuristic on S1, S4, S10 (by 8.3-25%); between random valid "
-                                         "play and the best heuristic on S2; no better than random valid play on S3")
+    assert workload_words(rows, "A") == ("beats every heuristic on S1 (by 15%), S4 (by 25%), S10 (by 8.3%); between random valid "
+                                         "play and the best heuristic on S2; no better than random valid play on S3")  # S1: 5.1 vs 6
     higher = rows[rows["workload"] == "S2"].assign(better="higher", random=2.0, best_heuristic_value=8.5)
     assert workload_words(higher, "A") == "between random valid play and the best heuristic on S2"  # 2 < 8 < 8.5
     assert workload_words(rows, "nobody") == ""

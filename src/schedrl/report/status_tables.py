@@ -435,8 +435,9 @@ def workload_words(rows: pd.DataFrame, player: str) -> str:
     the raw metric (its median over seeds against random valid play's and the best heuristic's,
     ``workload_anchors``), so a degenerate workload (no scale) is said too; the three groups in that
     order, an empty one left out; "" where nothing was recorded. The median, as the IQM: one lucky
-    seed of three moves no word. A win says by how much (the median's margin over the best heuristic,
-    in % of its value): a near-tie (deeprm's 0.7-1% at rates 0.9 and 1) must not read as a clear lead."""
+    seed of three moves no word. Each win says by how much (its median's margin over the best heuristic,
+    in % of its value, per workload): a near-tie (deeprm's 0.7-1% at rates 0.9 and 1) must not read as a
+    clear lead, nor hide behind a range shared with a clear one."""
     mine = rows[rows["player"] == player]
     groups: dict[str, list[str]] = {"beats every heuristic": [],
                                     "between random valid play and the best heuristic": [],
@@ -445,7 +446,7 @@ def workload_words(rows: pd.DataFrame, player: str) -> str:
                      key=lambda w: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", w)])
     table = workload_anchors(rows)
     table.index = table.index.astype(str)
-    margins = []  # the wins' margins over the best heuristic, in % of its value
+    margins = {}  # a win's margin over the best heuristic, in % of its value
     for workload in natural:
         there, a = mine[mine["workload"].astype(str) == workload], table.loc[workload]
         sign = -1.0 if a["better"] == "lower" else 1.0  # higher is better after the sign
@@ -456,13 +457,15 @@ def workload_words(rows: pd.DataFrame, player: str) -> str:
                "no better than random valid play")
         groups[key].append(workload)
         if value > best and best != 0:
-            margins.append(100 * (value - best) / abs(best))
-    by = ""
-    if margins:
-        lo, hi = (f"{m:.1f}" if m < 10 else f"{m:.0f}" for m in (min(margins), max(margins)))
-        by = f" (by {lo}%)" if lo == hi else f" (by {lo}-{hi}%)"
-    return "; ".join(f"{words} on {name_ranges(names)}{by if words == 'beats every heuristic' else ''}"
-                     for words, names in groups.items() if names)
+            margin = 100 * (value - best) / abs(best)
+            margins[workload] = f" (by {margin:.1f}%)" if margin < 10 else f" (by {margin:.0f}%)"
+
+    def said(words: str, names: list[str]) -> str:
+        if words != "beats every heuristic":
+            return name_ranges(names)
+        return shared_prefix_list([name + margins.get(name, "") for name in names])
+
+    return "; ".join(f"{words} on {said(words, names)}" for words, names in groups.items() if names)
 
 
 def name_ranges(names: list[str]) -> str:
