@@ -191,7 +191,7 @@ def test_counts_uninformative_and_same_setup(tmp_path, monkeypatch):
                         (len(row) - 15, "claim a: paper budget 1.2 (P)")):
         monkeypatch.setattr(st, "README_ROW", limit)
         short = readme_block([status]).splitlines()[3]
-        assert "; +1 runs |" in short and note in short and "seed 0: 1 R" not in short and len(short) <= limit
+        assert "; +1 run |" in short and note in short and "seed 0: 1 R" not in short and len(short) <= limit
 
 
 def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
@@ -283,6 +283,7 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     assert "default **0.50 [0.20, 0.70]** A2C (3 seeds): above random valid play, below the best heuristic" in text
     assert "paper budget **-0.10 [-0.30, 0.05]** PPO (3 seeds): no better than random valid play" in text
     assert "tuned **0.30 [0.10, 0.45]** PPO (3 seeds, trainer fails probe)" in text
+    assert "- **Runs** (claims R reproduced, P partly" in text and "tuned seeds 0-2 (2026-12-03, abc1234" in text
     assert not any(line.rstrip().endswith("[") or "[" in line and "]" not in line.split("[")[-1]
                    for line in lines[1:-1])  # an interval is never split across lines
     capsys.readouterr()
@@ -446,7 +447,8 @@ def test_check_fails_naming_the_stale_page_then_write_fixes_it(checkout, capsys)
         fh.write('"2026-12-31, 1234567, rerun, faster kind, 1.00 core-h",params-compact,c,reproduced,1,,,t,'
                  "default,,,,\n")
     code, _, err = _status(capsys, "--check", "--root", root, "--records", records)
-    assert code == 1 and "README.md and " in err and "reproduction-status.md are stale" in err
+    assert code == 1 and "README.md and " in err and "reproduction-status.md and " in err
+    assert "mdp/status.md are stale" in err  # its Runs bullet names the latest default run
 
 
 def test_print_without_flags_shows_every_block(checkout, capsys):
@@ -571,3 +573,64 @@ def test_pooled_runs_with_their_own_random_draws_share_the_merged_scores_anchor(
         "beats every heuristic on S1 (by 5.0%)")
     assert workload_words(rows.assign(value=rows["value"].where(rows["player"] != "A", 11.0)), "A") == (
         "no better than random valid play on S1")  # 11 is worse than the pooled random 9, not r0's 12
+
+
+def _summary(label: str, scale: str, verdicts: list[str]):
+    import pandas as pd
+
+    from schedrl.report.status_tables import summarise_run
+
+    rows = pd.DataFrame([{"run": label, "claim_id": f"c{i}", "claim": "c", "verdict": v, "ours": "1",
+                          "random_verdict": "", "untrained_verdict": "", "scale": scale}
+                         for i, v in enumerate(verdicts)])
+    return summarise_run(rows, label)
+
+
+def test_runs_bullet_groups_seeds_by_commit_and_says_counts_once_where_they_agree():
+    """The status page's Runs bullet comes from the labels and rows alone: seeds of one date, commit and
+    kind said as one range with their core-hours in seed order ("exact" once where every label says it),
+    the verdict counts once where the runs agree and per seed where not."""
+    from schedrl.report.status_tables import runs_text_of
+
+    same = [_summary(f"2026-12-05, f9330cf, PPO at 4 M steps, seed {s} again (per-seed scores), faster kind, "
+                     f"{h} core-h (exact)", "paper-budget", ["reproduced", "not reproduced"])
+            for s, h in ((0, "1.44"), (1, "1.33"), (2, "1.37"))]
+    assert runs_text_of(same) == ("seeds 0-2 again (2026-12-05, f9330cf, faster kind, 1.44 / 1.33 / 1.37 core-h exact): "
+                                  "2: 1 R, 1 N each")
+    apart = [_summary("2026-12-04, 226201c, recipe, seed 1, slower kind, 1.65 core-h", "paper-budget",
+                      ["reproduced", "reproduced"]),
+             _summary("2026-12-05, 3af029f, recipe, seed 2, faster kind, 1.53 core-h exact", "paper-budget",
+                      ["reproduced", "partly reproduced"])]
+    assert runs_text_of(apart) == ("seed 1 (2026-12-04, 226201c, slower kind, core-h 1.65): 2: 2 R; "
+                                   "seed 2 (2026-12-05, 3af029f, faster kind, 1.53 core-h exact): 2: 1 R, 1 P")
+    mixed = [_summary(f"2026-12-05, 7b920b6, tuned, seed {s}, faster kind, {h}", "tuned", v)
+             for s, h, v in ((0, "1.26 core-h exact", ["reproduced"]), (1, "1.17 core-h", ["not reproduced"]))]
+    assert runs_text_of(mixed) == ("seeds 0, 1 (2026-12-05, 7b920b6, faster kind, core-h 1.26 (exact) / 1.17): "
+                                   "1 each: 1 R / 1 N")
+    undated = [_summary("a run someone typed", "default", ["reproduced"])]
+    assert runs_text_of(undated) == "(date not recorded, core-h not recorded): 1: 1 R"
+
+
+def test_the_trained_agent_is_set_beside_the_untrained_network_it_started_from():
+    """Which untrained row is an agent's (its network's name as whole words of the agent's name, the
+    longest such), and the words for the two intervals: apart above, apart below, overlapping, one seed."""
+    import pandas as pd
+
+    from schedrl.report.status_tables import learned_word, untrained_of
+
+    def row(player, role, iqm, lo, hi, seeds=3):
+        return {"player": player, "role": role, "iqm": iqm, "iqm_lo": lo, "iqm_hi": hi, "seeds": seeds}
+
+    frame = pd.DataFrame([row("untrained Baseline", "untrained", -1.4, -1.5, -1.3),
+                          row("untrained DRAS", "untrained", 0.1, -0.1, 0.3),
+                          row("untrained compact + sparse + reduced", "untrained", -0.9, -1.0, -0.8),
+                          row("untrained sparse", "untrained", 0.5, 0.4, 0.6)])
+    assert untrained_of(frame, "PPO Baseline")["player"] == "untrained Baseline"
+    assert untrained_of(frame, "DRAS agent")["player"] == "untrained DRAS"
+    assert untrained_of(frame, "SEM agent (DRAS's process)") is None  # "DRAS's" is not the word "DRAS"
+    assert untrained_of(frame, "PPO compact + sparse + reduced")["player"] == "untrained compact + sparse + reduced"
+    start = pd.Series(row("u", "untrained", 0.0, -0.1, 0.1))
+    assert learned_word(pd.Series(row("a", "agent", 0.5, 0.4, 0.6)), start) == "training gained"
+    assert learned_word(pd.Series(row("a", "agent", -0.5, -0.6, -0.2)), start) == "training lost"
+    assert learned_word(pd.Series(row("a", "agent", 0.05, -0.05, 0.2)), start) == "no gain from training"
+    assert learned_word(pd.Series(row("a", "agent", 0.5, 0.5, 0.5, seeds=1)), start) == ""

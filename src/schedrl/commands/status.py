@@ -62,8 +62,9 @@ def register(subparsers) -> None:
         "play also reaches (the report's rule), core-hours, date, commit and machine kind from the run's label, "
         "and the headline claims that paper_values.yaml names; and docs/tuned-agents.md's table of the tuned studies "
         "(config/tuned/: trials, references, the recipe and its probe, its recorded run); and each paper's status.md "
-        "line of normalised scores (the best agent's IQM and interval at default scale, at the paper's budget and "
-        "tuned); and the README's figure docs/where-rl-stands.png with its table (.csv): each paper's best agent per "
+        "lines of normalised scores (the best agent's IQM and interval at default scale, at the paper's budget and "
+        "tuned, beside the untrained network it started from), where it stands per workload, and the runs those "
+        "stand on (date, commit, machine kind, core-hours, verdict counts); and the README's figure docs/where-rl-stands.png with its table (.csv): each paper's best agent per "
         "scale beside the papers' own agents, the untrained network and uniform play. Without --write or --check, "
         "print the blocks.",
     )

@@ -21,6 +21,10 @@ nothing else, so the pages cannot drift from the records (issue 71, item 1):
 * **same-setup runs** at the paper's budget are the other runs of that scale whose label says the
   same once date, commit, seeds, machine kind and core-hours are taken out (other seeds of it).
 
+* a paper's **status page** opens with its best agent's normalised score per scale beside the untrained
+  network it started from (``untrained_of``, ``learned_word``), where it stands per workload, and the
+  runs those stand on (``runs_bullet``): the page types no date, commit or core-hour of a run by hand.
+
 ``schedrl status`` writes the blocks between ``BEGIN`` and ``END`` (``replace_block``); a test fails
 when the committed pages differ from what the records give.
 """
@@ -58,7 +62,7 @@ NOT_RECORDED = "not recorded"
 CLAIM_WIDTH = 120
 
 _DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})\b")
-_CORE_H = re.compile(r"(exact\s+)?(~\s*)?(\d+(?:\.\d+)?)\s*core-h(?:ours?)?\b(\s+exact\b)?")
+_CORE_H = re.compile(r"(exact\s+)?(~\s*)?(\d+(?:\.\d+)?)\s*core-h(?:ours?)?\b(\s+\(?exact\b)?")
 _KIND = re.compile(r"\b(faster|slower)(?: machine)? kind\b")
 _COMMIT = re.compile(r"^([0-9a-f]{7,40})((?:\s*\([^()]*\))?)\s*(?::\s*(.*))?$", re.S)
 _SEEDS = re.compile(r"^(?:seeds? \d.*|\d+ seeds)$")
@@ -387,6 +391,42 @@ def candidate_scores(status: PaperStatus, scale: str, what: str) -> pd.DataFrame
     return pooled_rows(rows)
 
 
+def candidate_frame(status: PaperStatus, scale: str, what: str) -> pd.DataFrame:
+    """The aggregate rows (every player) behind a ``scale_candidates`` row: the merged runs' where ``what``
+    names merged runs, else the scale's latest run's."""
+    if what.endswith("runs)"):
+        return status.merged[scale][1]
+    run = {"tuned": status.tuned, "paper-budget": status.budget, "default": status.default}[scale]
+    frame = status.normalised
+    return frame[frame["run"] == run.run] if frame is not None and run is not None else pd.DataFrame()
+
+
+def untrained_of(frame: pd.DataFrame, agent: str) -> pd.Series | None:
+    """The untrained network an agent started from (role ``untrained``, named "untrained <its network>"
+    where the agent's name holds that network as whole words: "PPO Baseline" <- "untrained Baseline",
+    "DRAS agent" <- "untrained DRAS"; the longest such name), or None."""
+    if frame is None or frame.empty or "role" not in frame:
+        return None
+    found = []
+    for _, row in frame[(frame["role"] == "untrained") & frame["iqm"].notna()].iterrows():
+        network = str(row["player"]).removeprefix("untrained ").strip()
+        if network and re.search(rf"(?<!\S){re.escape(network)}(?!\S)", str(agent)):
+            found.append((len(network), row))
+    return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def learned_word(agent, untrained) -> str:
+    """What training did, on the normalised scale: the trained agent's IQM interval against its untrained
+    network's, the two apart (above or below) or overlapping; one seed gives no word."""
+    if int(agent["seeds"]) < 2 or int(untrained["seeds"]) < 2:
+        return ""
+    if float(agent["iqm_lo"]) > float(untrained["iqm_hi"]):
+        return "training gained"
+    if float(agent["iqm_hi"]) < float(untrained["iqm_lo"]):
+        return "training lost"
+    return "no gain from training"
+
+
 def workload_anchors(rows: pd.DataFrame) -> pd.DataFrame:
     """Per workload (the index): ``better``, ``random``, ``best_heuristic_value`` and ``anchor`` of
     ``rows``, as the merged score computes them (``normalised.anchors``: random valid play's mean over
@@ -521,10 +561,16 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
         number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
         coverage = coverage_text(candidate_scores(status, scale, what), r["player"])
         coverage = f"; {coverage}" if coverage else ""
+        start = untrained_of(candidate_frame(status, scale, what), r["player"])
+        if start is not None:
+            word = learned_word(r, start)
+            start = f"; untrained {iqm_text(start)}{': ' + word if word else ''}".replace(" [", "\0[")
+        else:
+            start = ""
         parts.append(f"{name} **{number}** {r['player']} ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)}"
-                     f"{note}{coverage}): {headroom_word(r)}")
-    text = ("- **Normalised** (random valid play 0, best heuristic 1; the best agent's IQM [95% interval] in the "
-            "records): " + "; ".join(parts) + ".")
+                     f"{note}{coverage}): {headroom_word(r)}{start}")
+    text = ("- **Normalised** (random valid play 0, best heuristic 1; best agent's IQM [95% interval]): "
+            + "; ".join(parts) + ".")
     bullets = [text]
     found = best_agent(status)
     if found is not None:
@@ -536,9 +582,89 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
             median = f", median over {seeds} seeds" if seeds > 1 else ""
             bullets.append(f"- **Per workload**, {r['player']} ({what.replace(' (', ', ').rstrip(')')}{median}): "
                            f"{words}.")
+    bullets.append(runs_bullet(status))
     wrapped = [textwrap.fill(b, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
                for b in bullets]
     return "\n".join([BEGIN, *(w.replace("\0", " ") for w in wrapped), END])
+
+
+def scale_runs(status: PaperStatus, scale: str) -> tuple[list[RunSummary], int]:
+    """(the runs a scale's words stand on, how many other runs of that setup the records hold): the runs
+    whose per-seed scores are pooled (``status.merged``), else the scale's latest run; a run recorded by
+    its scores alone (no claims) has no rows."""
+    by_name = {r.run: r for r in status.runs}
+    latest = {"default": status.default, "paper-budget": status.budget, "tuned": status.tuned}[scale]
+    names = status.merged.get(scale, ([], None))[0] or ([latest.run] if latest is not None else [])
+    shown = [by_name.get(n) or RunSummary(run=n, label=parse_label(n), scale=scale, rows=pd.DataFrame())
+             for n in names]
+    setups = {r.label.description for r in shown}
+    others = [r for r in status.runs if r.scale == scale and r.run not in names and r.label.description in setups]
+    return shown, len(others) if scale != "default" else 0
+
+
+def seeds_text(runs: list[RunSummary]) -> str:
+    """``"seeds 0-2 again"`` for runs labelled "seed 0 again (...)", "seed 1 again", "seed 2 again": one
+    seed each, the same words after it, said once; other labels listed as they read (notes dropped)."""
+    said = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds).strip() for r in runs]
+    one = [re.fullmatch(r"seed (\d+)(.*)", s) for s in said]
+    if len(said) > 1 and all(one) and len({m.group(2) for m in one}) == 1:
+        return f"seeds {name_ranges([m.group(1) for m in one])}{one[0].group(2)}"
+    return ", ".join(s for s in said if s)
+
+
+def runs_text_of(runs: list[RunSummary]) -> str:
+    """``"seeds 0-2 again (2026-12-05, f9330cf, faster kind, 1.44 / 1.33 / 1.37 core-h exact): 31: 4 R,
+    11 P, 4 N, 12 C each"``: the runs grouped by date, commit and machine kind, each group's core-hours
+    and verdict counts in the order of its seeds (said once where they agree), as the records give them."""
+    groups: dict[tuple, list[RunSummary]] = {}
+    for r in runs:
+        groups.setdefault((r.label.date, r.label.code, r.label.kind), []).append(r)
+    every = [r.counts_text() if r.claims else "no claims (scores alone)" for r in runs]
+    said = []
+    for (date, code, kind), members in groups.items():
+        exact = all(r.label.exact for r in members)
+        hours = " / ".join(r.label.core_h + (" (exact)" if r.label.exact and not exact else "")
+                           for r in members if r.label.core_h)
+        hours = (f"{hours} core-h exact" if exact else f"core-h {hours}") if hours else f"core-h {NOT_RECORDED}"
+        when = ", ".join(x for x in (date or f"date {NOT_RECORDED}", code, f"{kind} kind" if kind else "", hours) if x)
+        seeds = seeds_text(members)
+        counts = [r.counts_text() if r.claims else "no claims (scores alone)" for r in members]
+        if len(set(every)) == 1:
+            said.append(f"{seeds + ' ' if seeds else ''}({when})")
+            continue
+        if len(set(counts)) == 1:
+            verdicts = counts[0] + (" each" if len(members) > 1 and members[0].claims else "")
+        elif len({r.claims for r in members}) == 1:
+            verdicts = f"{members[0].claims} each: " + " / ".join(c.split(": ", 1)[1] for c in counts)
+        else:
+            verdicts = " / ".join(counts)
+        said.append(f"{seeds + ' ' if seeds else ''}({when}): {verdicts}")
+    if len(set(every)) == 1:  # every run of the scale counts the same: said once
+        if len(said) > 1:
+            return "; ".join(said) + f"; {'each run ' if runs[0].claims else ''}{every[0]}"
+        return said[0] + f": {every[0]}{' each' if len(runs) > 1 and runs[0].claims else ''}"
+    return "; ".join(said)
+
+
+def runs_bullet(status: PaperStatus) -> str:
+    """The status page's "Runs" bullet: per scale, the runs its words stand on (``scale_runs``), when,
+    at which commit, on which machine kind, their core-hours and their claims' verdicts (R reproduced,
+    P partly, N not, C not comparable), all from the records, so no page types them by hand."""
+    parts = []
+    for scale in SCALES:
+        name = {"paper-budget": "paper budget"}.get(scale, scale)
+        if scale == "paper-budget" and status.default_is_budget:
+            parts.append(f"{name} = default")
+            continue
+        runs, others = scale_runs(status, scale)
+        if not runs:
+            parts.append(f"{name} {NOT_RECORDED}")
+            continue
+        more = f" (+{others} earlier)" if others else ""
+        parts.append(f"{name}{more} {runs_text_of(runs)}")
+    text = ("- **Runs** (claims R reproduced, P partly, N not, C not comparable; all: docs/reproduction-status.md): "
+            + "; ".join(parts) + ".")
+    return re.sub(r"(\d) ([RPNC])\b", "\\1\0\\2", text)  # "4 R" kept on one line by the wrap
 
 
 def tuned_probe(status: PaperStatus) -> str | None:
@@ -664,7 +790,8 @@ def _when(run: RunSummary, commit: bool = False, seeds: bool = False) -> str:
         bits.append(label.code or f"commit {NOT_RECORDED}")
     if seeds and label.seeds:
         bits.append(label.seeds)
-    return ", ".join(bits + [label.kind_text(), f"{label.core_h_text()} core-h"])
+    hours = f"{label.core_h} core-h{' exact' if label.exact else ''}" if label.core_h else f"core-h {NOT_RECORDED}"
+    return ", ".join(bits + [label.kind_text(), hours])
 
 
 def _uninf(run: RunSummary) -> str:
@@ -696,7 +823,7 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
             budget += "".join(f"; {o.label.seeds or o.label.date or 'other run'}: "
                               + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
         elif status.same_setup:
-            budget += f"; +{len(status.same_setup)} runs"
+            budget += f"; +{len(status.same_setup)} run{'s' * (len(status.same_setup) != 1)}"
     note = headline_text(status, status.headline[0], width, note_scales, named=True) if status.headline else ""
     return [f"`{status.paper}`", claims, (d.label.core_h or NOT_RECORDED) if d else NOT_RECORDED,
             (d.label.date or NOT_RECORDED) if d else NOT_RECORDED, budget, normalised_text(status), note,
