@@ -789,7 +789,7 @@ def _when(run: RunSummary, commit: bool = False, seeds: bool = False) -> str:
     if commit:
         bits.append(label.code or f"commit {NOT_RECORDED}")
     if seeds and label.seeds:
-        bits.append(label.seeds)
+        bits.append(re.sub(r"\s*\([^()]*\)", "", label.seeds))  # "seed 0 again (why)": the why is the label's
     hours = f"{label.core_h} core-h{' exact' if label.exact else ''}" if label.core_h else f"core-h {NOT_RECORDED}"
     return ", ".join(bits + [label.kind_text(), hours])
 
@@ -807,10 +807,11 @@ README_ROW = 400
 
 
 def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = True,
-               note_scales: tuple[str, ...] = ("default", "paper-budget")) -> list[str]:
+               note_scales: tuple[str, ...] = ("default", "paper-budget"), seeds: bool = True) -> list[str]:
     """paper | claims at default scale | core-h | run | at the paper's budget | note | detail.
     ``each_run=False`` counts the earlier runs of the same setup instead of listing each one;
-    ``note_scales``: the runs whose headline value the note shows."""
+    ``note_scales``: the runs whose headline value the note shows; ``seeds=False`` leaves the paper-budget
+    run's seeds out (the status page's Runs bullet says them)."""
     d, b = status.default, status.budget
     claims = f"{d.counts_text()}; {_uninf(d)}" if d else NOT_RECORDED
     if status.default_is_budget:
@@ -818,7 +819,7 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
     elif b is None:
         budget = "not run"
     else:
-        budget = f"{_budget_counts(b)}; {_when(b, seeds=True)}"
+        budget = f"{_budget_counts(b)}; {_when(b, seeds=seeds)}"
         if each_run:
             budget += "".join(f"; {o.label.seeds or o.label.date or 'other run'}: "
                               + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
@@ -833,13 +834,15 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
 def readme_block(statuses: list[PaperStatus]) -> str:
     """The README's status table (between the markers); a row longer than ``README_ROW`` characters
     shows its note's claim text shorter (down to 30 characters), then counts the earlier runs of the
-    same setup instead of listing each, then its note shows the paper-budget value alone."""
+    same setup instead of listing each, then its note shows the paper-budget value alone, then its
+    paper-budget run's seeds are left out."""
     rows = []
     for status in statuses:
-        for each_run, scales in ((True, ("default", "paper-budget")), (False, ("default", "paper-budget")),
-                                 (False, ("paper-budget",))):
+        for each_run, scales, seeds in ((True, ("default", "paper-budget"), True),
+                                        (False, ("default", "paper-budget"), True), (False, ("paper-budget",), True),
+                                        (False, ("paper-budget",), False)):
             width = CLAIM_WIDTH
-            while len(_row(row := readme_row(status, width, each_run, scales))) > README_ROW and width > 30:
+            while len(_row(row := readme_row(status, width, each_run, scales, seeds))) > README_ROW and width > 30:
                 width -= 5
             if len(_row(row)) <= README_ROW:
                 break
