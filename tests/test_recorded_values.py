@@ -22,6 +22,9 @@ def _runs():
             out += [long_rows("p", w, "random valid", "random", seed, "slowdown", "lower", rand),
                     long_rows("p", w, "SJF", "heuristic", -1, "slowdown", "lower", heur),
                     long_rows("p", w, "PPO", "agent", seed, "slowdown", "lower", mine)]
+        # the network PPO started from, on one workload; "untrained P" is no network of "PPO"'s name
+        out += [long_rows("p", "w 10", "untrained PPO", "untrained", seed, "slowdown", "lower", 8.0 + seed),
+                long_rows("p", "w 10", "untrained P", "untrained", seed, "slowdown", "lower", 1.0)]
         return out
 
     return pd.concat([_recorded(rows(0, 7.0), "r0"), _recorded(rows(1, 4.0), "r1")], ignore_index=True)
@@ -29,13 +32,14 @@ def _runs():
 
 def test_each_workload_shows_the_anchors_and_each_seeds_value_and_score():
     header, rows = agent_rows(_runs(), "paper-budget", "PPO")
-    assert header[4:] == ["seed 0: value (normalised)", "seed 1: value (normalised)", "normalised, mean"]
+    assert header[3:] == ["uniform play", "untrained network", "seed 0: value (normalised)",
+                          "seed 1: value (normalised)", "normalised, mean"]
     assert [r[0] for r in rows] == ["w 2 (slowdown, lower)", "w 10 (slowdown, lower)"]  # numbers sort as numbers
     degenerate, scaled = rows
-    assert scaled[1:] == ["SJF: 4.000 (60.0% better than random)", "10.000", "-", "7.000 (+0.50)", "4.000 (+1.00)",
-                          "+0.75"]
+    assert scaled[1:] == ["SJF: 4.000 (60.0% better than random)", "10.000", "-", "8.500", "7.000 (+0.50)",
+                          "4.000 (+1.00)", "+0.75"]  # the untrained network's mean over its seeds
     assert degenerate[1] == "SJF: 5.000 (66.7% worse than random)"
-    assert degenerate[4] == "2.000 (no scale)" and degenerate[-1].startswith("no scale (")
+    assert degenerate[4] == "-" and degenerate[5] == "2.000 (no scale)" and degenerate[-1].startswith("no scale (")
 
 
 def test_the_block_names_each_agent_of_the_figure_and_says_where_values_were_not_recorded():

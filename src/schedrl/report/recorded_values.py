@@ -3,8 +3,8 @@
 
 For every agent row of the figure (``front.front_table``: per paper and scale, the best agent of the
 recorded runs), one table per workload of the paper's headline metric: the best heuristic (named,
-the scale's 1), random valid play (the 0) and uniform play over all actions, each the mean over the
-seeds recorded; then the agent's value on each seed with its normalised score, and the mean of those
+the scale's 1), random valid play (the 0), uniform play over all actions and the untrained network the
+agent started from (``status_tables.untrained_name``), each the mean over the seeds recorded; then the agent's value on each seed with its normalised score, and the mean of those
 scores. The rows are ``recorded_scores.csv``'s, pooled and scored again on the pooled anchors as the
 figure's merged aggregate is (``recorded.pooled_rows``, ``recorded.rescored``), so the table is the
 figure's numbers taken apart, and a history page can link it where it once copied them. The best
@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 
 from schedrl.report.front import SCALE_NAMES
-from schedrl.report.status_tables import mean_of, score_text, value_text
+from schedrl.report.status_tables import mean_of, score_text, untrained_name, value_text
 
 #: what a workload without a normalised scale says, by its ``anchor`` word
 NO_SCALE = "no scale"
@@ -49,8 +49,9 @@ def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str]
     rows_of_scale = rescored(pooled_rows(scale_rows(scores, scale)))
     mine = rows_of_scale[rows_of_scale["player"] == player]
     seeds = sorted({int(s) for s in mine["seed"]})
+    start = untrained_name(rows_of_scale.loc[rows_of_scale["role"] == "untrained", "player"], player)
     header = ["workload (metric, better)", "best heuristic (= 1)", "random valid (= 0)", "uniform play",
-              *[f"seed {s}: value (normalised)" for s in seeds], "normalised, mean"]
+              "untrained network", *[f"seed {s}: value (normalised)" for s in seeds], "normalised, mean"]
     out = []
     groups = dict(tuple(rows_of_scale[rows_of_scale["workload"].isin(set(mine["workload"]))].groupby("workload")))
     for workload in sorted(groups, key=_natural):
@@ -72,6 +73,7 @@ def agent_rows(scores: pd.DataFrame, scale: str, player: str) -> tuple[list[str]
         note = score_text(mean_of(agent, "normalised")) if anchored else f"{NO_SCALE} ({first.get('anchor', '')})"
         out.append([f"{workload} ({first['metric']}, {first['better']})", best,
                     *(value_text(mean_of(here[here["role"] == role], "value")) for role in ("random", "uniform")),
+                    value_text(mean_of(here[here["player"] == start], "value")) if start else "-",
                     *cells, note])
     return header, out
 

@@ -401,18 +401,25 @@ def candidate_frame(status: PaperStatus, scale: str, what: str) -> pd.DataFrame:
     return frame[frame["run"] == run.run] if frame is not None and run is not None else pd.DataFrame()
 
 
+def untrained_name(players, agent: str) -> str | None:
+    """Of ``players`` (untrained networks, each "untrained <its network>"), the one ``agent`` started
+    from: its network's name as whole words of the agent's ("PPO Baseline" <- "untrained Baseline",
+    "DRAS agent" <- "untrained DRAS"), the longest such; None where none is."""
+    found = []
+    for player in dict.fromkeys(map(str, players)):
+        network = player.removeprefix("untrained ").strip()
+        if network and re.search(rf"(?<!\S){re.escape(network)}(?!\S)", str(agent)):
+            found.append((len(network), player))
+    return max(found)[1] if found else None
+
+
 def untrained_of(frame: pd.DataFrame, agent: str) -> pd.Series | None:
-    """The untrained network an agent started from (role ``untrained``, named "untrained <its network>"
-    where the agent's name holds that network as whole words: "PPO Baseline" <- "untrained Baseline",
-    "DRAS agent" <- "untrained DRAS"; the longest such name), or None."""
+    """The aggregate row of the untrained network an agent started from (``untrained_name``), or None."""
     if frame is None or frame.empty or "role" not in frame:
         return None
-    found = []
-    for _, row in frame[(frame["role"] == "untrained") & frame["iqm"].notna()].iterrows():
-        network = str(row["player"]).removeprefix("untrained ").strip()
-        if network and re.search(rf"(?<!\S){re.escape(network)}(?!\S)", str(agent)):
-            found.append((len(network), row))
-    return max(found, key=lambda f: f[0])[1] if found else None
+    rows = frame[(frame["role"] == "untrained") & frame["iqm"].notna()]
+    name = untrained_name(rows["player"], agent)
+    return None if name is None else rows[rows["player"] == name].iloc[0]
 
 
 def learned_word(agent, untrained) -> str:
