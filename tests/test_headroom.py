@@ -67,3 +67,15 @@ def test_a_tuned_verdict_counts_only_when_its_trainer_learns(probe, clause):
         tuned = _row("PPO tuned", "agent", 3, tuned_iqm, tuned_iqm - 0.1, tuned_iqm + 0.1, scale="tuned")
         (line,) = headroom_sentences(pd.DataFrame([recipe, tuned]), probes={"runtime": probe})
         assert who in line and clause in line
+
+
+def test_a_headroom_line_sets_the_agent_beside_the_untrained_network_of_its_own_scale():
+    """The best agent's line says where its untrained network (the same scale's, its name's network)
+    stands and whether training moved the agent past it: here 3 seeds below it, apart."""
+    rows = pd.DataFrame([_row("PPO", "agent", 3, -0.1, -0.2, 0.05),
+                         _row("untrained PPO", "untrained", 3, 0.3, 0.2, 0.4),
+                         _row("untrained PPO", "untrained", 3, -0.9, -1.0, -0.8, scale="tuned")])
+    (line,) = headroom_sentences(rows)
+    assert "IQM -0.10 [-0.20, 0.05]; its untrained network 0.30 [0.20, 0.40]: training lost;" in line
+    (line,) = headroom_sentences(rows.iloc[:1])
+    assert "untrained" not in line

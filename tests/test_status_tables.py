@@ -616,7 +616,7 @@ def test_the_trained_agent_is_set_beside_the_untrained_network_it_started_from()
     longest such), and the words for the two intervals: apart above, apart below, overlapping, one seed."""
     import pandas as pd
 
-    from schedrl.report.status_tables import learned_word, untrained_of
+    from schedrl.report.normalised import learned_word, untrained_of
 
     def row(player, role, iqm, lo, hi, seeds=3):
         return {"player": player, "role": role, "iqm": iqm, "iqm_lo": lo, "iqm_hi": hi, "seeds": seeds}

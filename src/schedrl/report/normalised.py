@@ -61,6 +61,7 @@ the paper's ratio transferring to our draw of the workload; each paper's ``devia
 from __future__ import annotations
 
 import contextlib
+import re
 import zlib
 from collections.abc import Iterator
 
@@ -491,6 +492,39 @@ def _side(value: float, of: float) -> str:
 ONE_SEED = "one seed, no interval over seeds: not a verdict"
 
 
+def untrained_name(players, agent: str) -> str | None:
+    """Of ``players`` (untrained networks, each "untrained <its network>"), the one ``agent`` started
+    from: its network's name as whole words of the agent's ("PPO Baseline" <- "untrained Baseline",
+    "DRAS agent" <- "untrained DRAS"), the longest such; None where none is."""
+    found = []
+    for player in dict.fromkeys(map(str, players)):
+        network = player.removeprefix("untrained ").strip()
+        if network and re.search(rf"(?<!\S){re.escape(network)}(?!\S)", str(agent)):
+            found.append((len(network), player))
+    return max(found)[1] if found else None
+
+
+def untrained_of(frame: pd.DataFrame, agent: str) -> pd.Series | None:
+    """The aggregate row of the untrained network an agent started from (``untrained_name``), or None."""
+    if frame is None or frame.empty or "role" not in frame:
+        return None
+    rows = frame[(frame["role"] == "untrained") & frame["iqm"].notna()]
+    name = untrained_name(rows["player"], agent)
+    return None if name is None else rows[rows["player"] == name].iloc[0]
+
+
+def learned_word(agent, untrained) -> str:
+    """What training did, on the normalised scale: the trained agent's IQM interval against its untrained
+    network's, the two apart (above or below) or overlapping; one seed gives no word."""
+    if int(agent["seeds"]) < 2 or int(untrained["seeds"]) < 2:
+        return ""
+    if float(agent["iqm_lo"]) > float(untrained["iqm_hi"]):
+        return "training gained"
+    if float(agent["iqm_hi"]) < float(untrained["iqm_lo"]):
+        return "training lost"
+    return "no gain from training"
+
+
 def headroom_word(row) -> str:
     """Where an agent's IQM interval lies on the scale (random valid play 0, best heuristic 1): the
     headroom verdict's words (issue 69). Beating the best heuristic needs the whole interval above 1;
@@ -561,9 +595,15 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
         probe = probe_clause(chosen) if tuned else ""
         who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (
             f"the paper's recipe (the tuned agent scores lower, {probe})" if tuned else "the paper's recipe; no tuned agent yet")
+        rows = mine[mine["scale"] == best["scale"]] if "scale" in mine and "scale" in best else mine
+        start = untrained_of(rows, best["player"])
+        started = ""
+        if start is not None:
+            word = learned_word(best, start)
+            started = f"; its untrained network {_interval(start, 'iqm')}{': ' + word if word else ''}"
         out.append(f"- **{paper}**: the best agent, {best['player']} ({int(best['seeds'])} seed(s), "
-                   f"{int(best['workloads'])} workload(s)), {headroom_word(best)}: IQM {_interval(best, 'iqm')}; "
-                   f"{who}.")
+                   f"{int(best['workloads'])} workload(s)), {headroom_word(best)}: IQM {_interval(best, 'iqm')}"
+                   f"{started}; {who}.")
     return out
 
 

@@ -4,8 +4,8 @@
 For every agent row of the figure (``front.front_table``: per paper and scale, the best agent of the
 recorded runs), one table per workload of the paper's headline metric: the best heuristic (named,
 the scale's 1), random valid play (the 0), uniform play over all actions and the untrained network the
-agent started from (``status_tables.untrained_name``), each the mean over the seeds recorded; then the agent's value on each seed with its normalised score, and the mean of those
-scores. The rows are ``recorded_scores.csv``'s, pooled and scored again on the pooled anchors as the
+agent started from (``normalised.untrained_name``), each the mean over the seeds recorded; then the
+agent's value on each seed with its normalised score, and the mean of those scores. The rows are ``recorded_scores.csv``'s, pooled and scored again on the pooled anchors as the
 figure's merged aggregate is (``recorded.pooled_rows``, ``recorded.rescored``), so the table is the
 figure's numbers taken apart, and a history page can link it where it once copied them. The best
 heuristic's gain over random valid play is the span each score is divided by: where it is a few
@@ -19,7 +19,8 @@ from __future__ import annotations
 import pandas as pd
 
 from schedrl.report.front import SCALE_NAMES
-from schedrl.report.status_tables import mean_of, score_text, untrained_name, value_text
+from schedrl.report.normalised import untrained_name
+from schedrl.report.status_tables import mean_of, score_text, value_text
 
 #: what a workload without a normalised scale says, by its ``anchor`` word
 NO_SCALE = "no scale"

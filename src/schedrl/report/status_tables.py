@@ -39,6 +39,7 @@ import pandas as pd
 
 from schedrl.errors import InputFileError
 from schedrl.report.claims import VERDICT_SHORT, VERDICTS, reference_fields
+from schedrl.report.normalised import learned_word, untrained_of
 from schedrl.report.recorded import (
     DEFAULT_IS_PAPER_BUDGET,
     PROBE_COLUMN,
@@ -399,39 +400,6 @@ def candidate_frame(status: PaperStatus, scale: str, what: str) -> pd.DataFrame:
     run = {"tuned": status.tuned, "paper-budget": status.budget, "default": status.default}[scale]
     frame = status.normalised
     return frame[frame["run"] == run.run] if frame is not None and run is not None else pd.DataFrame()
-
-
-def untrained_name(players, agent: str) -> str | None:
-    """Of ``players`` (untrained networks, each "untrained <its network>"), the one ``agent`` started
-    from: its network's name as whole words of the agent's ("PPO Baseline" <- "untrained Baseline",
-    "DRAS agent" <- "untrained DRAS"), the longest such; None where none is."""
-    found = []
-    for player in dict.fromkeys(map(str, players)):
-        network = player.removeprefix("untrained ").strip()
-        if network and re.search(rf"(?<!\S){re.escape(network)}(?!\S)", str(agent)):
-            found.append((len(network), player))
-    return max(found)[1] if found else None
-
-
-def untrained_of(frame: pd.DataFrame, agent: str) -> pd.Series | None:
-    """The aggregate row of the untrained network an agent started from (``untrained_name``), or None."""
-    if frame is None or frame.empty or "role" not in frame:
-        return None
-    rows = frame[(frame["role"] == "untrained") & frame["iqm"].notna()]
-    name = untrained_name(rows["player"], agent)
-    return None if name is None else rows[rows["player"] == name].iloc[0]
-
-
-def learned_word(agent, untrained) -> str:
-    """What training did, on the normalised scale: the trained agent's IQM interval against its untrained
-    network's, the two apart (above or below) or overlapping; one seed gives no word."""
-    if int(agent["seeds"]) < 2 or int(untrained["seeds"]) < 2:
-        return ""
-    if float(agent["iqm_lo"]) > float(untrained["iqm_hi"]):
-        return "training gained"
-    if float(agent["iqm_hi"]) < float(untrained["iqm_lo"]):
-        return "training lost"
-    return "no gain from training"
 
 
 def workload_anchors(rows: pd.DataFrame) -> pd.DataFrame:
