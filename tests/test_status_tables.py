@@ -634,3 +634,20 @@ def test_the_trained_agent_is_set_beside_the_untrained_network_it_started_from()
     assert learned_word(pd.Series(row("a", "agent", -0.5, -0.6, -0.2)), start) == "training lost"
     assert learned_word(pd.Series(row("a", "agent", 0.05, -0.05, 0.2)), start) == "no gain from training"
     assert learned_word(pd.Series(row("a", "agent", 0.5, 0.5, 0.5, seeds=1)), start) == ""
+
+
+def test_verdicts_over_seeds_count_the_claims_every_seed_agrees_on_and_list_the_others():
+    """Issue 68: a seed is a separate recorded run, merged for the verdicts. Claims with one verdict on
+    every run are counted; each other claim shows every run's verdict and value, in the runs' order;
+    a claim only some runs recorded is left out; long values are cut at a word."""
+    from schedrl.report.status_tables import _clip, seed_verdicts
+
+    a = _summary("2026-12-05, abc1234, x, seed 0, faster kind, 1 core-h", "paper-budget",
+                 ["reproduced", "not reproduced", "partly reproduced"])
+    b = _summary("2026-12-06, def5678, x, seed 1, faster kind, 1 core-h", "paper-budget",
+                 ["reproduced", "reproduced"])
+    b.rows.loc[1, "ours"] = "2.5"
+    same, total, rows = seed_verdicts([a, b])
+    assert (same, total) == (1, 2)  # c0 agrees, c1 differs, c2 is a's alone
+    assert rows == [["c", "N (1)", "R (2.5)"]]
+    assert _clip("word " * 20, 30) == "word word word word word..." and _clip("short") == "short"

@@ -21,6 +21,8 @@ nothing else, so the pages cannot drift from the records (issue 71, item 1):
 * **same-setup runs** at the paper's budget are the other runs of that scale whose label says the
   same once date, commit, seeds, machine kind and core-hours are taken out (other seeds of it).
 
+* **verdicts over seeds** (``seed_verdicts``): where a scale stands on several runs (a seed each), the
+  claims whose verdict every run shares are counted and the others listed with each run's verdict;
 * a paper's **status page** opens with its best agent's normalised score per scale beside the untrained
   network it started from (``untrained_of``, ``learned_word``), where it stands per workload, and the
   runs those stand on (``runs_bullet``): the page types no date, commit or core-hour of a run by hand.
@@ -825,6 +827,57 @@ def readme_block(statuses: list[PaperStatus]) -> str:
     return "\n".join([BEGIN, *_table(README_HEADER, rows), END])
 
 
+def _clip(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters at a word, "..." where cut (a table cell of many per-rate values)."""
+    return text if len(text) <= width else text[:text.rfind(" ", 0, width - 3) if " " in text[:width - 3] else width - 3] + "..."
+
+
+def seed_verdicts(runs: list[RunSummary]) -> tuple[int, int, list[list[str]]]:
+    """(claims with the same verdict in every run, claims in them all, one row per other claim): the
+    runs of one scale, each a seed (issue 68: a seed is a separate run, merged for the verdicts). A row
+    is the claim's text and each run's verdict letter with its value, in the runs' order; a claim a run
+    did not train (not comparable, no value) counts as that run's C."""
+    ids = [c for c in dict.fromkeys(runs[0].rows["claim_id"]) if all(r.claim(c) is not None for r in runs)]
+    same, rows = 0, []
+    for claim_id in ids:
+        found = [r.claim(claim_id) for r in runs]
+        letters = [_verdict(row) for row in found]
+        if len(set(letters)) == 1:
+            same += 1
+            continue
+        rows.append([shorten(str(found[0]["claim"]), 80),
+                     *(f"{v} ({_clip(str(row['ours']).strip() or 'n/a')})" for v, row in zip(letters, found))])
+    return same, len(ids), rows
+
+
+def seeds_block_lines(statuses: list[PaperStatus]) -> list[str]:
+    """docs/reproduction-status.md's "Verdicts over seeds": per paper and scale with two or more runs
+    standing on it (``scale_runs``), how many claims keep their verdict on every seed, and a table of
+    those that do not, each seed's verdict and value side by side."""
+    lines = ["", "## Verdicts over seeds", "",
+             "Where a scale's words stand on two or more recorded runs (one per seed, or a rerun replacing a "
+             "seed), the claims whose verdict is the same on every one of them, and each other claim's verdict "
+             "and value per run: a verdict that changes with the seed is not one the paper's recipe settles.", ""]
+    found = False
+    for s in statuses:
+        for scale in ("paper-budget", "tuned"):
+            runs, _ = scale_runs(s, scale)
+            runs = [r for r in runs if r.claims]
+            if len(runs) < 2:
+                continue
+            found = True
+            same, total, rows = seed_verdicts(runs)
+            names = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds) or r.label.date or "run" for r in runs]
+            what = {"paper-budget": "paper budget"}.get(scale, scale)
+            lines += [f"### `{s.paper}`, {what}: {same} of {total} claims the same on every run", "",
+                      f"Runs: {runs_text(r.run for r in runs)}.", ""]
+            if rows:
+                lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
+    if not found:
+        lines += ["No scale stands on two or more recorded runs yet.", ""]
+    return lines
+
+
 def docs_block(statuses: list[PaperStatus], link_prefix: str = "../") -> str:
     """docs/reproduction-status.md's tables (between the markers): the last default run, the last
     run at the paper's budget and every recorded run, per paper."""
@@ -864,7 +917,8 @@ def docs_block(statuses: list[PaperStatus], link_prefix: str = "../") -> str:
              "", "## Last run at the paper's budget", "",
              *_table(["paper", "run (date, commit, machine kind, core-h)", "what ran", "claims: verdicts",
                       "uninformative", "headline claims", "same setup, other seeds", "detail"], budget_rows),
-             "", "## Every recorded run", "",
+             *seeds_block_lines(statuses),
+             "## Every recorded run", "",
              "Oldest first per paper (by the label's date, then the order recorded).", "",
              *_table(["paper", "date", "commit", "scale", "machine kind", "core-h", "what ran", "claims",
                       *VERDICT_SHORT.values(), "not run", "uninformative"], every),
