@@ -180,6 +180,13 @@ def test_report_says_when_no_paper_budget_run_is_recorded_and_that_sems_default_
     assert "### RL claims at the default budget and at the paper's" in alpha
     assert "No run at the paper's budget is recorded yet" in alpha and "| rl | claim rl |" in alpha
     assert "already trains at the paper's budget" in text[text.index("## SEM"):]
+    assert "Verdicts over seeds" not in text  # no paper stands on several runs here
+    seeds = ["#### `alpha`, paper budget: 3 of 4 claims the same on every run", ""]
+    papers["alpha"].seed_verdicts = seeds
+    text, _ = render_report(claims, [], "default", papers)
+    alpha = text[text.index("## Alpha paper"):text.index("## SEM")]
+    assert "### Verdicts over seeds" in alpha and seeds[0] in alpha
+    assert alpha.index("### RL claims at the default budget") < alpha.index("### Verdicts over seeds")
 
 
 def test_status_history_is_folded_and_its_markdown_still_renders(tmp_path, monkeypatch):

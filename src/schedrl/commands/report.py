@@ -40,7 +40,7 @@ def paper_infos():
     from schedrl.papers.values import values_path
     from schedrl.report.recorded import read_recorded
     from schedrl.report.render import Figure, PaperInfo, status_with_history
-    from schedrl.report.status_tables import recorded_players
+    from schedrl.report.status_tables import paper_seed_lines, read_paper_status, recorded_players
 
     infos = {}
     for paper, title in titles().items():
@@ -55,6 +55,8 @@ def paper_infos():
                                               history.read_text() if history.is_file() else "")
             info.recorded = read_recorded(recorded_path(paper))
             info.recorded_players = recorded_players(recorded_path(paper))
+            if not info.recorded.empty:
+                info.seed_verdicts = paper_seed_lines(read_paper_status(paper, recorded_path(paper)), "####")
         infos[paper] = info
     return infos
 

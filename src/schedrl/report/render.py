@@ -52,6 +52,8 @@ class PaperInfo:
     #: normalised rows of its recorded runs (``status_tables.recorded_players``): the paper-budget and
     #: tuned agents beside this build's players in "Where RL stands"
     recorded_players: pd.DataFrame | None = None
+    #: its verdicts over seeds (``status_tables.paper_seed_lines``): markdown lines, [] where none
+    seed_verdicts: list[str] = field(default_factory=list)
 
 
 #: Columns of a paper's headline table, in order (claim columns renamed for readers).
@@ -349,6 +351,10 @@ def render_report(claims_files, section_files, scale: str, papers: dict[str, Pap
             out += [f"### Headline claims ({len(heads)} of {len(rows)})", "", _md_table(table), ""]
         if info.recorded is not None:
             out += budget_section(paper, info.recorded, _md_table)
+            if info.seed_verdicts:
+                from schedrl.report.status_tables import SEEDS_INTRO
+
+                out += ["### Verdicts over seeds", "", SEEDS_INTRO, "", *info.seed_verdicts]
             # this build joins the recorded runs only at the default scale
             out += recorded_section(info.recorded, rows if scale == "default" and len(rows) else None, _md_table)
         if paper in fingerprints:

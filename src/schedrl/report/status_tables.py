@@ -850,32 +850,35 @@ def seed_verdicts(runs: list[RunSummary]) -> tuple[int, int, list[list[str]]]:
     return same, len(ids), rows
 
 
-def seeds_block_lines(statuses: list[PaperStatus]) -> list[str]:
-    """docs/reproduction-status.md's "Verdicts over seeds": per paper and scale with two or more runs
-    standing on it (``scale_runs``), how many claims keep their verdict on every seed, and a table of
-    those that do not, each seed's verdict and value side by side."""
-    lines = ["", "## Verdicts over seeds", "",
-             "Where a scale's words stand on two or more recorded runs (one per seed, or a rerun replacing a "
-             "seed), the claims whose verdict is the same on every one of them, and each other claim's verdict "
-             "and value per run: a verdict that changes with the seed is not one the paper's recipe settles.", ""]
-    found = False
-    for s in statuses:
-        for scale in ("paper-budget", "tuned"):
-            runs, _ = scale_runs(s, scale)
-            runs = [r for r in runs if r.claims]
-            if len(runs) < 2:
-                continue
-            found = True
-            same, total, rows = seed_verdicts(runs)
-            names = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds) or r.label.date or "run" for r in runs]
-            what = {"paper-budget": "paper budget"}.get(scale, scale)
-            lines += [f"### `{s.paper}`, {what}: {same} of {total} claims the same on every run", "",
-                      f"Runs: {runs_text(r.run for r in runs)}.", ""]
-            if rows:
-                lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
-    if not found:
-        lines += ["No scale stands on two or more recorded runs yet.", ""]
+SEEDS_INTRO = ("Where a scale's words stand on two or more recorded runs (one per seed, or a rerun replacing a "
+               "seed), the claims whose verdict is the same on every one of them, and each other claim's verdict "
+               "and value per run: a verdict that changes with the seed is not one the paper's recipe settles.")
+
+
+def paper_seed_lines(status: PaperStatus, heading: str = "###") -> list[str]:
+    """One paper's verdicts over seeds, per scale standing on two or more runs with claims (``scale_runs``):
+    how many claims keep their verdict on every run, and a table of those that do not, each run's
+    verdict and value side by side; [] where no scale stands on two such runs."""
+    lines = []
+    for scale in ("paper-budget", "tuned"):
+        runs = [r for r in scale_runs(status, scale)[0] if r.claims]
+        if len(runs) < 2:
+            continue
+        same, total, rows = seed_verdicts(runs)
+        names = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds) or r.label.date or "run" for r in runs]
+        what = {"paper-budget": "paper budget"}.get(scale, scale)
+        lines += [f"{heading} `{status.paper}`, {what}: {same} of {total} claims the same on every run", "",
+                  f"Runs: {runs_text(r.run for r in runs)}.", ""]
+        if rows:
+            lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
     return lines
+
+
+def seeds_block_lines(statuses: list[PaperStatus]) -> list[str]:
+    """docs/reproduction-status.md's "Verdicts over seeds": ``paper_seed_lines`` of every paper."""
+    found = [line for s in statuses for line in paper_seed_lines(s)]
+    return ["", "## Verdicts over seeds", "", SEEDS_INTRO, "",
+            *(found or ["No scale stands on two or more recorded runs yet.", ""])]
 
 
 def docs_block(statuses: list[PaperStatus], link_prefix: str = "../") -> str:
