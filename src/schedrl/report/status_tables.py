@@ -829,7 +829,10 @@ def readme_block(statuses: list[PaperStatus]) -> str:
 
 def _clip(text: str, width: int = 60) -> str:
     """``text`` cut to ``width`` characters at a word, "..." where cut (a table cell of many per-rate values)."""
-    return text if len(text) <= width else text[:text.rfind(" ", 0, width - 3) if " " in text[:width - 3] else width - 3] + "..."
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width - 3)
+    return text[:cut if cut > 0 else width - 3] + "..."
 
 
 def seed_verdicts(runs: list[RunSummary]) -> tuple[int, int, list[list[str]]]:
