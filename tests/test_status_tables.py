@@ -651,3 +651,23 @@ def test_verdicts_over_seeds_count_the_claims_every_seed_agrees_on_and_list_the_
     assert (same, total) == (1, 2)  # c0 agrees, c1 differs, c2 is a's alone
     assert rows == [["c", "N (1)", "R (2.5)"]]
     assert _clip("word " * 20, 30) == "word word word word word..." and _clip("short") == "short"
+
+
+def test_runs_on_other_workloads_are_not_seeds_of_each_other():
+    """mdp records each scenario as a run of its own: the verdicts over seeds compare only runs whose
+    per-seed scores cover the same workloads, one table per such group, named by its workloads."""
+    import pandas as pd
+
+    from schedrl.report.status_tables import PaperStatus, paper_seed_lines
+
+    runs = [_summary(f"2026-12-0{d}, abc1234, x, seed {s}, faster kind, 1 core-h", "paper-budget", verdicts)
+            for d, s, verdicts in ((1, 0, ["reproduced"]), (2, 1, ["not reproduced"]), (3, 0, ["reproduced"]))]
+    status = PaperStatus(paper="p", status_link="", default=None, budget=runs[-1], same_setup=[], runs=runs,
+                         headline=[])
+    status.merged = {"paper-budget": ([r.run for r in runs], None)}
+    status.scores = pd.DataFrame({"run": [runs[0].run, runs[1].run, runs[2].run],
+                                  "workload": ["scenario 3", "scenario 3", "scenario 6"]})
+    lines = paper_seed_lines(status)
+    assert lines[0] == "### `p`, paper budget (scenario 3): 0 of 1 claims the same on every run"
+    assert "| c | R (1) | N (1) |" in lines
+    assert not any("scenario 6" in line for line in lines)  # one run there: nothing to compare

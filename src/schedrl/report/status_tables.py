@@ -858,22 +858,38 @@ SEEDS_INTRO = ("Where a scale's words stand on two or more recorded runs (one pe
                "and value per run: a verdict that changes with the seed is not one the paper's recipe settles.")
 
 
+def run_workloads(status: PaperStatus, run: str) -> tuple[str, ...]:
+    """The workloads a run's per-seed scores cover (``recorded_scores.csv``), in natural order; () where it
+    recorded none. Runs on the same workloads are seeds of one setup; mdp's scenarios, each a run of its
+    own, are not seeds of each other."""
+    scores = status.scores
+    if scores is None or not len(scores):
+        return ()
+    names = {str(w) for w in scores.loc[scores["run"] == run, "workload"]}
+    return tuple(sorted(names, key=lambda w: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", w)]))
+
+
 def paper_seed_lines(status: PaperStatus, heading: str = "###") -> list[str]:
-    """One paper's verdicts over seeds, per scale standing on two or more runs with claims (``scale_runs``):
-    how many claims keep their verdict on every run, and a table of those that do not, each run's
-    verdict and value side by side; [] where no scale stands on two such runs."""
+    """One paper's verdicts over seeds, per scale standing on two or more runs with claims (``scale_runs``)
+    on the same workloads (``run_workloads``): how many claims keep their verdict on every run, and a table of those that do not, each
+    run's verdict and value side by side; [] where no setup stands on two such runs."""
     lines = []
     for scale in ("paper-budget", "tuned"):
-        runs = [r for r in scale_runs(status, scale)[0] if r.claims]
-        if len(runs) < 2:
-            continue
-        same, total, rows = seed_verdicts(runs)
-        names = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds) or r.label.date or "run" for r in runs]
-        what = {"paper-budget": "paper budget"}.get(scale, scale)
-        lines += [f"{heading} `{status.paper}`, {what}: {same} of {total} claims the same on every run", "",
-                  f"Runs: {runs_text(r.run for r in runs)}.", ""]
-        if rows:
-            lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
+        setups: dict[tuple, list[RunSummary]] = {}  # runs on the same workloads are seeds of each other
+        for r in scale_runs(status, scale)[0]:
+            if r.claims:
+                setups.setdefault(run_workloads(status, r.run), []).append(r)
+        for workloads, runs in setups.items():
+            if len(runs) < 2:
+                continue
+            same, total, rows = seed_verdicts(runs)
+            names = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds) or r.label.date or "run" for r in runs]
+            what = {"paper-budget": "paper budget"}.get(scale, scale)
+            what += f" ({name_ranges(list(workloads))})" if len(setups) > 1 and workloads else ""
+            lines += [f"{heading} `{status.paper}`, {what}: {same} of {total} claims the same on every run", "",
+                      f"Runs: {runs_text(r.run for r in runs)}.", ""]
+            if rows:
+                lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
     return lines
 
 
