@@ -671,3 +671,16 @@ def test_runs_on_other_workloads_are_not_seeds_of_each_other():
     assert lines[0] == "### `p`, paper budget (scenario 3): 0 of 1 claims the same on every run"
     assert "| c | R (1) | N (1) |" in lines
     assert not any("scenario 6" in line for line in lines)  # one run there: nothing to compare
+
+
+def test_runs_of_one_commit_on_other_scenarios_say_which_scenario():
+    """mdp's scenario-seeds of one commit would read "seeds 0, 0": a seed twice in a group splits it by
+    what sets the runs' labels apart."""
+    from schedrl.report.status_tables import runs_text_of, setup_tails
+
+    runs = [_summary(f"2026-12-06, abc1234, paper budget (mdp_paper_budget), scenario {n}, seed {s}, faster kind, "
+                     "1.2 core-h (exact)", "paper-budget", ["reproduced"]) for n, s in ((3, 0), (3, 1), (6, 0))]
+    assert runs_text_of(runs) == ("scenario 3: seeds 0, 1 (2026-12-06, abc1234, faster kind, 1.2 / 1.2 core-h exact); "
+                                  "scenario 6: seed 0 (2026-12-06, abc1234, faster kind, 1.2 core-h exact); "
+                                  "each run 1: 1 R")
+    assert setup_tails(["a, b", "a, c", "a"]) == ["b", "c", ""]

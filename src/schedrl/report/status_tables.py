@@ -589,6 +589,14 @@ def seeds_text(runs: list[RunSummary]) -> str:
     return ", ".join(s for s in said if s)
 
 
+def setup_tails(descriptions: list[str]) -> list[str]:
+    """What sets each description apart from the others: its ", "-separated parts that not all of them
+    share ("scenario 3" of "paper budget (mdp_paper_budget), scenario 3" beside "..., scenario 6")."""
+    parts = [_parts(d) for d in descriptions]
+    shared = set.intersection(*(set(p) for p in parts)) if parts else set()
+    return [", ".join(x for x in p if x not in shared) for p in parts]
+
+
 def runs_text_of(runs: list[RunSummary]) -> str:
     """``"seeds 0-2 again (2026-12-05, f9330cf, faster kind, 1.44 / 1.33 / 1.37 core-h exact): 31: 4 R,
     11 P, 4 N, 12 C each"``: the runs grouped by date, commit and machine kind, each group's core-hours
@@ -596,9 +604,18 @@ def runs_text_of(runs: list[RunSummary]) -> str:
     groups: dict[tuple, list[RunSummary]] = {}
     for r in runs:
         groups.setdefault((r.label.date, r.label.code, r.label.kind), []).append(r)
+    split: dict[tuple, list[RunSummary]] = {}  # a seed twice in a group: runs of other setups (mdp's scenarios)
+    for key, members in groups.items():
+        seeds = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds).strip() for r in members]
+        if len(set(seeds)) == len(seeds):
+            split[key + ("",)] = members
+            continue
+        tails = setup_tails([r.label.description for r in members])
+        for r, tail in zip(members, tails):
+            split.setdefault(key + (tail,), []).append(r)
     every = [r.counts_text() if r.claims else "no claims (scores alone)" for r in runs]
     said = []
-    for (date, code, kind), members in groups.items():
+    for (date, code, kind, tail), members in split.items():
         exact = all(r.label.exact for r in members)
         hours = " / ".join(r.label.core_h + (" (exact)" if r.label.exact and not exact else "")
                            for r in members if r.label.core_h)
@@ -607,7 +624,7 @@ def runs_text_of(runs: list[RunSummary]) -> str:
         seeds = seeds_text(members)
         counts = [r.counts_text() if r.claims else "no claims (scores alone)" for r in members]
         if len(set(every)) == 1:
-            said.append(f"{seeds + ' ' if seeds else ''}({when})")
+            said.append(f"{tail + ': ' if tail else ''}{seeds + ' ' if seeds else ''}({when})")
             continue
         if len(set(counts)) == 1:
             verdicts = counts[0] + (" each" if len(members) > 1 and members[0].claims else "")
@@ -615,7 +632,7 @@ def runs_text_of(runs: list[RunSummary]) -> str:
             verdicts = f"{members[0].claims} each: " + " / ".join(c.split(": ", 1)[1] for c in counts)
         else:
             verdicts = " / ".join(counts)
-        said.append(f"{seeds + ' ' if seeds else ''}({when}): {verdicts}")
+        said.append(f"{tail + ': ' if tail else ''}{seeds + ' ' if seeds else ''}({when}): {verdicts}")
     if len(set(every)) == 1:  # every run of the scale counts the same: said once
         if len(said) > 1:
             return "; ".join(said) + f"; {'each run ' if runs[0].claims else ''}{every[0]}"
