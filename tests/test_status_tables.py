@@ -372,6 +372,12 @@ def test_seeds_recorded_as_separate_runs_are_merged(tmp_path, capsys, monkeypatc
     # random and SJF are the same draws in both runs: counted once; PPO's seeds 0 and 1 pooled
     assert (ppo["seeds"], ppo["workloads"], ppo["mean"]) == (2, 2, 0.75)
     assert normalised_text(status).startswith("0.75 [0.50, 1.00] PPO, paper budget (2 runs):")
+    # the same rows aggregate once per process; each caller gets its own copy
+    from schedrl.report.recorded import merged_normalised
+
+    merged.loc[:, "iqm"] = 99.0
+    again = merged_normalised(read_recorded_scores(record.with_name(SCORES_FILE)), "paper-budget")[1]
+    assert again[again["player"] == "PPO"].iloc[0]["mean"] == 0.75 and (again["iqm"] != 99.0).all()
     # recording a run again replaces its rows and moves it last
     assert main(["record", "--claims", str(claims), "--run", s0, "--scale", "paper-budget", "--into", str(record),
                  "--normalised", str(first)]) == 0
