@@ -4,6 +4,7 @@
     python scripts/run_seeds.py deeprm --scale tuned --seeds 0 1 2
     python scripts/run_seeds.py runtime --scale paper-budget --seeds 1 2 --cores 2
     python scripts/run_seeds.py mdp --seeds 1 --scenario 3 --cores 2    # one of mdp's scenarios alone
+    python scripts/run_seeds.py mdp --seeds 0 1 2 --scenario 3 6 9       # nine scenario-seeds, one by one
 
 Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not), after
 one line of what the paper's cost model (``schedrl <paper> cost``) says the seed's configs take:
@@ -185,18 +186,18 @@ def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
     return ["snakemake", target_of(paper, scale), "--unlock", "--configfile", *configs]
 
 
-def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
-    part = [f"scenario{args.scenario}"] if args.scenario is not None else []
+def run_seed(paper: str, scale: str, seed: int, args, kind: str, scenario: int | None = None) -> int:
+    part = [f"scenario{scenario}"] if scenario is not None else []
     seed_dir = Path(args.out, scale, *part, f"seed{seed}")
     if (seed_dir / "record.txt").is_file():
         print(f"run_seeds: seed {seed} done ({seed_dir / 'record.txt'})", file=sys.stderr)
         return 0
     extra = list(args.config)
-    if args.scenario is not None:  # the scenario alone: an overlay of its own, kept beside the seed's files
+    if scenario is not None:  # the scenario alone: an overlay of its own, kept beside the seed's files
         overlay = seed_dir / "scenario.yaml"
         if not args.dry_run:
             seed_dir.mkdir(parents=True, exist_ok=True)
-            overlay.write_text(f"# run_seeds --scenario {args.scenario}\nmdp:\n  scenarios: [{args.scenario}]\n")
+            overlay.write_text(f"# run_seeds --scenario {scenario}\nmdp:\n  scenarios: [{scenario}]\n")
         extra.append(str(overlay))
     configs = configs_of(paper, scale, seed, extra, written=extra[len(args.config):])
     steps = commands(paper, scale, seed, configs, args.cores, seed_dir)
@@ -240,7 +241,7 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str) -> int:
     lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
     training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
     what = args.what or (f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({target})"
-                         + (f", scenario {args.scenario}" if args.scenario is not None else ""))
+                         + (f", scenario {scenario}" if scenario is not None else ""))
     run = label(training, what, seed, kind)
     (seed_dir / "record.txt").write_text(record_command(paper, scale, seed_dir, run) + "\n")
     print(f"run_seeds: seed {seed} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
@@ -266,10 +267,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="the machine kind for the labels (default: measured by benchmarks/bench_machine.py "
                    "when the first seed starts; a busy machine's matmul can read as the slower kind, so give "
                    "the kind bench_machine.py printed on a quiet machine when others run beside)")
-    p.add_argument("--scenario", type=int, default=None, metavar="N",
+    p.add_argument("--scenario", type=int, nargs="+", default=None, metavar="N",
                    help="mdp only: train scenario N alone (an overlay setting mdp.scenarios: [N]), each seed's files "
                    "under OUT/SCALE/scenarioN/: one scenario-seed fits a session and 5 core-hours on the slower kind "
-                   "where a seed of the three does not")
+                   "where a seed of the three does not; several: each scenario's seeds in turn, each its own run")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
     p.add_argument("--allow-gaps", action="store_true",
                    help="write the record even where the target left an input of the normalised scores unbuilt")
@@ -285,10 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cores < 1 or any(s < 0 for s in args.seeds):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())
-    for seed in args.seeds:
-        rc = run_seed(args.paper, args.scale, seed, args, kind)
-        if rc:
-            return rc
+    for scenario in args.scenario or [None]:
+        for seed in args.seeds:
+            rc = run_seed(args.paper, args.scale, seed, args, kind, scenario)
+            if rc:
+                return rc
     return 0
 
 
