@@ -13,6 +13,7 @@ from schedrl.report.normalised import (
     check_long,
     iqm,
     probability_of_improvement,
+    random_half_width,
     scores,
     write_outputs,
 )
@@ -55,11 +56,11 @@ def test_higher_is_better_direction():
 
 
 def test_random_is_the_mean_of_its_seeds():
-    rows = _rows("w", "lower", 9.0, {"sjf": 4.0}, {"ppo": [7.0]})
-    rows.append({**rows[0], "seed": 1, "value": 11.0})  # random's seeds 9 and 11: anchor 10
+    rows = _rows("w", "lower", 9.8, {"sjf": 4.0}, {"ppo": [7.0]})
+    rows.append({**rows[0], "seed": 1, "value": 10.2})  # random's seeds 9.8 and 10.2: anchor 10
     frame = scores(pd.DataFrame(rows))
     assert _score(frame, "w", "ppo") == pytest.approx(0.5)
-    assert _score(frame, "w", "random", 1) == pytest.approx(-1 / 6)
+    assert _score(frame, "w", "random", 1) == pytest.approx(-0.2 / 6)
 
 
 def test_degenerate_workload_is_left_out_and_counted():
@@ -76,6 +77,30 @@ def test_degenerate_workload_is_left_out_and_counted():
     assert agg.loc["ppo", "workloads"] == 1 and agg.loc["ppo", "degenerate_workloads"] == 2
     assert agg.loc["ppo", "no_random_workloads"] == 0 and agg.loc["ppo", "no_heuristic_workloads"] == 0
     assert agg.loc["ppo", "mean"] == pytest.approx((0.5 + 0.25) / 2)
+
+
+def test_a_heuristic_within_random_plays_interval_is_a_tie():
+    """Random valid play drawn three times on the same workload, 9, 10 and 11: mean 10, standard error
+    1/sqrt(3), 95% t-interval 10 +- 4.303/sqrt(3) = 10 +- 2.484. A heuristic at 8 lies inside it (a
+    tie: no scale, counted with the degenerate workloads), one at 7 outside (a scale); one draw of
+    random play at 10 against a heuristic at 9.99 has no interval, so the sign decides (a scale)."""
+    def workload(name, best, draws):
+        base = {"paper": "p", "workload": name, "metric": "slowdown", "better": "lower"}
+        return ([{**base, "player": "random", "role": "random", "seed": s, "value": v} for s, v in enumerate(draws)]
+                + [{**base, "player": "sjf", "role": "heuristic", "seed": 0, "value": best},
+                   {**base, "player": "ppo", "role": "agent", "seed": 0, "value": 8.5}])
+
+    rows = workload("tied", 8.0, [9.0, 10.0, 11.0]) + workload("apart", 7.0, [9.0, 10.0, 11.0]) \
+        + workload("one draw", 9.99, [10.0])
+    table = anchors(check_long(pd.DataFrame(rows))).set_index("workload")
+    assert table["anchor"].to_dict() == {"apart": "ok", "one draw": "ok", "tied": "tie"}
+    assert random_half_width([9.0, 10.0, 11.0]) == pytest.approx(4.302653 / np.sqrt(3), rel=1e-6)
+    assert random_half_width([10.0]) == 0.0
+    frame = scores(pd.DataFrame(rows))
+    assert frame.loc[frame["workload"] == "tied", "normalised"].isna().all()
+    assert _score(frame, "apart", "ppo") == pytest.approx(0.5)
+    agg = aggregate(frame, reps=50).set_index("player")
+    assert agg.loc["ppo", "workloads"] == 2 and agg.loc["ppo", "degenerate_workloads"] == 1
 
 
 def test_a_missing_anchor_is_counted_apart_from_a_degenerate_scale():

@@ -106,7 +106,7 @@ def test_a_paper_whose_default_is_its_budget_reads_its_recipe_from_the_default_r
 def test_tuned_runs_that_drew_random_play_apart_are_scored_on_the_pooled_anchor():
     """Two tuned runs, each with its own random valid draw (12 and 6; SJF 10): r0's own column would
     score the agent's 9 as +1.5 (r1 has no scale); pooled, random play is 9, below SJF: no scale. With
-    the agent's 8 and 9.5 against a pooled random 11 (SJF 10), +3 and +1.5 on the merged score's scale."""
+    the agent's 8 and 9.5 against a pooled random 11 (draws 11.05 and 10.95; SJF 10), +3 and +1.5 on the merged score's scale."""
     from schedrl.report.tuned_studies import per_workload_rows
 
     def row(run, player, role, seed, value, rand):
@@ -117,7 +117,9 @@ def test_tuned_runs_that_drew_random_play_apart_are_scored_on_the_pooled_anchor(
             row("r0", "PPO", "agent", 0, 9.0, 12.0), row("r1", "random valid", "random", 100, 6.0, 6.0),
             row("r1", "SJF", "heuristic", 0, 10.0, 6.0), row("r1", "PPO", "agent", 1, 9.0, 6.0)]
     assert per_workload_rows("x", pd.DataFrame(rows)) == []  # pooled: degenerate
-    rows[3] = row("r1", "random valid", "random", 100, 10.0, 10.0)
-    rows[2], rows[5] = row("r0", "PPO", "agent", 0, 8.0, 12.0), row("r1", "PPO", "agent", 1, 9.5, 10.0)
+    # draws 11.05 and 10.95: their mean's 95% t-interval (+-0.64) leaves SJF's 10 outside, a scale
+    rows[0], rows[1] = row("r0", "random valid", "random", 0, 11.05, 11.05), row("r0", "SJF", "heuristic", 0, 10.0, 11.05)
+    rows[3] = row("r1", "random valid", "random", 100, 10.95, 10.95)
+    rows[2], rows[5] = row("r0", "PPO", "agent", 0, 8.0, 11.05), row("r1", "PPO", "agent", 1, 9.5, 10.95)
     out = per_workload_rows("x", pd.DataFrame(rows))
     assert out[0][4] == "**+2.25** (+3.00, +1.50)"

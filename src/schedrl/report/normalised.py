@@ -14,8 +14,13 @@ utilisation). Each paper package turns its evaluation outputs into this table
 so random valid play (the mean of its seeds) is 0 and the best heuristic on that workload (the
 best mean over its seeds, in the metric's direction, named in ``best_heuristic``) is 1, whichever
 way the metric points (the ratio of two differences taken the same way). A workload where random
-valid play matches or beats every heuristic has no scale: its ``anchor`` is ``degenerate``, its
-scores are left empty, and ``aggregate`` leaves it out and counts it. A workload without random
+valid play beats or equals every heuristic has no scale: its ``anchor`` is ``degenerate``, its
+scores are left empty, and ``aggregate`` leaves it out and counts it. Nor has one where random valid
+play *matches* the best heuristic: drawn with two or more seeds, the best heuristic's value lies
+inside the 95% t-interval of random play's mean over its seeds (``anchor`` ``tie``, counted with
+the degenerate ones). Its span is then noise, and dividing by it would blow a small difference up
+(MRSch's S3: the GA 0.8% better than the mean of three random draws that spread by 14%, scores of
++15). One draw of random play gives no interval: the sign alone decides there. A workload without random
 valid play or without any heuristic has no scale either, for another reason: its ``anchor`` says
 which is missing (``ANCHORS``: ``no-random``, ``no-heuristic``, ``no-anchor`` for both), counted
 apart from the degenerate ones, so "random play is as good as any heuristic here" is never confused
@@ -76,7 +81,9 @@ PLACED_FROM = "placed_from"
 PLACED = " (placed)"  # end of a placed paper agent's player name
 ROLES = ("random", "heuristic", "agent", "untrained", "reference", "uniform", "authors")
 #: why a workload has (``ok``) or has no scale
-ANCHORS = ("ok", "degenerate", "no-random", "no-heuristic", "no-anchor")
+ANCHORS = ("ok", "degenerate", "tie", "no-random", "no-heuristic", "no-anchor")
+#: anchors of a workload where random valid play matches or beats every heuristic (``degenerate_workloads``)
+NO_SCALE_ANCHORS = ("degenerate", "tie")
 DIRECTIONS = ("lower", "higher")
 SCORE_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value", "random",
                  "best_heuristic", "best_heuristic_value", "anchor", "normalised", PLACED_FROM)
@@ -158,16 +165,33 @@ def _first(rows: pd.DataFrame) -> str:
     return f"{r['paper']} {r['workload']} {r['player']} seed {r['seed']}"
 
 
-def anchor_status(better: str, random_value: float, best_value: float, has_random: bool, has_heuristic: bool) -> str:
+def anchor_status(better: str, random_value, best_value: float, has_random: bool, has_heuristic: bool) -> str:
     """``ANCHORS``' word for one workload: ``no-random`` / ``no-heuristic`` / ``no-anchor`` (both
-    missing) before anything is compared, then ``degenerate`` where random valid play matches or
-    beats the best heuristic, else ``ok``."""
+    missing) before anything is compared, then ``degenerate`` where random valid play beats or equals
+    the best heuristic, ``tie`` where the best heuristic lies inside the 95% t-interval of random
+    play's mean over its draws (``random_value``: those draws, or one value), else ``ok``."""
     if not has_random:
         return "no-random" if has_heuristic else "no-anchor"
     if not has_heuristic:
         return "no-heuristic"
+    draws = np.atleast_1d(np.asarray(random_value, dtype=float))
     sign = -1.0 if better == "lower" else 1.0
-    return "ok" if sign * (best_value - random_value) > 0 else "degenerate"
+    gap = sign * (best_value - float(draws.mean()))
+    if not gap > 0:
+        return "degenerate"
+    return "tie" if gap <= random_half_width(draws) else "ok"
+
+
+def random_half_width(draws, confidence: float = CONFIDENCE) -> float:
+    """Half the width of the t-interval of the mean of random valid play's ``draws`` (0 for one
+    draw, or draws that agree: no interval)."""
+    from scipy import stats
+
+    draws = np.asarray(draws, dtype=float)
+    if draws.size < 2:
+        return 0.0
+    sem = float(draws.std(ddof=1)) / np.sqrt(draws.size)
+    return float(stats.t.ppf(0.5 + confidence / 2, draws.size - 1) * sem)
 
 
 def anchors(long: pd.DataFrame) -> pd.DataFrame:
@@ -187,7 +211,7 @@ def anchors(long: pd.DataFrame) -> pd.DataFrame:
             best, best_value = "", np.nan
         rows.append({"paper": paper, "workload": workload, "metric": g["metric"].iloc[0], "better": better,
                      "random": random_value, "best_heuristic": best, "best_heuristic_value": best_value,
-                     "anchor": anchor_status(better, random_value, best_value, len(rand) > 0, len(heur) > 0)})
+                     "anchor": anchor_status(better, rand.to_numpy(), best_value, len(rand) > 0, len(heur) > 0)})
     return pd.DataFrame(rows, columns=["paper", "workload", "metric", "better", "random", "best_heuristic",
                                        "best_heuristic_value", "anchor"])
 
@@ -372,7 +396,7 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
     valid play and over the best heuristic (each workload's own), with theirs. Workloads where the
     player has no score are left out of its row (``workloads`` counts those used). The paper's
     workloads without a scale are counted by reason: ``degenerate_workloads`` (random valid play
-    matches or beats every heuristic), ``no_random_workloads`` and ``no_heuristic_workloads`` (an
+    matches or beats every heuristic: anchors ``degenerate`` and ``tie``), ``no_random_workloads`` and ``no_heuristic_workloads`` (an
     anchor not played; a workload with neither counts in both). ``scale``: the pipeline scale the
     numbers come from (the config's ``scale``), written on every row."""
     library, metrics = _rliable()
@@ -394,7 +418,7 @@ def aggregate(scored: pd.DataFrame, reps: int = REPS, seed: int = 0, confidence:
     rows = []
     for paper, paper_rows in scored.groupby("paper", sort=True):
         status = paper_rows.drop_duplicates("workload")["anchor"]
-        counts = {"degenerate_workloads": int((status == "degenerate").sum()),
+        counts = {"degenerate_workloads": int(status.isin(NO_SCALE_ANCHORS).sum()),
                   "no_random_workloads": int(status.isin(["no-random", "no-anchor"]).sum()),
                   "no_heuristic_workloads": int(status.isin(["no-heuristic", "no-anchor"]).sum())}
         usable = paper_rows[paper_rows["anchor"] == "ok"]
@@ -648,8 +672,9 @@ def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None,
              "heuristic of that workload = 1 (`results/normalised/`). IQM and mean over seeds x workloads "
              f"with rliable's stratified-bootstrap {CONFIDENCE:.0%} intervals; P(> random) and P(> best "
              "heuristic): rliable's probability of improvement. Workloads without a scale are left out and "
-             "counted under *no scale*: where random valid play matches or beats every heuristic "
-             "(degenerate), or where random valid play or every heuristic is not played yet. *Scale*: the "
+             "counted under *no scale*: where random valid play beats every heuristic or matches the best "
+             "one (degenerate: the best heuristic within the 95% interval of random play's mean over its "
+             "seeds), or where random valid play or every heuristic is not played yet. *Scale*: the "
              "pipeline scale the numbers come from (default, smoke, paper-budget, paper).", ""]
     for caption, path in (figures or {}).items():
         lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]

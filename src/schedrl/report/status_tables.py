@@ -420,9 +420,11 @@ def workload_anchors(rows: pd.DataFrame) -> pd.DataFrame:
 def coverage_text(rows: pd.DataFrame, player: str) -> str:
     """``"4 of 10 workloads; degenerate: 6, it beats random valid play on S1, S2, S5, S7"``: how many of
     the workloads a player played its score stands on, where that is not all of them, and on the
-    degenerate ones (random valid play matches or beats every heuristic, so no scale) those where its
-    mean over seeds beats random valid play's: the scale leaves out wins there, and a reader should
-    see them (issue 68's review). "" where every workload it played has a scale or none was recorded."""
+    degenerate ones (random valid play matches or beats every heuristic, so no scale: anchors
+    ``degenerate`` and ``tie``) those where its mean over seeds beats random valid play's: the scale
+    leaves out wins there, and a reader should see them (issue 68's review). "" where every workload it played has a scale or none was recorded."""
+    from schedrl.report.normalised import NO_SCALE_ANCHORS
+
     mine = rows[rows["player"] == player]
     if mine.empty:
         return ""
@@ -432,7 +434,7 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
     if scaled == len(anchors):
         return ""
     text = f"{scaled} of {len(anchors)} workloads"
-    degenerate = [w for w, anchor in anchors.items() if anchor == "degenerate"]
+    degenerate = [w for w, anchor in anchors.items() if anchor in NO_SCALE_ANCHORS]
     if degenerate:
         wins = []
         for workload in degenerate:

@@ -32,6 +32,7 @@ HEADLINE = {"deeprm": "mean slowdown", "mdp": "mean slowdown", "sem": "wait (h)"
 RANDOM_VALID = "Random valid"
 BASELINE_ROLES = {RANDOM_VALID: "random", "Random": "uniform"}
 NO_SCALE = {"degenerate": "random valid play matches or beats every heuristic on this board",
+            "tie": "the best heuristic lies within random valid play's 95% interval on this board",
             "no-random": "no random valid play on this board", "no-heuristic": "no heuristic on this board",
             "no-anchor": "no random valid play and no heuristic on this board"}
 
