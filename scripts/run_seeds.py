@@ -1,10 +1,12 @@
 #!/usr/bin/env python
-"""Train a paper-budget or tuned run one seed at a time, each seed recorded as its own run.
+"""Train a paper-budget or tuned run one seed at a time, each seed recorded as its own run; or a
+paper's default-scale run, recorded with its normalised scores.
 
     python scripts/run_seeds.py deeprm --scale tuned --seeds 0 1 2
     python scripts/run_seeds.py runtime --scale paper-budget --seeds 1 2 --cores 2
     python scripts/run_seeds.py mdp --seeds 1 --scenario 3 --cores 2    # one of mdp's scenarios alone
     python scripts/run_seeds.py mdp --seeds 0 1 2 --scenario 3 6 9       # nine scenario-seeds, one by one
+    python scripts/run_seeds.py mrsch --scale default                     # the default target, its own seeds
 
 Per seed, in order (issue 68: a seed of a paper-budget run fits one session where three do not), after
 one line of what the paper's cost model (``schedrl <paper> cost``) says the seed's configs take:
@@ -21,6 +23,10 @@ one line of what the paper's cost model (``schedrl <paper> cost``) says the seed
    less those ``NOT_BUILT`` leaves out by design): a seed missing one is not recorded;
 4. the claims table copied beside them (``mdp_tuned`` writes none: the record is of its normalised
    scores alone), and ``record.txt``: the ``schedrl record`` command with a run label (date, commit, what ran, seed, machine kind, core-hours summed over the segments).
+
+``--scale default`` runs the paper's default target (``snakemake <paper>`` on config/config.yaml and
+the caller's overlays) once, with the seeds config.yaml gives it (no seed overlay: a default run
+is one run), through the same steps into ``<out>/default/run/``; any paper, sem included.
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
 ``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
@@ -53,7 +59,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCALES = ("paper-budget", "tuned")
+SCALES = ("paper-budget", "tuned", "default")
+#: every paper's default target (``--scale default``: one run, the seeds config.yaml gives)
+PAPERS = ("sem", "mdp", "deeprm", "mrsch", "runtime")
 #: a config/seed/<n>.yaml overlay sets the seeds of these papers (mrsch: agent_seed; sem: extra_seeds only)
 SEEDED = ("deeprm", "mdp", "runtime", "mrsch")
 #: (paper, scale) -> the Snakemake target, where it is not <paper>_paper_budget
@@ -67,7 +75,7 @@ NOT_BUILT = {("mdp", "tuned"): (r"^results/mdp/H\d+/image/scenario\d+/",
 
 
 def target_of(paper: str, scale: str) -> str:
-    return TARGETS.get((paper, scale), f"{paper}_paper_budget")
+    return paper if scale == "default" else TARGETS.get((paper, scale), f"{paper}_paper_budget")
 
 
 def _load(path: Path, name: str):
@@ -77,13 +85,17 @@ def _load(path: Path, name: str):
     return module
 
 
-def configs_of(paper: str, scale: str, seed: int, extra: list[str], root: Path | None = None,
+def configs_of(paper: str, scale: str, seed: int | None, extra: list[str], root: Path | None = None,
                written: list[str] = ()) -> list[str]:
     """The config files of one seed's run, in merge order: the paper budget, the tuned recipe (scale
-    tuned), the caller's overlays, then the seed's overlay. A missing file is a ``SystemExit``
-    naming it, but for those the run writes itself (``written``)."""
-    files = ["config/paper-budget.yaml", *([f"config/tuned/{paper}.yml"] if scale == "tuned" else []), *extra,
-             f"config/seed/{seed}.yaml"]
+    tuned), the caller's overlays, then the seed's overlay; of a default run (``seed`` None),
+    config/config.yaml and the caller's overlays. A missing file is a ``SystemExit`` naming it, but
+    for those the run writes itself (``written``)."""
+    if scale == "default":
+        files = ["config/config.yaml", *extra]
+    else:
+        files = ["config/paper-budget.yaml", *([f"config/tuned/{paper}.yml"] if scale == "tuned" else []), *extra,
+                 f"config/seed/{seed}.yaml"]
     for f in (f for f in files if f not in written):
         if not ((root or ROOT) / f).is_file():
             raise SystemExit(f"run_seeds: {f}: no such file"
@@ -143,16 +155,18 @@ def machine_kind() -> str:
     return _load(ROOT / "benchmarks" / "bench_machine.py", "bench_machine").machine_kind()[0]
 
 
-def label(segments: list[dict], what: str, seed: int, kind: str) -> str:
+def label(segments: list[dict], what: str, seed: int | None, kind: str) -> str:
     """The run's name for ``schedrl record --run``: date and commit of the first segment, what ran,
-    the seed, the machine kind and the core-hours summed over the segments (exact when one)."""
+    the seed (none for a default run: its config's seeds), the machine kind and the core-hours summed
+    over the segments (exact when one)."""
     first = segments[0]
     core_h = sum(float(s["core_hours"]) for s in segments)
     killed = sum(s.get("exit") == "killed" for s in segments)
     exact = "exact" if len(segments) == 1 else f"exact, {len(segments)} segments summed"
     if killed:
         exact = f"{len(segments)} segments summed, {killed} killed: CPU to their last minute"
-    return (f"{first['date'][:10]}, {first.get('commit') or 'commit unknown'}, {what}, seed {seed}, {kind} kind, "
+    seeds = "" if seed is None else f"seed {seed}, "
+    return (f"{first['date'][:10]}, {first.get('commit') or 'commit unknown'}, {what}, {seeds}{kind} kind, "
             f"{core_h:.2f} core-h ({exact})")
 
 
@@ -186,11 +200,13 @@ def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
     return ["snakemake", target_of(paper, scale), "--unlock", "--configfile", *configs]
 
 
-def run_seed(paper: str, scale: str, seed: int, args, kind: str, scenario: int | None = None) -> int:
+def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario: int | None = None) -> int:
+    """One seed's steps (``seed`` None: a default run's, its config's seeds in one run); 0 when done."""
     part = [f"scenario{scenario}"] if scenario is not None else []
-    seed_dir = Path(args.out, scale, *part, f"seed{seed}")
+    seed_dir = Path(args.out, scale, *part, "run" if seed is None else f"seed{seed}")
+    who = "the default run" if seed is None else f"seed {seed}"
     if (seed_dir / "record.txt").is_file():
-        print(f"run_seeds: seed {seed} done ({seed_dir / 'record.txt'})", file=sys.stderr)
+        print(f"run_seeds: {who} done ({seed_dir / 'record.txt'})", file=sys.stderr)
         return 0
     extra = list(args.config)
     if scenario is not None:  # the scenario alone: an overlay of its own, kept beside the seed's files
@@ -213,22 +229,22 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str, scenario: int |
     seed_dir.mkdir(parents=True, exist_ok=True)
     env = with_python_first(os.environ)
     if killed_segment(seed_dir):
-        print(f"run_seeds: seed {seed}: its last segment was killed; removing the lock it left "
+        print(f"run_seeds: {who}: its last segment was killed; removing the lock it left "
               "(snakemake --unlock)", file=sys.stderr)
         subprocess.run(unlock_command(paper, scale, configs), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     cost = modelled_cost(paper, configs, env)
     if cost:
-        print(f"run_seeds: {paper} {scale} seed {seed}, modelled: {cost}", file=sys.stderr)
+        print(f"run_seeds: {paper} {scale} {who}, modelled: {cost}", file=sys.stderr)
     for command in steps:
         rc = subprocess.run(command, cwd=ROOT, env=env).returncode
         if rc != 0:
-            print(f"run_seeds: seed {seed}: `{' '.join(command[command.index('--') + 1:][:2])} ...` exited {rc}; "
+            print(f"run_seeds: {who}: `{' '.join(command[command.index('--') + 1:][:2])} ...` exited {rc}; "
                   "run the same command again to resume", file=sys.stderr)
             return rc
     target = target_of(paper, scale)
     unbuilt = [] if args.allow_gaps else unbuilt_inputs(paper, scale, seed_dir / "normalised" / "gaps.csv")
     if unbuilt:
-        print(f"run_seeds: seed {seed}: {target} did not build {len(unbuilt)} input(s) of the normalised scores "
+        print(f"run_seeds: {who}: {target} did not build {len(unbuilt)} input(s) of the normalised scores "
               f"({unbuilt[0]}{', ...' if len(unbuilt) > 1 else ''}); no record written: build them "
               f"(`snakemake {unbuilt[0]} --configfile ...`) and run again, or pass --allow-gaps", file=sys.stderr)
         return 1
@@ -240,11 +256,12 @@ def run_seed(paper: str, scale: str, seed: int, args, kind: str, scenario: int |
         shutil.copyfile(claims, seed_dir / "claims.csv")
     lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
     training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
-    what = args.what or (f"{'tuned recipe' if scale == 'tuned' else 'paper budget'} ({target})"
+    name = {"tuned": "tuned recipe", "paper-budget": "paper budget", "default": "default"}[scale]
+    what = args.what or (f"{name} ({target})"
                          + (f", scenario {scenario}" if scenario is not None else ""))
     run = label(training, what, seed, kind)
     (seed_dir / "record.txt").write_text(record_command(paper, scale, seed_dir, run) + "\n")
-    print(f"run_seeds: seed {seed} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
+    print(f"run_seeds: {who} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
           file=sys.stderr)
     return 0
 
@@ -253,11 +270,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog="Each seed: the target, `schedrl normalised`, claims and record.txt "
                                 "under OUT/SCALE/seed<n>/ (see the module's text).")
-    p.add_argument("paper", help=f"the paper ({', '.join(SEEDED)}: the ones whose seeds an overlay sets)")
+    p.add_argument("paper", help=f"the paper ({', '.join(SEEDED)}: the ones whose seeds an overlay sets; any of "
+                   f"{', '.join(PAPERS)} with --scale default)")
     p.add_argument("--scale", choices=SCALES, default="paper-budget",
-                   help="paper-budget (config/paper-budget.yaml) or tuned (and config/tuned/<paper>.yml); "
+                   help="paper-budget (config/paper-budget.yaml), tuned (and config/tuned/<paper>.yml) or default "
+                   "(the paper's default target on config/config.yaml, one run with its own seeds); "
                    "default: %(default)s")
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="N", help="default: 0 1 2")
+    p.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",
+                   help="default: 0 1 2 (not with --scale default: config.yaml sets its seeds)")
     p.add_argument("--config", nargs="*", default=[], metavar="YAML",
                    help="more overlays, merged after the scale's files and before the seed's")
     p.add_argument("--cores", type=int, default=1, help="Snakemake's --cores (default: %(default)s)")
@@ -278,16 +298,23 @@ def main(argv: list[str] | None = None) -> int:
                    help="run even where a real trace the paper reads is missing (its synthetic stand-in is used)")
     args = p.parse_args(argv)
     args.out = str(Path(args.out).resolve())
-    if args.paper not in SEEDED:
+    if args.scale == "default":
+        if args.paper not in PAPERS:
+            p.error(f"paper {args.paper!r}: choose from {', '.join(PAPERS)}")
+        if args.seeds is not None or args.scenario is not None:
+            p.error("--seeds and --scenario are not for --scale default: its run trains the seeds and scenarios "
+                    "config/config.yaml gives (add an overlay with --config to change them)")
+    elif args.paper not in SEEDED:
         p.error(f"paper {args.paper!r}: its seeds are not set by config/seed/<n>.yaml (choose from: "
                 f"{', '.join(SEEDED)}; sem trains its seeds as one run)")
     if args.scenario is not None and args.paper != "mdp":
         p.error("--scenario is mdp's (its seeds train three scenarios; the others' a seed is one run)")
-    if args.cores < 1 or any(s < 0 for s in args.seeds):
+    seeds = [None] if args.scale == "default" else (args.seeds if args.seeds is not None else [0, 1, 2])
+    if args.cores < 1 or any(s < 0 for s in seeds if s is not None):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())
     for scenario in args.scenario or [None]:
-        for seed in args.seeds:
+        for seed in seeds:
             rc = run_seed(args.paper, args.scale, seed, args, kind, scenario)
             if rc:
                 return rc

@@ -521,6 +521,9 @@ for _sid in MDP["scenarios"]:
 
 register_targets("mdp", MDP_FIGURES.trained_targets(MDP), rules)
 register("mdp", rules.mdp_fingerprints.output[0])
+# uniform play, read by the normalised scale alone: `snakemake mdp` builds what a default run's record
+# scales by (as mdp_paper_budget does), not only `snakemake all`
+register("mdp", ML.uniform_path(MDP_ROOT, MDP["horizon"]))
 REPORT_SECTIONS.extend(
     [rules.mdp_fig4.output.md, rules.mdp_fig4_budget.output[0]]
     + ([rules.mdp_fig6.output.md] if ML.transfer_spec(MDP) else [])
