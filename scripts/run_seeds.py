@@ -234,7 +234,7 @@ def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario
         subprocess.run(unlock_command(paper, scale, configs), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     cost = modelled_cost(paper, configs, env)
     if cost:
-        print(f"run_seeds: {paper} {scale} {who}, modelled: {cost}", file=sys.stderr)
+        print(f"run_seeds: {paper} {scale} {'run' if seed is None else who}, modelled: {cost}", file=sys.stderr)
     for command in steps:
         rc = subprocess.run(command, cwd=ROOT, env=env).returncode
         if rc != 0:
