@@ -26,7 +26,7 @@ one line of what the paper's cost model (``schedrl <paper> cost``) says the seed
 
 ``--scale default`` runs the paper's default target (``snakemake <paper>`` on config/config.yaml and
 the caller's overlays) once, with the seeds config.yaml gives it (no seed overlay: a default run
-is one run), through the same steps into ``<out>/default/run/``; any paper, sem included.
+is one run), through the same steps into ``<out>/default/<paper>/``; any paper, sem included.
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
 ``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
@@ -203,7 +203,7 @@ def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
 def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario: int | None = None) -> int:
     """One seed's steps (``seed`` None: a default run's, its config's seeds in one run); 0 when done."""
     part = [f"scenario{scenario}"] if scenario is not None else []
-    seed_dir = Path(args.out, scale, *part, "run" if seed is None else f"seed{seed}")
+    seed_dir = Path(args.out, scale, *part, paper if seed is None else f"seed{seed}")
     who = "the default run" if seed is None else f"seed {seed}"
     if (seed_dir / "record.txt").is_file():
         print(f"run_seeds: {who} done ({seed_dir / 'record.txt'})", file=sys.stderr)

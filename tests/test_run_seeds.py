@@ -245,20 +245,20 @@ def test_a_paper_reading_a_missing_real_trace_is_refused_before_it_trains(rs, tm
 def test_a_default_run_is_the_papers_own_target_once_with_its_configs_seeds(rs, capsys):
     """--scale default: `snakemake <paper>` on config/config.yaml (no seed overlay: the default run
     trains the seeds config.yaml gives), its normalised scores at scale default, files under
-    OUT/default/run/, a label without a seed; any paper, sem included; --seeds is refused."""
+    OUT/default/<paper>/, a label without a seed; any paper, sem included; --seeds is refused."""
     assert rs.main(["sem", "--scale", "default", "--dry-run", "--out", "o", "--config", "config/smoke.yaml"]) == 0
     train, normalised = (shlex.split(line) for line in capsys.readouterr().out.splitlines())
     assert train[train.index("--") + 1:train.index("--configfile")] == ["snakemake", "sem", "--cores", "1",
                                                                         "--rerun-incomplete"]
     assert train[train.index("--configfile") + 1:] == ["config/config.yaml", "config/smoke.yaml"]
-    assert train[train.index("--record") + 1].endswith("o/default/run/segments.jsonl")
+    assert train[train.index("--record") + 1].endswith("o/default/sem/segments.jsonl")
     assert normalised[normalised.index("--scale") + 1] == "default"
     assert normalised[normalised.index("--config") + 1:normalised.index("--scale")] == ["config/config.yaml",
                                                                                         "config/smoke.yaml"]
     one = [{"date": "2026-12-05T20:00:00+00:00", "commit": "3b824d9", "core_hours": 1.9}]
     assert rs.label(one, "default (deeprm)", None, "faster") == ("2026-12-05, 3b824d9, default (deeprm), faster kind, "
                                                                  "1.90 core-h (exact)")
-    assert "--scale default" in rs.record_command("deeprm", "default", Path("o/default/run"), "r")
+    assert "--scale default" in rs.record_command("deeprm", "default", Path("o/default/deeprm"), "r")
     with pytest.raises(SystemExit) as e:
         rs.main(["deeprm", "--scale", "default", "--seeds", "1", "--dry-run"])
     assert e.value.code == 2 and "not for --scale default" in capsys.readouterr().err
