@@ -511,6 +511,8 @@ def test_coverage_names_the_workloads_off_the_scale_and_the_agents_wins_there():
     assert coverage_text(rows[rows["workload"] == "S1"], "A") == ""
     assert coverage_text(rows, "nobody") == ""
     assert coverage_text(rows[rows["workload"].isin(["S1", "S4"])], "A") == "1 of 2 workloads"
+    tied = rows.assign(anchor=rows["anchor"].replace({"no-heuristic": "tie"}))  # S4: a tie, no scale either
+    assert coverage_text(tied, "A") == "1 of 4 workloads; degenerate: 3 (ties: S4), it beats random valid play on S2, S4"
 
 
 def test_shared_leading_words_are_said_once():

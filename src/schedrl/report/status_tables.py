@@ -418,7 +418,7 @@ def workload_anchors(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage_text(rows: pd.DataFrame, player: str) -> str:
-    """``"4 of 10 workloads; degenerate: 6, it beats random valid play on S1, S2, S5, S7"``: how many of
+    """``"4 of 10 workloads; degenerate: 6 (ties: S3, S4), it beats random valid play on S1, S2, S5, S7"``: how many of
     the workloads a player played its score stands on, where that is not all of them, and on the
     degenerate ones (random valid play matches or beats every heuristic, so no scale: anchors
     ``degenerate`` and ``tie``) those where its mean over seeds beats random valid play's: the scale
@@ -444,7 +444,10 @@ def coverage_text(rows: pd.DataFrame, player: str) -> str:
             value, rand = there["value"].astype(float).mean(), float(table.loc[workload, "random"])
             if value < rand if table.loc[workload, "better"] == "lower" else value > rand:
                 wins.append(str(workload))
-        text += f"; degenerate: {len(degenerate)}, it beats random valid play on {shared_prefix_list(wins) or 'none'}"
+        ties = [str(w) for w, anchor in anchors.items() if anchor == "tie"]
+        tied = f" (ties: {shared_prefix_list(ties)})" if ties else ""
+        text += (f"; degenerate: {len(degenerate)}{tied}, it beats random valid play on "
+                 f"{shared_prefix_list(wins) or 'none'}")
     return text
 
 
