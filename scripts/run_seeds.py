@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scenario", type=int, nargs="+", default=None, metavar="N",
                    help="mdp only: train scenario N alone (an overlay setting mdp.scenarios: [N]), each seed's files "
                    "under OUT/SCALE/scenarioN/: one scenario-seed fits a session and 5 core-hours on the slower kind "
-                   "where a seed of the three does not; several: each scenario's seeds in turn, each its own run")
+                   "where a seed of the three does not; several: each seed's scenarios in turn (seed 0 of every scenario first), each its own run")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
     p.add_argument("--allow-gaps", action="store_true",
                    help="write the record even where the target left an input of the normalised scores unbuilt")
@@ -313,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cores < 1 or any(s < 0 for s in seeds if s is not None):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())
-    for scenario in args.scenario or [None]:
-        for seed in seeds:
+    for seed in seeds:  # a seed's scenarios first: a whole seed of every scenario is done soonest
+        for scenario in args.scenario or [None]:
             rc = run_seed(args.paper, args.scale, seed, args, kind, scenario)
             if rc:
                 return rc

@@ -161,12 +161,12 @@ def test_an_mdp_scenario_alone_is_a_seed_of_its_own(rs, capsys, tmp_path):
     for command in (train, normalised):
         assert command[command.index("config/paper-budget.yaml") + 1:][:2] == [overlay, "config/seed/1.yaml"]
     assert not Path(overlay).exists()  # a dry run writes nothing
-    # several scenarios: each scenario's seeds in turn, each its own run under its own folder
+    # several scenarios: each seed's scenarios in turn (a whole seed first), each its own run and folder
     assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "3", "9", "--dry-run", "--out", str(tmp_path)]) == 0
     trains = [shlex.split(line) for line in capsys.readouterr().out.splitlines() if "snakemake" in line]
     assert [c[c.index("config/paper-budget.yaml") + 1:][:2] for c in trains] == [
         [str(tmp_path / "paper-budget" / f"scenario{n}" / f"seed{s}" / "scenario.yaml"), f"config/seed/{s}.yaml"]
-        for n in (3, 9) for s in (0, 1)]
+        for s in (0, 1) for n in (3, 9)]
     with pytest.raises(SystemExit):
         rs.main(["runtime", "--scenario", "3", "--dry-run"])
     assert "--scenario is mdp's" in capsys.readouterr().err
