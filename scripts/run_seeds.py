@@ -40,6 +40,13 @@ segment appends as a ``killed`` line: its CPU counts to the last heartbeat (a mi
 says how many segments were summed and how many of them were killed. Such a kill also leaves
 Snakemake's lock on the working directory; when a heartbeat file names a process that is gone and
 none names a live one, the seed's run unlocks it (``snakemake --unlock``) before it resumes.
+mdp with several scenarios (``--scenario 3 6 9``): once every scenario of a seed is recorded, the seeds done
+so far are put *together*: ``snakemake mdp_paper_budget --rerun-triggers mtime`` over their scenarios and
+seeds (an overlay of both; SJF and uniform play, one file for all scenarios, played again; nothing retrains:
+a dry run first refuses if any ``mdp_train`` job would run),
+so one claims table holds every scenario and seed (Fig. 4's set of scenarios, intervals over seeds), under
+``<out>/<scale>/together-scenarios<...>-seeds<...>/`` with its record command (claims alone: each run's
+normalised scores are recorded already); its label sums the runs' core-hours and its own.
 A paper that reads a real trace (mrsch: Theta; sem: Theta and DataStar) refuses to start when the trace
 is not in ``traces.dirs`` (``data/raw``, ``../shared/traces``): the pipeline would train on its
 synthetic stand-in, and a recorded seed on it is not comparable with the others (``--allow-stand-in``
@@ -170,10 +177,10 @@ def label(segments: list[dict], what: str, seed: int | None, kind: str) -> str:
             f"{core_h:.2f} core-h ({exact})")
 
 
-def record_command(paper: str, scale: str, seed_dir: Path, run: str) -> str:
+def record_command(paper: str, scale: str, seed_dir: Path, run: str, normalised: bool = True) -> str:
     claims = [] if target_of(paper, scale) in CLAIMLESS else ["--claims", str(seed_dir / "claims.csv")]
-    return shlex.join(["schedrl", "record", *claims, "--scale", scale,
-                       "--normalised", str(seed_dir / "normalised" / "aggregate.csv"), "--run", run])
+    scores = ["--normalised", str(seed_dir / "normalised" / "aggregate.csv")] if normalised else []
+    return shlex.join(["schedrl", "record", *claims, "--scale", scale, *scores, "--run", run])
 
 
 def killed_segment(seed_dir: Path) -> bool:
@@ -266,6 +273,77 @@ def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario
     return 0
 
 
+def _segments(seed_dir: Path) -> list[dict]:
+    path = seed_dir / "segments.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``"0-2"`` for 0, 1, 2 (``"0-1"`` for two), ``"0 and 2"``: no comma, which a run label splits on."""
+    numbers = sorted(numbers)
+    if len(numbers) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return " and ".join(map(str, numbers))
+
+
+def together_label(segments: list[dict], parts: list[list[dict]], scenarios: list[int], seeds: list[int],
+                   kind: str) -> str:
+    """The together step's run name: its own date and commit, the scenarios and seeds, and the core-hours of
+    the scenario-seed runs' Snakemake segments (``parts``) and its own summed."""
+    first = segments[0]
+    core_h = sum(float(s["core_hours"]) for s in [*segments, *(x for part in parts for x in part)])
+    names = ", ".join(map(str, scenarios[:-1])) + f" and {scenarios[-1]}" if len(scenarios) > 1 else str(scenarios[0])
+    return (f"{first['date'][:10]}, {first.get('commit') or 'commit unknown'}, paper budget (mdp_paper_budget), "
+            f"scenarios {names} together (the {len(parts)} scenario-seed runs), "
+            f"seed{'s' * (len(seeds) > 1)} {_ranges(seeds)}, {kind} kind, "
+            f"{core_h:.2f} core-h (the runs' and this step's summed)")
+
+
+def dry_run_trains(command: list[str], env) -> list[str]:
+    """The ``mdp_train`` jobs a Snakemake command would run (its dry run's job table), or a one-item
+    list saying the dry run failed."""
+    proc = subprocess.run([*command, "-n"], cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return [f"dry run exited {proc.returncode}"]
+    return [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("mdp_train")]
+
+
+def together(scale: str, seeds: list[int], scenarios: list[int], args, kind: str) -> int:
+    """mdp's seeds done so far put together over ``scenarios`` (see the module's text); 0 when done."""
+    tag = f"together-scenarios{'-'.join(map(str, scenarios))}-seeds{'-'.join(map(str, seeds))}"
+    out = Path(args.out, scale, tag)
+    if (out / "record.txt").is_file():
+        return 0
+    parts = [[s for s in _segments(Path(args.out, scale, f"scenario{n}", f"seed{seed}")) if "snakemake" in s["command"]]
+             for seed in seeds for n in scenarios]
+    out.mkdir(parents=True, exist_ok=True)
+    overlay = out / "together.yaml"
+    overlay.write_text(f"# run_seeds: {tag}\nmdp:\n  scenarios: [{', '.join(map(str, scenarios))}]\n"
+                       f"  seeds: [{', '.join(map(str, seeds))}]\n")
+    configs = [*configs_of("mdp", scale, seeds[0], list(args.config), written=[])[:-1], str(overlay)]
+    # SJF and uniform play write one file for every scenario of the spec, which each scenario's run rewrote with
+    # its own alone: they play again over all (~2 CPU-minutes); nothing else is older than what it reads
+    snakemake = ["snakemake", target_of("mdp", scale), "--cores", str(args.cores), "--rerun-triggers", "mtime",
+                 "--forcerun", "mdp_sjf", "mdp_uniform", "--configfile", *configs]
+    env = with_python_first(os.environ)
+    trains = dry_run_trains(snakemake, env)
+    if trains:
+        print(f"run_seeds: {tag}: not put together: the target would run {', '.join(trains)} (nothing may retrain; "
+              "see the dry run: snakemake ... -n)", file=sys.stderr)
+        return 1
+    timed = [sys.executable, "scripts/timed_run.py", "--record", str(out / "segments.jsonl"), "--benchmarks",
+             "benchmarks", "--"]
+    rc = subprocess.run([*timed, *snakemake], cwd=ROOT, env=env).returncode
+    if rc != 0:
+        print(f"run_seeds: {tag}: snakemake exited {rc}; run the same command again to resume", file=sys.stderr)
+        return rc
+    shutil.copyfile(ROOT / "results" / "mdp" / "claims.csv", out / "claims.csv")
+    run = together_label([s for s in _segments(out) if "snakemake" in s["command"]], parts, scenarios, seeds, kind)
+    (out / "record.txt").write_text(record_command("mdp", scale, out, run, normalised=False) + "\n")
+    print(f"run_seeds: {tag} done; record it with:\n  {(out / 'record.txt').read_text().strip()}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog="Each seed: the target, `schedrl normalised`, claims and record.txt "
@@ -313,9 +391,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.cores < 1 or any(s < 0 for s in seeds if s is not None):
         p.error("--cores must be >= 1 and --seeds >= 0")
     kind = args.kind or ("unknown" if args.dry_run else machine_kind())
+    done = []
     for seed in seeds:  # a seed's scenarios first: a whole seed of every scenario is done soonest
         for scenario in args.scenario or [None]:
             rc = run_seed(args.paper, args.scale, seed, args, kind, scenario)
+            if rc:
+                return rc
+        done.append(seed)
+        if args.scenario and len(args.scenario) > 1 and args.scale == "paper-budget" and not args.dry_run:
+            rc = together(args.scale, done, sorted(args.scenario), args, kind)
             if rc:
                 return rc
     return 0

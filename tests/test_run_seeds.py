@@ -262,3 +262,56 @@ def test_a_default_run_is_the_papers_own_target_once_with_its_configs_seeds(rs, 
     with pytest.raises(SystemExit) as e:
         rs.main(["deeprm", "--scale", "default", "--seeds", "1", "--dry-run"])
     assert e.value.code == 2 and "not for --scale default" in capsys.readouterr().err
+
+
+def test_mdps_scenario_seeds_are_put_together_once_each_seed_has_every_scenario(rs, tmp_path, monkeypatch, capsys):
+    """--scenario 3 9 --seeds 0 1: after seed 0's two scenario runs, the seeds so far (0) are put together
+    over both scenarios (mdp_paper_budget under mtime triggers with SJF and uniform play forced, an overlay
+    of the scenarios and seeds, claims alone recorded, the runs' core-hours and its own summed in the
+    label); after seed 1's, seeds 0 and 1. A dry run that would retrain stops it before it runs."""
+    root = tmp_path / "repo"
+    for f in ("config/paper-budget.yaml", "config/seed/0.yaml", "config/seed/1.yaml", "results/mdp/claims.csv"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("x\n")
+    monkeypatch.setattr(rs, "ROOT", root)
+    calls, retrain = [], []
+
+    def fake_run(command, cwd, env, **kw):
+        if command[1:3] == ["mdp", "cost"]:
+            return type("Done", (), {"returncode": 0, "stdout": ""})()
+        if command[-1] == "-n":  # the together step's dry run: its job table
+            return type("Done", (), {"returncode": 0, "stdout": "Job stats:\njob  count\n" + "".join(retrain)})()
+        calls.append(command)
+        rest = command[command.index("--") + 1:]
+        with Path(command[command.index("--record") + 1]).open("a") as fh:
+            fh.write(json.dumps({"date": "2026-12-06T10:00:00+00:00", "commit": "abc1234", "command": rest,
+                                 "core_hours": 1.0 if rest[0] == "snakemake" else 0.01}) + "\n")
+        if rest[1] == "normalised":
+            _write_gaps(Path(rest[rest.index("--out-dir") + 1]), [])
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(rs.subprocess, "run", fake_run)
+    out = tmp_path / "seeds"
+    retrain.append("mdp_train  2\n")
+    assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "9", "3", "--out", str(out), "--kind", "faster"]) == 1
+    assert "would run mdp_train" in capsys.readouterr().err
+    retrain.clear()
+    calls.clear()
+    assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "9", "3", "--out", str(out), "--kind", "faster"]) == 0
+    together = [c for c in calls if "--rerun-triggers" in c]
+    assert len(together) == 2 and len(calls) == 2 * 2 + 2  # seed 1's two runs (each with its normalised) + two steps
+    first = together[0]
+    assert first[first.index("--forcerun") + 1:first.index("--forcerun") + 3] == ["mdp_sjf", "mdp_uniform"]
+    overlay = Path(first[-1])
+    assert overlay.parent.name == "together-scenarios3-9-seeds0" and "seeds: [0]" in overlay.read_text()
+    assert "scenarios: [3, 9]" in overlay.read_text() and "config/seed/0.yaml" not in first
+    record = shlex.split((out / "paper-budget" / "together-scenarios3-9-seeds0-1" / "record.txt").read_text())
+    assert "--normalised" not in record and record[record.index("--claims") + 1].endswith("seeds0-1/claims.csv")
+    assert record[record.index("--run") + 1] == (
+        "2026-12-06, abc1234, paper budget (mdp_paper_budget), scenarios 3 and 9 together (the 4 scenario-seed runs), "
+        "seeds 0-1, faster kind, 5.00 core-h (the runs' and this step's summed)")
+    from schedrl.report.status_tables import parse_label
+
+    label = parse_label(record[record.index("--run") + 1])
+    assert (label.seeds, label.core_h, label.kind) == ("seeds 0-1", "5.00", "faster")
+    assert label.description == "paper budget (mdp_paper_budget), scenarios 3 and 9 together (the 4 scenario-seed runs)"
