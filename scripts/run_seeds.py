@@ -326,6 +326,9 @@ def together(scale: str, seeds: list[int], scenarios: list[int], args, kind: str
     snakemake = ["snakemake", target_of("mdp", scale), "--cores", str(args.cores), "--rerun-triggers", "mtime",
                  "--forcerun", "mdp_sjf", "mdp_uniform", "--configfile", *configs]
     env = with_python_first(os.environ)
+    if killed_segment(out):  # the step itself was killed: its lock stays until removed
+        print(f"run_seeds: {tag}: its last segment was killed; removing the lock it left", file=sys.stderr)
+        subprocess.run(unlock_command("mdp", scale, configs), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     trains = dry_run_trains(snakemake, env)
     if trains:
         print(f"run_seeds: {tag}: not put together: the target would run {', '.join(trains)} (nothing may retrain; "

@@ -282,6 +282,8 @@ def test_mdps_scenario_seeds_are_put_together_once_each_seed_has_every_scenario(
         if command[-1] == "-n":  # the together step's dry run: its job table
             return type("Done", (), {"returncode": 0, "stdout": "Job stats:\njob  count\n" + "".join(retrain)})()
         calls.append(command)
+        if "--unlock" in command:
+            return type("Done", (), {"returncode": 0})()
         rest = command[command.index("--") + 1:]
         with Path(command[command.index("--record") + 1]).open("a") as fh:
             fh.write(json.dumps({"date": "2026-12-06T10:00:00+00:00", "commit": "abc1234", "command": rest,
@@ -297,7 +299,12 @@ def test_mdps_scenario_seeds_are_put_together_once_each_seed_has_every_scenario(
     assert "would run mdp_train" in capsys.readouterr().err
     retrain.clear()
     calls.clear()
+    # a together step killed (its heartbeat names a process that is gone): its lock is removed before it resumes
+    (out / "paper-budget" / "together-scenarios3-9-seeds0" / "segments.jsonl.open-999999999.json").write_text(
+        json.dumps({"date": "2026-12-06T09:00:00+00:00", "commit": "abc1234", "command": ["snakemake"], "cpu_s": 0}))
     assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "9", "3", "--out", str(out), "--kind", "faster"]) == 0
+    assert [c[:3] for c in calls if "--unlock" in c] == [["snakemake", "mdp_paper_budget", "--unlock"]]
+    calls[:] = [c for c in calls if "--unlock" not in c]
     together = [c for c in calls if "--rerun-triggers" in c]
     assert len(together) == 2 and len(calls) == 2 * 2 + 2  # seed 1's two runs (each with its normalised) + two steps
     first = together[0]
