@@ -207,6 +207,12 @@ def unlock_command(paper: str, scale: str, configs: list[str]) -> list[str]:
     return ["snakemake", target_of(paper, scale), "--unlock", "--configfile", *configs]
 
 
+def _segments(seed_dir: Path) -> list[dict]:
+    """The timed segments a seed (or step) appended to its ``segments.jsonl``, oldest first ([] for none)."""
+    path = seed_dir / "segments.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
+
+
 def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario: int | None = None) -> int:
     """One seed's steps (``seed`` None: a default run's, its config's seeds in one run); 0 when done."""
     part = [f"scenario{scenario}"] if scenario is not None else []
@@ -261,8 +267,7 @@ def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario
             print(f"run_seeds: {claims}: not written by {target}", file=sys.stderr)
             return 1
         shutil.copyfile(claims, seed_dir / "claims.csv")
-    lines = [json.loads(x) for x in (seed_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
-    training = [s for s in lines if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
+    training = [s for s in _segments(seed_dir) if "snakemake" in s["command"]]  # the run's cost, as earlier records count it
     name = {"tuned": "tuned recipe", "paper-budget": "paper budget", "default": "default"}[scale]
     what = args.what or (f"{name} ({target})"
                          + (f", scenario {scenario}" if scenario is not None else ""))
@@ -271,11 +276,6 @@ def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario
     print(f"run_seeds: {who} done; record it with:\n  {(seed_dir / 'record.txt').read_text().strip()}",
           file=sys.stderr)
     return 0
-
-
-def _segments(seed_dir: Path) -> list[dict]:
-    path = seed_dir / "segments.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
 
 
 def _ranges(numbers: list[int]) -> str:
