@@ -209,6 +209,23 @@ def merge_config(base: dict, over: dict) -> dict:
     return out
 
 
+def run_spec_json(spec: dict, leave_out=(), **narrowed) -> str:
+    """The ``--spec`` JSON of a rule that makes or reads one run: the paper's section without the
+    keys in ``leave_out`` and with each key in ``narrowed`` set to the run's own value (``None``
+    removes it). Snakemake reruns a job whose params changed, so a rule given the whole section
+    retrained or re-evaluated every run when a seed or scenario was added; narrowed to the lists
+    that only enumerate runs, a run's params change only with what the run itself reads."""
+    import json
+
+    out = {k: v for k, v in spec.items() if k not in set(leave_out)}
+    for key, value in narrowed.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return json.dumps(out, sort_keys=True)
+
+
 def over_default(doc: dict, path: str | Path) -> dict:
     """A scale file that holds only the keys it changes (``config/paper-budget.yaml``) merged over the
     ``config.yaml`` beside it, as the pipeline runs it; any other mapping as it is."""

@@ -20,7 +20,9 @@ except ConfigError as _exc:
 DEEPRM_ROOT = DL.ROOT
 # reference_dirs only concerns the rules that read the authors' agents: the other rules' spec leaves it
 # out, so configuring the folder does not rerun training and evaluation. The study's block (tune) only
-# concerns deeprm_tune: no other rule's spec has it, so configuring a study reruns nothing else.
+# concerns deeprm_tune: no other rule's spec has it, so configuring a study reruns nothing else. The
+# rules over one run take DL.run_spec (the seed lists narrowed to the run's): adding a seed retrains
+# and re-evaluates nothing there is.
 DEEPRM_SPEC = json.dumps({k: v for k, v in DEEPRM.items() if k not in ("reference_dirs", "tune")}, sort_keys=True)
 DEEPRM_SPEC_AUTHORS = json.dumps({k: v for k, v in DEEPRM.items() if k != "tune"}, sort_keys=True)
 DEEPRM_RUN = str(DL.run_dir(DEEPRM_ROOT, "{variant}", "{algo}", "{objective}", "{seed}"))
@@ -93,7 +95,7 @@ rule deeprm_evaluate_agent:
     output:
         DL.eval_outputs(DEEPRM_RUN, DL.AGENT_PROTOCOLS, fingerprint=True),
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         protocols=" ".join(DL.AGENT_PROTOCOLS),
     log:
@@ -119,7 +121,7 @@ rule deeprm_train_pg:
         curve=f"{DEEPRM_PG_RUN}/learning_curve.csv",
         timing=f"{DEEPRM_PG_RUN}/timing.json",
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=DEEPRM_PG_RUN,
     log:
         "logs/deeprm/{variant}/deeprm_pg/rate{rate}/seed{seed}/train.log",
@@ -145,7 +147,7 @@ rule deeprm_evaluate_pg:
     output:
         DL.eval_outputs(DEEPRM_PG_RUN, DL.PROTOCOLS, fingerprint=True),
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         protocols=" ".join(DL.PROTOCOLS),
     log:
@@ -169,7 +171,7 @@ rule deeprm_evaluate_pg_greedy:
     output:
         DL.eval_outputs(DEEPRM_PG_RUN, [DL.GREEDY], fingerprint=True),
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         protocol=DL.GREEDY,
     log:
@@ -191,7 +193,7 @@ rule deeprm_evaluate_random:
     output:
         [str(p) for p in DL.reference_outputs(DEEPRM_RANDOM)],
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         out_dir=DEEPRM_RANDOM,
     log:
         "logs/deeprm/{variant}/reference/random/seed{seed}/evaluate.log",
@@ -214,7 +216,7 @@ rule deeprm_evaluate_untrained:
     output:
         [str(p) for p in DL.reference_outputs(DEEPRM_UNTRAINED)],
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         out_dir=DEEPRM_UNTRAINED,
     wildcard_constraints:
         net=alternatives(sorted({a for v in DEEPRM["variants"].values() for a in v["algos"]} | {DL.DEEPRM_AGENT})),
@@ -255,7 +257,7 @@ rule deeprm_budget_agent:
     output:
         [str(DL.budget_path(DEEPRM_RUN, p)) for p in DL.PROTOCOLS],
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         protocols=" ".join(DL.PROTOCOLS),
     log:
@@ -279,7 +281,7 @@ rule deeprm_budget_pg:
     output:
         [str(DL.budget_path(DEEPRM_PG_RUN, p)) for p in DL.PROTOCOLS],
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         protocols=" ".join(DL.PROTOCOLS),
     log:

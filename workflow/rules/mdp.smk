@@ -30,7 +30,8 @@ except ConfigError as _exc:
     sys.exit(2)
 MDP_ROOT = ML.ROOT
 # The study's block (tune) only concerns mdp_tune: no other rule's spec has it, so configuring a study
-# reruns nothing else.
+# reruns nothing else. The rules over one run take ML.run_spec (seeds, and in its own scenario the
+# scenarios, narrowed to the run's): adding a seed or scenario re-evaluates nothing there is.
 MDP_SPEC = json.dumps({k: v for k, v in MDP.items() if k != "tune"}, sort_keys=True)
 MDP_RUN = str(ML.run_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
 MDP_TRANSFER = str(ML.transfer_dir(MDP_ROOT, "{horizon}", "{mdp_variant}", "{scenario}", "{seed}"))
@@ -91,7 +92,7 @@ rule mdp_evaluate:
         table=ML.eval_path(MDP_RUN),
         fingerprint=ML.fingerprint_path(MDP_RUN),
     params:
-        spec=MDP_SPEC,
+        spec=lambda wildcards: ML.run_spec(MDP, wildcards.seed, wildcards.scenario),
         run_dir=subpath(input.model, parent=True),
     log:
         "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/evaluate.log",
@@ -115,7 +116,7 @@ rule mdp_transfer:
         table=ML.eval_path(MDP_TRANSFER),
         fingerprint=ML.fingerprint_path(MDP_TRANSFER),
     params:
-        spec=MDP_SPEC,
+        spec=lambda wildcards: ML.run_spec(MDP, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
     log:
         "logs/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.log",
@@ -233,7 +234,7 @@ rule mdp_budget_evaluate:
         table=ML.budget_path(MDP_RUN),
         fingerprints=[str(p) for p in ML.budget_fingerprint_paths(MDP_RUN)],
     params:
-        spec=MDP_SPEC,
+        spec=lambda wildcards: ML.run_spec(MDP, wildcards.seed, wildcards.scenario),
         run_dir=subpath(input.model, parent=True),
     log:
         "logs/mdp/H{horizon}/{mdp_variant}/scenario{scenario}/seed{seed}/budget_evaluate.log",
@@ -257,7 +258,7 @@ rule mdp_transfer_budget:
         table=ML.budget_path(MDP_TRANSFER),
         fingerprints=[str(p) for p in ML.budget_fingerprint_paths(MDP_TRANSFER)],
     params:
-        spec=MDP_SPEC,
+        spec=lambda wildcards: ML.run_spec(MDP, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
     log:
         "logs/mdp/transfer/H{horizon}/{mdp_variant}-from-scenario{scenario}/seed{seed}.budget.log",

@@ -29,7 +29,8 @@ except ConfigError as _exc:
     sys.exit(2)
 MRSCH_ROOT = str(MRL.ROOT)
 # The study's block (tune) only concerns mrsch_tune: no other rule's spec has it, so configuring a
-# study reruns nothing else.
+# study reruns nothing else. The rules over one agent seed take MRL.run_spec (extra_seeds narrowed to
+# theirs): adding an extra seed retrains and re-evaluates nothing there is.
 MRSCH_SPEC = json.dumps({k: v for k, v in MRSCH.items() if k != "tune"}, sort_keys=True)
 MRSCH_VALUES = package_file(paper_values_path("mrsch"))
 MRSCH_RUNS = MRL.dfp_runs(MRSCH)
@@ -78,7 +79,7 @@ rule mrsch_train_dfp:
         budgets=[f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{{mrsch_ordering}}/{MRL.budget_name(f)}"
                  for f in MRL.BUDGET_SNAPSHOTS],
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
         seed=mrsch_seed_arg,
     log:
@@ -119,7 +120,7 @@ rule mrsch_train_scalar:
         model=f"{MRSCH_ROOT}/scalar_rl/{{mrsch_group}}/model.zip",
         timing=f"{MRSCH_ROOT}/scalar_rl/{{mrsch_group}}/timing.json",
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
     log:
         "logs/mrsch/scalar_rl/{mrsch_group}.log",
@@ -149,7 +150,7 @@ rule mrsch_select:
         table=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/{MRL.VALIDATION_NAME}",
         selection=f"{MRSCH_ROOT}/dfp/{{mrsch_group}}/{{mrsch_state}}/{MRL.PAPER_ORDERING}/{MRL.SELECTION_NAME}",
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
         seed=mrsch_seed_arg,
     log:
@@ -199,7 +200,7 @@ rule mrsch_evaluate:
         fingerprints=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/fingerprints"),
         references=directory(f"{MRSCH_ROOT}/eval/{{mrsch_workload}}/references"),
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
         seed=mrsch_seed_arg,
@@ -243,7 +244,7 @@ rule mrsch_evaluate_insample:
         fingerprints=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/fingerprints"),
         references=directory(f"{MRSCH_ROOT}/eval_insample/{{mrsch_workload}}/references"),
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
         seed=mrsch_seed_arg,
@@ -292,7 +293,7 @@ rule mrsch_evaluate_budgets:
         metrics=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/metrics.csv",
         goals=f"{MRSCH_ROOT}/eval_budget/{{mrsch_group}}/goals.csv",
     params:
-        spec=MRSCH_SPEC,
+        spec=lambda wildcards: MRL.run_spec(MRSCH, mrsch_seed(wildcards)),
         root=MRSCH_ROOT,
         out_dir=subpath(output.metrics, parent=True),
         seed=mrsch_seed_arg,

@@ -39,6 +39,8 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
+# The rules over one run folder take RX.run_spec (agents.seeds narrowed to the run's): adding a seed
+# retrains and re-evaluates nothing there is.
 RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace("seed0", "{rt_rep}")
 RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
 RUNTIME_REFERENCES = [f for ref in RREF.REFERENCES for f in RREF.reference_files(RUNTIME, ref)] if "agents" in RUNTIME else []
@@ -240,7 +242,7 @@ rule runtime_train_rung:
     output:
         f"{RUNTIME_RUN}/{RH.RUNGS_DIR}/{{rt_rung}}.json",
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         run_dir=RUNTIME_RUN,
         seed=runtime_seed,
         draw=runtime_draw,
@@ -271,7 +273,7 @@ rule runtime_train:
         curve=f"{RUNTIME_RUN}/learning_curve.csv",
         timing=f"{RUNTIME_RUN}/timing.json",
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         run_dir=RUNTIME_RUN,
         seed=runtime_seed,
         draw=runtime_draw,
@@ -301,7 +303,7 @@ rule runtime_evaluate:
         evaluation=str(RX.eval_path(RUNTIME_RUN)),
         fingerprint=f"{RUNTIME_RUN}/fingerprint.json",
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         run_dir=RUNTIME_RUN,
     log:
         "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate.log",
@@ -339,7 +341,7 @@ rule runtime_reference_random:
         evaluation=runtime_ref_path("random", RREF.ANY_METHOD, RX.ALL_HALVES),
         fingerprint=runtime_ref_path("random", RREF.ANY_METHOD, RX.ALL_HALVES, "fingerprint.json"),
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         seed=runtime_seed,
         draw=runtime_draw,
     log:
@@ -367,7 +369,7 @@ rule runtime_reference_uniform:
         evaluation=runtime_ref_path("uniform", RREF.ANY_METHOD, RX.ALL_HALVES),
         fingerprint=runtime_ref_path("uniform", RREF.ANY_METHOD, RX.ALL_HALVES, "fingerprint.json"),
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         seed=runtime_seed,
         draw=runtime_draw,
     log:
@@ -397,7 +399,7 @@ rule runtime_reference_untrained:
         evaluation=runtime_ref_path("untrained", "{rt_method}", RX.ALL_HALVES),
         fingerprint=runtime_ref_path("untrained", "{rt_method}", RX.ALL_HALVES, "fingerprint.json"),
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         seed=runtime_seed,
         draw=runtime_draw,
     log:
@@ -438,7 +440,7 @@ rule runtime_evaluate_budget:
     output:
         str(RB.budget_path(RUNTIME_RUN)),
     params:
-        spec=RUNTIME_SPEC,
+        spec=lambda wildcards: RX.run_spec(RUNTIME, wildcards.rt_rep),
         run_dir=RUNTIME_RUN,
     log:
         "logs/runtime/agents/{rt_method}/{rt_train}/{rt_grid}/{rt_rep}/evaluate_budget.log",

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.config import run_spec_json
 from schedrl.errors import ConfigError
 
 ROOT = "results/deeprm"  # every run, evaluation and the claims table of this paper
@@ -191,6 +192,19 @@ def agent_runs(spec: dict, variant: str, objectives: Iterable[str] | None = None
     algos = list(algos if algos is not None else block["algos"])
     objectives = list(objectives if objectives is not None else spec["objectives"])
     return [(a, o, s) for a in algos for o in objectives for s in run_seeds(spec, a, o)]
+
+
+def run_spec(spec: dict, seed) -> str:
+    """``--spec`` of a rule over one run of ``seed`` (``run_spec_json``): ``seeds``, ``seeds_by``
+    and the DeepRM agent's seeds narrowed to it, the authors' folders and the study left out, so
+    adding a seed neither retrains nor re-evaluates the runs there are."""
+    seed = int(seed)
+    by = {k: [seed] for k, v in (spec.get("seeds_by") or {}).items() if seed in v}
+    agent = spec.get("deeprm_agent")
+    if agent and agent.get("seeds"):
+        agent = {**agent, "seeds": [seed]}
+    return run_spec_json(spec, leave_out=("reference_dirs", "tune"), seeds=[seed], seeds_by=by or None,
+                         deeprm_agent=agent)
 
 
 def run_seeds(spec: dict, algo: str, objective: str) -> list[int]:

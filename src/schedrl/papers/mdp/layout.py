@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedrl.config import run_spec_json
 from schedrl.errors import ConfigError
 
 ROOT = "results/mdp"
@@ -257,6 +258,16 @@ def only_scenarios(spec: dict, scenarios) -> dict:
     kept = [int(s) for s in study["scenarios"] if int(s) in keep] if study else []
     out["horizon_study"] = {**study, "scenarios": kept} if kept else None
     return out
+
+
+def run_spec(spec: dict, seed, scenario=None) -> str:
+    """``--spec`` of a rule over one run (``run_spec_json``): the seeds narrowed to the run's, and
+    with ``scenario`` (one of ``scenarios``) the scenarios too, so adding a seed or scenario leaves
+    every other run's evaluation as it is. Without ``scenario`` (transfer: played in every
+    scenario) the scenarios stay."""
+    if scenario is not None and int(scenario) in {int(s) for s in spec["scenarios"]}:
+        spec = only_scenarios(spec, [int(scenario)])
+    return run_spec_json(spec, leave_out=("tune",), seeds=[int(seed)])
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
+from schedrl.config import run_spec_json
 from schedrl.errors import ConfigError
 from schedrl.protocol import BUDGET_FRACTIONS
 
@@ -199,6 +200,13 @@ def agent_seed(spec: dict) -> int:
     the main agents as a run of its own (config/seed/<n>.yaml), recorded and pooled with the others
     as ``extra_seeds`` would train them in one run."""
     return int(spec.get("agent_seed", spec["seed"]))
+
+
+def run_spec(spec: dict, seed=None) -> str:
+    """``--spec`` of a rule over the base agents (``seed`` None) or one extra seed's
+    (``run_spec_json``): ``extra_seeds`` narrowed to that seed (left out for the base agents), the
+    study left out, so adding an extra seed neither retrains nor re-evaluates the agents there are."""
+    return run_spec_json(spec, leave_out=("tune",), extra_seeds=None if seed is None else [int(seed)])
 
 
 def extra_seeds(spec: dict) -> list[int]:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedrl.config import run_spec_json
 from schedrl.errors import ConfigError
 from schedrl.papers import paper_values
 from schedrl.report.budget import SLOWER_KIND
@@ -152,6 +153,15 @@ def parse_replicate(text: str) -> tuple[int, int]:
     if not m:
         raise ConfigError(f"bad run folder name '{text}' (expected seed<k> or draw<d>-seed<k>)")
     return int(m.group(1) or 0), int(m.group(2))
+
+
+def run_spec(spec: dict, rep: str) -> str:
+    """``--spec`` of a rule over one run folder ``rep`` (``seed<k>`` or ``draw<d>-seed<k>``;
+    ``run_spec_json``): ``agents.seeds`` narrowed to the run's seed, the study left out, so adding a
+    seed neither retrains nor re-evaluates the runs there are. The draws stay (``evaluate.
+    budget_draws`` must be among them): adding a draw still reruns every run."""
+    _, seed = parse_replicate(rep)
+    return run_spec_json(spec, leave_out=("tune",), agents={**spec["agents"], "seeds": [seed]})
 
 
 def same_tendency(train: str) -> str:
