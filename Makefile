@@ -40,6 +40,7 @@ all: setup
 
 smoke: setup
 	snakemake all --cores 2 --configfile config/smoke.yaml --show-failed-logs
+	python scripts/check_added_seed.py --configfile config/smoke.yaml
 	snakemake --report results/report/snakemake-report.zip --configfile config/smoke.yaml
 	@du -sh results | sed 's/^/smoke outputs on disk: /'
 

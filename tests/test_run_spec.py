@@ -45,6 +45,9 @@ def test_deeprm_run_specs_are_valid_and_do_not_move_when_a_seed_is_added(path):
         assert text == DL.run_spec(more, seed), f"{path}: seed {seed}'s params moved when seed 7 was added"
         for v in spec["variants"]:  # the runs of this seed are the same runs as before
             assert {r for r in DL.agent_runs(spec, v) if r[2] == seed} <= set(DL.agent_runs(narrowed, v))
+    first = DL.run_spec(spec)  # a rule over no run (a baseline): the first seed's
+    assert first == DL.run_spec(more) and json.loads(first)["seeds"] == spec["seeds"][:1]
+    assert "reference_dirs" in json.loads(DL.run_spec(spec, authors=True)) or not spec.get("reference_dirs")
     agent = spec.get("deeprm_agent")
     if agent and agent.get("seeds"):
         assert DL.deeprm_agent_runs(DL.load_spec(DL.run_spec(spec, agent["seeds"][-1])))[0][1] == agent["seeds"][-1]
@@ -110,6 +113,7 @@ def test_runtime_run_specs_are_valid_and_do_not_move_when_a_seed_is_added(path):
         assert narrowed["agents"]["seeds"] == [seed] and RX.draws(narrowed) == RX.draws(spec)
         assert text == RX.run_spec(more, rep), f"{path}: {rep}'s params moved when seed 7 was added"
         assert rep in {r[5].name for r in RX.runs(narrowed)}  # the narrowed spec still holds the run
+    assert RX.run_spec(spec) == RX.run_spec(more)  # a rule over no run: the first seed's
 
 
 def test_rules_over_one_run_take_the_narrowed_spec():
@@ -126,3 +130,45 @@ def test_rules_over_one_run_take_the_narrowed_spec():
         for name in names:
             body = text.split(f"\nrule {name}:\n", 1)[1].split("\nrule ", 1)[0]
             assert "run_spec(" in body and "_SPEC," not in body, f"{paper}: {name} takes the whole section"
+    deeprm = (REPO / "workflow/rules/deeprm.smk").read_text()
+    assert "spec=DL.run_spec(DEEPRM)," in deeprm and "spec=DL.run_spec(DEEPRM, authors=True)," in deeprm
+
+
+def _check_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_added_seed", REPO / "scripts/check_added_seed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_smoke_check_adds_a_seed_to_every_paper_and_reads_snakemakes_job_blocks():
+    check = _check_script()
+    over = check.added_seed(load_config(REPO / "config/smoke.yaml"))
+    smoke = load_config(REPO / "config/smoke.yaml")
+    assert over["mdp"]["seeds"] == [*smoke["mdp"]["seeds"], max(smoke["mdp"]["seeds"]) + 1]
+    assert over["mrsch"]["extra_seeds"][-1] not in [smoke["mrsch"]["seed"], *smoke["mrsch"].get("extra_seeds", [])]
+    assert set(over) == {"deeprm", "mdp", "mrsch", "runtime"}
+    text = """Building DAG of jobs...
+localrule mdp_uniform:
+    input: x
+    output: results/mdp/reference/uniform/H20/eval_episodes.csv
+    jobid: 3
+    reason: Params have changed since last execution: before: '{"seeds": [1]}' now: '{"seeds": [0]}'
+    resources: tmpdir=/tmp
+
+rule mdp_evaluate:
+    output: results/mdp/H20/image/scenario6/seed0/eval_episodes.csv
+    reason: Params have changed since last execution
+    wildcards: horizon=20, mdp_variant=image, scenario=6, seed=0
+
+rule mrsch_train_dfp:
+    output: results/mrsch/dfp/two/mlp/a-b-c/model.zip
+    reason: Missing output files: results/mrsch/dfp/two/mlp/a-b-c/model.zip
+    wildcards: mrsch_group=two, mrsch_state=mlp, mrsch_ordering=a-b-c
+"""
+    found = check.jobs(text)
+    assert [j["rule"] for j in found] == ["mdp_uniform", "mdp_evaluate", "mrsch_train_dfp"]
+    assert [check.one_run(j) for j in found] == [False, True, True]  # a seed wildcard; a training
+    assert found[0]["output"].endswith("uniform/H20/eval_episodes.csv") and check.PARAMS in found[1]["reason"]

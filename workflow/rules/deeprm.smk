@@ -303,7 +303,7 @@ rule deeprm_evaluate_baseline:
     output:
         DL.eval_outputs(DEEPRM_BASE, DL.PROTOCOLS),
     params:
-        spec=DEEPRM_SPEC,
+        spec=DL.run_spec(DEEPRM),
         out_dir=DEEPRM_BASE,
         protocols=" ".join(DL.PROTOCOLS),
     log:
@@ -330,7 +330,7 @@ rule deeprm_evaluate_authors:
     wildcard_constraints:
         authors=alternatives(sorted({n for _, n, _ in DEEPRM_AUTHORS})),
     params:
-        spec=DEEPRM_SPEC_AUTHORS,
+        spec=DL.run_spec(DEEPRM, authors=True),
         out_dir=DEEPRM_AUTHORS_DIR,
         protocols=" ".join(DL.PROTOCOLS),
     log:

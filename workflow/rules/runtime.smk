@@ -181,7 +181,7 @@ for _draw in RUNTIME_DRAWS if RUNTIME_FIT else []:
         output:
             RX.fit_file(_draw),
         params:
-            spec=RUNTIME_SPEC,
+            spec=RX.run_spec(RUNTIME),
             draw=_draw,
         log:
             f"logs/runtime/fit_heuristics_draw{_draw}.log",

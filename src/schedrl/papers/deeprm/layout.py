@@ -194,17 +194,19 @@ def agent_runs(spec: dict, variant: str, objectives: Iterable[str] | None = None
     return [(a, o, s) for a in algos for o in objectives for s in run_seeds(spec, a, o)]
 
 
-def run_spec(spec: dict, seed) -> str:
+def run_spec(spec: dict, seed=None, *, authors: bool = False) -> str:
     """``--spec`` of a rule over one run of ``seed`` (``run_spec_json``): ``seeds``, ``seeds_by``
-    and the DeepRM agent's seeds narrowed to it, the authors' folders and the study left out, so
-    adding a seed neither retrains nor re-evaluates the runs there are."""
-    seed = int(seed)
+    and the DeepRM agent's seeds narrowed to it, the study and (unless ``authors``: the rule that
+    plays the authors' agents) their folders left out, so adding a seed neither retrains nor
+    re-evaluates the runs there are. A rule over no run (``seed`` None: a baseline, the authors'
+    agents) gets the first seed."""
+    seed = int(spec["seeds"][0] if seed is None else seed)
     by = {k: [seed] for k, v in (spec.get("seeds_by") or {}).items() if seed in v}
     agent = spec.get("deeprm_agent")
     if agent and agent.get("seeds"):
         agent = {**agent, "seeds": [seed]}
-    return run_spec_json(spec, leave_out=("reference_dirs", "tune"), seeds=[seed], seeds_by=by or None,
-                         deeprm_agent=agent)
+    return run_spec_json(spec, leave_out=("tune",) if authors else ("reference_dirs", "tune"), seeds=[seed],
+                         seeds_by=by or None, deeprm_agent=agent)
 
 
 def run_seeds(spec: dict, algo: str, objective: str) -> list[int]:

@@ -155,12 +155,13 @@ def parse_replicate(text: str) -> tuple[int, int]:
     return int(m.group(1) or 0), int(m.group(2))
 
 
-def run_spec(spec: dict, rep: str) -> str:
+def run_spec(spec: dict, rep: str | None = None) -> str:
     """``--spec`` of a rule over one run folder ``rep`` (``seed<k>`` or ``draw<d>-seed<k>``;
     ``run_spec_json``): ``agents.seeds`` narrowed to the run's seed, the study left out, so adding a
-    seed neither retrains nor re-evaluates the runs there are. The draws stay (``evaluate.
+    seed neither retrains nor re-evaluates the runs there are. A rule over no run (``rep`` None: the
+    heuristics in the agent's action set) gets the first seed. The draws stay (``evaluate.
     budget_draws`` must be among them): adding a draw still reruns every run."""
-    _, seed = parse_replicate(rep)
+    seed = int(spec["agents"]["seeds"][0]) if rep is None else parse_replicate(rep)[1]
     return run_spec_json(spec, leave_out=("tune",), agents={**spec["agents"], "seeds": [seed]})
 
 
