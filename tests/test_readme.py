@@ -30,6 +30,7 @@ pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), a test file's t
 for c in config/config.yaml config/smoke.yaml config/paper.yaml; do snakemake all -n --configfile $c; done
 for t in $(python scripts/paper_budget_targets.py); do snakemake $t -n --configfile config/paper-budget.yaml; done
 snakemake all --cores 2 --configfile config/smoke.yaml
+python scripts/check_added_seed.py --configfile config/smoke.yaml   # one more seed reruns no run there is
 """
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -118,6 +119,8 @@ def test_readme_states_the_ci_test_command():
     workers = re.search(r"^TEST_WORKERS \?= (\d+)$", make, re.M).group(1)
     pytest_line = re.search(r"^pytest: setup\n\t(.+)$", make, re.M).group(1).replace("$(TEST_WORKERS)", workers)
     assert TEST_BLOCK.startswith(pytest_line + " "), f"README's pytest line is not the Makefile's: {pytest_line}"
+    smoke = make.split("\nsmoke: setup\n", 1)[1].split("\n\n", 1)[0]
+    assert TEST_BLOCK.splitlines()[-1].split("   #")[0] in smoke, "the Makefile's smoke target lost the added-seed check"
 
 
 @pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
