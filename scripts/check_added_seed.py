@@ -56,6 +56,14 @@ def added_seed(config: dict) -> dict:
     return over
 
 
+def flat(over: dict, prefix: str = "") -> list[tuple[str, list]]:
+    """``[("deeprm.seeds", [0, 1]), ("deeprm.deeprm_agent.seeds", [0, 1, 2]), ...]``"""
+    out = []
+    for key, value in over.items():
+        out += flat(value, f"{prefix}{key}.") if isinstance(value, dict) else [(f"{prefix}{key}", value)]
+    return out
+
+
 def jobs(text: str) -> list[dict]:
     """The jobs of a Snakemake dry run's output: rule, reason, wildcards and output per job."""
     out, job = [], None
@@ -98,7 +106,7 @@ def main(argv=None) -> int:
     finally:
         Path(fh.name).unlink()
     bad = [j for j in after if one_run(j)]
-    seeds = ", ".join(f"{p} {v}" for p, v in sorted(over.items()))
+    seeds = ", ".join(f"{k} {v}" for k, v in flat(over))
     rules = sorted({j["rule"] for j in after if not one_run(j)})
     print(f"adding a seed ({seeds}) reruns {len(after)} job(s) for changed params: "
           f"{len(after) - len(bad)} over every run ({', '.join(rules) or 'none'}), {len(bad)} of one run")
