@@ -4,8 +4,8 @@
 
 Two dry runs of the targets (default ``all``): the config as it is, then with one more seed for
 every paper that trains agents (``deeprm.seeds`` and ``deeprm.deeprm_agent.seeds``, ``mdp.seeds``,
-``mrsch.extra_seeds``, ``runtime.agents.seeds``). A job whose reason is changed params in the second
-dry run and not in the first is one that the new seed alone would rerun. That is expected of the
+``mrsch.extra_seeds``, ``runtime.agents.seeds``, ``sem.agents.extra_seeds``). A job whose reason is
+changed params in the second dry run and not in the first is one that the new seed alone would rerun. That is expected of the
 rules over every run (claims, figures, the references played over all runs); a job of one run (a
 training, a run's evaluation or checkpoints, its seats in the references) is an error: the rules over
 one run take their paper's ``run_spec``, so a new seed leaves them as they were (``make smoke``
@@ -51,6 +51,10 @@ def added_seed(config: dict) -> dict:
         m = config["mrsch"]
         taken = [int(m.get("agent_seed", m["seed"])), *m.get("extra_seeds", [])]
         over["mrsch"] = {"extra_seeds": [*m.get("extra_seeds", []), max(taken) + 1]}
+    agents = (config.get("sem") or {}).get("agents")
+    if agents:
+        taken = [int(agents.get("seed", 0)), *agents.get("extra_seeds", [])]
+        over["sem"] = {"agents": {"extra_seeds": [*agents.get("extra_seeds", []), max(taken) + 1]}}
     if (config.get("runtime") or {}).get("agents"):
         over["runtime"] = {"agents": {"seeds": more(config["runtime"]["agents"]["seeds"])}}
     return over

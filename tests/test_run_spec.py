@@ -149,7 +149,7 @@ def test_the_smoke_check_adds_a_seed_to_every_paper_and_reads_snakemakes_job_blo
     smoke = load_config(REPO / "config/smoke.yaml")
     assert over["mdp"]["seeds"] == [*smoke["mdp"]["seeds"], max(smoke["mdp"]["seeds"]) + 1]
     assert over["mrsch"]["extra_seeds"][-1] not in [smoke["mrsch"]["seed"], *smoke["mrsch"].get("extra_seeds", [])]
-    assert set(over) == {"deeprm", "mdp", "mrsch", "runtime"}
+    assert set(over) == {"deeprm", "mdp", "mrsch", "runtime", "sem"}
     assert ("runtime.agents.seeds", over["runtime"]["agents"]["seeds"]) in check.flat(over)
     text = """Building DAG of jobs...
 localrule mdp_uniform:
