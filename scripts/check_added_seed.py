@@ -4,12 +4,12 @@
 
 Two dry runs of the targets (default ``all``): the config as it is, then with one more seed for
 every paper that trains agents (``deeprm.seeds`` and ``deeprm.deeprm_agent.seeds``, ``mdp.seeds``,
-``mrsch.extra_seeds``, ``runtime.agents.seeds``, ``sem.agents.extra_seeds``). A job whose reason is
-changed params in the second dry run and not in the first is one that the new seed alone would rerun. That is expected of the
-rules over every run (claims, figures, the references played over all runs); a job of one run (a
-training, a run's evaluation or checkpoints, its seats in the references) is an error: the rules over
-one run take their paper's ``run_spec``, so a new seed leaves them as they were (``make smoke``
-runs this after the smoke DAG). Exit 1 lists the offending jobs.
+``mrsch.extra_seeds``, ``runtime.agents.seeds`` and a Lublin draw, ``sem.agents.extra_seeds``). A job
+whose reason is changed params in the second dry run and not in the first is one that the new seed
+alone would rerun. That is expected of the rules over every run (claims, figures, the references
+played over all runs); a job of one run (a training, a run's evaluation or checkpoints, its seats in
+the references) is an error: the rules over one run take their paper's ``run_spec``, so a new seed
+leaves them as they were (``make smoke`` runs this after the smoke DAG). Exit 1 lists the offending jobs.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def added_seed(config: dict) -> dict:
         taken = [int(agents.get("seed", 0)), *agents.get("extra_seeds", [])]
         over["sem"] = {"agents": {"extra_seeds": [*agents.get("extra_seeds", []), max(taken) + 1]}}
     if (config.get("runtime") or {}).get("agents"):
-        over["runtime"] = {"agents": {"seeds": more(config["runtime"]["agents"]["seeds"])}}
+        a = config["runtime"]["agents"]
+        over["runtime"] = {"agents": {"seeds": more(a["seeds"]), "draws": more(a.get("draws", [0]))}}
     return over
 
 

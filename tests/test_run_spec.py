@@ -106,14 +106,19 @@ def test_mrsch_run_specs_are_valid_and_do_not_move_when_an_extra_seed_is_added(p
 @pytest.mark.parametrize("path", CONFIGS)
 def test_runtime_run_specs_are_valid_and_do_not_move_when_a_seed_is_added(path):
     spec = _section(path, "runtime")
-    more = {**spec, "agents": {**spec["agents"], "seeds": [*spec["agents"]["seeds"], 7]}}
-    for seed, rep in sorted({(r[3], r[5].name) for r in RX.runs(spec)}):  # what run_spec depends on
+    more = {**spec, "agents": {**spec["agents"], "seeds": [*spec["agents"]["seeds"], 7],
+                               "draws": [*RX.draws(spec), 9]}}
+    for seed, draw, rep in sorted({(r[3], r[4], r[5].name) for r in RX.runs(spec)}):  # what run_spec depends on
         text = RX.run_spec(spec, rep)
         narrowed = RX.load_spec(text, agents=True)
-        assert narrowed["agents"]["seeds"] == [seed] and RX.draws(narrowed) == RX.draws(spec)
-        assert text == RX.run_spec(more, rep), f"{path}: {rep}'s params moved when seed 7 was added"
+        assert narrowed["agents"]["seeds"] == [seed] and RX.draws(narrowed) == [draw]
+        assert text == RX.run_spec(more, rep), f"{path}: {rep}'s params moved when seed 7 and draw 9 were added"
         assert rep in {r[5].name for r in RX.runs(narrowed)}  # the narrowed spec still holds the run
-    assert RX.run_spec(spec) == RX.run_spec(more)  # a rule over no run: the first seed's
+    assert RX.run_spec(spec) == RX.run_spec(more)  # a rule over no run: the first seed's and draw's
+    # a config without draws (draw 0 alone) keeps its spec: its runs' params as they were
+    single = {**spec, "agents": {k: v for k, v in spec["agents"].items() if k != "draws"}}
+    single["evaluate"] = {k: v for k, v in spec["evaluate"].items() if k != "budget_draws"}
+    assert "draws" not in json.loads(RX.run_spec(single, "seed0"))["agents"]
 
 
 def test_rules_over_one_run_take_the_narrowed_spec():

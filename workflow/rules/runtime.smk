@@ -39,8 +39,8 @@ except ConfigError as _exc:
     sys.stderr.write(f"schedrl: config: {_exc}\n")
     sys.exit(2)
 RUNTIME_SPEC = json.dumps(RUNTIME, sort_keys=True)
-# The rules over one run folder take RX.run_spec (agents.seeds narrowed to the run's): adding a seed
-# retrains and re-evaluates nothing there is.
+# The rules over one run folder take RX.run_spec (agents.seeds and draws narrowed to the run's): adding
+# a seed or a draw retrains and re-evaluates nothing there is.
 RUNTIME_RUN = str(RX.run_dir(RX.ROOT, "{rt_method}", "{rt_train}", "{rt_grid}", "0")).replace("seed0", "{rt_rep}")
 RUNTIME_DRAWS = RX.draws(RUNTIME) if "agents" in RUNTIME else [0]
 RUNTIME_REFERENCES = [f for ref in RREF.REFERENCES for f in RREF.reference_files(RUNTIME, ref)] if "agents" in RUNTIME else []
@@ -181,7 +181,7 @@ for _draw in RUNTIME_DRAWS if RUNTIME_FIT else []:
         output:
             RX.fit_file(_draw),
         params:
-            spec=RX.run_spec(RUNTIME),
+            spec=RX.run_spec(RUNTIME, RX.replicate(_draw, RUNTIME["agents"]["seeds"][0])),
             draw=_draw,
         log:
             f"logs/runtime/fit_heuristics_draw{_draw}.log",

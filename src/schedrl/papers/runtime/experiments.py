@@ -157,12 +157,18 @@ def parse_replicate(text: str) -> tuple[int, int]:
 
 def run_spec(spec: dict, rep: str | None = None) -> str:
     """``--spec`` of a rule over one run folder ``rep`` (``seed<k>`` or ``draw<d>-seed<k>``;
-    ``run_spec_json``): ``agents.seeds`` narrowed to the run's seed, the study left out, so adding a
-    seed neither retrains nor re-evaluates the runs there are. A rule over no run (``rep`` None: the
-    heuristics in the agent's action set) gets the first seed. The draws stay (``evaluate.
-    budget_draws`` must be among them): adding a draw still reruns every run."""
-    seed = int(spec["agents"]["seeds"][0]) if rep is None else parse_replicate(rep)[1]
-    return run_spec_json(spec, leave_out=("tune",), agents={**spec["agents"], "seeds": [seed]})
+    ``run_spec_json``): ``agents.seeds`` and ``agents.draws`` narrowed to the run's seed and draw
+    (``evaluate.budget_draws``, which no rule over one run reads, to the draw too, so the spec stays
+    valid), the study left out, so adding a seed or a draw neither retrains nor re-evaluates the runs
+    there are. ``rep`` None (a rule over no run) gets the first seed and draw."""
+    draw, seed = ((draws(spec)[0], int(spec["agents"]["seeds"][0])) if rep is None else parse_replicate(rep))
+    agents = {**spec["agents"], "seeds": [seed]}
+    if "draws" in agents or draw != 0:
+        agents["draws"] = [draw]
+    evaluate = {**spec["evaluate"]}
+    if "budget_draws" in evaluate:
+        evaluate["budget_draws"] = [draw]
+    return run_spec_json(spec, leave_out=("tune",), agents=agents, evaluate=evaluate)
 
 
 def same_tendency(train: str) -> str:
