@@ -124,7 +124,7 @@ def test_runtime_run_specs_are_valid_and_do_not_move_when_a_seed_is_added(path):
 def test_rules_over_one_run_take_the_narrowed_spec():
     """The per-run rules of the four papers pass run_spec, not the whole section."""
     rules = {"deeprm": ["deeprm_train_pg", "deeprm_evaluate_agent", "deeprm_evaluate_pg", "deeprm_evaluate_pg_greedy",
-                        "deeprm_evaluate_random", "deeprm_evaluate_untrained", "deeprm_budget_agent", "deeprm_budget_pg"],
+                        "deeprm_evaluate_random", "deeprm_evaluate_untrained", "deeprm_replay", "deeprm_budget_agent", "deeprm_budget_pg"],
              "mdp": ["mdp_evaluate", "mdp_transfer", "mdp_budget_evaluate", "mdp_transfer_budget"],
              "mrsch": ["mrsch_train_dfp", "mrsch_train_scalar", "mrsch_select", "mrsch_evaluate",
                        "mrsch_evaluate_insample", "mrsch_evaluate_budgets"],

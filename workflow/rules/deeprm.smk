@@ -472,7 +472,7 @@ rule deeprm_replay:
     output:
         str(DL.replay_path(DEEPRM_RUN)),
     params:
-        spec=DEEPRM_SPEC,
+        spec=lambda wildcards: DL.run_spec(DEEPRM, wildcards.seed),
         run_dir=subpath(input.model, parent=True),
         sampling_seeds=DL.REPLAY_SAMPLING_SEEDS,
     log:
