@@ -12,6 +12,9 @@ from schedrl.report.normalised import (
     anchors,
     check_long,
     iqm,
+    jobset_cell,
+    jobset_half_width,
+    parse_jobsets,
     probability_of_improvement,
     random_half_width,
     scores,
@@ -101,6 +104,109 @@ def test_a_heuristic_within_random_plays_interval_is_a_tie():
     assert _score(frame, "apart", "ppo") == pytest.approx(0.5)
     agg = aggregate(frame, reps=50).set_index("player")
     assert agg.loc["ppo", "workloads"] == 2 and agg.loc["ppo", "degenerate_workloads"] == 1
+
+
+def _jobset_workload(name, best, seeds):
+    """One workload whose random valid play is ``seeds`` ({seed: [value per job set]}) with its cells."""
+    base = {"paper": "p", "workload": name, "metric": "slowdown", "better": "lower"}
+    rows = [{**base, "player": "random", "role": "random", "seed": s, "value": float(np.mean(v)),
+             "per_jobset": jobset_cell(range(len(v)), v)} for s, v in seeds.items()]
+    return rows + [{**base, "player": "sjf", "role": "heuristic", "seed": 0, "value": best, "per_jobset": ""},
+                   {**base, "player": "ppo", "role": "agent", "seed": 0, "value": 5.0, "per_jobset": ""}]
+
+
+def test_random_plays_noise_is_measured_on_each_job_set():
+    """Random valid play on three job sets, two seeds: (4, 6), (9, 11), (1, 3). On each job set the
+    seeds differ by 2 (variance 2), pooled variance 2 with 3 degrees of freedom over 6 values: the
+    95% interval of its mean 5.667 is +- t(3) sqrt(2/6) = 3.182446 x 0.57735 = 1.8374. The seeds' means
+    (4.667, 6.667) alone give +- t(1) x 1 = 12.706. A heuristic at 3.5 (gap 2.17) has a scale measured
+    per job set and none over the two means; one at 4.0 (gap 1.67) is a tie either way."""
+    seeds = {0: [4.0, 9.0, 1.0], 1: [6.0, 11.0, 3.0]}
+    rows = _jobset_workload("apart", 3.5, seeds) + _jobset_workload("tied", 4.0, seeds)
+    frame = check_long(pd.DataFrame(rows))
+    assert jobset_half_width(frame[(frame["role"] == "random") & (frame["workload"] == "apart")]) \
+        == pytest.approx(3.182446 * np.sqrt(2 / 6), rel=1e-6)
+    assert random_half_width([14 / 3, 20 / 3]) == pytest.approx(12.7062, rel=1e-4)
+    assert anchors(frame).set_index("workload")["anchor"].to_dict() == {"apart": "ok", "tied": "tie"}
+    over_means = anchors(check_long(pd.DataFrame(rows).drop(columns="per_jobset"))).set_index("workload")
+    assert over_means["anchor"].to_dict() == {"apart": "tie", "tied": "tie"}
+    assert _score(scores(pd.DataFrame(rows)), "apart", "ppo") == pytest.approx((5.0 - 17 / 3) / (3.5 - 17 / 3))
+
+
+def test_job_set_noise_falls_back_to_the_seeds_means_without_two_seeds_or_cells():
+    """One seed (no spread on any job set) or a random row without its cell: the seeds' means decide,
+    as before job sets were read (one draw: the sign alone)."""
+    one = check_long(pd.DataFrame(_jobset_workload("one", 5.9, {0: [4.0, 9.0, 5.0]})))
+    assert jobset_half_width(one[one["role"] == "random"]) is None
+    assert anchors(one)["anchor"].tolist() == ["ok"]
+    rows = _jobset_workload("w", 3.5, {0: [4.0, 9.0, 1.0], 1: [6.0, 11.0, 3.0]})
+    rows[1]["per_jobset"] = ""
+    part = check_long(pd.DataFrame(rows))
+    assert jobset_half_width(part[part["role"] == "random"]) is None
+    assert anchors(part)["anchor"].tolist() == ["tie"]
+
+
+def test_a_job_set_cell_round_trips_and_a_bad_one_is_one_clear_error():
+    cell = jobset_cell([100000, 100001], [1.9210234567, 2.0])
+    assert cell == "100000=1.921023;100001=2.0"
+    assert parse_jobsets(cell) == {100000: 1.921023, 100001: 2.0}
+    assert parse_jobsets("") == {} and parse_jobsets(float("nan")) == {}
+    with pytest.raises(NormalisedError, match="per_jobset cell"):
+        parse_jobsets("100000:1.9")
+
+
+def test_seeds_recorded_as_separate_runs_pool_their_job_sets(tmp_path):
+    """Two runs of one seed each (issue 68's separate seeds): recorded, pooled and scored again, the
+    workload's anchors read both seeds' job sets (a scale), as one run of two seeds would."""
+    from schedrl.report.recorded import merged_normalised, read_recorded_scores, record_scores, rescored
+
+    recorded = read_recorded_scores(tmp_path / "none.csv")
+    for seed, values in {0: [4.0, 9.0, 1.0], 1: [6.0, 11.0, 3.0]}.items():
+        rows = _jobset_workload("apart", 3.5, {seed: values})
+        for r in rows:
+            r["seed"] = seed if r["role"] != "heuristic" else 0
+        recorded = record_scores(recorded, scores(pd.DataFrame(rows)), "p", f"run {seed}", "paper-budget")
+        assert recorded.loc[recorded["run"] == f"run {seed}", "anchor"].iloc[0] == "ok"  # one seed: the sign
+    path = tmp_path / "recorded_scores.csv"
+    recorded.to_csv(path, index=False)
+    back = read_recorded_scores(path)
+    pooled = rescored(back.drop_duplicates(["paper", "workload", "player", "seed"], keep="last"))
+    assert set(pooled["anchor"]) == {"ok"}
+    assert merged_normalised(back, "paper-budget")[0] == ["run 0", "run 1"]
+    without = back.drop(columns="per_jobset")
+    without.to_csv(path, index=False)  # a file recorded before the column: its runs read, the seeds' means decide
+    old = read_recorded_scores(path)
+    assert (old["per_jobset"] == "").all()
+    assert set(rescored(old.drop_duplicates(["paper", "workload", "player", "seed"], keep="last"))["anchor"]) == {"tie"}
+
+
+def test_deeprm_reader_gives_random_plays_slowdown_per_held_out_job_set(tmp_path):
+    """DeepRM's reader on a tiny results tree: random valid play's rows carry each held-out job set's
+    slowdown (the heuristics' do not need theirs), and the tie test reads them."""
+    import json
+
+    from schedrl.commands import spec_module
+    from schedrl.commands.score import load_config
+    from schedrl.papers.deeprm import layout as dl
+    from schedrl.papers.deeprm.normalised import long_table
+
+    spec = spec_module("deeprm").load_spec(json.dumps(load_config("default", [])["deeprm"]))
+    variant = next(iter(spec["variants"]))
+
+    def episodes(folder, values):
+        path = dl.eval_paths(folder, "heldout")["episodes"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"rate": 0.7, "episode": range(len(values)), "jobset_seed": [100000 + i for i in range(len(values))],
+                      "mean_slowdown": values}).to_csv(path, index=False)
+
+    for seed, values in {0: [4.0, 9.0, 1.0], 1: [6.0, 11.0, 3.0]}.items():
+        episodes(dl.reference_dir(tmp_path, variant, "random", None, seed), values)
+    episodes(dl.baseline_dir(tmp_path, variant, "sjf"), [3.0, 6.0, 1.5])
+    long, _ = long_table(spec, root=tmp_path)
+    random = long[long["role"] == "random"].set_index("seed")
+    assert random.loc[0, "per_jobset"] == "100000=4.0;100001=9.0;100002=1.0"
+    assert (long.loc[long["role"] == "heuristic", "per_jobset"].fillna("") == "").all()
+    assert anchors(check_long(long))["anchor"].tolist() == ["ok"]  # gap 2.17 > 1.84; over two means: a tie
 
 
 def test_a_missing_anchor_is_counted_apart_from_a_degenerate_scale():

@@ -109,8 +109,8 @@ def run(args) -> int:
     scored = nm.scores(long)
     aggregated = nm.aggregate(scored, reps=args.reps, seed=args.seed, scale=scale or "unspecified")
     out = Path(args.out_dir)
-    placed = long[nm.PLACED_FROM].fillna("") if nm.PLACED_FROM in long.columns else ""
-    write_csv(out / "long.csv", long.loc[:, list(nm.LONG_COLUMNS)].assign(**{nm.PLACED_FROM: placed}))
+    optional = {c: long[c].fillna("") if c in long.columns else "" for c in (nm.PLACED_FROM, nm.PER_JOBSET)}
+    write_csv(out / "long.csv", long.loc[:, list(nm.LONG_COLUMNS)].assign(**optional))
     nm.write_outputs(scored, aggregated, out / "scores.csv", out / "aggregate.csv")
     write_csv(out / "gaps.csv", pd.DataFrame(gaps, columns=list(nm.GAP_COLUMNS)).drop_duplicates())
     from schedrl.plots.normalised import profiles_figure, where_rl_stands_figure

@@ -149,7 +149,7 @@ def _scores_beside(aggregate_path, paper: str):
     import pandas as pd
 
     from schedrl.errors import InputFileError
-    from schedrl.report.normalised import SCORE_COLUMNS
+    from schedrl.report.normalised import LATER_SCORE_COLUMNS, SCORE_COLUMNS
 
     path = aggregate_path.with_name("scores.csv")
     if not path.is_file():
@@ -158,9 +158,9 @@ def _scores_beside(aggregate_path, paper: str):
         scored = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "normalised": [""]})
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"not a normalised scores table ({str(exc).splitlines()[0]})") from None
-    missing = [c for c in SCORE_COLUMNS if c not in scored.columns]
+    missing = [c for c in SCORE_COLUMNS if c not in scored.columns and c not in LATER_SCORE_COLUMNS]
     if missing:
         raise InputFileError(path, f"lacks column(s) {', '.join(missing)} (results/normalised/scores.csv?)")
     if not (scored["paper"] == paper).any():
         raise InputFileError(path, f"holds no row of {paper}")
-    return scored
+    return scored.assign(**{c: "" for c in LATER_SCORE_COLUMNS if c not in scored.columns})

@@ -20,7 +20,12 @@ play *matches* the best heuristic: drawn with two or more seeds, the best heuris
 inside the 95% t-interval of random play's mean over its seeds (``anchor`` ``tie``, counted with
 the degenerate ones). Its span is then noise, and dividing by it would blow a small difference up
 (MRSch's S3: the GA 0.8% better than the mean of three random draws that spread by 14%, scores of
-+15). One draw of random play gives no interval: the sign alone decides there. A workload without random
++15). One draw of random play gives no interval: the sign alone decides there. Where a workload is
+several job sets and the reader gives random play's value on each (``PER_JOBSET``, deeprm's held-out
+sets), the interval's noise is measured between the seeds on each job set, pooled over the job sets
+(``jobset_half_width``): the same noise the seeds' means measure, with a degree of freedom per job set
+and extra seed instead of one per seed (two seeds' means: t = 12.7, so half-widths of 0.1 to 3.8
+slowdown on neighbouring loads of one run, deeprm's default at 2026-12-06; per job set 0.23 to 0.36). A workload without random
 valid play or without any heuristic has no scale either, for another reason: its ``anchor`` says
 which is missing (``ANCHORS``: ``no-random``, ``no-heuristic``, ``no-anchor`` for both), counted
 apart from the degenerate ones, so "random play is as good as any heuristic here" is never confused
@@ -85,8 +90,15 @@ ANCHORS = ("ok", "degenerate", "tie", "no-random", "no-heuristic", "no-anchor")
 #: anchors of a workload where random valid play matches or beats every heuristic (``degenerate_workloads``)
 NO_SCALE_ANCHORS = ("degenerate", "tie")
 DIRECTIONS = ("lower", "higher")
+#: optional column of the long table: a row's value on each job set it played, ``"<job set>=<value>;..."``
+#: (``jobset_cell``), where a workload is several job sets every player plays (deeprm's held-out sets):
+#: random valid play's noise is then measured between its seeds on each job set (``jobset_half_width``);
+#: "" elsewhere (a reader without job sets, or a row of another role: only random valid play's are read)
+PER_JOBSET = "per_jobset"
 SCORE_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value", "random",
-                 "best_heuristic", "best_heuristic_value", "anchor", "normalised", PLACED_FROM)
+                 "best_heuristic", "best_heuristic_value", "anchor", "normalised", PLACED_FROM, PER_JOBSET)
+#: score columns a table written before them may lack (read as "")
+LATER_SCORE_COLUMNS = (PER_JOBSET,)
 AGGREGATE_COLUMNS = ("paper", "scale", "player", "role", "seeds", "workloads", "degenerate_workloads",
                      "no_random_workloads", "no_heuristic_workloads",
                      "iqm", "iqm_lo", "iqm_hi", "mean", "mean_lo", "mean_hi",
@@ -131,7 +143,8 @@ def check_long(frame: pd.DataFrame, source: str = "long table") -> pd.DataFrame:
     if missing:
         raise NormalisedError(f"{source}: missing column(s) {', '.join(missing)}")
     out = frame.loc[:, list(LONG_COLUMNS)].copy()
-    out[PLACED_FROM] = frame[PLACED_FROM].fillna("").astype(str) if PLACED_FROM in frame.columns else ""
+    for col in (PLACED_FROM, PER_JOBSET):
+        out[col] = frame[col].fillna("").astype(str) if col in frame.columns else ""
     for col in ("paper", "workload", "player", "role", "metric", "better"):
         out[col] = out[col].astype(str)
     bad = sorted(set(out["role"]) - set(ROLES))
@@ -165,11 +178,13 @@ def _first(rows: pd.DataFrame) -> str:
     return f"{r['paper']} {r['workload']} {r['player']} seed {r['seed']}"
 
 
-def anchor_status(better: str, random_value, best_value: float, has_random: bool, has_heuristic: bool) -> str:
+def anchor_status(better: str, random_value, best_value: float, has_random: bool, has_heuristic: bool,
+                  half_width: float | None = None) -> str:
     """``ANCHORS``' word for one workload: ``no-random`` / ``no-heuristic`` / ``no-anchor`` (both
     missing) before anything is compared, then ``degenerate`` where random valid play beats or equals
-    the best heuristic, ``tie`` where the best heuristic lies inside the 95% t-interval of random
-    play's mean over its draws (``random_value``: those draws, or one value), else ``ok``."""
+    the best heuristic, ``tie`` where the best heuristic lies inside the 95% t-interval of random play's
+    mean: ``half_width`` where given (its noise estimated job set by job set, ``jobset_half_width``),
+    else over its draws (``random_value``: those draws, or one value), else ``ok``."""
     if not has_random:
         return "no-random" if has_heuristic else "no-anchor"
     if not has_heuristic:
@@ -179,7 +194,7 @@ def anchor_status(better: str, random_value, best_value: float, has_random: bool
     gap = sign * (best_value - float(draws.mean()))
     if not gap > 0:
         return "degenerate"
-    return "tie" if gap <= random_half_width(draws) else "ok"
+    return "tie" if gap <= (random_half_width(draws) if half_width is None else half_width) else "ok"
 
 
 def random_half_width(draws, confidence: float = CONFIDENCE) -> float:
@@ -194,6 +209,48 @@ def random_half_width(draws, confidence: float = CONFIDENCE) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, draws.size - 1) * sem)
 
 
+def jobset_cell(jobsets, values) -> str:
+    """A ``PER_JOBSET`` cell: ``"<job set>=<value>"`` per job set, joined by ``;`` (values rounded to
+    ``DIGITS`` decimals, as every file here, so the cell is the same bytes on every machine)."""
+    return ";".join(f"{int(j)}={round(float(v), DIGITS)!r}" for j, v in zip(jobsets, values, strict=True))
+
+
+def parse_jobsets(cell) -> dict[int, float]:
+    """A ``PER_JOBSET`` cell as {job set: value} ({} for an empty cell)."""
+    if not isinstance(cell, str) or not cell:
+        return {}
+    try:
+        return {int(k): float(v) for k, v in (part.split("=") for part in cell.split(";"))}
+    except ValueError:
+        raise NormalisedError(f"{PER_JOBSET} cell {cell[:40]!r} is not '<job set>=<value>;...'") from None
+
+
+def jobset_half_width(random_rows: pd.DataFrame, confidence: float = CONFIDENCE) -> float | None:
+    """Half the width of the 95% t-interval of random valid play's mean, its noise estimated from the
+    spread between its seeds *on each job set* (``PER_JOBSET``), pooled over the job sets: variance
+    sum_j (n_j - 1) s_j^2 / sum_j (n_j - 1), over the number of values, with sum_j (n_j - 1) degrees of
+    freedom. The scale's anchors are means over the same job sets, so only random play's own draws
+    are noise, and these are what its seeds' means also measure (``random_half_width``), with one
+    degree of freedom per job set and extra seed where the seeds' means give one per seed (two seeds:
+    t = 12.7). None where a row lacks the values or no job set has two seeds (``anchor_status`` then
+    uses the seeds' means: with one job set per workload, the same interval)."""
+    from scipy import stats
+
+    if PER_JOBSET not in random_rows.columns or not len(random_rows):
+        return None
+    cells = [parse_jobsets(c) for c in random_rows[PER_JOBSET]]
+    if not all(cells):
+        return None
+    values = pd.DataFrame([(j, v) for c in cells for j, v in c.items()], columns=["jobset", "value"])
+    spread = values.groupby("jobset")["value"].agg(["count", "var"])
+    spread = spread[spread["count"] > 1]
+    df = int((spread["count"] - 1).sum())
+    if df < 1:
+        return None
+    pooled = float(((spread["count"] - 1) * spread["var"]).sum()) / df
+    return float(stats.t.ppf(0.5 + confidence / 2, df) * np.sqrt(pooled / len(values)))
+
+
 def anchors(long: pd.DataFrame) -> pd.DataFrame:
     """Per (paper, workload): metric, direction, random valid play (mean over its seeds), the best
     heuristic (best mean over its seeds) and its value, and ``anchor``: ``ok`` where the scale
@@ -204,14 +261,17 @@ def anchors(long: pd.DataFrame) -> pd.DataFrame:
         rand = g.loc[g["role"] == "random", "value"]
         heur = g[g["role"] == "heuristic"].groupby("player")["value"].mean().sort_index()
         random_value = float(rand.mean()) if len(rand) else np.nan
+        half = None
         if len(heur):
             best = heur.idxmin() if better == "lower" else heur.idxmax()
             best_value = float(heur[best])
+            half = jobset_half_width(g[g["role"] == "random"])
         else:
             best, best_value = "", np.nan
         rows.append({"paper": paper, "workload": workload, "metric": g["metric"].iloc[0], "better": better,
                      "random": random_value, "best_heuristic": best, "best_heuristic_value": best_value,
-                     "anchor": anchor_status(better, rand.to_numpy(), best_value, len(rand) > 0, len(heur) > 0)})
+                     "anchor": anchor_status(better, rand.to_numpy(), best_value, len(rand) > 0, len(heur) > 0,
+                                             half)})
     return pd.DataFrame(rows, columns=["paper", "workload", "metric", "better", "random", "best_heuristic",
                                        "best_heuristic_value", "anchor"])
 

@@ -19,7 +19,9 @@ from schedrl.io import write_csv
 from schedrl.report.claims import VERDICT_SHORT, VERDICTS
 from schedrl.report.normalised import (
     AGGREGATE_COLUMNS,
+    LATER_SCORE_COLUMNS,
     LONG_COLUMNS,
+    PER_JOBSET,
     PLACED_FROM,
     PROBE_COLUMN,
     SCORE_COLUMNS,
@@ -281,6 +283,9 @@ def read_recorded_scores(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "normalised": [""]})
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
         raise InputFileError(path, f"not a recorded-scores CSV ({str(exc).splitlines()[0]})") from None
+    for col in LATER_SCORE_COLUMNS:
+        if col not in frame.columns:
+            frame[col] = ""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputFileError(path, f"recorded scores lack column(s) {', '.join(missing)}")
@@ -332,8 +337,7 @@ def rescored(pooled: pd.DataFrame) -> pd.DataFrame:
     anchor to recompute, as in a hand-built table): returned as they are."""
     if not len(pooled) or "role" not in pooled.columns or not (pooled["role"] == "random").any():
         return pooled
-    long = pooled[[*LONG_COLUMNS, PLACED_FROM]].copy()
-    long[PLACED_FROM] = long[PLACED_FROM].fillna("").astype(str)
+    long = pooled[[*LONG_COLUMNS, *(c for c in (PLACED_FROM, PER_JOBSET) if c in pooled.columns)]].copy()
     return scores(long)
 
 

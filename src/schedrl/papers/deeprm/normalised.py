@@ -23,6 +23,10 @@ better, each player's value the mean over the job sets. Players:
   and Fig. 5.2 (discrete phase 1: DQN 3.8, SJF 2.9), each on our held-out ``<variant> rate 0.7``.
   The report gives no Packer slowdown, so where our best heuristic is Packer its SJF is used (the
   note says so).
+
+A rate's held-out job sets are the same for every player and seed (``eval.jobset_seed`` on), so random
+valid play's rows carry their slowdown per job set (``PER_JOBSET``): the tie test of a workload's anchors
+measures random play's noise between its seeds on each job set, not between two seeds' means at default scale.
 """
 
 from __future__ import annotations
@@ -33,12 +37,14 @@ import numpy as np
 import pandas as pd
 
 from schedrl.papers.deeprm import layout as dl
-from schedrl.report.normalised import long_rows, missing_gap, with_authors
+from schedrl.report.normalised import PER_JOBSET, jobset_cell, long_rows, missing_gap, with_authors
 
 PAPER = "deeprm"
 METRIC = "mean_slowdown"
 PROTOCOL = "heldout"
 UNIFORM = "uniform over all actions (DeepRM's random)"
+#: roles whose rows carry their value per held-out job set (``PER_JOBSET``): the anchors' tie test reads them
+PAIRED_ROLES = ("random",)
 REPORT_RATE = 0.7  # the report's "130%" cluster load (paper_values: load_box)
 #: (variant, algo, figure) of the report's slowdown agents beside its SJF in the same figure
 REPORTED = (("discrete-image", "a2c", "Fig. 5.3"), ("discrete-image", "trpo", "Fig. 5.3"),
@@ -79,8 +85,10 @@ def long_table(spec: dict, root: str | Path = dl.ROOT) -> tuple[pd.DataFrame, li
             return
         for rate, g in frame.groupby("rate", sort=True):
             if rates is None or any(np.isclose(rate, r) for r in rates):
-                rows.append(long_rows(PAPER, _workload(variant, rate), player, role, seed, METRIC, "lower",
-                                      g[METRIC].mean()))
+                row = long_rows(PAPER, _workload(variant, rate), player, role, seed, METRIC, "lower", g[METRIC].mean())
+                if role in PAIRED_ROLES:  # random play's noise measured on each held-out job set (anchors' tie test)
+                    row[PER_JOBSET] = jobset_cell(g["jobset_seed"], g[METRIC])
+                rows.append(row)
 
     for variant in spec["variants"]:
         for name in spec["baselines"]:
