@@ -515,7 +515,7 @@ rule deeprm_paper_budget:
         DL.replay_files(DEEPRM, DEEPRM_ROOT),
 
 
-register_targets("deeprm", DF.TARGETS, rules)
+register_targets("deeprm", DF.trained_targets(DEEPRM), rules)  # figures whose agents this scale trains
 register("deeprm", *rules.deeprm_fingerprints.output)
 REPORT_SECTIONS.extend(rules.deeprm_tables.output)
 REPORT_SECTIONS.extend(rules.deeprm_replay_table.output)
