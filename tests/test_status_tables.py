@@ -692,3 +692,42 @@ def test_runs_of_one_commit_on_other_scenarios_say_which_scenario():
                                   "scenario 6: seed 0 (2026-12-06, abc1234, faster kind, 1.2 core-h exact); "
                                   "each run 1: 1 R")
     assert setup_tails(["a, b", "a, c", "a"]) == ["b", "c", ""]
+
+
+def test_the_default_is_also_scored_on_the_paper_budgets_fewer_workloads(tmp_path, capsys):
+    """deeprm's default trains on four variants and its paper budget on one: the status page says the
+    default's best agent on the paper budget's workloads too, so the two scales are read on one set."""
+    import pandas as pd
+
+    from schedrl.report.normalised import aggregate, long_rows, scores
+    from schedrl.report.status_tables import read_paper_status, status_page_block
+
+    record = _write_record(tmp_path / "alpha" / "recorded_runs.csv")
+    claims = tmp_path / "claims.csv"
+    pd.DataFrame([{"paper": "alpha", "claim_id": "a", "claim": "claim a", "paper_value": "1", "ours": "1.0",
+                   "verdict": R, "note": ""}]).to_csv(claims, index=False)
+
+    def run_folder(name: str, scale: str, agent: dict) -> Path:
+        rows = [long_rows("alpha", w, p, role, 0, "slowdown", "lower", v)
+                for w in agent for p, role, v in (("random valid", "random", 10.0), ("SJF", "heuristic", 5.0))]
+        rows += [long_rows("alpha", w, "PPO", "agent", 0, "slowdown", "lower", v) for w, v in agent.items()]
+        scored = scores(pd.DataFrame(rows))
+        folder = tmp_path / name
+        folder.mkdir()
+        scored.to_csv(folder / "scores.csv", index=False)
+        aggregate(scored, reps=200, scale=scale).to_csv(folder / "aggregate.csv", index=False)
+        return folder / "aggregate.csv"
+
+    default = run_folder("default", "default", {"w1": 7.5, "w2": 5.0, "w3": 5.0})  # 0.5, 1, 1: IQM 1.0
+    budget = run_folder("budget", "paper-budget", {"w1": 6.0})
+    runs = (("2026-12-01, 1111111, default, 2 seeds", "default", default),
+            ("2026-12-02, 2222222, paper budget, seed 0", "paper-budget", budget))
+    for run, scale, folder in runs:
+        assert main(["record", "--claims", str(claims), "--run", run, "--scale", scale, "--into", str(record),
+                     "--normalised", str(folder)]) == 0
+    block = " ".join(status_page_block(read_paper_status("alpha", record)).split())
+    assert "PPO (1 seed; 0.50 on the paper budget's 1 workload)" in block
+    budget_only = run_folder("budget3", "paper-budget", {"w1": 6.0, "w2": 6.0, "w3": 6.0})
+    assert main(["record", "--claims", str(claims), "--run", "2026-12-03, 3333333, paper budget, seed 0",
+                 "--scale", "paper-budget", "--into", str(record), "--normalised", str(budget_only)]) == 0
+    assert "on the paper budget's" not in status_page_block(read_paper_status("alpha", record))  # one set: said once

@@ -130,7 +130,11 @@ def front_figure(table: pd.DataFrame, png: str | Path) -> Path:
             same = f"{r['iqm_lo']:.2f}" == f"{r['iqm_hi']:.2f}"
             text = f"{r['iqm']:.2f}" + ("" if same else f" [{r['iqm_lo']:.2f}, {r['iqm_hi']:.2f}]")
             if r["role"] != "authors":  # theirs: one model played, or the paper's number placed
-                text += f"  ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)})"
+                # seeds x workloads: one paper's scales may score different workload sets (deeprm's
+                # default four variants, its paper budget one), so the count is part of the number
+                w = int(r["workloads"]) if "workloads" in r and not pd.isna(r["workloads"]) else 0
+                text += (f"  ({int(r['seeds'])} seed{'s' * (int(r['seeds']) != 1)}"
+                         + (f" x {w} workload{'s' * (w != 1)})" if w else ")"))
             if r["verdict"] and not pd.isna(r["verdict"]):
                 text += f": {r['verdict']}"
             notes[-1] = (text, colour)

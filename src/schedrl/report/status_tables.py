@@ -531,8 +531,9 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
     from schedrl.report.normalised import headroom_word
 
     parts = []
+    founds = {scale: most_seeds(scale_candidates(status, scale)) for scale in SCALES}
     for scale in SCALES:
-        found = most_seeds(scale_candidates(status, scale))
+        found = founds[scale]
         name = {"paper-budget": "paper budget"}.get(scale, scale)
         if found is None:
             parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")
@@ -543,6 +544,8 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
         number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
         coverage = coverage_text(candidate_scores(status, scale, what), r["player"])
         coverage = f"; {coverage}" if coverage else ""
+        if scale == "default":
+            coverage += narrower_text(status, found, founds.get("paper-budget") or founds.get("tuned"))
         start = untrained_of(candidate_frame(status, scale, what), r["player"])
         if start is not None:
             word = learned_word(r, start)
@@ -568,6 +571,38 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
     wrapped = [textwrap.fill(b, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
                for b in bullets]
     return "\n".join([BEGIN, *(w.replace("\0", " ") for w in wrapped), END])
+
+
+def scored_workloads(rows: pd.DataFrame, player: str) -> set[str]:
+    """The workloads where ``player`` has a normalised score in ``rows`` (per-seed scores)."""
+    mine = rows[(rows["player"] == player) & (rows["anchor"] == "ok")]
+    return set(mine["workload"].astype(str))
+
+
+def narrower_text(status: PaperStatus, found, other) -> str:
+    """``"; -2.30 [-2.60, -2.05] on the paper budget's 10 workloads"``: the default's best agent
+    (``found``: which run, its row) scored on the workloads of the paper-budget (else tuned) best agent
+    (``other``), where it played more of them: deeprm's default trains on four variants, its paper
+    budget on discrete-image alone, so the two numbers are not of one set of workloads until said on
+    the same. "" where the sets agree, or share none."""
+    from schedrl.report.normalised import aggregate
+
+    if found is None or other is None:
+        return ""
+    (what, r), (other_what, o) = found, other
+    other_scale = "paper-budget" if other_what.startswith("paper budget") else other_what.split(" ")[0]
+    mine = candidate_scores(status, "default", what)
+    theirs = scored_workloads(candidate_scores(status, other_scale, other_what), o["player"])
+    own = scored_workloads(mine, r["player"])
+    if not theirs or not theirs < own:
+        return ""
+    part = aggregate(mine[mine["workload"].astype(str).isin(theirs)])
+    row = part[part["player"] == r["player"]]
+    if row.empty or pd.isna(row["iqm"].iloc[0]):
+        return ""
+    name = other_what.split(" (")[0]
+    plural = "s" * (len(theirs) != 1)
+    return f"; {iqm_text(row.iloc[0])} on the {name}'s {len(theirs)} workload{plural}".replace(" [", "\0[")
 
 
 def scale_runs(status: PaperStatus, scale: str) -> tuple[list[RunSummary], int]:
