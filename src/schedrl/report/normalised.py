@@ -733,8 +733,9 @@ def where_rl_stands(aggregated: pd.DataFrame, gaps: pd.DataFrame | None = None,
              f"with rliable's stratified-bootstrap {CONFIDENCE:.0%} intervals; P(> random) and P(> best "
              "heuristic): rliable's probability of improvement. Workloads without a scale are left out and "
              "counted under *no scale*: where random valid play beats every heuristic or matches the best "
-             "one (degenerate: the best heuristic within the 95% interval of random play's mean over its "
-             "seeds), or where random valid play or every heuristic is not played yet. *Scale*: the "
+             "one (degenerate: the best heuristic within the 95% interval of random play's mean, its noise "
+             "measured between its seeds on each job set where a workload is several (deeprm), else between "
+             "its seeds' means), or where random valid play or every heuristic is not played yet. *Scale*: the "
              "pipeline scale the numbers come from (default, smoke, paper-budget, paper).", ""]
     for caption, path in (figures or {}).items():
         lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
