@@ -26,9 +26,9 @@ sets), the interval's noise is measured between the seeds on each job set, poole
 (``jobset_half_width``): the same noise the seeds' means measure, with a degree of freedom per job set
 and extra seed instead of one per seed (two seeds' means: t = 12.7, so half-widths of 0.1 to 3.8
 slowdown on neighbouring loads of one run, deeprm's default at 2026-12-06; per job set 0.23 to 0.36).
-A workload without random valid play or without any heuristic has no scale either, for another reason: its ``anchor`` says
-which is missing (``ANCHORS``: ``no-random``, ``no-heuristic``, ``no-anchor`` for both), counted
-apart from the degenerate ones, so "random play is as good as any heuristic here" is never confused
+A workload without random valid play or without any heuristic has no scale either, for another
+reason: its ``anchor`` says which is missing (``ANCHORS``: ``no-random``, ``no-heuristic``,
+``no-anchor`` for both), counted apart from the degenerate ones, so "random play is as good as any heuristic here" is never confused
 with "this workload is not fully played yet".
 
 Random valid play (role ``random``) is the 0. Where a paper plays random valid play in several
