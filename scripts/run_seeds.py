@@ -46,7 +46,10 @@ seeds (an overlay of both; SJF and uniform play, one file for all scenarios, pla
 a dry run first refuses if any ``mdp_train`` job would run),
 so one claims table holds every scenario and seed (Fig. 4's set of scenarios, intervals over seeds), under
 ``<out>/<scale>/together-scenarios<...>-seeds<...>/`` with its record command (claims alone: each run's
-normalised scores are recorded already); its label sums the runs' core-hours and its own.
+normalised scores are recorded already); its label sums the runs' core-hours and its own. It needs the
+seeds' files on this disk: scenario-seeds trained in other sessions (a machine is not kept between them)
+meet only in their records, where ``schedrl status`` reads Fig. 4 over seeds from their per-seed scores
+(``schedrl.papers.mdp.over_seeds``; docs/reproduction-status.md's "Verdicts over seeds").
 A paper that reads a real trace (mrsch: Theta; sem: Theta and DataStar) refuses to start when the trace
 is not in ``traces.dirs`` (``data/raw``, ``../shared/traces``): the pipeline would train on its
 synthetic stand-in, and a recorded seed on it is not comparable with the others (``--allow-stand-in``

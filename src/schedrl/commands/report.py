@@ -36,7 +36,7 @@ def paper_infos():
     import importlib
 
     from schedrl.commands.record import recorded_path
-    from schedrl.papers import implemented, paper_values, titles
+    from schedrl.papers import implemented, over_seeds, paper_values, titles
     from schedrl.papers.values import values_path
     from schedrl.report.recorded import read_recorded
     from schedrl.report.render import Figure, PaperInfo, status_with_history
@@ -56,7 +56,9 @@ def paper_infos():
             info.recorded = read_recorded(recorded_path(paper))
             info.recorded_players = recorded_players(recorded_path(paper))
             if not info.recorded.empty:
-                info.seed_verdicts = paper_seed_lines(read_paper_status(paper, recorded_path(paper)), "####")
+                status = read_paper_status(paper, recorded_path(paper))
+                status.over_seeds = over_seeds(paper, status.scores)
+                info.seed_verdicts = paper_seed_lines(status, "####")
         infos[paper] = info
     return infos
 

@@ -88,11 +88,15 @@ def records_path(paper: str, records: str | Path | None = None) -> Path:
 
 def statuses(records: str | Path | None = None):
     """``PaperStatus`` of every paper, in ``PAPERS`` order."""
-    from schedrl.papers import PAPERS, paper_values
+    from schedrl.papers import PAPERS, over_seeds, paper_values
     from schedrl.report.status_tables import read_paper_status
 
-    return [read_paper_status(paper, records_path(paper, records), paper_values(paper).headline_claims)
-            for paper in PAPERS]
+    out = []
+    for paper in PAPERS:
+        status = read_paper_status(paper, records_path(paper, records), paper_values(paper).headline_claims)
+        status.over_seeds = over_seeds(paper, status.scores)
+        out.append(status)
+    return out
 
 
 def front_table(records: str | Path | None = None):

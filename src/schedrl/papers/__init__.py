@@ -37,7 +37,8 @@ PAPERS: dict[str, tuple[str, str]] = {
     "runtime": ("Runtime predictions in DRL scheduling", "runtime-prediction.txt"),
 }
 
-__all__ = ["PAPERS", "PaperValues", "Target", "figures_module", "implemented", "paper_values", "titles"]
+__all__ = ["PAPERS", "PaperValues", "Target", "figures_module", "implemented", "over_seeds", "paper_values",
+           "titles"]
 
 
 def titles() -> dict[str, str]:
@@ -57,3 +58,12 @@ def figures_module(paper: str) -> ModuleType:
     if paper not in implemented():
         raise ConfigError(f"paper '{paper}' has no package yet (its issue has not landed)")
     return importlib.import_module(f"schedrl.papers.{paper}.figures")
+
+
+def over_seeds(paper: str, scores) -> list:
+    """A paper's own verdicts over seeds from its recorded per-seed scores (``recorded_scores.csv``'s
+    frame, or None): ``schedrl.papers.<paper>.over_seeds.seed_lines``'s sections ((title, markdown
+    lines) each) where the paper has that module (mdp: its scenario-seeds are runs of their own), else []."""
+    if scores is None or not len(scores) or importlib.util.find_spec(f"schedrl.papers.{paper}.over_seeds") is None:
+        return []
+    return importlib.import_module(f"schedrl.papers.{paper}.over_seeds").seed_lines(scores)

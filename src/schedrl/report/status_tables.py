@@ -242,6 +242,9 @@ class PaperStatus:
     merged: dict = field(default_factory=dict)
     tuned_recipe: str = ""  # the recipe the latest tuned run trained (recorded_scores.csv's, issue 69)
     scores: pd.DataFrame | None = None  # recorded_scores.csv's per-seed rows, None: none recorded
+    #: a paper's own verdicts over seeds read from ``scores`` ((title, markdown lines) each; the paper's
+    #: ``over_seeds`` module, put here by the commands: the core never imports a paper)
+    over_seeds: list = field(default_factory=list)
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
@@ -929,7 +932,8 @@ def run_workloads(status: PaperStatus, run: str) -> tuple[str, ...]:
 def paper_seed_lines(status: PaperStatus, heading: str = "###") -> list[str]:
     """One paper's verdicts over seeds, per scale standing on two or more runs with claims (``scale_runs``)
     on the same workloads (``run_workloads``): how many claims keep their verdict on every run, and a table of those that do not, each
-    run's verdict and value side by side; [] where no setup stands on two such runs."""
+    run's verdict and value side by side; then the paper's own sections (``PaperStatus.over_seeds``);
+    [] where there is none of either."""
     lines = []
     for scale in ("paper-budget", "tuned"):
         setups: dict[tuple, list[RunSummary]] = {}  # runs on the same workloads are seeds of each other
@@ -947,6 +951,8 @@ def paper_seed_lines(status: PaperStatus, heading: str = "###") -> list[str]:
                       f"Runs: {runs_text(r.run for r in runs)}.", ""]
             if rows:
                 lines += [*_table(["claim", *(f"{n}: verdict (ours)" for n in names)], rows), ""]
+    for title, body in status.over_seeds:
+        lines += [f"{heading} `{status.paper}`, {title}", "", *body]
     return lines
 
 

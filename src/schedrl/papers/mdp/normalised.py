@@ -47,8 +47,14 @@ AUTHORS_GAP = {"paper": PAPER, "player": "paper's agents" + PLACED,
                "other) and prints no slowdown values for Figs. 3-6, only t-test outcomes"}
 
 
-def _workload(sid: int) -> str:
+def workload_name(sid: int) -> str:
+    """A scenario's workload name in the long table ("scenario 3")."""
     return f"scenario {int(sid)}"
+
+
+def agent_player(name: str) -> str:
+    """The long table's player name of PPO trained in MDP ``name`` ("PPO image-like")."""
+    return f"PPO {ml.variant(name).label}"
 
 
 def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, list[dict]]:
@@ -70,7 +76,7 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
         if frame.empty:
             gaps.append({"paper": PAPER, "player": player, "gap": f"{path} has no trial of scenario {sid}"})
             return
-        rows.append(long_rows(PAPER, _workload(sid), player, role, seed, METRIC, "lower", frame[METRIC].mean()))
+        rows.append(long_rows(PAPER, workload_name(sid), player, role, seed, METRIC, "lower", frame[METRIC].mean()))
 
     sjf = ml.sjf_path(root, H)
     uniform = ml.uniform_path(root, H)
@@ -87,12 +93,12 @@ def long_table(spec: dict, root: str | Path = ml.ROOT) -> tuple[pd.DataFrame, li
                 gaps.append({"paper": PAPER, "player": "uniform over all actions",
                              "gap": f"{uniform} has no trial of scenario {sid}, seed {seed}"})
             else:
-                rows.append(long_rows(PAPER, _workload(sid), "uniform over all actions", "uniform", seed, METRIC,
+                rows.append(long_rows(PAPER, workload_name(sid), "uniform over all actions", "uniform", seed, METRIC,
                                       "lower", part[METRIC].mean()))
         for name in spec["variants"]:
             label = ml.variant(name).label
             for seed in spec["seeds"]:
-                add(ml.eval_path(ml.run_dir(root, H, name, sid, seed)), sid, f"PPO {label}", "agent", seed)
+                add(ml.eval_path(ml.run_dir(root, H, name, sid, seed)), sid, agent_player(name), "agent", seed)
                 ref = ml.reference_root(root, "random")
                 add(ml.eval_path(ml.run_dir(ref, H, name, sid, seed)), sid, f"random valid in {label}",
                     "random" if name == ANCHOR_MDP else "reference", seed)
