@@ -276,6 +276,11 @@ def scale_candidates(status: PaperStatus, scale: str) -> list[tuple[str, pd.Seri
     return [f for f in found if f[1] is not None]
 
 
+def scale_of(what: str) -> str:
+    """The scale a ``scale_candidates`` name is of ("paper budget (3 runs)" -> "paper-budget")."""
+    return what.split(" (")[0].replace(" ", "-")
+
+
 def most_seeds(found: list[tuple[str, pd.Series]]) -> tuple[str, pd.Series] | None:
     """Most seeds first (an interval over seeds), then the higher IQM."""
     return max(found, key=lambda f: (int(f[1]["seeds"]), float(f[1]["iqm"]))) if found else None
@@ -563,7 +568,7 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
     found = best_agent(status)
     if found is not None:
         what, r = found
-        scale = "paper-budget" if what.startswith("paper budget") else what.split(" ")[0]
+        scale = scale_of(what)
         words = workload_words(candidate_scores(status, scale, what), r["player"])
         if words:
             seeds = int(r["seeds"])
@@ -593,13 +598,17 @@ def narrower_text(status: PaperStatus, found, other) -> str:
     if found is None or other is None:
         return ""
     (what, r), (other_what, o) = found, other
-    other_scale = "paper-budget" if other_what.startswith("paper budget") else other_what.split(" ")[0]
+    other_scale = scale_of(other_what)
     mine = candidate_scores(status, "default", what)
     theirs = scored_workloads(candidate_scores(status, other_scale, other_what), o["player"])
     own = scored_workloads(mine, r["player"])
     if not theirs or not theirs < own:
         return ""
-    part = aggregate(mine[mine["workload"].astype(str).isin(theirs)])
+    # the player's rows and its references' (random play, each workload's best heuristic): the same numbers
+    # as every player's aggregate gives it (rliable's draws are seeded per player), without the others
+    keep = mine["workload"].astype(str).isin(theirs) & ((mine["player"] == r["player"]) | (mine["role"] == "random")
+                                                         | (mine["player"] == mine["best_heuristic"]))
+    part = aggregate(mine[keep])
     row = part[part["player"] == r["player"]]
     if row.empty or pd.isna(row["iqm"].iloc[0]):
         return ""
