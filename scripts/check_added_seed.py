@@ -9,7 +9,8 @@ whose reason is changed params in the second dry run and not in the first is one
 alone would rerun. That is expected of the rules over every run (claims, figures, the references
 played over all runs); a job of one run (a training, a run's evaluation or checkpoints, its seats in
 the references) is an error: the rules over one run take their paper's ``run_spec``, so a new seed
-leaves them as they were (``make smoke`` runs this after the smoke DAG). Exit 1 lists the offending jobs.
+leaves them as they were (``make smoke`` runs this after the smoke DAG); so is a hyperparameter study's
+(``<paper>_tune``: give its recipe files as targets). Exit 1 lists the offending jobs.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ sys.path.insert(0, str(REPO / "src"))
 
 from schedrl.config import load_config  # noqa: E402
 
-# a job of one run: its rule trains, evaluates or selects, or its wildcards name a seed
-ONE_RUN_RULE = re.compile(r"_(train|evaluate|select)")
+# a job of one run: its rule trains, evaluates or selects, or its wildcards name a seed; a study (<paper>_tune,
+# hours at config/tune.yaml) reads none of the runs' seeds either (its spec pins them: config.study_spec_json)
+ONE_RUN_RULE = re.compile(r"_(train|evaluate|select)|_tune$")
 SEED_WILDCARDS = ("seed", "mrsch_seed", "rt_rep")
 PARAMS = "Params have changed"
 

@@ -11,7 +11,7 @@ import yaml
 
 from schedrl.errors import ConfigError
 from schedrl.experiments.tune import choice_label, run_study, study_spec
-from toy_trees import deeprm_spec, mrsch_tree
+from toy_trees import as_the_rule_gives, deeprm_spec, mrsch_tree, study_pins
 
 SPACE = {"x": {"type": "float", "low": -2.0, "high": 2.0},
          "width": {"type": "categorical", "choices": [[8, 8], [64]]}}
@@ -222,7 +222,7 @@ def test_schedrl_tune_runtime_end_to_end(tmp_path, monkeypatch, capsys):
         path = tmp_path / rx.workload_file("wl1_100a", draw)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_swf(generate("wl1", 40, seed=draw), path)
-    text = json.dumps(_runtime_spec())
+    text = as_the_rule_gives("runtime", _runtime_spec())
     assert main(["tune", "runtime", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
     trials = pd.read_csv("study/trials.csv")
     assert len(trials) == 3 and trials["value"].between(0, 1).all()
@@ -335,7 +335,7 @@ def test_schedrl_tune_deeprm_end_to_end(tmp_path, monkeypatch, capsys):
     from schedrl.papers.deeprm import training as dt
 
     monkeypatch.chdir(tmp_path)
-    text = json.dumps(_deeprm_spec())
+    text = as_the_rule_gives("deeprm", _deeprm_spec())
     assert main(["tune", "deeprm", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
     trials = pd.read_csv("study/trials.csv")
     assert len(trials) == 3 and (trials["value"] < 0).all()  # minus a mean slowdown (>= 1)
@@ -459,7 +459,7 @@ def test_schedrl_tune_mdp_end_to_end(tmp_path, monkeypatch, capsys):
     from schedrl.papers.mdp import training as mt
 
     monkeypatch.chdir(tmp_path)
-    text = json.dumps(_mdp_spec())
+    text = as_the_rule_gives("mdp", _mdp_spec())
     assert main(["tune", "mdp", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
     trials = pd.read_csv("study/trials.csv")
     assert len(trials) == 3 and (trials["value"] <= -1).all()  # minus a mean slowdown (>= 1)
@@ -611,7 +611,7 @@ def test_schedrl_tune_mrsch_end_to_end(tmp_path, monkeypatch, capsys):
     _mrsch_tree(tmp_path / ml.WORKLOAD_DIR)
     ml._read.cache_clear()  # workload files are cached by their (relative) path
     try:
-        text = json.dumps(_mrsch_spec())
+        text = as_the_rule_gives("mrsch", _mrsch_spec())
         assert main(["tune", "mrsch", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
         trials = pd.read_csv("study/trials.csv")
         assert len(trials) == 3 and (trials["value"] < 0).all()  # minus a score near FCFS's 1
@@ -703,3 +703,55 @@ def test_cost_reads_a_tuned_recipe_over_the_paper_budget(paper, capsys):
         one = core_hours(str(root / "paper-budget.yaml"), str(root / "tuned" / f"{paper}.yml"),
                          str(root / "seed" / "0.yaml"))
         assert tuned / 3 <= one < tuned
+
+
+def _added_seed(config: dict) -> dict:
+    """scripts/check_added_seed.py's overlay: one more seed for every paper's runs."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "check_added_seed.py"
+    spec = importlib.util.spec_from_file_location("check_added_seed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.added_seed(config)
+
+
+@pytest.mark.parametrize("files", [("smoke.yaml",), ("paper-budget.yaml", "tune.yaml")])
+@pytest.mark.parametrize("paper", ["deeprm", "mdp", "mrsch", "runtime", "sem"])
+def test_a_seed_added_to_the_runs_leaves_the_study_as_it_was(paper, files):
+    """A seed added to the runs (check_added_seed's overlay, config/seed/1.yaml) changes the paper's
+    section, not its study's rule's spec nor its journal's key (``config.study_spec_json``), so the
+    study (hours at config/tune.yaml) neither reruns nor starts afresh; the validation sets are still
+    checked against the runs' seeds on the whole section (mdp: ``layout.check_spec``)."""
+    from schedrl.config import load_yaml, merge_config, over_default, study_spec_json
+
+    root = Path(__file__).resolve().parents[1] / "config"
+    config = over_default(load_yaml(root / files[0]), root / files[0])
+    for name in files[1:]:
+        config = merge_config(config, load_yaml(root / name))
+    assert "tune" in config[paper]
+    study = study_spec_json(config[paper], study_pins(paper))
+    added = merge_config(config, _added_seed(config))
+    assert added[paper] != config[paper]
+    for other in (added, merge_config(config, load_yaml(root / "seed" / "1.yaml"))):
+        assert study_spec_json(other[paper], study_pins(paper)) == study
+    assert "tune" in json.loads(study)
+
+
+def test_mdp_validation_sets_are_checked_against_the_runs_seeds_on_the_whole_section(tmp_path):
+    """The rule file checks the study on the whole section (its rule gets the runs' seeds pinned): a run
+    seed that is one of the validation sets' fails the dry run in one line."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    over = tmp_path / "over.yaml"
+    over.write_text(yaml.safe_dump({"mdp": {"seeds": [0, 1, 2000001]}}))
+    tune = yaml.safe_load((repo / "config" / "tune.yaml").read_text())["mdp"]["tune"]
+    assert tune["validation_jobset_seed"] <= 2000001 < tune["validation_jobset_seed"] + tune["validation_trials"]
+    run = subprocess.run([str(Path(sys.executable).with_name("snakemake")), "mdp_tune", "-n", "--configfile",
+                          "config/paper-budget.yaml", "config/tune.yaml", str(over)],
+                         cwd=repo, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "mdp.tune.validation_jobset_seed" in run.stderr and "training seed 2000001" in run.stderr
+    assert "Traceback" not in run.stderr

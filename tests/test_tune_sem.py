@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from schedrl.errors import ConfigError
-from toy_trees import sem_split
+from toy_trees import as_the_rule_gives, sem_split
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = "datastar"  # a key of config.yaml's sem.agents.networks, so the recipe merges over it
@@ -143,7 +143,7 @@ def test_schedrl_tune_sem_end_to_end(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     _split(tmp_path / tuning.SPLIT_ROOT / TRACE)
-    text = json.dumps(_spec())
+    text = as_the_rule_gives("sem", _spec())
     assert main(["tune", "sem", "--spec", text, "--out", "study", "--write-config", "tuned.yml"]) == 0
     trials = pd.read_csv("study/trials.csv")
     assert len(trials) == 3 and (trials["value"] < 0).all()  # minus a mean wait

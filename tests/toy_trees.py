@@ -82,3 +82,19 @@ def sem_split(folder: Path, n_jobs: int = 90, nodes: int = 64, *, seed: int = 3,
         write_swf(part, folder / f"{name}.swf")
     (folder / "split.json").write_text(json.dumps(manifest))
     return folder
+
+
+def study_pins(paper: str) -> dict:
+    """The paper's ``STUDY_PINS``: the run lists its study's rule pins in the spec."""
+    import importlib
+
+    module = {"runtime": "experiments", "sem": "tuning"}.get(paper, "layout")
+    return importlib.import_module(f"schedrl.papers.{paper}.{module}").STUDY_PINS
+
+
+def as_the_rule_gives(paper: str, spec: dict) -> str:
+    """``--spec`` as the paper's tune rule gives it (``config.study_spec_json``): the end-to-end tests
+    run the study on the runs' lists pinned, as Snakemake gives it."""
+    from schedrl.config import study_spec_json
+
+    return study_spec_json(spec, study_pins(paper))

@@ -226,6 +226,38 @@ def run_spec_json(spec: dict, leave_out=(), **narrowed) -> str:
     return json.dumps(out, sort_keys=True)
 
 
+def pinned(spec: dict, pins: dict | None = None) -> dict:
+    """``spec`` with each (dotted) key of ``pins`` ("seeds", "agents.seeds") set to its value, or removed
+    where the value is None; a key ``spec`` does not hold is left out of it. ``spec`` is not changed
+    (the mappings a key passes through are copied)."""
+    out = dict(spec)
+    for key, value in (pins or {}).items():
+        *path, last = str(key).split(".")
+        node = out
+        for name in path:
+            child = node.get(name)
+            if not isinstance(child, dict):
+                break
+            node[name] = node = dict(child)  # a copy on the way down
+        else:
+            if last in node:
+                if value is None:
+                    node.pop(last)
+                else:
+                    node[last] = value
+    return out
+
+
+def study_spec_json(spec: dict, pins: dict | None = None) -> str:
+    """The ``--spec`` JSON of a paper's hyperparameter study (``schedrl tune``): its section with the lists
+    that only enumerate the runs pinned (``pins``: each paper's ``STUDY_PINS``, a fixed value or None to
+    drop), which no study reads (a trial trains its own seeds), so adding a seed to the runs neither
+    reruns a study (Snakemake's params) nor starts its journal afresh (``experiments.tune.resume_key``)."""
+    import json
+
+    return json.dumps(pinned(spec, pins), sort_keys=True)
+
+
 def over_default(doc: dict, path: str | Path) -> dict:
     """A scale file that holds only the keys it changes (``config/paper-budget.yaml``) merged over the
     ``config.yaml`` beside it, as the pipeline runs it; any other mapping as it is."""

@@ -5,7 +5,7 @@ import re
 import sys
 from pathlib import Path
 
-from schedrl.config import validate_config
+from schedrl.config import study_spec_json, validate_config
 from schedrl.errors import ConfigError
 from schedrl.papers import PAPERS as _PAPER_TITLES
 

@@ -533,7 +533,7 @@ if "tune" in DEEPRM:
             trials="results/tuned/deeprm/trials.csv",
             recipe="results/tuned/deeprm/recipe.yml",
         params:
-            spec=json.dumps({k: v for k, v in DEEPRM.items() if k != "reference_dirs"}, sort_keys=True),
+            spec=study_spec_json(DEEPRM, DL.STUDY_PINS),
         log:
             "logs/tuned/deeprm.log",
         benchmark:

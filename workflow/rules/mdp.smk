@@ -535,8 +535,15 @@ REPORT_SECTIONS.extend(
 # The hyperparameter study behind the tuned agent (issue 69; mdp.tune, beyond the paper): Optuna over PPO's
 # values, the network and the action mask in one MDP and scenario, trained on fresh job sets and scored on
 # validation job sets (neither evaluation trials nor training seeds). Built only where the config has
-# mdp.tune (the smoke scale, config/tune.yaml); its spec keeps tune.
+# mdp.tune (the smoke scale, config/tune.yaml); its spec keeps tune and pins the runs' seeds (ML.STUDY_PINS).
 if "tune" in MDP:
+    from schedrl.papers.mdp import tuning as MDP_TUNING
+
+    try:  # on the whole section: the study's rule is given it with the runs' seeds pinned
+        MDP_TUNING.tune_spec(MDP)
+    except ConfigError as _exc:
+        sys.stderr.write(f"schedrl: config: {_exc}\n")
+        sys.exit(2)
     MDP_TUNE = MDP["tune"]
 
     rule mdp_tune:
@@ -544,7 +551,7 @@ if "tune" in MDP:
             trials="results/tuned/mdp/trials.csv",
             recipe="results/tuned/mdp/recipe.yml",
         params:
-            spec=json.dumps(MDP, sort_keys=True),
+            spec=study_spec_json(MDP, ML.STUDY_PINS),
         log:
             "logs/tuned/mdp.log",
         benchmark:

@@ -577,7 +577,7 @@ if "tune" in MRSCH:
             trials="results/tuned/mrsch/trials.csv",
             recipe="results/tuned/mrsch/recipe.yml",
         params:
-            spec=json.dumps(MRSCH, sort_keys=True),
+            spec=study_spec_json(MRSCH, MRL.STUDY_PINS),
         log:
             "logs/tuned/mrsch.log",
         benchmark:

@@ -630,7 +630,7 @@ if "tune" in RUNTIME:
             recipe="results/tuned/runtime/recipe.yml",
             references="results/tuned/runtime/references.csv",
         params:
-            spec=RUNTIME_SPEC,
+            spec=study_spec_json(RUNTIME, RX.STUDY_PINS),
         log:
             "logs/tuned/runtime.log",
         benchmark:

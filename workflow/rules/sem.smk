@@ -477,6 +477,7 @@ if SEM_TRACES:
 SEM_CONFIG = cfg("sem", default={})
 if "tune" in SEM_CONFIG:
     from schedrl.papers.sem import experiments as SEM_EXPERIMENTS
+    from schedrl.papers.sem import tuning as SEM_TUNING
 
     try:
         SEM_EXPERIMENTS.check_spec(SEM_CONFIG)
@@ -496,7 +497,7 @@ if "tune" in SEM_CONFIG:
             recipe="results/tuned/sem/recipe.yml",
             references="results/tuned/sem/references.csv",
         params:
-            spec=_json.dumps(SEM_CONFIG, sort_keys=True),
+            spec=study_spec_json(SEM_CONFIG, SEM_TUNING.STUDY_PINS),
         log:
             "logs/tuned/sem.log",
         benchmark:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from schedrl.config import pinned
 from schedrl.errors import ConfigError
 
 PRUNERS = ("median", "halving", "none")
@@ -602,27 +603,30 @@ def recipe_text(body: dict, result: StudyResult, spec: StudySpec, *, title: str,
 
 def tune_paper(paper: str, spec: dict, tune_spec: Callable, start_learner: Callable, out: str | Path, *,
                threads: int = 1, trials: int | None = None, log: Callable[[str], None] | None = None,
-               trainer: Callable | None = None):
+               trainer: Callable | None = None, pins: dict | None = None):
     """A paper's study: ``tune_spec(spec)`` -> (its own keys, StudySpec), each trial's seeds built by
     ``start_learner(spec, own, params, seed, threads)``, ``out/trials.csv``; with the study's
     ``probe_candidates`` and ``trainer(spec, own, params)`` (the paper's trainer as the probe trains it),
-    the recipe is chosen by ``select_probed``. Returns (own, study, result)."""
+    the recipe is chosen by ``select_probed``; ``pins``: the run lists the journal's key pins
+    (``run_paper_study``). Returns (own, study, result)."""
     own, study = tune_spec(spec)
     study = with_trials(study, trials)
     result = run_paper_study(paper, spec, own, study, lambda params, seed: start_learner(spec, own, params, seed, threads),
-                             out, log=log, trainer=trainer)
+                             out, log=log, trainer=trainer, pins=pins)
     return own, study, result
 
 
 def run_paper_study(paper: str, spec: dict, own: dict, study: StudySpec, start: Callable[[dict[str, Any], int], Learner],
                     out: str | Path, *, seed_base: int = 0, log: Callable[[str], None] | None = None,
-                    trainer: Callable | None = None) -> StudyResult:
+                    trainer: Callable | None = None, pins: dict | None = None) -> StudyResult:
     """``run_study`` as every paper runs it: journalled under the paper's spec (``resume_key``), gated by
     the learning probe where the study asks (``probe_gate``), and the recipe chosen by ``select_probed``
-    where it has ``probe_candidates``; ``trainer(spec, own, params)``: the paper's trainer for the probe."""
+    where it has ``probe_candidates``; ``trainer(spec, own, params)``: the paper's trainer for the probe;
+    ``pins``: the paper's run lists (``STUDY_PINS``), pinned in the journal's key as the study's rule
+    pins them in its params (``config.study_spec_json``): a seed added to the runs resumes the study."""
     trainer_of = (lambda params: trainer(spec, own, params)) if trainer is not None else None
     result = run_study(study, start, Path(out) / "trials.csv", name=f"tune {paper}", seed_base=seed_base, log=log,
-                       resume_key=resume_key(spec), gate=probe_gate(study, trainer_of, log) if trainer_of else None)
+                       resume_key=resume_key(pinned(spec, pins)), gate=probe_gate(study, trainer_of, log) if trainer_of else None)
     if study.probe_candidates and trainer_of is not None:
         result = select_probed(result, study.space, trainer_of, Path(out) / "trials.csv", Path(out) / "probes",
                                candidates=study.probe_candidates, log=log)

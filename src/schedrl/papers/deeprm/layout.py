@@ -194,6 +194,11 @@ def agent_runs(spec: dict, variant: str, objectives: Iterable[str] | None = None
     return [(a, o, s) for a in algos for o in objectives for s in run_seeds(spec, a, o)]
 
 
+#: what the study (``schedrl tune deeprm``) never reads, pinned (None: dropped) in its rule's spec: the runs'
+#: seed lists and the authors' model folders (``config.study_spec_json``)
+STUDY_PINS = {"reference_dirs": None, "seeds": [0], "seeds_by": None, "deeprm_agent.seeds": [0]}
+
+
 def run_spec(spec: dict, seed=None, *, authors: bool = False) -> str:
     """``--spec`` of a rule over one run of ``seed`` (``run_spec_json``): ``seeds``, ``seeds_by``
     and the DeepRM agent's seeds narrowed to it, the study and (unless ``authors``: the rule that

@@ -216,8 +216,10 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``deeprm.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
+    from schedrl.papers.deeprm.layout import STUDY_PINS
+
     return tune_paper("deeprm", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
-                      trainer=trainer)
+                      trainer=trainer, pins=STUDY_PINS)
 
 
 #: the players a study's scores are read against, on the same validation sets: name -> what plays

@@ -175,7 +175,8 @@ def load_spec(text: str) -> dict:
 def check_spec(spec: dict) -> dict:
     """Cross-key checks the JSON schema cannot express; ConfigError names the key. ``fig3``,
     ``transfer``, ``horizon_study`` and ``fig5`` may be null (a scale that trains only the runs behind
-    Fig. 4, config/paper-budget.yaml): their claims then read "not comparable"."""
+    Fig. 4, config/paper-budget.yaml): their claims then read "not comparable". The study's block
+    (``mdp.tune``) is checked by ``tuning.tune_spec``, on the whole section where the rule file reads it."""
     scenarios, variants = list(spec["scenarios"]), list(spec["variants"])
     for sid in scenarios:
         scenario(sid)
@@ -258,6 +259,12 @@ def only_scenarios(spec: dict, scenarios) -> dict:
     kept = [int(s) for s in study["scenarios"] if int(s) in keep] if study else []
     out["horizon_study"] = {**study, "scenarios": kept} if kept else None
     return out
+
+
+#: what the study (``schedrl tune mdp``) never reads, pinned in its rule's spec (``config.study_spec_json``):
+#: the runs' seeds (their overlap with the validation sets is checked on the whole section: ``tuning.tune_spec``
+#: from workflow/rules/mdp.smk)
+STUDY_PINS = {"seeds": [0]}
 
 
 def run_spec(spec: dict, seed, scenario=None) -> str:

@@ -97,7 +97,8 @@ def _check_validation_seeds(spec: dict, own: dict, study: StudySpec) -> None:
     if first < start + count and start < first + n:
         raise ConfigError(f"mdp.tune.validation_jobset_seed: sets {first}..{first + n - 1} share seeds with the "
                           f"evaluation trials (eval.jobset_seed, eval.trials): {start}..{start + count - 1}")
-    training = sorted({int(s) for s in spec["seeds"]} | set(TUNED_SEEDS) | set(range(study.seeds)))
+    # the runs' seeds are in the section the pipeline checks (layout.check_spec), not in the study's rule's
+    training = sorted({int(s) for s in spec.get("seeds", ())} | set(TUNED_SEEDS) | set(range(study.seeds)))
     hit = [s for s in training if first <= s < first + n]
     if hit:
         raise ConfigError(f"mdp.tune.validation_jobset_seed: sets {first}..{first + n - 1} hold training seed "
@@ -189,8 +190,10 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``mdp.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
+    from schedrl.papers.mdp.layout import STUDY_PINS
+
     return tune_paper("mdp", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
-                      trainer=trainer)
+                      trainer=trainer, pins=STUDY_PINS)
 
 
 def reference_scores(spec: dict, threads: int = 1) -> list[dict]:

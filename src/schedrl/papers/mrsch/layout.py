@@ -202,6 +202,11 @@ def agent_seed(spec: dict) -> int:
     return int(spec.get("agent_seed", spec["seed"]))
 
 
+#: what the study (``schedrl tune mrsch``) never reads, pinned (None: dropped) in its rule's spec
+#: (``config.study_spec_json``): the main agents' seed and the extra seeds (a trial trains ``seed``, ``seed + 1``, ...)
+STUDY_PINS = {"agent_seed": None, "extra_seeds": []}
+
+
 def run_spec(spec: dict, seed=None) -> str:
     """``--spec`` of a rule over the base agents (``seed`` None) or one extra seed's
     (``run_spec_json``): ``extra_seeds`` narrowed to that seed (left out for the base agents), the

@@ -50,6 +50,7 @@ from schedrl.papers.mrsch.layout import (
     GROUPS,
     KINDS,
     PAPER_ORDERING,
+    STUDY_PINS,
     WORKLOAD_DIR,
     check_spec,
     dfp_config,
@@ -323,5 +324,5 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
     result = run_paper_study("mrsch", spec, own, study,
                              lambda params, seed: start_learner(spec, own, params, seed, threads, episodes=episodes,
                                                                validation=validation, base=base),
-                             out, seed_base=int(spec["seed"]), log=log, trainer=trainer)
+                             out, seed_base=int(spec["seed"]), log=log, trainer=trainer, pins=STUDY_PINS)
     return own, study, result

@@ -155,6 +155,11 @@ def parse_replicate(text: str) -> tuple[int, int]:
     return int(m.group(1) or 0), int(m.group(2))
 
 
+#: what the study (``schedrl tune runtime``) never reads, pinned in its rule's spec (``config.study_spec_json``):
+#: the runs' seeds and Lublin draws (a trial trains on draw 0 and validates on ``tune.validation_draws``)
+STUDY_PINS = {"agents.seeds": [0], "agents.draws": [0]}
+
+
 def run_spec(spec: dict, rep: str | None = None) -> str:
     """``--spec`` of a rule over one run folder ``rep`` (``seed<k>`` or ``draw<d>-seed<k>``;
     ``run_spec_json``): ``agents.seeds`` and ``agents.draws`` narrowed to the run's seed and draw

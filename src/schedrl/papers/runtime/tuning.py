@@ -134,8 +134,10 @@ def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySp
 
 def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | None = None, log=None):
     """Run ``runtime.tune``'s study into ``out`` (``trials.csv``); returns (own keys, study, result)."""
+    from schedrl.papers.runtime.experiments import STUDY_PINS
+
     return tune_paper("runtime", spec, tune_spec, start_learner, out, threads=threads, trials=trials, log=log,
-                      trainer=trainer)
+                      trainer=trainer, pins=STUDY_PINS)
 
 
 #: the no-learning players a study's scores are read against, on the same validation draws:

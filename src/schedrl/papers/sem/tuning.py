@@ -70,6 +70,9 @@ SEARCHABLE = REINFORCE_KEYS + ("hidden", "episode_jobs")
 #: validation metrics (train_agent's validation rows) -> True where higher is better
 METRICS = {"mean_wait": False, "mean_slowdown": False, "max_wait": False, "utilization": True, "return": True}
 DEFAULTS = {"encoder": "sem", "metric": "mean_wait"}
+#: what the study never reads, pinned in its rule's spec (``config.study_spec_json``): the agents' extra seeds
+#: (a trial trains its own)
+STUDY_PINS = {"agents.extra_seeds": []}
 #: the tuned agent trains three seeds at the paper's budget (issue 69): ``seed`` and two ``extra_seeds``
 TUNED_SEEDS = (0, 1, 2)
 
@@ -345,7 +348,8 @@ def tune(spec: dict, out: str | Path = ROOT, *, threads: int = 1, trials: int | 
                           f"a check, less than the split's episode of {split.manifest['episode_jobs']} jobs")
     result = run_paper_study("sem", spec, own, study,
                              lambda params, seed: start_learner(spec, own, params, seed, threads, split=split),
-                             out, seed_base=int(spec["agents"].get("seed", 0)), log=log, trainer=trainer)
+                             out, seed_base=int(spec["agents"].get("seed", 0)), log=log, trainer=trainer,
+                             pins=STUDY_PINS)
     return own, study, result
 
 
