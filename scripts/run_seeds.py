@@ -29,7 +29,9 @@ the caller's overlays) once, with the seeds config.yaml gives it (no seed overla
 is one run), through the same steps into ``<out>/default/<paper>/``; any paper, sem included.
 
 Each seed's files go to ``<out>/<scale>/seed<n>/`` (default ``results/seeds``); a seed whose
-``record.txt`` exists is done and skipped, so the same command resumes after a kill. Only papers
+``record.txt`` exists is done and skipped, so the same command resumes after a kill; so is one the
+paper's ``recorded_scores.csv`` already holds at that scale (recorded from another machine, which kept
+no files here; ``--again`` trains it anew). Only papers
 whose runs list their seeds take ``config/seed/<n>.yaml`` (deeprm, mdp, runtime; mrsch through
 ``agent_seed``, its main agents' seed on the base seed's job sets); sem trains its base seed always,
 so its seeds come as one run. The commands run with this Python's ``bin`` first on ``PATH``, so a
@@ -186,6 +188,26 @@ def record_command(paper: str, scale: str, seed_dir: Path, run: str, normalised:
     return shlex.join(["schedrl", "record", *claims, "--scale", scale, *scores, "--run", run])
 
 
+def recorded_as(paper: str, scale: str, seed: int | None, scenario: int | None = None) -> str | None:
+    """The run that recorded this seed already (the last in the paper's ``recorded_scores.csv`` under
+    ``ROOT``: its agents' per-seed rows at ``scale``, of ``seed`` (None: any, a default run), on
+    ``scenario <n>`` for mdp's scenario-seeds, of the committed recipe for a tuned one), or None. A
+    seed recorded on another machine has no ``record.txt`` here: without this it would train again."""
+    from schedrl.report.recorded import SCORES_FILE, read_recorded_scores
+
+    rows = read_recorded_scores(ROOT / "src" / "schedrl" / "papers" / paper / SCORES_FILE)
+    rows = rows[(rows["scale"] == scale) & (rows["role"] == "agent")]
+    if seed is not None:
+        rows = rows[rows["seed"].astype(str) == str(seed)]
+    if scenario is not None:
+        rows = rows[rows["workload"].astype(str) == f"scenario {scenario}"]
+    if scale == "tuned" and len(rows):
+        from schedrl.experiments.tune import recipe_id
+
+        rows = rows[rows["recipe"].astype(str) == str(recipe_id(paper, ROOT / "config" / "tuned"))]
+    return str(rows["run"].iloc[-1]) if len(rows) else None
+
+
 def killed_segment(seed_dir: Path) -> bool:
     """Whether the seed's last Snakemake segment was killed: a timed_run heartbeat file whose process
     is gone, and none whose process lives (a run of this seed still going holds its lock rightly)."""
@@ -223,6 +245,10 @@ def run_seed(paper: str, scale: str, seed: int | None, args, kind: str, scenario
     who = "the default run" if seed is None else f"seed {seed}"
     if (seed_dir / "record.txt").is_file():
         print(f"run_seeds: {who} done ({seed_dir / 'record.txt'})", file=sys.stderr)
+        return 0
+    if not args.again and (run := recorded_as(paper, scale, seed, scenario)) is not None:
+        where = f" of scenario {scenario}" if scenario is not None else ""
+        print(f"run_seeds: {who}{where} already recorded ({run}); --again trains it anew", file=sys.stderr)
         return 0
     extra = list(args.config)
     if scenario is not None:  # the scenario alone: an overlay of its own, kept beside the seed's files
@@ -376,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
                    "under OUT/SCALE/scenarioN/: one scenario-seed fits a session and 5 core-hours on the slower kind "
                    "where a seed of the three does not; several: each seed's scenarios in turn (seed 0 of every scenario first), each its own run")
     p.add_argument("--dry-run", action="store_true", help="print each seed's commands and run nothing")
+    p.add_argument("--again", action="store_true",
+                   help="train a seed the paper's records already hold (recorded on another machine: no record.txt "
+                        "here); by default it is skipped")
     p.add_argument("--allow-gaps", action="store_true",
                    help="write the record even where the target left an input of the normalised scores unbuilt")
     p.add_argument("--allow-stand-in", action="store_true",
@@ -403,11 +432,19 @@ def main(argv: list[str] | None = None) -> int:
             rc = run_seed(args.paper, args.scale, seed, args, kind, scenario)
             if rc:
                 return rc
+        if not args.scenario or len(args.scenario) < 2 or args.scale != "paper-budget" or args.dry_run:
+            continue
+        # put together only the seeds whose scenario runs are on this disk (one recorded elsewhere has no files)
+        here = [n for n in sorted(args.scenario) if Path(args.out, args.scale, f"scenario{n}", f"seed{seed}",
+                                                         "record.txt").is_file()]
+        if len(here) < len(args.scenario):
+            print(f"run_seeds: seed {seed} is not put together: scenario(s) {', '.join(map(str, sorted(set(args.scenario) - set(here))))} "
+                  "recorded on another machine (Fig. 4 over seeds reads the records: schedrl status)", file=sys.stderr)
+            continue
         done.append(seed)
-        if args.scenario and len(args.scenario) > 1 and args.scale == "paper-budget" and not args.dry_run:
-            rc = together(args.scale, done, sorted(args.scenario), args, kind)
-            if rc:
-                return rc
+        rc = together(args.scale, done, sorted(args.scenario), args, kind)
+        if rc:
+            return rc
     return 0
 
 

@@ -24,7 +24,8 @@ def rs():
 
 
 def test_dry_run_prints_each_seeds_commands_in_merge_order(rs, capsys):
-    assert rs.main(["deeprm", "--scale", "tuned", "--seeds", "1", "2", "--dry-run", "--out", "o"]) == 0
+    # --again: the committed records hold some of these seeds, which a plain run would skip
+    assert rs.main(["deeprm", "--scale", "tuned", "--seeds", "1", "2", "--dry-run", "--again", "--out", "o"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 4
     train = shlex.split(lines[2])
@@ -144,7 +145,7 @@ def test_each_seeds_target_builds_every_input_of_its_normalised_scores(rs, paper
 def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, capsys):
     """mdp's tuned run is its C+S+R seeds and their references (mdp_tuned), which write no claims:
     the record command gives the normalised aggregate alone."""
-    assert rs.main(["mdp", "--scale", "tuned", "--seeds", "0", "--dry-run", "--out", "o"]) == 0
+    assert rs.main(["mdp", "--scale", "tuned", "--seeds", "0", "--dry-run", "--again", "--out", "o"]) == 0
     train = shlex.split(capsys.readouterr().out.splitlines()[0])
     assert train[train.index("--") + 1:train.index("--") + 3] == ["snakemake", "mdp_tuned"]
     record = shlex.split(rs.record_command("mdp", "tuned", Path("o/tuned/seed0"), "r"))
@@ -155,14 +156,14 @@ def test_mdps_tuned_recipe_runs_mdp_tuned_and_is_recorded_without_claims(rs, cap
 def test_an_mdp_scenario_alone_is_a_seed_of_its_own(rs, capsys, tmp_path):
     """--scenario N: mdp's paper-budget seed of one scenario (~1.2-1.7 core-h where the three are ~4.6),
     an overlay beside the seed's files setting mdp.scenarios, files under scenarioN/; other papers refuse."""
-    assert rs.main(["mdp", "--seeds", "1", "--scenario", "6", "--dry-run", "--out", str(tmp_path)]) == 0
+    assert rs.main(["mdp", "--seeds", "1", "--scenario", "6", "--dry-run", "--again", "--out", str(tmp_path)]) == 0
     train, normalised = (shlex.split(line) for line in capsys.readouterr().out.splitlines())
     overlay = str(tmp_path / "paper-budget" / "scenario6" / "seed1" / "scenario.yaml")
     for command in (train, normalised):
         assert command[command.index("config/paper-budget.yaml") + 1:][:2] == [overlay, "config/seed/1.yaml"]
     assert not Path(overlay).exists()  # a dry run writes nothing
     # several scenarios: each seed's scenarios in turn (a whole seed first), each its own run and folder
-    assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "3", "9", "--dry-run", "--out", str(tmp_path)]) == 0
+    assert rs.main(["mdp", "--seeds", "0", "1", "--scenario", "3", "9", "--dry-run", "--again", "--out", str(tmp_path)]) == 0
     trains = [shlex.split(line) for line in capsys.readouterr().out.splitlines() if "snakemake" in line]
     assert [c[c.index("config/paper-budget.yaml") + 1:][:2] for c in trains] == [
         [str(tmp_path / "paper-budget" / f"scenario{n}" / f"seed{s}" / "scenario.yaml"), f"config/seed/{s}.yaml"]
@@ -177,7 +178,7 @@ def test_mrschs_seed_overlay_trains_that_seed_of_the_main_agents_alone(rs, capsy
     folders' agents) and no extra seeds, on the job sets of mrsch.seed."""
     import yaml
 
-    assert rs.main(["mrsch", "--seeds", "2", "--dry-run", "--out", "o"]) == 0
+    assert rs.main(["mrsch", "--seeds", "2", "--dry-run", "--again", "--out", "o"]) == 0
     train = shlex.split(capsys.readouterr().out.splitlines()[0])
     assert train[train.index("--") + 1:train.index("--") + 3] == ["snakemake", "mrsch_paper_budget"]
     assert train[-1] == "config/seed/2.yaml"
@@ -322,3 +323,52 @@ def test_mdps_scenario_seeds_are_put_together_once_each_seed_has_every_scenario(
     label = parse_label(record[record.index("--run") + 1])
     assert (label.seeds, label.core_h, label.kind) == ("seeds 0-1", "5.00", "faster")
     assert label.description == "paper budget (mdp_paper_budget), scenarios 3 and 9 together (the 4 scenario-seed runs)"
+
+
+def test_a_seed_the_records_hold_is_skipped_and_not_put_together(rs, tmp_path, monkeypatch, capsys):
+    """A machine is not kept between sessions: a scenario-seed recorded from another one has no record.txt
+    here, but the paper's recorded_scores.csv holds its agents' rows, so it is not trained again (--again
+    does), and the seed whose scenarios are not all on this disk is not put together (one line says so)."""
+    import pandas as pd
+
+    root = tmp_path / "repo"
+    for f in ("config/paper-budget.yaml", "config/seed/0.yaml", "config/seed/1.yaml", "results/mdp/claims.csv"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("x\n")
+    scores = root / "src" / "schedrl" / "papers" / "mdp" / "recorded_scores.csv"
+    scores.parent.mkdir(parents=True)
+    row = {"paper": "mdp", "player": "PPO image-like", "role": "agent", "metric": "mean_slowdown", "better": "lower",
+           "value": 4.0, "random": 8.0, "best_heuristic": "SJF", "best_heuristic_value": 3.0, "anchor": "ok",
+           "normalised": 0.8, "placed_from": "", "per_jobset": "", "recipe": ""}
+    pd.DataFrame([{"run": "elsewhere s3 seed 0", "scale": "paper-budget", "workload": "scenario 3", "seed": 0, **row},
+                  {"run": "elsewhere s9 seed 1", "scale": "tuned", "workload": "scenario 9", "seed": 1, **row},
+                  {**{"run": "random s9", "scale": "paper-budget", "workload": "scenario 9", "seed": 0}, **row,
+                   "role": "random"}]).to_csv(scores, index=False)
+    monkeypatch.setattr(rs, "ROOT", root)
+    calls = []
+
+    def fake_run(command, cwd, env, **kw):
+        if command[1:3] == ["mdp", "cost"]:
+            return type("Done", (), {"returncode": 0, "stdout": ""})()
+        calls.append(command)
+        rest = command[command.index("--") + 1:]
+        with Path(command[command.index("--record") + 1]).open("a") as fh:
+            fh.write(json.dumps({"date": "2026-12-06T10:00:00+00:00", "commit": "abc1234", "command": rest,
+                                 "core_hours": 1.0}) + "\n")
+        if rest[1] == "normalised":
+            _write_gaps(Path(rest[rest.index("--out-dir") + 1]), [])
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(rs.subprocess, "run", fake_run)
+    out = tmp_path / "seeds"
+    assert rs.main(["mdp", "--seeds", "0", "--scenario", "3", "9", "--out", str(out), "--kind", "faster"]) == 0
+    trained = [Path(c[c.index("--record") + 1]).parent.parent.name for c in calls if "snakemake" in c]
+    assert trained == ["scenario9"]  # scenario 3's seed 0 is in the records; a random player's row is no agent's
+    err = capsys.readouterr().err
+    assert "seed 0 of scenario 3 already recorded (elsewhere s3 seed 0); --again trains it anew" in err
+    assert "seed 0 is not put together: scenario(s) 3 recorded on another machine" in err
+    assert not list((out / "paper-budget").glob("together-*"))
+    assert rs.recorded_as("mdp", "tuned", 1, 9) is None  # a tuned row of another recipe (none committed here)
+    calls.clear()
+    assert rs.main(["mdp", "--seeds", "0", "--scenario", "3", "--again", "--out", str(out), "--kind", "faster"]) == 0
+    assert [Path(c[c.index("--record") + 1]).parent.parent.name for c in calls if "snakemake" in c] == ["scenario3"]
