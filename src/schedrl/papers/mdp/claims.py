@@ -199,7 +199,7 @@ def fig4_outcome(spec: dict, root, variant_name: str = ml.PROPOSED, fraction: fl
     return out
 
 
-def _fig4_summary(out: dict[int, dict], alpha: float) -> dict:
+def fig4_summary(out: dict[int, dict], alpha: float) -> dict:
     worse = [s for s, c in out.items() if c["diff"] > 0]  # a tie is not worse (as Fig. 6 counts it)
     sig_better = {s for s, c in out.items() if c["better"] and c["p"] <= alpha
                   and not (np.isfinite(c["hi"]) and c["hi"] >= 0)}
@@ -250,8 +250,8 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     fractions = _fractions(spec, root, lambda f: [me.per_seed(root, spec, H, v, s, fraction=f)
                                                   for v in (ml.BASE, ml.PROPOSED) for s in spec["scenarios"]])
     final = fig4_outcome(spec, root)
-    summ = _fig4_summary(final, alpha)
-    at = {f: _fig4_summary(fig4_outcome(spec, root, fraction=f, ci=False), alpha) for f in fractions if f < 1}
+    summ = fig4_summary(final, alpha)
+    at = {f: fig4_summary(fig4_outcome(spec, root, fraction=f, ci=False), alpha) for f in fractions if f < 1}
     at[1.0] = summ
     evaluated = sorted(final)
     every = len(evaluated) == len(ml.SCENARIOS)
@@ -260,10 +260,10 @@ def fig4_rows(spec: dict, root) -> tuple[list[dict], list[dict]]:
     readings = []
     for suffix, what in ((ml.SUM_SUFFIX, "skipped time summed"), (ml.ZERO_SUFFIX, "skipped time earns zero")):
         if ml.PROPOSED + suffix in spec["variants"]:
-            o = _fig4_summary(fig4_outcome(spec, root, ml.PROPOSED + suffix, ci=False), alpha)
+            o = fig4_summary(fig4_outcome(spec, root, ml.PROPOSED + suffix, ci=False), alpha)
             readings.append(f"{what}: not worse {o['share']:.0%} (worse {_scenarios(o['worse'])}), "
                             f"significantly better {_scenarios(o['better'])}")
-    o = _fig4_summary(fig4_outcome(spec, root, metric=me.METRIC_SOFAR, ci=False), alpha)
+    o = fig4_summary(fig4_outcome(spec, root, metric=me.METRIC_SOFAR, ci=False), alpha)
     readings.append(f"never-started jobs counted (T - arrival)/length: not worse {o['share']:.0%} (worse "
                     f"{_scenarios(o['worse'])}), significantly better {_scenarios(o['better'])}")
     other = (f"; verdict reading: skipped time as '{ml.VARIANTS[ml.PROPOSED].skipped_reward}' (sched-rl-gym's rule: "

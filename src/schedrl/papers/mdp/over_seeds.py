@@ -74,7 +74,7 @@ def fig4_claims_over_seeds(table: pd.DataFrame) -> list[dict]:
            for r in table.itertuples()}
     rows = []
     # not worse: a share over the scenarios recorded (every scenario counts, one seed or more)
-    summ = mc._fig4_summary(out, alpha) if out else {"worse": [], "share": float("nan"), "better": set()}
+    summ = mc.fig4_summary(out, alpha) if out else {"worse": [], "share": float("nan"), "better": set()}
     tol = values.tolerance("fig4.not_worse_share", "abs")
     verdict = values.verdict("fig4.not_worse_share", summ["share"]) if out else "not comparable"
     verdict, guard = mc.share_guard(verdict, len(out), tol)
@@ -86,7 +86,7 @@ def fig4_claims_over_seeds(table: pd.DataFrame) -> list[dict]:
     untested = sorted(set(out) - tested)
     note = f"; untested (one seed): {mc._scenarios(untested)}" if untested else ""
     if tested:
-        better = {s for s in mc._fig4_summary({s: out[s] for s in tested}, alpha)["better"]}
+        better = mc.fig4_summary({s: out[s] for s in tested}, alpha)["better"]
         expected = {s for s in values["fig4.better_scenarios"] if s in tested}
         rows.append({"claim_id": "fig4-better", "paper": mc._scenarios(values["fig4.better_scenarios"]),
                      "ours": f"{mc._scenarios(better)} of tested {mc._scenarios(sorted(tested))}{note}",
