@@ -374,6 +374,12 @@ def test_kept_models_deleted_by_the_workflow_come_back_on_a_resume(tmp_path):
     train_dfp(lambda: ToyEnv(), cfg, [None] * 5, 0, tmp_path / "run", checkpoint_every=1,
               keep_at={1: ["a.zip"], 2: ["b.zip"]})
     assert ((tmp_path / "run" / "a.zip").read_bytes(), (tmp_path / "run" / "b.zip").read_bytes()) == kept
+    # finished: the final checkpoint alone (a rerun reads no other; the budget shares' models are
+    # the keep_at ones, so no full checkpoint of ~0.6 GB at MRSch's size stays for them)
+    folder = RunFolder(tmp_path / "run", prefix="episode_", suffix=".pt")
+    assert [n for n, _ in folder.checkpoints()] == [5]
+    assert sorted(p.name for p in folder.checkpoint_dir.iterdir() if p.suffix != ".json") == \
+        ["a.zip", "b.zip", "episode_5.pt"]
 
 
 def test_epsilon_over_the_run_and_kept_models(tmp_path):

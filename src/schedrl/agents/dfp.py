@@ -35,8 +35,8 @@ hyperparameter study steps it so, issue 69); ``train_dfp`` runs it and writes th
 trainer shares (``schedrl.agents.runs.RunFolder``):
 ``config.json``, ``hyperparams.yaml``, ``model.zip`` (``DFPAgent.save``), ``learning_curve.csv``
 (one row per episode: steps, episode, length, mean loss, epsilon, mean objective),
-``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` and
-``timing.json``. A checkpoint holds everything the next episode depends on (issue 70): weights and
+``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` (the
+newest two while it trains, the final one once it is finished) and ``timing.json``. A checkpoint holds everything the next episode depends on (issue 70): weights and
 optimiser, the episode (job-set) position, steps, epsilon, the curve and loss rows so far, the
 agent's numpy Generator, the global torch / numpy / Python RNGs, the env's own RNG (a reset without
 a seed continues it) and, beside it in ``episode_<k>.memory.npy`` (written first, only the newest
@@ -758,7 +758,9 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     checkpoint_every = default_checkpoint_every(len(episodes), checkpoint_every)
     if goal_key is None and fixed_goal is None:
         raise ConfigError("dfp: give goal_key or fixed_goal")
-    folder = RunFolder(run_dir, prefix="episode_", suffix=".pt")
+    # its budget models are saved as models (``keep_at``), so no full checkpoint (weights, Adam's
+    # moments, the curve: ~0.6 GB at MRSch's size) is kept for them
+    folder = RunFolder(run_dir, prefix="episode_", suffix=".pt", budget_milestones=False)
     # incremental_input is how a decision is computed, not what the run is (as threads): a run
     # started before it existed, or with the other setting, resumes
     identity = {k: v for k, v in asdict(cfg).items() if k != "incremental_input"}
@@ -863,7 +865,7 @@ def train_dfp(make_env_fn: Callable[[], Any], cfg: DFPConfig, episodes: Sequence
     bar.close()
     wall = clock()
     env.close()
-    _tidy(folder, on_grid)  # a rerun after the final checkpoint's write (nothing left to train) ends tidied too
+    _tidy(folder, on_grid, finished=True)  # also a rerun after the final checkpoint's write (nothing left to train)
     folder.write_curve(trainer.rows, ("loss", "epsilon"))
     import pandas as pd
 
@@ -887,12 +889,13 @@ def _interned(rows: list[dict]) -> list[dict]:
     return [{sys.intern(k): v for k, v in row.items()} for row in rows]
 
 
-def _tidy(folder: RunFolder, on_grid: Callable[[int], bool]) -> None:
+def _tidy(folder: RunFolder, on_grid: Callable[[int], bool], finished: bool = False) -> None:
     """Drop the checkpoints an interrupt wrote off the periodic grid once a newer one stands
-    (``RunFolder.drop_off_grid``), prune (``RunFolder.prune``) and keep only the newest replay
-    memory: a resume reads the newest checkpoint's alone, and each is up to ~0.5 GB."""
+    (``RunFolder.drop_off_grid``), prune (``RunFolder.prune``; a ``finished`` run keeps only its
+    final checkpoint, all a rerun reads) and keep only the newest replay memory: a resume reads the
+    newest checkpoint's alone, and each is up to ~0.5 GB."""
     folder.drop_off_grid(on_grid)
-    folder.prune()
+    folder.prune(keep=1 if finished else None)
     found = folder.checkpoints()
     if not found:
         return

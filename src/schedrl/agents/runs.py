@@ -103,9 +103,12 @@ class RunFolder:
     """
 
     def __init__(self, path: str | Path, *, prefix: str = "step_", suffix: str = ".zip",
-                 keep: int = KEEP_CHECKPOINTS, keep_steps=()):
+                 keep: int = KEEP_CHECKPOINTS, keep_steps=(), budget_milestones: bool = True):
         self.path = Path(path)
         self.prefix, self.suffix, self.keep = prefix, suffix, keep
+        # False: a trainer that saves its budget models itself (DFP's ``keep_at``) prunes the
+        # checkpoints at the budget shares like any other
+        self.budget_milestones = budget_milestones
         # milestones: the first checkpoint at or after each is never pruned (budget evaluations)
         self.keep_steps = tuple(sorted(int(n) for n in keep_steps))
 
@@ -215,17 +218,18 @@ class RunFolder:
                 out.append((float(f), *first))
         return out
 
-    def prune(self) -> None:
-        """Keep the newest ``keep`` checkpoints (and their side files), for each of ``keep_steps``
-        the first checkpoint at or after it, and those at the budget shares of the target
-        (``budget_checkpoints``) once ``start`` has named the target."""
+    def prune(self, keep: int | None = None) -> None:
+        """Keep the newest ``keep`` (default ``self.keep``) checkpoints (and their side files), for
+        each of ``keep_steps`` the first checkpoint at or after it, and those at the budget shares of
+        the target (``budget_checkpoints``, unless ``budget_milestones`` is False) once ``start`` has
+        named the target."""
         found = self.checkpoints()
-        milestones = {n for _, n, _ in self.budget_checkpoints()}
+        milestones = {n for _, n, _ in self.budget_checkpoints()} if self.budget_milestones else set()
         for m in self.keep_steps:
             first = next((n for n, _ in found if n >= m), None)
             if first is not None:
                 milestones.add(first)
-        for n, path in found[:-self.keep]:
+        for n, path in found[:-(self.keep if keep is None else keep)]:
             if n in milestones:
                 continue
             path.unlink(missing_ok=True)
