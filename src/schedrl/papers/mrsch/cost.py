@@ -77,13 +77,15 @@ INCREMENTAL_PICK_SPEEDUP, THETA_INPUTS = 2.3, 11_410
 # rate: its incremental first layer saves less on a narrow layer (5.5 / 3.5 ms on S1 / S6 for the tuned
 # network, 6.3 / 6.0 for the paper's), so the pick stays an upper bound there.
 PAPER_STATE_HIDDEN, PAPER_STATE_OUT = (4000, 1000), 512
-# Checked 2026-12-06 against three runs on the faster kind (process CPU time): the default (d9789fc,
-# 3.38 core-h exact against 2.5 modelled; its DFP rules 2.53 against 2.0: MLP two 22.6-26.8 CPU-min
-# against 17.8, three 19.4-23.0 against 16.7, CNN 12.0 against 13.5) ran beside an MDP training run
-# of two processes on the 2-core machine, and its memory-bound MLP updates (the 200 MB weight table
-# read four times per update) shared the memory bus; the paper budget (seed 2, 1.53 against 1.8) and
-# the tuned recipe (1.17-1.26 per seed against 2.0) ran alone and came in under. The rates are left
-# as they are: an estimate for a machine of its own, an underestimate of ~1.3x for MLP runs beside others.
+# Checked 2026-12-06 against the default run on the faster kind (d9789fc, 3.38 core-h exact against
+# 2.5 modelled; its DFP rules 2.53 against 2.0), from its run folders' timing.json: decisions per
+# training job 1.03 (two) and 0.89 (three) against the model's 1.12 and 1.05 (every_event, no-fit asks
+# off); process CPU per decision 52 ms for both groups' MLP runs against the model's 31 (x1.66: the
+# update, 25 of the 31 ms, is the likely part), 23.4 ms for the CNN against 23.7. That run shared the
+# 2-core machine with an MDP training run of two processes (the MLP update reads the 200 MB weight
+# table four times; the memory bus was shared). The paper budget (seed 2, 1.53 core-h against 1.8)
+# and the tuned recipe (1.17-1.26 per seed against 2.0), beside CI and other work, came in under, so
+# the rates are kept: a fit to one contended run would overstate those.
 
 
 # From the same run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
