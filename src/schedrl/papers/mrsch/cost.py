@@ -88,7 +88,7 @@ PAPER_STATE_HIDDEN, PAPER_STATE_OUT = (4000, 1000), 512
 # the rates are kept: a fit to one contended run would overstate those.
 
 
-# From the same run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
+# From the 2026-11-26 default run's benchmark files: REINFORCE (hidden 256) env steps per CPU-second (58 CPU-s for
 # both groups' runs), CPU-seconds per job of a whole test-split evaluation (every method, CNN
 # included: S1-S5 15 s, S6-S10 8-11 s per 1,931-job split, start-up included), of the budget
 # evaluation (lockstep play of one model on every test split and in-sample set of its group, model
