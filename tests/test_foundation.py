@@ -184,6 +184,19 @@ def test_atomic_write_leaves_no_temp_and_normal_permissions(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+def test_link_or_copy_is_a_second_name_that_outlives_a_replaced_source(tmp_path):
+    from schedrl.io import link_or_copy, write_text
+
+    src, dst = tmp_path / "model.zip", tmp_path / "ckpt" / "model.zip"
+    write_text(src, "first")
+    write_text(dst, "stale")  # replaced, as a resume's copy would be
+    link_or_copy(src, dst)
+    assert dst.read_text() == "first" and dst.stat().st_ino == src.stat().st_ino
+    write_text(src, "second")  # writers rename a new file into place: the second name keeps the old one
+    assert dst.read_text() == "first"
+    assert sorted(p.name for p in dst.parent.iterdir()) == ["model.zip"]
+
+
 def test_write_json_is_valid_json_with_non_finite_values(tmp_path):
     import json
 

@@ -35,6 +35,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
             tmp_path.unlink()
 
 
+def link_or_copy(src: str | Path, dst: str | Path) -> None:
+    """``dst`` as a second name of ``src`` (a hard link: no second copy of a model of up to 0.2 GB on
+    disk), or a copy where the file system has no links; written atomically. Only for files that are
+    replaced, never rewritten in place (every writer here renames a new file into place), and not for a
+    workflow's declared output: the link keeps the source's mtime, which Snakemake would read as stale."""
+    import shutil
+
+    with atomic_path(dst) as tmp:
+        tmp.unlink()
+        try:
+            os.link(src, tmp)
+        except OSError:
+            shutil.copyfile(src, tmp)
+
+
 def write_text(path: str | Path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)

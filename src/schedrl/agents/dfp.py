@@ -910,23 +910,16 @@ def _save_kept(agent: DFPAgent, folder: RunFolder, name: str) -> None:
     """A ``keep_at`` model into the run folder, and a second link to it in ``checkpoints/``: a
     workflow deletes a rule's declared outputs (these models are) before rerunning it, and a run
     resumed past the episode could not write them again (``_restore_kept``)."""
-    import os
-    import shutil
+    from schedrl.io import link_or_copy
 
     agent.save(folder.path / name)
-    with atomic_path(folder.checkpoint_dir / name) as tmp:
-        tmp.unlink()
-        try:
-            os.link(folder.path / name, tmp)  # no second copy on disk
-        except OSError:
-            shutil.copyfile(folder.path / name, tmp)
+    link_or_copy(folder.path / name, folder.checkpoint_dir / name)
 
 
 def _restore_kept(folder: RunFolder, keep_at: dict | None, upto: int) -> None:
     """The ``keep_at`` models of the episodes up to ``upto`` (a resume starts after them) that are
     missing from the run folder, put back from ``checkpoints/``."""
-    import os
-    import shutil
+    from schedrl.io import link_or_copy
 
     for episode, names in (keep_at or {}).items():
         for name in names if int(episode) <= upto else ():
@@ -937,12 +930,7 @@ def _restore_kept(folder: RunFolder, keep_at: dict | None, upto: int) -> None:
                 print(f"dfp: {name} (the model after episode {episode}) is missing and has no copy in "
                       f"{folder.checkpoint_dir}; it cannot be written again by this resume", file=sys.stderr, flush=True)
                 continue
-            with atomic_path(target) as tmp:
-                tmp.unlink()
-                try:
-                    os.link(kept, tmp)
-                except OSError:
-                    shutil.copyfile(kept, tmp)
+            link_or_copy(kept, target)
 
 
 def decision_seconds(fn: Callable[[], Any]) -> tuple[Any, float]:

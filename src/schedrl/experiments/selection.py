@@ -19,7 +19,6 @@ run trains bit for bit the same with or without selection.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.io import atomic_path, read_json, write_json
+from schedrl.io import atomic_path, link_or_copy, read_json, write_json
 
 __all__ = ["BEST_MODEL", "SELECTION_CSV", "SELECTION_STATE", "BestModelSelector", "Selection",
            "read_selection", "selection_files"]
@@ -137,7 +136,7 @@ class BestModelSelector:
             state = read_json(state_path)
             best = checkpoint_dir / f"step_{start_steps}.best.zip"
             if best.exists():
-                with atomic_path(self.best_file) as tmp:
+                with atomic_path(self.best_file) as tmp:  # a copy: a new mtime for the workflow
                     shutil.copyfile(best, tmp)
             else:
                 self.best_file.unlink(missing_ok=True)
@@ -199,10 +198,7 @@ class BestModelSelector:
         target = checkpoint_dir / f"step_{steps}.best.zip"
         target.unlink(missing_ok=True)
         if self.best_file.exists():
-            try:
-                os.link(self.best_file, target)  # best_model.zip is replaced, never rewritten in place
-            except OSError:
-                shutil.copyfile(self.best_file, target)
+            link_or_copy(self.best_file, target)  # best_model.zip is replaced, never rewritten in place
 
     def close(self) -> None:
         if self.env is not None:
