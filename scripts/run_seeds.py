@@ -422,6 +422,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(SEEDED)}; sem trains its seeds as one run)")
     if args.scenario is not None and args.paper != "mdp":
         p.error("--scenario is mdp's (its seeds train three scenarios; the others' a seed is one run)")
+    if args.scenario is not None:
+        from schedrl.papers.mdp.layout import SCENARIOS
+
+        if unknown := sorted(set(args.scenario) - set(SCENARIOS)):
+            p.error(f"--scenario {' '.join(map(str, unknown))}: the MDP paper's Table 3 has scenarios "
+                    f"{min(SCENARIOS)}..{max(SCENARIOS)}")
     seeds = [None] if args.scale == "default" else (args.seeds if args.seeds is not None else [0, 1, 2])
     if args.cores < 1 or any(s < 0 for s in seeds if s is not None):
         p.error("--cores must be >= 1 and --seeds >= 0")

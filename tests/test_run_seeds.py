@@ -171,6 +171,10 @@ def test_an_mdp_scenario_alone_is_a_seed_of_its_own(rs, capsys, tmp_path):
     with pytest.raises(SystemExit):
         rs.main(["runtime", "--scenario", "3", "--dry-run"])
     assert "--scenario is mdp's" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # before any folder is made
+        rs.main(["mdp", "--scenario", "3", "42", "--dry-run", "--out", str(tmp_path / "x")])
+    assert "--scenario 42: the MDP paper's Table 3 has scenarios 1..10" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
 
 
 def test_mrschs_seed_overlay_trains_that_seed_of_the_main_agents_alone(rs, capsys):
