@@ -43,6 +43,19 @@ def test_the_best_agent_is_the_highest_iqm_among_those_with_the_most_seeds():
     assert best_agent_row(frame[frame["role"] != "agent"]) is None
 
 
+def test_among_candidates_with_as_many_seeds_the_one_over_more_workloads_is_shown():
+    """mdp records each scenario-seed apart: the latest run (one scenario) and the runs pooled (every
+    scenario recorded) both have one seed; the pooled one stands for the paper, its IQM lower or not."""
+    from schedrl.report.status_tables import most_seeds
+
+    one = pd.Series({**_row("PPO", "agent", 1, 0.94, 0.94, 0.94), "workloads": 1})
+    pooled = pd.Series({**_row("PPO", "agent", 1, 0.90, 0.90, 0.90), "workloads": 3})
+    assert most_seeds([("paper budget", one), ("paper budget (3 runs)", pooled)])[0] == "paper budget (3 runs)"
+    more_seeds = pd.Series({**_row("PPO", "agent", 2, 0.5, 0.4, 0.6), "workloads": 1})
+    assert most_seeds([("a", pooled), ("b", more_seeds)])[0] == "b"
+    assert most_seeds([]) is None
+
+
 def test_headroom_lines_say_whether_a_tuned_agent_stands_behind_them():
     recipe = pd.DataFrame([_row("PPO", "agent", 3, -0.1, -0.2, 0.05)])
     (line,) = headroom_sentences(recipe)
