@@ -35,15 +35,16 @@ hyperparameter study steps it so, issue 69); ``train_dfp`` runs it and writes th
 trainer shares (``schedrl.agents.runs.RunFolder``):
 ``config.json``, ``hyperparams.yaml``, ``model.zip`` (``DFPAgent.save``), ``learning_curve.csv``
 (one row per episode: steps, episode, length, mean loss, epsilon, mean objective),
-``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` (the
-newest two while it trains, the final one once it is finished) and ``timing.json``. A checkpoint
-holds everything the next episode depends on (issue 70): weights and optimiser, the episode (job-set) position, steps, epsilon, the curve and loss rows so far, the
-agent's numpy Generator, the global torch / numpy / Python RNGs, the env's own RNG (a reset without
-a seed continues it) and, beside it in ``episode_<k>.memory.npy`` (written first, only the newest
-kept, none once the run is finished), the replay memory; so a run killed anywhere and rerun ends with the files of an
-uninterrupted one. Ctrl-C or SIGTERM writes the checkpoint of the last finished episode (the memory
-rewound to that moment: ``Replay.mark``). A checkpoint from before issue 70 (no memory file) still
-resumes, with an empty memory: not exactly (stderr says so; ``timing.json``'s ``resumes`` too).
+``losses.csv`` (one row per gradient update), checkpoints ``checkpoints/episode_<k>.pt`` (the newest
+two while it trains, the final one once it is finished) and ``timing.json``. A checkpoint holds
+everything the next episode depends on (issue 70): weights and optimiser, the episode (job-set)
+position, steps, epsilon, the curve and loss rows so far, the agent's numpy Generator, the global
+torch / numpy / Python RNGs, the env's own RNG (a reset without a seed continues it) and, beside it
+in ``episode_<k>.memory.npy`` (written first, only the newest kept, none once the run is finished),
+the replay memory; so a run killed anywhere and rerun ends with the files of an uninterrupted one.
+Ctrl-C or SIGTERM writes the checkpoint of the last finished episode (the memory rewound to that
+moment: ``Replay.mark``). A checkpoint from before issue 70 (no memory file) still resumes, with an
+empty memory: not exactly (stderr says so; ``timing.json``'s ``resumes`` too).
 """
 
 from __future__ import annotations
