@@ -1,8 +1,9 @@
-"""Fuzz the inputs a user controls: trace files, config files, ``--spec`` and the CLI's arguments.
+"""Fuzz the inputs a user controls: trace files, config files, ``--spec``, the CLI's arguments and the
+envs' keyword arguments (``--env-kwarg``, ``env_kwargs`` in a config).
 
 Hypothesis generates bad inputs from good ones (truncated, binary, wrong field counts, NaN,
 negative and huge values, bad headers, corrupt gzip; wrong types, unknown keys, YAML and JSON
-syntax errors, alias bombs; junk in every CLI argument) and each is fed to the real entry point
+syntax errors, alias bombs; junk in every CLI argument and every env constructor keyword) and each is fed to the real entry point
 in this process. Every outcome is classified:
 
 - ``ok``: accepted, and the result passes the checks of its kind;
@@ -45,6 +46,8 @@ from hypothesis import strategies as st
 REPO = Path(__file__).resolve().parents[1]
 PAPERS = ("deeprm", "mdp", "mrsch", "runtime", "sem")
 GZIP_MAGIC = b"\x1f\x8b"
+#: each target's share of the inputs
+SHARE = {"trace": 0.3, "config": 0.2, "spec": 0.2, "cli": 0.15, "env": 0.15}
 OUTCOMES = ("ok", "rejected", "traceback", "hang", "accepted_wrong", "rejected_good", "multiline")
 
 
@@ -492,6 +495,26 @@ class Fuzzer:
         detail = f"{argv}: {value if outcome == 'traceback' else err.getvalue()[-500:]}"
         self.record("cli", outcome, detail)
 
+    def env(self, env_id: str, kwargs: dict):
+        """Make the env with one keyword drawn from junk (over a good trace and machine for the HPC
+        envs, which need them), reset it and take one step."""
+        import warnings
+
+        from schedrl.experiments.envs import make_env
+
+        if env_id != "schedrl/DeepRM-v0":
+            kwargs = {"jobs": str(self.good_trace), "cluster": 64, **kwargs}
+
+        def run():
+            env = make_env(env_id, kwargs)
+            env.reset(seed=0)
+            env.step(env.action_space.sample())
+
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            outcome, value = self.call(run)
+        self.record("env", outcome, f"{env_id} {kwargs!r}: {value if outcome != 'ok' else ''}")
+
 
 # ------------------------------------------------------------------------------------ CLI argv
 def cli_templates(w: Path) -> list[list[str]]:
@@ -538,6 +561,45 @@ def cli_argv(draw, templates):
     return argv, trace, known_bad
 
 
+# ------------------------------------------------------------------------------ env keyword arguments
+ENVS = {"schedrl/DeepRM-v0": "schedrl.envs.deeprm:DeepRMEnv",
+        "schedrl/HPCPickReserve-v0": "schedrl.envs.pick_reserve:PickReserveEnv",
+        "schedrl/HPCTimeStepped-v0": "schedrl.envs.time_stepped:TimeSteppedPickEnv"}
+# what ``--env-kwarg KEY=VALUE`` reads (YAML) from the CLI's junk, and values of other types; sizes so
+# large that the grid cannot be allocated are left out: memory is the user's to size
+ENV_JUNK = [v for v in CLI_JUNK if v != "99999999999999999999"] + [None, True, False, [1, 2], {"a": 1}, -3, 0.5,
+                                                                       float("nan"), float("inf")]
+
+
+def env_keywords() -> dict[str, list[str]]:
+    """Every env's constructor keywords, its base classes' (``**kwargs`` passed up) included."""
+    import importlib
+    import inspect
+
+    out = {}
+    for env_id, entry in ENVS.items():
+        module, _, name = entry.partition(":")
+        cls, names = getattr(importlib.import_module(module), name), []
+        for klass in cls.__mro__:
+            if "__init__" in vars(klass) and klass is not object:
+                names += [p.name for p in inspect.signature(klass.__init__).parameters.values()
+                          if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                          and p.name not in names]
+        out[env_id] = names
+    return out
+
+
+@st.composite
+def env_kwargs(draw, keywords):
+    env_id = draw(st.sampled_from(sorted(keywords)))
+    key = draw(st.sampled_from(keywords[env_id]))
+    value = draw(st.sampled_from(ENV_JUNK))
+    if isinstance(value, str):  # as ``parse_pairs`` reads it (where it is YAML at all)
+        with contextlib.suppress(yaml.YAMLError):
+            value = yaml.safe_load(value) if value.strip() else None
+    return env_id, {key: value}
+
+
 # ----------------------------------------------------------------------------------------- run
 def _run_strategy(strategy, n: int, body, seed_value: int):
     if n <= 0:
@@ -554,7 +616,7 @@ def _run_strategy(strategy, n: int, body, seed_value: int):
 
 
 def run_fuzz(n: int, workdir: Path, timeout: float = 10.0, seed_value: int = 0, share=None, verbose=False) -> Fuzzer:
-    share = share or {"trace": 0.35, "config": 0.25, "spec": 0.25, "cli": 0.15}
+    share = share or SHARE
     fz = Fuzzer(workdir, timeout)
     counter = {"i": 0}
 
@@ -580,6 +642,7 @@ def run_fuzz(n: int, workdir: Path, timeout: float = 10.0, seed_value: int = 0, 
         fz.cli(argv, known_bad)
 
     _run_strategy(cli_argv(templates), plan.get("cli", 0), cli_body, seed_value + 3)
+    _run_strategy(env_kwargs(env_keywords()), plan.get("env", 0), lambda ex: fz.env(*ex), seed_value + 4)
     fz.cpu_s = time.process_time() - t0
     return fz
 
@@ -599,12 +662,11 @@ def main(argv=None) -> int:
     p.add_argument("--n", type=int, default=10000, help="inputs in all (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=20.0, help="seconds before an input counts as a hang")
-    p.add_argument("--targets", default="trace,config,spec,cli")
+    p.add_argument("--targets", default=",".join(SHARE))
     p.add_argument("--json", metavar="FILE", help="write the counts and examples here")
     args = p.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    base = {"trace": 0.35, "config": 0.25, "spec": 0.25, "cli": 0.15}
-    share = {k: v for k, v in base.items() if k in args.targets.split(",")}
+    share = {k: v for k, v in SHARE.items() if k in args.targets.split(",")}
     total = sum(share.values())
     share = {k: v / total for k, v in share.items()}
     with tempfile.TemporaryDirectory(prefix="schedrl-fuzz-") as tmp:

@@ -1,5 +1,5 @@
 """A small sample of the input fuzzer (``benchmarks/fuzz_inputs.py``, issue 28 part 4): generated bad
-trace files, config files, ``--spec`` arguments and command lines give one-line errors, never a
+trace files, config files, ``--spec`` arguments, command lines and env keyword arguments give one-line errors, never a
 traceback, a hang or a silently accepted bad input. The full run is
 ``python benchmarks/fuzz_inputs.py --n 10000``."""
 
@@ -24,7 +24,7 @@ def _fuzz_module():
     return module
 
 
-@pytest.mark.parametrize("target", ["trace", "config", "spec", "cli"])
+@pytest.mark.parametrize("target", ["trace", "config", "spec", "cli", "env"])
 def test_fuzz_sample_has_no_tracebacks_hangs_or_wrong_accepts(tmp_path, target):
     fz = _fuzz_module().run_fuzz(60, tmp_path, timeout=60, seed_value=28, share={target: 1.0})
     counts = fz.counts[target]
@@ -106,3 +106,53 @@ def test_sigterm_is_an_interrupt_with_status_143(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and "SIGTERM" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("env_id, kwargs, key", [
+    ("schedrl/DeepRM-v0", {"res_slot": "abc"}, "res_slot"),
+    ("schedrl/DeepRM-v0", {"max_job_len": 2.5}, "max_job_len"),
+    ("schedrl/DeepRM-v0", {"jobset_seed": -1}, "jobset_seed"),
+    ("schedrl/DeepRM-v0", {"new_job_rate": None}, "new_job_rate"),
+    ("schedrl/DeepRM-v0", {"machine_colors": "yes"}, "machine_colors"),
+    ("schedrl/DeepRM-v0", {"render_mode": 3}, "render_mode"),
+    ("schedrl/HPCPickReserve-v0", {"window": float("nan")}, "window"),
+    ("schedrl/HPCPickReserve-v0", {"time_scale": "abc"}, "time_scale"),
+    ("schedrl/HPCPickReserve-v0", {"priority_queues": "12"}, "priority_queues"),
+    ("schedrl/HPCPickReserve-v0", {"reward_kwargs": -1}, "reward_kwargs"),
+    ("schedrl/HPCPickReserve-v0", {"encoder": ["sem"]}, "encoder"),
+    ("schedrl/HPCTimeStepped-v0", {"sim_step": float("inf")}, "sim_step"),
+    ("schedrl/HPCTimeStepped-v0", {"mask_unfit": 2.5}, "mask_unfit"),
+])
+def test_bad_env_keyword_is_one_line_naming_it(tmp_path, env_id, kwargs, key):
+    """What ``--env-kwarg KEY=VALUE`` or a config's ``env_kwargs`` can pass: a value of the wrong type
+    is a ConfigError naming the keyword (it was a ValueError or TypeError from deep inside)."""
+    from schedrl.experiments.envs import make_env
+
+    if env_id != "schedrl/DeepRM-v0":
+        trace = tmp_path / "t.swf"
+        trace.write_text("; MaxProcs: 8\n" + "".join(f"{i + 1} {i} -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1\n"
+                                                      for i in range(5)))
+        kwargs = {"jobs": str(trace), "cluster": 8, **kwargs}
+    with pytest.raises(ConfigError, match=key) as info:
+        make_env(env_id, kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_checked_values_take_integral_floats_and_refuse_bools():
+    import numpy as np
+
+    from schedrl.errors import check_bool, check_int, check_real
+
+    assert check_int("n", 10.0) == 10 and type(check_int("n", np.int64(3))) is int
+    for bad in (True, "3", 2.5, float("nan"), None):
+        with pytest.raises(ConfigError, match="n must be an integer"):
+            check_int("n", bad)
+    with pytest.raises(ConfigError, match="n must be >= 1, got 0"):
+        check_int("n", 0, 1)
+    assert check_real("x", 3) == 3.0
+    for bad in (False, "1", float("inf"), None):
+        with pytest.raises(ConfigError, match="x must be a finite number"):
+            check_real("x", bad)
+    assert check_bool("b", np.bool_(True)) is True
+    with pytest.raises(ConfigError, match="b must be true or false"):
+        check_bool("b", 1)

@@ -7,6 +7,11 @@ can catch it. Programming errors stay ordinary exceptions with tracebacks.
 
 from __future__ import annotations
 
+import math
+import numbers
+
+import numpy as np
+
 
 class SchedrlError(Exception):
     """An error caused by the user's input; its message is one self-contained line."""
@@ -25,6 +30,30 @@ class InputFileError(SchedrlError):
 
 class ConfigError(SchedrlError):
     """A bad configuration value; the message names the dotted key."""
+
+
+def check_int(name: str, value, minimum: int | None = None) -> int:
+    """``value`` as an ``int``, or a ``ConfigError`` naming ``name``: an integer (a float without a
+    fraction, such as YAML's ``1e3``, counts), never a bool or a string; at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+        raise ConfigError(f"{name} must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_real(name: str, value) -> float:
+    """``value`` as a finite ``float``, or a ``ConfigError`` naming ``name`` (never a bool or a string)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, not {value!r}")
+    return float(value)
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` as a ``bool`` (true or false in YAML), or a ``ConfigError`` naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"{name} must be true or false, not {value!r}")
+    return bool(value)
 
 
 class Terminated(KeyboardInterrupt):

@@ -44,7 +44,7 @@ def get_encoder(name: str):
     """The encoder class registered as ``name``; ConfigError naming the choices otherwise."""
     try:
         module, attr = _REGISTRY[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a list or a mapping given as the name
         raise ConfigError(f"unknown encoder '{name}' (choose from: {', '.join(encoder_names())})") from None
     import importlib
 

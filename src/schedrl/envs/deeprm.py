@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedrl.encoders import get_encoder, register_encoder
-from schedrl.errors import ConfigError
+from schedrl.errors import ConfigError, check_bool, check_int, check_real
 from schedrl.sim.grid import Grid, GridParams
 from schedrl.workloads.deeprm import generate_jobset, legacy_jobsets, make_model
 
@@ -233,18 +233,23 @@ class DeepRMEnv(gym.Env):
                 raise ConfigError(f"unknown {name} '{value}' (choose from: {', '.join(choices)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"unknown render_mode '{render_mode}'")
-        if episode_max_length < 1 or simu_len < 0 or num_jobsets < 1:
-            raise ConfigError("episode_max_length and num_jobsets must be >= 1 and simu_len >= 0")
-        if move_on_cap < 1:
-            raise ConfigError(f"move_on_cap must be >= 1, got {move_on_cap}")
+        episode_max_length, num_jobsets = check_int("episode_max_length", episode_max_length, 1), \
+            check_int("num_jobsets", num_jobsets, 1)
+        simu_len, move_on_cap = check_int("simu_len", simu_len, 0), check_int("move_on_cap", move_on_cap, 1)
+        if jobset_seed is not None:
+            jobset_seed = check_int("jobset_seed", jobset_seed, 0)
+        if workload_max_job_size is not None:
+            workload_max_job_size = check_int("workload_max_job_size", workload_max_job_size, 1)
         self.params = GridParams(num_res=num_res, num_nw=num_nw, time_horizon=time_horizon,
                                  res_slot=res_slot, max_job_len=max_job_len, max_job_size=max_job_size,
                                  backlog_size=backlog_size, placement=placement,
                                  max_track_since_new=max_track_since_new, job_num_cap=job_num_cap,
-                                 machine_colors=machine_colors, backlog_full=backlog_full)
-        drawn_size = max_job_size if workload_max_job_size is None else int(workload_max_job_size)
-        self.model = make_model(workload, num_res=num_res, max_job_len=max_job_len,
-                                max_job_size=drawn_size, res_slot=res_slot, new_job_rate=new_job_rate)
+                                 machine_colors=check_bool("machine_colors", machine_colors),
+                                 backlog_full=backlog_full)
+        drawn_size = self.params.max_job_size if workload_max_job_size is None else workload_max_job_size
+        self.model = make_model(workload, num_res=self.params.num_res, max_job_len=self.params.max_job_len,
+                                max_job_size=drawn_size, res_slot=self.params.res_slot,
+                                new_job_rate=check_real("new_job_rate", new_job_rate))
         if self.model.max_len > max_job_len or self.model.max_demand > max_job_size:
             raise ConfigError(f"workload '{workload}' draws jobs larger than max_job_len/max_job_size")
         self.obs_mode, self.action_mode, self.reward_name = obs_mode, action_mode, reward

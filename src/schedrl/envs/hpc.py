@@ -11,6 +11,7 @@ observations, info); a subclass defines how a pick acts and when the agent is as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from gymnasium import spaces
 from schedrl.encoders import get_encoder
 from schedrl.encoders.hpc import HPCEncoder, HPCEncoderParams
 from schedrl.envs.rewards import MIN_RUNTIME, RewardContext, get_reward
-from schedrl.errors import ConfigError
+from schedrl.errors import ConfigError, check_bool, check_int, check_real
 from schedrl.sim import ClusterSpec, HPCSimulator, job_arrays
 
 SAMPLING = ("random", "sequential")
@@ -189,39 +190,41 @@ class HPCEnv(gym.Env):
                 raise ConfigError("HPC env: give cluster= (the job table states no MaxProcs/MaxNodes)")
             cluster = ClusterSpec(nodes=size)
         elif not isinstance(cluster, ClusterSpec):
-            cluster = ClusterSpec(nodes=int(cluster))
+            cluster = ClusterSpec(nodes=check_int("cluster", cluster, 1))
         self.cluster = cluster
         if self.table is not None:
             job_arrays(self.table, cluster, overrun)  # a job larger than the machine fails here, not at reset
-        self.window = int(window) if window is not None else self.DEFAULT_WINDOW
+        self.window = check_int("window", window, 1) if window is not None else self.DEFAULT_WINDOW
         if episode_jobs is not None:
-            episode_jobs = int(episode_jobs)
+            episode_jobs = check_int("episode_jobs", episode_jobs)
             if episode_jobs < 1 or (self.table is not None and episode_jobs > len(self.table)):
                 raise ConfigError(f"episode_jobs must be in 1..{len(self.table) if self.table is not None else 'n'}")
         if self.table is not None and len(self.table) == 0:
             raise ConfigError("HPC env: the job table is empty")
         self.episode_jobs, self.episode_sampling = episode_jobs, episode_sampling
-        if max_steps is not None and int(max_steps) < 1:
-            raise ConfigError("max_steps must be >= 1")
-        if max_steps is None:
-            max_steps = self.DEFAULT_MAX_STEPS
-        self.max_episode_steps = int(max_steps) if max_steps is not None else None
-        self.measurements = bool(measurements)
-        self.priority_queues = np.asarray(sorted(priority_queues), dtype=np.int64)
+        self.max_episode_steps = self.DEFAULT_MAX_STEPS if max_steps is None else check_int("max_steps", max_steps, 1)
+        self.measurements = check_bool("measurements", measurements)
+        if isinstance(priority_queues, (str, bytes)) or not isinstance(priority_queues, Iterable):
+            raise ConfigError(f"priority_queues must be a list of queue numbers, not {priority_queues!r}")
+        self.priority_queues = np.asarray(sorted(check_int("priority_queues", q) for q in priority_queues),
+                                          dtype=np.int64)
         self.render_mode = render_mode
 
         if time_scale is None:
             time_scale = self._longest_request() if self.table is not None else 86_400.0
         wait_scale = time_scale if wait_scale is None else wait_scale
         self.encoder_params = HPCEncoderParams(
-            nodes=cluster.nodes, window=self.window, k=int(k), bb_units=cluster.bb_units,
-            time_scale=float(time_scale), wait_scale=float(wait_scale), remaining=remaining)
+            nodes=cluster.nodes, window=self.window, k=check_int("k", k), bb_units=cluster.bb_units,
+            time_scale=check_real("time_scale", time_scale), wait_scale=check_real("wait_scale", wait_scale),
+            remaining=remaining)
         enc_cls = get_encoder(encoder)
         if not (isinstance(enc_cls, type) and issubclass(enc_cls, HPCEncoder)):
             raise ConfigError(f"encoder '{encoder}' is not an HPC encoder (use dras, sem, mrsch, "
                               "runtime_baseline or runtime_proposal)")
         self.encoder = enc_cls(self.encoder_params)
         self.reward_name = reward
+        if reward_kwargs is not None and not isinstance(reward_kwargs, dict):
+            raise ConfigError(f"reward_kwargs must be a mapping of the reward's keywords, not {reward_kwargs!r}")
         self.reward_fn = get_reward(reward, **(reward_kwargs or {}))
         wanted = frozenset(getattr(getattr(self.reward_fn, "func", self.reward_fn), "integrates", ()))
         self._integrates = bool(wanted)

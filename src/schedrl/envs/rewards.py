@@ -161,7 +161,7 @@ def get_reward(name: str, **kwargs):
     """The reward function ``name`` with ``kwargs`` bound; ConfigError naming the choices otherwise."""
     try:
         fn = REWARDS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a list or a mapping given as the name
         raise ConfigError(f"unknown reward '{name}' (choose from: {', '.join(reward_names())})") from None
     if not kwargs:
         return fn

@@ -6,11 +6,14 @@ seconds; a pick starts the job if it fits; advance rules decide when the clock m
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from schedrl.envs.hpc import HPCEnv
 from schedrl.envs.rewards import RewardContext
-from schedrl.errors import ConfigError
+from schedrl.errors import ConfigError, check_bool, check_int
 from schedrl.sim import ClusterSpec, HPCSimulator
 
 
@@ -65,15 +68,16 @@ class TimeSteppedPickEnv(HPCEnv):
 
     def __init__(self, *args, sim_step: float = 60.0, double_idle: bool = True, idle_overshoot: bool = False,
                  max_failed_picks: int = 4, mask_unfit: bool = False, estimator: str = "actual", **kwargs):
-        if max_failed_picks < 1:
-            raise ConfigError("max_failed_picks must be >= 1")
+        max_failed_picks = check_int("max_failed_picks", max_failed_picks, 1)
+        if isinstance(sim_step, bool) or not isinstance(sim_step, numbers.Real) or not 0 < sim_step < math.inf:
+            raise ConfigError(f"sim_step must be a finite number of seconds > 0, not {sim_step!r}")
         if estimator not in self.ESTIMATORS:
             raise ConfigError(f"unknown estimator '{estimator}' (choose from: {', '.join(self.ESTIMATORS)})")
         self.estimator = estimator
-        self.sim_step, self.double_idle = float(sim_step), bool(double_idle)
-        self.idle_overshoot = bool(idle_overshoot)
-        self.max_failed_picks = int(max_failed_picks)
-        self.mask_unfit = bool(mask_unfit)
+        self.sim_step, self.double_idle = float(sim_step), check_bool("double_idle", double_idle)
+        self.idle_overshoot = check_bool("idle_overshoot", idle_overshoot)
+        self.max_failed_picks = max_failed_picks
+        self.mask_unfit = check_bool("mask_unfit", mask_unfit)
         super().__init__(*args, **kwargs)
 
     def _make_simulator(self, cluster: ClusterSpec, overrun: str) -> HPCSimulator:

@@ -58,6 +58,9 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None,
     """``gymnasium.make(env_id, **env_kwargs)`` with ``wrappers`` applied innermost first."""
     import gymnasium as gym
 
+    render_mode = (env_kwargs or {}).get("render_mode")
+    if render_mode is not None and not isinstance(render_mode, str):  # gym.make calls its str methods
+        raise ConfigError(f"env '{env_id}': render_mode must be a name, not {render_mode!r}")
     try:
         env = gym.make(env_id, **(env_kwargs or {}))
     except gym.error.Error as exc:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from schedrl.errors import ConfigError
+from schedrl.errors import ConfigError, check_int
 from schedrl.workloads.deeprm import JobSet
 
 PLACEMENTS = ("earliest", "now")
@@ -70,11 +70,9 @@ class GridParams:
 
     def __post_init__(self):
         for name in ("num_res", "num_nw", "time_horizon", "res_slot", "max_job_len", "max_job_size",
-                     "max_track_since_new", "job_num_cap"):
-            if int(getattr(self, name)) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.backlog_size < 0:
-            raise ConfigError(f"backlog_size must be >= 0, got {self.backlog_size}")
+                     "max_track_since_new", "job_num_cap", "backlog_size"):
+            # frozen: the checked int replaces a float such as 10.0, which numpy's shapes refuse
+            object.__setattr__(self, name, check_int(name, getattr(self, name), 0 if name == "backlog_size" else 1))
         if self.placement == "earliest" and self.max_job_len > self.time_horizon:
             raise ConfigError(f"max_job_len ({self.max_job_len}) must not exceed time_horizon "
                               f"({self.time_horizon}) with placement 'earliest': such a job could "

@@ -189,7 +189,7 @@ MODELS = {
 def make_model(name: str, *, num_res: int, max_job_len: int, max_job_size: int, res_slot: int,
                new_job_rate: float, small_chance: float = 0.8) -> JobModel:
     """The named model (``deeprm``, ``sb3_phase1``, ``sb3_phase1_code`` or ``cunha``) from the environment's parameters."""
-    if name not in MODELS:
+    if not isinstance(name, str) or name not in MODELS:
         raise ConfigError(f"unknown DeepRM workload '{name}' (choose from: {', '.join(MODELS)})")
     return MODELS[name](num_res, max_job_len, max_job_size, res_slot, new_job_rate, small_chance)
 
