@@ -156,3 +156,39 @@ def test_checked_values_take_integral_floats_and_refuse_bools():
     assert check_bool("b", np.bool_(True)) is True
     with pytest.raises(ConfigError, match="b must be true or false"):
         check_bool("b", 1)
+
+
+@pytest.mark.parametrize("algo, hp, needle", [
+    ("ppo", {"batch_size": 2.5}, "'batch_size' must be an integer"),
+    ("ppo", {"n_steps": 0}, "'n_steps' must be >= 1"),
+    ("ppo", {"gamma": [1]}, "'gamma' must be a finite number"),
+    ("ppo", {"normalize_advantage": 3}, "'normalize_advantage' must be true or false"),
+    ("ppo", {"policy_kwargs": 3}, "'policy_kwargs' must be a mapping"),
+    ("a2c", {"use_rms_prop": "yes"}, "'use_rms_prop' must be true or false"),
+    ("dqn", {"exploration_fraction": "abc"}, "'exploration_fraction' must be a finite number"),
+])
+def test_bad_hyperparameter_type_is_one_line_naming_it(algo, hp, needle):
+    """A ``--hp`` value of the wrong type fails before training (it was a traceback mid-training,
+    e.g. a float batch size in SB3's slicing); an integer written as a float is taken."""
+    from schedrl.agents.hyperparams import resolve_hyperparams
+
+    with pytest.raises(ConfigError, match=needle):
+        resolve_hyperparams(algo, hp)
+    _, _, kwargs = resolve_hyperparams("ppo", {"n_steps": 64.0, "gamma": 1})
+    assert kwargs["n_steps"] == 64 and type(kwargs["n_steps"]) is int and type(kwargs["gamma"]) is int
+
+
+def test_tune_space_choice_of_the_wrong_kind_is_named():
+    from schedrl.experiments.tune import check_kinds
+
+    kinds = {"net": "widths", "n_steps": "int", "gamma": "real", "mask": "bool"}.get
+    check_kinds({"net": {"type": "categorical", "choices": [[64, 64], [256]]},
+                 "n_steps": {"type": "int", "low": 8, "high": 64},
+                 "gamma": {"type": "float", "low": 0.9, "high": 1.0}}, "x.tune.space", kinds)
+    for space, needle in [({"net": {"type": "categorical", "choices": [[64, "x"]]}}, r"x.tune.space.net.choices"),
+                          ({"net": {"type": "categorical", "choices": [[1.5]]}}, "list of layer widths"),
+                          ({"n_steps": {"type": "float", "low": 8, "high": 64}}, "float range cannot give an integer"),
+                          ({"mask": {"type": "categorical", "choices": [0]}}, "0 is not true or false"),
+                          ({"gamma": {"type": "categorical", "choices": ["1e999"]}}, "is not a finite number")]:
+        with pytest.raises(ConfigError, match=needle):
+            check_kinds(space, "x.tune.space", kinds)

@@ -526,7 +526,7 @@ def test_contested_only_update_by_hand(tmp_path):
 def test_contested_only_and_stream_checks_and_records(tmp_path):
     with pytest.raises(ConfigError, match="contested_only needs mask_actions"):
         ReinforceConfig.from_dict({**ONE, "contested_only": True})
-    with pytest.raises(ConfigError, match="contested_only must be true or false"):
+    with pytest.raises(ConfigError, match="'contested_only' must be true or false"):
         ReinforceConfig.from_dict({**ONE, "mask_actions": True, "contested_only": "yes"})
     # unset, the record is the one from before the option (runs keep their config, no retraining)
     assert "contested_only" not in ReinforceConfig.from_dict(ONE).record()

@@ -179,6 +179,8 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
     for key in params:
         if key not in allowed:
             raise ConfigError(f"{algo}: unknown hyperparameter '{key}'")
+    check_types({k: p.default for k, p in inspect.signature(cls.__init__).parameters.items()
+                 if p.default is not inspect.Parameter.empty}, params, algo)
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if key in params and params[key] is not None:
             params[key] = _schedule(key, params[key])
@@ -191,6 +193,41 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
     policy = _check_sparse_input(cls, policy, params["policy_kwargs"])
     _sparse_optimizer(cls, params)
     return policy, n_envs, params
+
+
+#: hyperparameters read as a schedule or a tuple, or checked apart (policy_kwargs)
+_UNTYPED = frozenset({"learning_rate", "clip_range", "clip_range_vf", "train_freq", "policy_kwargs"})
+#: integer hyperparameters that count something and must be at least 1
+_COUNTS = frozenset({"n_steps", "batch_size", "n_epochs", "n_critic_updates", "cg_max_steps", "buffer_size",
+                     "target_update_interval", "sub_sampling_factor"})
+
+
+def check_types(defaults: dict[str, Any], params: dict[str, Any], algo: str,
+                counts: frozenset[str] = _COUNTS, untyped: frozenset[str] = _UNTYPED) -> None:
+    """Each hyperparameter of the type of its default (a bool, an integer, a number or a name); one
+    ConfigError naming the key otherwise. In place, an integer written ``1.0e6`` becomes ``1000000``.
+    Keys whose default is None (or a list) are left to the trainer's own checks, as are ``untyped``
+    ones (SB3's schedules and tuples); ``counts``: integers that must be at least 1."""
+    from schedrl.errors import check_bool, check_int, check_real
+
+    for key, value in params.items():
+        default, name = defaults.get(key), f"{algo}: hyperparameter '{key}'"
+        if key in untyped or default is None:
+            continue
+        # checked, the value kept as given (a run's saved config and its resume compare them); only an
+        # integer written as a float becomes an int, which SB3's slices and ranges need
+        if isinstance(default, bool):
+            check_bool(name, value)
+        elif isinstance(default, int):
+            checked = check_int(name, value, 1 if key in counts else None)
+            if isinstance(value, float):
+                params[key] = checked
+        elif isinstance(default, float):
+            check_real(name, value)
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ConfigError(f"{name} must be a name such as '{default}', not {value!r}")
+    if "policy_kwargs" in params and not isinstance(params["policy_kwargs"], (dict, type(None))):
+        raise ConfigError(f"{algo}: hyperparameter 'policy_kwargs' must be a mapping, not {params['policy_kwargs']!r}")
 
 
 def _sparse_optimizer(cls, params: dict[str, Any]) -> None:

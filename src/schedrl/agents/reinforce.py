@@ -62,13 +62,14 @@ import math
 import random
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schedrl.agents.device import resolve_device
+from schedrl.agents.hyperparams import check_types
 from schedrl.agents.networks import NETWORKS, activation_class, build
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
 from schedrl.agents.tensorboard import ScalarLog, require_tensorboard
@@ -119,6 +120,8 @@ class ReinforceConfig:
         for key in params:
             if key not in known:
                 raise ConfigError(f"deeprm_pg: unknown hyperparameter '{key}' (known: {', '.join(sorted(known))})")
+        check_types({f.name: f.default for f in fields(cls) if f.default is not MISSING}, params, "deeprm_pg",
+                    counts=frozenset({"trajectories", "examples_per_update"}), untyped=frozenset())
         cfg = cls(**params)
         if cfg.baseline not in BASELINES:
             raise ConfigError(f"deeprm_pg: baseline must be one of {', '.join(BASELINES)}, got '{cfg.baseline}'")
@@ -127,13 +130,11 @@ class ReinforceConfig:
         if not 0 <= cfg.discount <= 1 or cfg.learning_rate <= 0 or cfg.trajectories < 1 or cfg.examples_per_update < 1:
             raise ConfigError("deeprm_pg: need 0 <= discount <= 1, learning_rate > 0, trajectories >= 1, "
                               "examples_per_update >= 1")
-        if not isinstance(cfg.update_every, int) or cfg.update_every < 0:
+        if cfg.update_every < 0:  # an integer: check_types
             raise ConfigError(f"deeprm_pg: update_every must be an integer >= 0, got {cfg.update_every!r}")
         if cfg.update_every and (cfg.trajectories != 1 or cfg.examples_per_update != 1):
             raise ConfigError("deeprm_pg: update_every > 0 needs trajectories 1 and examples_per_update 1 "
                               f"(got {cfg.trajectories} and {cfg.examples_per_update})")
-        if not isinstance(cfg.contested_only, bool):
-            raise ConfigError(f"deeprm_pg: contested_only must be true or false, got {cfg.contested_only!r}")
         if cfg.contested_only and not cfg.mask_actions:
             raise ConfigError("deeprm_pg: contested_only needs mask_actions true (without masks every action "
                               "is valid, so every decision is contested)")

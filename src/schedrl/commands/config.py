@@ -48,7 +48,10 @@ def check_config_file(path, schemas=DEFAULT_SCHEMA_DIR) -> dict:
 
 
 def check_sections(config: dict, path) -> dict:
-    """Each paper section's ``check_spec`` on a validated config; ConfigError names ``path``."""
+    """Each paper section's ``check_spec`` on a validated config, and its study's block (``tune``)
+    where it has one; ConfigError names ``path``."""
+    import importlib
+
     from schedrl.commands import spec_module
     from schedrl.errors import ConfigError
 
@@ -61,6 +64,8 @@ def check_sections(config: dict, path) -> dict:
         if check is not None:
             try:
                 check(block)
+                if isinstance(block, dict) and "tune" in block:  # the study's block, as `schedrl tune` reads it
+                    importlib.import_module(f"schedrl.papers.{section}.tuning").tune_spec(block)
             except ConfigError as exc:
                 raise ConfigError(f"{path}: {exc}") from None
     return config

@@ -117,6 +117,37 @@ def _check_dimension(dim, where: str) -> None:
         raise ConfigError(f"{where}.low: a log scale needs low > 0")
 
 
+#: what a searched key takes (``check_kinds``), in words
+KINDS = {"int": "an integer", "real": "a finite number", "bool": "true or false",
+         "widths": "a list of layer widths (integers >= 1)", "name": "a name"}
+
+
+def _fits(value, kind: str) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "name":
+        return isinstance(value, str)
+    if kind == "widths":
+        return isinstance(value, list) and bool(value) and all(_fits(w, "int") and w >= 1 for w in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    return kind == "real" or isinstance(value, int)
+
+
+def check_kinds(space: dict[str, dict], where: str, kind_of: Callable[[str], str]) -> None:
+    """Every value a dimension can give is of the kind its key takes (``kind_of(key)``, one of
+    ``KINDS``): a categorical choice such as ``'x'`` among a network's widths, or a float range for an
+    integer, is a ConfigError naming ``<where>.<key>`` when the study is read, not a failed trial."""
+    for key, dim in space.items():
+        kind = kind_of(key)
+        if dim["type"] == "categorical":
+            for choice in dim["choices"]:
+                if not _fits(choice, kind):
+                    raise ConfigError(f"{where}.{key}.choices: {choice!r} is not {KINDS[kind]}")
+        elif kind not in ("int", "real") or (kind == "int" and dim["type"] != "int"):
+            raise ConfigError(f"{where}.{key}: a {dim['type']} range cannot give {KINDS[kind]}")
+
+
 def extremes(dim: dict) -> list:
     """A dimension's extreme values: each choice, or the two ends of a range."""
     if dim["type"] == "categorical":

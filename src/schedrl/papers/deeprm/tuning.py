@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, study_spec, tune_paper
+from schedrl.experiments.tune import SB3Learner, StudySpec, check_kinds, recipe_text, study_spec, tune_paper
 from schedrl.papers.deeprm.layout import (
     ENV_ID,
     HYPERPARAM_KEYS,
@@ -65,6 +65,15 @@ def _searchable(algo: str) -> tuple[str, ...]:
     return HYPERPARAM_KEYS[algo] + (REMEDIES if algo == "ppo" else ("num_jobsets",))
 
 
+def _kind(key: str) -> str:
+    """What a searched key takes (``tune.check_kinds``), as ``trial_spec`` writes it."""
+    if key == "net":
+        return "widths"
+    if key in INT_KEYS or key == "num_jobsets":
+        return "int"
+    return "bool" if key in BOOL_KEYS or key == "mask" else "real"
+
+
 def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     """(the deeprm-specific keys, defaults filled, the study) of ``deeprm.tune``; ConfigError names the key."""
     raw = spec.get("tune")
@@ -88,6 +97,7 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     if unknown:
         raise ConfigError(f"deeprm.tune.space.{unknown[0]}: not searchable for {own['algo']} "
                           f"(choose from: {', '.join(searchable)})")
+    check_kinds(study.space, "deeprm.tune.space", _kind)
     counts = [int(spec["train"]["num_jobsets"])]
     if "num_jobsets" in study.space:
         dim = study.space["num_jobsets"]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, study_spec, tune_paper
+from schedrl.experiments.tune import SB3Learner, StudySpec, check_kinds, recipe_text, study_spec, tune_paper
 from schedrl.papers.mdp.evaluation import METRIC, evaluate_model
 from schedrl.papers.mdp.layout import (
     ENV_ID,
@@ -81,6 +81,8 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     unknown = sorted(set(study.space) - set(HYPERPARAM_KEYS))
     if unknown:
         raise ConfigError(f"mdp.tune.space.{unknown[0]}: not searchable (choose from: {', '.join(HYPERPARAM_KEYS)})")
+    check_kinds(study.space, "mdp.tune.space", lambda key: {"net": "widths", "mask": "bool"}.get(
+        key, "int" if key in INT_KEYS else "real"))  # as trial_spec writes them
     _check_validation_seeds(spec, own, study)
     return own, study
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedrl.errors import ConfigError
-from schedrl.experiments.tune import SB3Learner, StudySpec, recipe_text, study_spec, tune_paper
+from schedrl.experiments.tune import SB3Learner, StudySpec, check_kinds, recipe_text, study_spec, tune_paper
 from schedrl.papers.runtime import experiments as rx
 
 ROOT = "results/tuned/runtime"
@@ -61,6 +61,9 @@ def tune_spec(spec: dict) -> tuple[dict, StudySpec]:
     if unknown:
         raise ConfigError(f"runtime.tune.space.{unknown[0]}: not searchable (choose from: "
                           f"{', '.join(PPO_KEYS + GRID_KEYS + REMEDIES)})")
+    check_kinds(study.space, "runtime.tune.space", lambda key: {  # as trial_spec writes them
+        "mask": "bool", "mask_unfit": "bool", "reward": "name", "net": "widths"}.get(
+        key, "int" if key in GRID_KEYS else "real"))
     return own, study
 
 
