@@ -143,7 +143,7 @@ def test_checked_values_take_integral_floats_and_refuse_bools():
 
     from schedrl.errors import check_bool, check_int, check_real
 
-    assert check_int("n", 10.0) == 10 and type(check_int("n", np.int64(3))) is int
+    assert check_int("n", 10.0) == 10 and type(check_int("n", np.int64(3))) is int and check_int("n", 10**400) > 0
     for bad in (True, "3", 2.5, float("nan"), None):
         with pytest.raises(ConfigError, match="n must be an integer"):
             check_int("n", bad)

@@ -34,8 +34,9 @@ class ConfigError(SchedrlError):
 
 def check_int(name: str, value, minimum: int | None = None) -> int:
     """``value`` as an ``int``, or a ``ConfigError`` naming ``name``: an integer (a float without a
-    fraction, such as YAML's ``1e3``, counts), never a bool or a string; at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+    fraction, such as YAML's ``1.0e3``, counts), never a bool or a string; at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or (
+            not isinstance(value, numbers.Integral) and not float(value).is_integer()):
         raise ConfigError(f"{name} must be an integer, not {value!r}")
     if minimum is not None and value < minimum:
         raise ConfigError(f"{name} must be >= {minimum}, got {value}")
