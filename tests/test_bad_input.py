@@ -71,5 +71,9 @@ def test_train_bad_device_and_bad_hyperparameter_value(tmp_path, capsys):
         code, err = _run(base + ["--run-dir", str(tmp_path / "b"), "--device", "cuda"], capsys)
         assert code == 2 and "no CUDA device" in err[0]
     code, err = _run(base + ["--run-dir", str(tmp_path / "c"), "--hp", "n_steps=-5"], capsys)
+    assert code == 2 and len(err) == 1 and "'n_steps' must be >= 1" in err[0]
+    # a value only SB3 itself refuses (its assertion) is the same one line, and no half-made run folder
+    code, err = _run(base + ["--run-dir", str(tmp_path / "d"), "--hp", "n_steps=1", "--hp", "n_envs=1",
+                             "--algo", "ppo", "--hp", "batch_size=1"], capsys)
     assert code == 2 and len(err) == 1 and "bad hyperparameter value" in err[0]
-    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+    assert not any((tmp_path / n).exists() for n in "acd")
