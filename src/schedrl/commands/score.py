@@ -49,7 +49,7 @@ def load_config(scale: str, files: list[str] | None = None) -> dict:
     for name in extra:
         config = merge_config(config, load_yaml(name) or {})
     if not config:
-        raise ConfigError("config/config.yaml not found: run schedrl score from the pipeline's root")
+        raise ConfigError("config/config.yaml not found: run this command from the pipeline's root (the checkout)")
     return validate_config(config, source="config from " + ", ".join(["config/config.yaml", *extra]))
 
 
