@@ -21,7 +21,7 @@ help:
 	@echo "make test   - set up and run pytest, dry runs of all scales and the smoke DAG"
 	@echo "make lint   - ruff and snakemake --lint"
 	@echo "make test-slurm - one-node SLURM (root; installs slurm-wlm), the runtime smoke target through it, compared with a local run"
-	@echo "make fuzz   - 10,000 generated bad inputs at the trace reader, config loader, --spec and the CLI"
+	@echo "make fuzz   - 10,000 generated bad inputs at the trace reader, config loader, --spec, the CLI and the envs"
 	@echo "make plan   - docs/paper-scale-plan.md from the paper-scale DAG"
 	@echo "make status - README's status table and docs/reproduction-status.md from the recorded runs (schedrl status --write)"
 
