@@ -205,6 +205,18 @@ def test_config_errors():
         DFPConfig.from_dict({"lr": 1})
     with pytest.raises(ConfigError, match="offsets"):
         DFPConfig.from_dict({"offsets": [1, 2], "offset_weights": [1.0]})
+    # the types of the defaults (hyperparams.check_types): a list's item named by its index, widths >= 1
+    with pytest.raises(ConfigError, match=r"'state_hidden\[1\]' must be >= 1"):
+        DFPConfig.from_dict({"state_hidden": [64, 0]})
+    with pytest.raises(ConfigError, match="'offsets' must be a list"):
+        DFPConfig.from_dict({"offsets": "1,2"})
+    with pytest.raises(ConfigError, match=r"'offset_weights\[0\]' must be a finite number"):
+        DFPConfig.from_dict({"offset_weights": [True, 0, 0, 0, 0, 1]})
+    with pytest.raises(ConfigError, match="'state_out' must be an integer"):
+        DFPConfig.from_dict({"state_out": 2.5})
+    cfg = DFPConfig.from_dict({"batch_size": 32.0, "state_hidden": [64.0, 32], "incremental_input": True})
+    assert (cfg.batch_size, cfg.state_hidden, cfg.incremental_input) == (32, [64, 32], True)
+    assert type(cfg.batch_size) is int and type(cfg.state_hidden[0]) is int
 
 
 def test_replay_ring():

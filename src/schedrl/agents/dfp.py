@@ -53,7 +53,7 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ import numpy as np
 
 from schedrl.agents.allocator import keep_freed_blocks
 from schedrl.agents.device import check_device, resolve_device
+from schedrl.agents.hyperparams import check_types
 from schedrl.agents.incremental_setting import SETTINGS as INCREMENTAL_SETTINGS
 from schedrl.agents.incremental_setting import use_incremental
 from schedrl.agents.runs import RunFolder, begin_run, default_checkpoint_every, progress_bar
@@ -112,8 +113,9 @@ class DFPConfig:
         unknown = sorted(set(params) - known)
         if unknown:
             raise ConfigError(f"dfp: unknown hyperparameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        for name, value in params.items():
-            _check_type(name, value, cls.__dataclass_fields__[name].type)
+        params = dict(params)
+        check_types({f.name: f.default_factory() if f.default is MISSING else f.default for f in fields(cls)},
+                    params, "dfp", counts=_SIZES, untyped=frozenset({"incremental_input"}))  # checked in check()
         cfg = cls(**params)
         cfg.check()
         return cfg
@@ -157,32 +159,8 @@ def _save_checkpoint(state: dict, path) -> None:
 
 
 # Network sizes: whole numbers >= 1 (a zero width or stride fails deep inside torch).
-_SIZES = {"state_hidden", "state_out", "cnn_channels", "cnn_kernel", "cnn_stride", "meas_hidden", "goal_hidden",
-          "stream_hidden"}
-
-
-def _check_type(name: str, value: Any, annotation) -> None:
-    """ConfigError naming ``name`` unless ``value`` fits its DFPConfig field (bools are not numbers)."""
-    import math
-
-    kind = str(annotation)
-    item = kind[5:-1] if kind.startswith("list[") else None
-
-    def fits(v, t):
-        if t == "int":
-            return isinstance(v, int) and not isinstance(v, bool) and (name not in _SIZES or v >= 1)
-        if t == "float":
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        if t == "str | bool":
-            return isinstance(v, (str, bool))
-        return isinstance(v, str)
-
-    ok = (isinstance(value, list) and all(fits(v, item) for v in value)) if item else fits(value, kind)
-    if not ok:
-        want = f"a list of {item}s" if item else f"a{'n' if kind == 'int' else ''} {kind}"
-        if name in _SIZES:
-            want += " >= 1"
-        raise ConfigError(f"dfp: {name} must be {want}, not {value!r}")
+_SIZES = frozenset({"state_hidden", "state_out", "cnn_channels", "cnn_kernel", "cnn_stride", "meas_hidden",
+                    "goal_hidden", "stream_hidden"})
 
 
 def _mlp(sizes: Sequence[int], slope: float, wide_input: bool = False, incremental: str | bool = False):

@@ -204,30 +204,41 @@ _COUNTS = frozenset({"n_steps", "batch_size", "n_epochs", "n_critic_updates", "c
 
 def check_types(defaults: dict[str, Any], params: dict[str, Any], algo: str,
                 counts: frozenset[str] = _COUNTS, untyped: frozenset[str] = _UNTYPED) -> None:
-    """Each hyperparameter of the type of its default (a bool, an integer, a number or a name); one
-    ConfigError naming the key otherwise. In place, an integer written ``1.0e6`` becomes ``1000000``.
-    Keys whose default is None (or a list) are left to the trainer's own checks, as are ``untyped``
-    ones (SB3's schedules and tuples); ``counts``: integers that must be at least 1."""
-    from schedrl.errors import check_bool, check_int, check_real
-
+    """Each hyperparameter of the type of its default (a bool, an integer, a number, a name, or a list
+    of the type of the default list's items); one ConfigError naming the key otherwise. In place, an
+    integer written ``1.0e6`` becomes ``1000000``. Keys whose default is None (or an empty list) are left
+    to the trainer's own checks, as are ``untyped`` ones (SB3's schedules and tuples); ``counts``:
+    integers (or lists of them) that must be at least 1."""
     for key, value in params.items():
-        default, name = defaults.get(key), f"{algo}: hyperparameter '{key}'"
-        if key in untyped or default is None:
-            continue
-        # checked, the value kept as given (a run's saved config and its resume compare them); only an
-        # integer written as a float becomes an int, which SB3's slices and ranges need
-        if isinstance(default, bool):
-            check_bool(name, value)
-        elif isinstance(default, int):
-            checked = check_int(name, value, 1 if key in counts else None)
-            if isinstance(value, float):
-                params[key] = checked
-        elif isinstance(default, float):
-            check_real(name, value)
-        elif isinstance(default, str) and not isinstance(value, str):
-            raise ConfigError(f"{name} must be a name such as '{default}', not {value!r}")
+        default = defaults.get(key)
+        if key not in untyped and default is not None:
+            params[key] = _checked(algo, key, value, default, key in counts)
     if "policy_kwargs" in params and not isinstance(params["policy_kwargs"], (dict, type(None))):
         raise ConfigError(f"{algo}: hyperparameter 'policy_kwargs' must be a mapping, not {params['policy_kwargs']!r}")
+
+
+def _checked(algo: str, key: str, value, default, count: bool):
+    """``value`` checked against the type of ``default`` (see ``check_types``), kept as given (a run's
+    saved config and its resume compare them) except an integer written as a float, which becomes an
+    int (SB3's slices and ranges need one)."""
+    from schedrl.errors import check_bool, check_int, check_real
+
+    name = f"{algo}: hyperparameter '{key}'"
+    if isinstance(default, bool):
+        check_bool(name, value)
+    elif isinstance(default, int):
+        checked = check_int(name, value, 1 if count else None)
+        return checked if isinstance(value, float) else value
+    elif isinstance(default, float):
+        check_real(name, value)
+    elif isinstance(default, str) and not isinstance(value, str):
+        raise ConfigError(f"{name} must be a name such as '{default}', not {value!r}")
+    elif isinstance(default, list) and default:
+        if not isinstance(value, list):
+            raise ConfigError(f"{name} must be a list such as {default}, not {value!r}")
+        items = [_checked(algo, f"{key}[{i}]", v, default[0], count) for i, v in enumerate(value)]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
 
 
 def _sparse_optimizer(cls, params: dict[str, Any]) -> None:
