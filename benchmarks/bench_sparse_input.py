@@ -26,7 +26,11 @@ T 512 / M 512 / K 4). For each:
    plus torch's fused Adam stepping a zero-gradient table the size of the first layers, as an exact
    Adam must every step: every weight moves on its moments, touched or not), alternated with dense,
    each rate's ratio over dense. ``free+adam`` over dense bounds the speed-up of any first layer
-   trained with the papers' exact Adam.
+   trained with the papers' exact Adam;
+6. with ``--scan``, what building a batch's CSR view costs (``sparse_input._csr``, on real observations
+   at the training batch and at one observation) against two peers measured in the same run: scipy's
+   ``csr_matrix`` of the same array and the kernel that writes every input (``_csr`` until 2026-12-06),
+   the three views checked equal.
 
 Process CPU time on one torch thread (the 2-core machine is shared; CPU time is what core-hours
 count). ``python benchmarks/bench_sparse_input.py [--steps 3000] [--cases mdp3 mdp6 ...]
@@ -41,6 +45,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
 
 DEEPRM_SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
@@ -281,6 +286,63 @@ def ceiling(case: str, env_id: str, kwargs: dict, hp: dict, steps: int, repeats:
           f"({rates['free+adam'] / rates['dense']:.2f}x)", flush=True)
 
 
+@numba.njit(cache=True)
+def _csr_every_input(x: np.ndarray, max_nnz: int):
+    """The CSR kernel before groups of zeros were skipped: every input written, the index advanced
+    past the non-zero ones (the peer of ``--scan``)."""
+    n_rows, n_cols = x.shape
+    nnz = 0
+    for b in range(n_rows):
+        for i in range(n_cols):
+            nnz += x[b, i] != 0
+        if nnz > max_nnz:
+            return np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.float32)
+    indptr = np.empty(n_rows + 1, np.int64)
+    cols = np.empty(nnz + 1, np.int32)
+    vals = np.empty(nnz + 1, np.float32)
+    k = 0
+    indptr[0] = 0
+    for b in range(n_rows):
+        for i in range(n_cols):
+            v = x[b, i]
+            cols[k] = i
+            vals[k] = v
+            k += v != 0
+        indptr[b + 1] = k
+    return indptr, cols[:nnz], vals[:nnz]
+
+
+def scan(case: str, env_id: str, kwargs: dict, hp: dict, repeats: int) -> None:
+    """Print the CSR view's cost (CPU microseconds, best of ``repeats``) at the training batch and at
+    one observation, ours against scipy's and the every-input kernel's, after checking all three equal."""
+    import scipy.sparse as sp
+
+    from schedrl.agents.sparse_input import MAX_DENSITY, _csr
+
+    batch = min(int(hp["batch_size"]), int(hp["n_steps"]) * int(hp.get("n_envs", 1)))
+    x_all = observations(env_id, kwargs, 200 + batch)
+    cells = []
+    for rows in (batch, 1):
+        x = np.ascontiguousarray(x_all[200:200 + rows])  # past the first episode's empty start
+        max_nnz = int(MAX_DENSITY * x.size)
+        ours, every = _csr(x, max_nnz), _csr_every_input(x, max_nnz)
+        peer = sp.csr_matrix(x)
+        if ours[0].size:
+            assert all(np.array_equal(a, b) for a, b in zip(ours, every))
+            assert np.array_equal(ours[0], peer.indptr) and np.array_equal(ours[1], peer.indices)
+            assert np.array_equal(ours[2], peer.data)
+        passes = max(20, 20_000 // rows)
+        us = {name: 1e3 * cpu_ms(lambda f=f, x=x, n=max_nnz: f(x, n), passes, repeats)
+              for name, f in (("ours", _csr), ("every input", _csr_every_input))}
+        us["scipy"] = 1e3 * cpu_ms(lambda x=x: sp.csr_matrix(x), max(5, passes // 10), repeats)
+        density = np.count_nonzero(x) / x.size
+        cells.append(f"{rows} x {x.shape[1]} ({density:.1%} non-zero{', dense: no view' if not ours[0].size else ''}): "
+                     f"ours {us['ours']:.1f} us, every input {us['every input']:.1f} "
+                     f"({us['every input'] / us['ours']:.2f}x ours), scipy {us['scipy']:.1f} "
+                     f"({us['scipy'] / us['ours']:.2f}x)")
+    print(f"{case:17s} CSR view, CPU us: " + "; ".join(cells), flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
@@ -290,6 +352,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="PPO variants timed (dense and sparse always)")
     ap.add_argument("--ceiling", action="store_true",
                     help="only the bound: dense against the first layers free, with and without Adam over them")
+    ap.add_argument("--scan", action="store_true",
+                    help="only the CSR view's cost, against scipy's csr_matrix and the every-input kernel")
     args = ap.parse_args(argv)
     variants = ["dense", "sparse"] + [v for v in VARIANTS if v in args.variants and v not in ("dense", "sparse")]
     import torch
@@ -299,7 +363,7 @@ def main(argv: list[str] | None = None) -> None:
 
     extra = "".join(f" {v:>6s} {'ratio':>6s}" for v in variants[1:])
     diffs = "".join(f" {v:>7s}" for v in variants[1:])
-    if not args.ceiling:
+    if not (args.ceiling or args.scan):
         print(f"{'case':17s} {'inputs':>6s} {'density':>7s} {'p90':>5s} | first layer ms: {'fwd1 d':>7s} {'fwd1 s':>7s} "
               f"{'train d':>7s} {'train s':>7s} | PPO steps/CPU-s: {'dense':>6s}{extra} "
               f"| layers' share dense -> sparse | max |dw| from dense:{diffs}")
@@ -308,6 +372,9 @@ def main(argv: list[str] | None = None) -> None:
             env_id, kwargs, hp = case_setup(case, Path(tmp))
             if args.ceiling:
                 ceiling(case, env_id, kwargs, hp, args.steps, args.repeats)
+                continue
+            if args.scan:
+                scan(case, env_id, kwargs, hp, max(3, args.repeats))
                 continue
             dens = densities(env_id, kwargs)
             n_steps, n_envs, batch = int(hp["n_steps"]), int(hp.get("n_envs", 1)), int(hp["batch_size"])

@@ -88,6 +88,29 @@ def test_same_function_on_real_observations(case):
     assert torch.equal(again(x), out_s)  # deterministic
 
 
+@pytest.mark.parametrize("n_cols", [1, 7, 8, 9, 16, 37])
+def test_csr_view_is_scipys_on_random_batches(n_cols):
+    """The CSR kernel (groups of zeros skipped, every input of a group with an entry written) against
+    scipy's ``csr_matrix``: widths on and off its group size, empty rows, runs of zeros, NaN and -0.0
+    (a zero: left out, as scipy does), and the dense refusal exactly above ``max_nnz``."""
+    import scipy.sparse as sp
+
+    from schedrl.agents.sparse_input import _csr
+
+    rng = np.random.default_rng(n_cols)
+    for density in (0.0, 0.05, 0.3, 1.0):
+        x = np.where(rng.random((6, n_cols)) < density, rng.standard_normal((6, n_cols)), 0).astype(np.float32)
+        x[2] = 0.0
+        x[3, :: 3] = -0.0
+        x[4, -1] = np.nan
+        nnz = int(np.count_nonzero(x))
+        indptr, cols, vals = _csr(x, nnz)
+        peer = sp.csr_matrix(x)
+        assert np.array_equal(indptr, peer.indptr) and np.array_equal(cols, peer.indices)
+        assert np.array_equal(vals, peer.data, equal_nan=True)
+        assert nnz and _csr(x, nnz - 1)[0].size == 0  # the NaN counts: never an empty batch
+
+
 def test_dense_fallback_above_max_density_and_nan():
     dense, _ = _pair(40, 8)
     sparse = SparseInputLinear.from_linear(dense, max_density=0.1)

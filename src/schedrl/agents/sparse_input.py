@@ -46,11 +46,18 @@ from torch.autograd.function import once_differentiable
 MAX_DENSITY = 0.3
 
 
+#: inputs tested together by ``_csr``'s second pass: a group with no non-zero entry is skipped whole
+CSR_GROUP = 8
+
+
 @numba.njit(cache=True)
 def _csr(x: np.ndarray, max_nnz: int):
     """CSR view of ``x`` (float32 [B, N]): ``(indptr, cols, vals)``, or an empty ``indptr`` when the
-    batch holds more than ``max_nnz`` non-zero entries (the caller then multiplies densely). The
-    second pass writes every entry and advances only past the non-zero ones (no branch to predict)."""
+    batch holds more than ``max_nnz`` non-zero entries (the caller then multiplies densely). The first
+    pass counts (vectorised; a dense batch stops early). The second skips groups of ``CSR_GROUP`` zero
+    inputs (the images' empty runs) and, inside a group with an entry, writes every input and advances
+    only past the non-zero ones (no branch per input to predict): 1.6-1.8x faster than writing every
+    input on the MDP's and DeepRM's observations (``benchmarks/bench_sparse_input.py --scan``)."""
     n_rows, n_cols = x.shape
     nnz = 0
     for b in range(n_rows):
@@ -59,13 +66,25 @@ def _csr(x: np.ndarray, max_nnz: int):
         if nnz > max_nnz:
             return np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.float32)
     indptr = np.empty(n_rows + 1, np.int64)
-    cols = np.empty(nnz + 1, np.int32)
-    vals = np.empty(nnz + 1, np.float32)
+    cols = np.empty(nnz + CSR_GROUP, np.int32)  # room for a group's writes past the last entry
+    vals = np.empty(nnz + CSR_GROUP, np.float32)
     k = 0
     indptr[0] = 0
+    whole = n_cols - n_cols % CSR_GROUP
     for b in range(n_rows):
-        for i in range(n_cols):
-            v = x[b, i]
+        row = x[b]
+        for start in range(0, whole, CSR_GROUP):
+            hit = False
+            for i in range(start, start + CSR_GROUP):
+                hit |= row[i] != 0
+            if hit:
+                for i in range(start, start + CSR_GROUP):
+                    v = row[i]
+                    cols[k] = i
+                    vals[k] = v
+                    k += v != 0
+        for i in range(whole, n_cols):
+            v = row[i]
             cols[k] = i
             vals[k] = v
             k += v != 0
