@@ -14,7 +14,9 @@ T 512 / M 512 / K 4). For each:
    variants: ``dense`` (``sparse_input`` off), ``sparse`` (on; SB3's clip and torch's Adam over every
    weight, what recorded runs use), ``clip`` (on, ``sparse_optimizer: clip``: the clip from the rows
    the batch touched, torch's Adam) and ``lazy`` (on, ``sparse_optimizer: lazy``: that clip and Adam
-   on the touched rows only, a different optimizer), each rate's ratio over dense, and the largest
+   on the touched rows only, a different optimizer), and ``sb3-buffer`` (``sparse`` with SB3's own rollout
+   buffer instead of ``schedrl.agents.sparse_rollouts``': each minibatch copied dense, then scanned),
+   each rate's ratio over dense, and the largest
    weight difference of the sparse and clip runs from the dense one (the same function: only the
    order of float sums differs; lazy differs by design, printed for scale);
 4. the part of a gradient step that ``sparse_optimizer`` changes (backward, SB3's clip call and the
@@ -52,7 +54,8 @@ DEEPRM_SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets"
                "variants": {"discrete-image": {"env": {"num_nw": 10}}}}
 CASES = ("mdp3", "mdp6", "mdp9", "deeprm", "runtime_baseline", "runtime_nn1")
 #: PPO variant -> (policy_kwargs.sparse_input, policy_kwargs.sparse_optimizer)
-VARIANTS = {"dense": (False, "dense"), "sparse": (True, "dense"), "clip": (True, "clip"), "lazy": (True, "lazy")}
+VARIANTS = {"dense": (False, "dense"), "sparse": (True, "dense"), "clip": (True, "clip"), "lazy": (True, "lazy"),
+            "sb3-buffer": (True, "dense")}
 
 
 def case_setup(case: str, tmp: Path):
@@ -173,6 +176,8 @@ def gradient_step_ms(env_id: str, kwargs: dict, hp: dict, x: np.ndarray, batch: 
 
     steps = {}
     for variant, (sparse, optimizer) in VARIANTS.items():
+        if variant == "sb3-buffer":  # the same tail as sparse: the buffer changes what comes before it
+            continue
         params = copy.deepcopy(hp)
         params["policy_kwargs"]["sparse_input"] = sparse
         if optimizer != "dense":
@@ -220,6 +225,8 @@ def ppo_rate(env_id: str, kwargs: dict, hp: dict, steps: int, variant: str):
     if optimizer != "dense":
         hp["policy_kwargs"]["sparse_optimizer"] = optimizer
     policy, n_envs, kw = resolve_hyperparams("ppo", hp)
+    if variant == "sb3-buffer":  # sparse layers, SB3's own buffer: minibatches copied dense and scanned
+        kw.pop("rollout_buffer_class", None), kw.pop("rollout_buffer_kwargs", None)
     env = DummyVecEnv([lambda: make_env(env_id, kwargs) for _ in range(n_envs)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # batch_size larger than the MDP's rollout
@@ -405,8 +412,12 @@ def main(argv: list[str] | None = None) -> None:
                   f"{costs['sparse_train']:7.2f} | {'':16s} {rates['dense']:6.0f}{cells} | "
                   f"{share['dense']:5.0%} -> {share['sparse']:4.0%} {'':17s}| {'':19s}"
                   + "".join(f" {diff[v]:7.1e}" for v in variants[1:]), flush=True)
+            if "sb3-buffer" in weights:  # the buffer changes the route of the batch, not its numbers
+                same = all(torch.equal(weights["sparse"][k], weights["sb3-buffer"][k]) for k in weights["sparse"])
+                print(f"{'':17s} sparse with schedrl's rollout buffer and with SB3's: the same weights bit for bit: "
+                      f"{same}", flush=True)
             print(f"{'':17s} gradient step's backward + clip + optimizer step, CPU ms: "
-                  + ", ".join(f"{v} {tails[v]:.2f}" for v in VARIANTS), flush=True)
+                  + ", ".join(f"{v} {ms:.2f}" for v, ms in tails.items()), flush=True)
 
 
 if __name__ == "__main__":

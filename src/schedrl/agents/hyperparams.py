@@ -192,6 +192,7 @@ def resolve_hyperparams(algo: str, params: dict[str, Any]) -> tuple[str | type, 
     policy = _lean_policy(cls, policy)
     policy = _check_sparse_input(cls, policy, params["policy_kwargs"])
     _sparse_optimizer(cls, params)
+    _sparse_rollouts(cls, policy, params)
     return policy, n_envs, params
 
 
@@ -256,6 +257,28 @@ def _sparse_optimizer(cls, params: dict[str, Any]) -> None:
         raise ConfigError(f"policy_kwargs.sparse_optimizer: needs Adam, not {getattr(pk.get('optimizer_class'), '__name__', None)}")
     max_norm = params.get("max_grad_norm", inspect.signature(cls.__init__).parameters["max_grad_norm"].default)
     pk["sparse_max_grad_norm"] = float(max_norm)
+
+
+def _sparse_rollouts(cls, policy, params: dict[str, Any]) -> None:
+    """PPO's and MaskablePPO's rollout buffer as ``schedrl.agents.sparse_rollouts``'s, which hands the
+    sparse-input first layers their minibatches as CSR rows (the same batches: the same trained
+    weights), with the policy's ``sparse_input`` and ``sparse_max_density``; unless the
+    hyperparameters name a buffer, or the policy is not a lean one with sparse-input layers to feed."""
+    from schedrl.agents.lean_policy import LeanMaskablePolicy, LeanMlpPolicy
+
+    if policy not in (LeanMlpPolicy, LeanMaskablePolicy) or cls.__name__ not in ("PPO", "MaskablePPO") \
+            or params.get("rollout_buffer_class") is not None or params.get("rollout_buffer_kwargs"):
+        return
+    from schedrl.agents.sparse_input import MAX_DENSITY
+    from schedrl.agents.sparse_rollouts import SparseMaskableRolloutBuffer, SparseRolloutBuffer
+
+    pk = params["policy_kwargs"]
+    setting = policy.SPARSE_INPUT if pk.get("sparse_input") is None else pk["sparse_input"]
+    if setting is False:
+        return
+    params["rollout_buffer_class"] = SparseMaskableRolloutBuffer if policy is LeanMaskablePolicy else SparseRolloutBuffer
+    params["rollout_buffer_kwargs"] = {"sparse_input": setting,
+                                       "sparse_max_density": float(pk.get("sparse_max_density", MAX_DENSITY))}
 
 
 def _check_sparse_input(cls, policy, policy_kwargs: dict):

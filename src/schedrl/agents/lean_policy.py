@@ -39,6 +39,7 @@ from schedrl.agents.sparse_input import (
     in_out_optimizer_hooks,
     sparsify_first_linear,
 )
+from schedrl.agents.sparse_rollouts import dense_observations
 from schedrl.agents.sparse_setting import check_sparse_optimizer, use_sparse
 
 
@@ -107,9 +108,13 @@ class _SparseFirstLayers:
                 self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs))
 
     def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        features = torch.flatten(preprocess_obs(obs, self.observation_space, self.normalize_images), 1)
         pi, vf = self.mlp_extractor.policy_net, self.mlp_extractor.value_net
-        if len(pi) and len(vf) and isinstance(pi[0], SparseInputLinear) and isinstance(vf[0], SparseInputLinear):
+        sparse = len(pi) and len(vf) and isinstance(pi[0], SparseInputLinear) and isinstance(vf[0], SparseInputLinear)
+        rows = getattr(obs, "sparse_rows", None)  # a minibatch of SparseRolloutBuffer: its CSR rows
+        if rows is not None and sparse:
+            return _run(pi, pi[0](obs, rows), 1), _run(vf, vf[0](obs, rows), 1)
+        features = torch.flatten(preprocess_obs(dense_observations(obs), self.observation_space, self.normalize_images), 1)
+        if sparse:
             rows = SparseRows.of(features, pi[0].max_density)  # one CSR view (or one scan) for both layers
             if rows is None:  # denser than max_density: both layers multiply densely, no second scan
                 return _run(pi, pi[0](features, dense=True), 1), _run(vf, vf[0](features, dense=True), 1)
@@ -150,7 +155,7 @@ class LeanMlpPolicy(_SparseFirstLayers, ActorCriticPolicy):
     def evaluate_actions(self, obs, actions: torch.Tensor):
         kind = self._lean()
         if kind is None:
-            return super().evaluate_actions(obs, actions)
+            return super().evaluate_actions(dense_observations(obs), actions)
         latent_pi, latent_vf = self._latents(obs)
         logits = self.action_net(latent_pi)
         # torch's distributions' graph, node for node (the order in which autograd sums the gradients
@@ -214,7 +219,7 @@ class LeanMaskablePolicy(_SparseFirstLayers, MaskableActorCriticPolicy):
 
     def evaluate_actions(self, obs, actions: torch.Tensor, action_masks=None):
         if not self._lean():
-            return super().evaluate_actions(obs, actions, action_masks)
+            return super().evaluate_actions(dense_observations(obs), actions, action_masks)
         latent_pi, latent_vf = self._latents(obs)
         # sb3-contrib's graph node for node: the log-probability, the values, then the entropy
         logits, masks = self._masked(self.action_net(latent_pi), action_masks)

@@ -237,6 +237,13 @@ class SparseRows:
         return torch.from_numpy(_csr_matmul(self.indptr, self.cols, self.vals, weight.detach().numpy(),
                                             bias.detach().numpy()))
 
+    def to_dense(self) -> torch.Tensor:
+        """The dense float32 batch ``[B, N]`` of this view."""
+        out = torch.zeros(self.shape, dtype=torch.float32)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out.numpy()[rows, self.cols] = self.vals
+        return out
+
     @property
     def density(self) -> float:
         return self.vals.size / max(1, self.shape[0] * self.shape[1])
