@@ -12,7 +12,8 @@ steps per CPU-second with it and with SB3's MlpPolicy.
 ``sparse_input`` (a policy keyword, ``auto`` by default: on from
 ``schedrl.agents.sparse_setting.AUTO_MIN_INPUTS`` inputs) makes the first layer of the actor and of the
 critic a ``SparseInputLinear``: the same function computed from the observation's non-zero entries,
-their CSR view computed once for both (issue 72; ``benchmarks/bench_sparse_input.py``).
+their CSR view computed once for both (issue 72; ``benchmarks/bench_sparse_input.py``); PPO's and
+MaskablePPO's training minibatches arrive as CSR rows already (``schedrl.agents.sparse_rollouts``).
 ``sparse_optimizer`` (``dense`` by default; ``clip`` or ``lazy``) makes the optimizer of a policy with
 such layers ``schedrl.agents.sparse_optimizer.RowSparseAdam``, which clips (with
 ``sparse_max_grad_norm``, the algorithm's ``max_grad_norm``) and, with ``lazy``, updates from the rows
