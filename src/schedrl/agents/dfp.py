@@ -135,7 +135,7 @@ class DFPConfig:
                 or self.update_every < 1 or self.target_scale <= 0:
             raise ConfigError("dfp: need learning_rate > 0, batch_size >= 1, replay_size >= batch_size, "
                               "update_every >= 1, target_scale > 0")
-        if self.incremental_input not in INCREMENTAL_SETTINGS:
+        if not isinstance(self.incremental_input, (bool, str)) or self.incremental_input not in INCREMENTAL_SETTINGS:
             raise ConfigError(f"dfp: incremental_input must be true, false or auto, not {self.incremental_input!r}")
 
     @property
