@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from schedrl.papers import over_seeds
+from schedrl.papers import over_seeds, status_bullets
 from schedrl.papers.mdp import layout as ml
 from schedrl.papers.mdp.normalised import agent_player
 from schedrl.papers.mdp.over_seeds import fig4_claims_over_seeds, fig4_over_seeds, seed_lines
@@ -83,3 +83,26 @@ def test_sections_reach_the_status_pages_only_for_mdp():
                          headline=[], over_seeds=over_seeds("mdp", _scores()))
     lines = paper_seed_lines(status)
     assert lines[0] == "### `mdp`, paper budget: Fig. 4 over seeds, from the records"
+
+
+def test_status_bullet_gives_each_seed_the_heuristics_and_the_gap_from_the_records():
+    """status.md's generated Fig. 4 bullet: per scenario each agent's per-seed means in seed order, the
+    heuristics', the gap over seeds (one seed: untested), and fig4-better over seeds; the seeds said once
+    where every scenario has the same. It reaches mdp's status page block, and no other paper's."""
+    from schedrl.report.status_tables import PaperStatus, status_page_block
+
+    rows = _scores()
+    rows = rows[~((rows["workload"] == "scenario 3") & (rows["seed"] == 2))]  # scenario 3 on seeds 0, 1
+    (bullet,) = status_bullets("mdp", rows)
+    assert "(mean slowdown: C+S+R vs image-like per seed | SJF | C+S+R minus image-like" in bullet
+    assert "scenario 3 (seeds 0, 1): 2.000, 2.200 vs 4.000, 4.200 | 3.000 | -2.000 [" in bullet
+    assert "scenario 6 (seeds 0, 1, 2): 3.000, 3.100, 3.200 vs 2.000, 2.100, 2.200 | 3.000 | +1.000 [" in bullet
+    assert "scenario 9 (seed 0): 1.500 vs 1.900 | 3.000 | -0.400 (one seed: untested)" in bullet
+    assert bullet.endswith("Over seeds fig4-better R ({3} of tested {3, 6}; untested (one seed): {9}).")
+    same = pd.DataFrame(_rows("a", 3, 0, 2.0, 4.0) + _rows("b", 3, 1, 2.1, 4.1) + _rows("c", 6, 0, 2.0, 4.0)
+                        + _rows("d", 6, 1, 2.1, 4.1))
+    assert "(seeds 0, 1, mean slowdown:" in status_bullets("mdp", same)[0]
+    assert status_bullets("deeprm", rows) == [] and status_bullets("mdp", None) == []
+    status = PaperStatus(paper="mdp", status_link="", default=None, budget=None, same_setup=[], runs=[],
+                         headline=[], bullets=[bullet])
+    assert "- **Fig. 4 at the paper's budget**" in status_page_block(status)

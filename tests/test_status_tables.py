@@ -694,6 +694,24 @@ def test_runs_of_one_commit_on_other_scenarios_say_which_scenario():
     assert setup_tails(["a, b", "a, c", "a"]) == ["b", "c", ""]
 
 
+def test_scenario_seeds_of_several_commits_are_listed_under_their_scenario():
+    """Each scenario-seed recorded at its own commit: every run sits under the scenario it trained, each
+    scenario said once before its first run, in the order the scenarios were first recorded (the 9s1 run
+    of its own commit once read as scenario 6's, listed after it without a name)."""
+    from schedrl.report.status_tables import runs_text_of
+
+    runs = [_summary(f"2026-12-0{d}, {code}, paper budget (mdp_paper_budget), scenario {n}, seed {s}, faster kind, "
+                     "1.5 core-h", "paper-budget", ["reproduced"] if n != 6 else ["not reproduced"])
+            for d, code, n, s in ((5, "aaa1111", 3, 0), (5, "bbb2222", 6, 0), (6, "ccc3333", 3, 1),
+                                  (6, "ccc3333", 6, 1), (6, "ddd4444", 9, 1))]
+    assert runs_text_of(runs) == (
+        "scenario 3: seed 0 (2026-12-05, aaa1111, faster kind, core-h 1.5): 1: 1 R; "
+        "seed 1 (2026-12-06, ccc3333, faster kind, core-h 1.5): 1: 1 R; "
+        "scenario 6: seed 0 (2026-12-05, bbb2222, faster kind, core-h 1.5): 1: 1 N; "
+        "seed 1 (2026-12-06, ccc3333, faster kind, core-h 1.5): 1: 1 N; "
+        "scenario 9: seed 1 (2026-12-06, ddd4444, faster kind, core-h 1.5): 1: 1 R")
+
+
 def test_the_default_is_also_scored_on_the_paper_budgets_fewer_workloads(tmp_path, capsys):
     """deeprm's default trains on four variants and its paper budget on one: the status page says the
     default's best agent on the paper budget's workloads too, so the two scales are read on one set."""

@@ -64,8 +64,9 @@ def register(subparsers) -> None:
         "(config/tuned/: trials, references, the recipe and its probe, its recorded run); and each paper's status.md "
         "lines of normalised scores (the best agent's IQM and interval at default scale, at the paper's budget and "
         "tuned, beside the untrained network it started from), where it stands per workload, and the runs those "
-        "stand on (date, commit, machine kind, core-hours, verdict counts); and the README's figure docs/where-rl-stands.png with its table (.csv): each paper's best agent per "
-        "scale beside the papers' own agents, the untrained network and uniform play. Without --write or --check, "
+        "stand on (date, commit, machine kind, core-hours, verdict counts), and a paper's own lines read from its "
+        "per-seed scores (mdp: Fig. 4 per scenario and seed); and the README's figure docs/where-rl-stands.png with "
+        "its table (.csv): each paper's best agent per scale beside the papers' own agents, the untrained network and uniform play. Without --write or --check, "
         "print the blocks.",
     )
     mode = p.add_mutually_exclusive_group()
@@ -88,13 +89,14 @@ def records_path(paper: str, records: str | Path | None = None) -> Path:
 
 def statuses(records: str | Path | None = None):
     """``PaperStatus`` of every paper, in ``PAPERS`` order."""
-    from schedrl.papers import PAPERS, over_seeds, paper_values
+    from schedrl.papers import PAPERS, over_seeds, paper_values, status_bullets
     from schedrl.report.status_tables import read_paper_status
 
     out = []
     for paper in PAPERS:
         status = read_paper_status(paper, records_path(paper, records), paper_values(paper).headline_claims)
         status.over_seeds = over_seeds(paper, status.scores)
+        status.bullets = status_bullets(paper, status.scores)
         out.append(status)
     return out
 

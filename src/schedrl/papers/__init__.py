@@ -38,7 +38,7 @@ PAPERS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["PAPERS", "PaperValues", "Target", "figures_module", "implemented", "over_seeds", "paper_values",
-           "titles"]
+           "status_bullets", "titles"]
 
 
 def titles() -> dict[str, str]:
@@ -67,3 +67,12 @@ def over_seeds(paper: str, scores) -> list:
     if scores is None or not len(scores) or importlib.util.find_spec(f"schedrl.papers.{paper}.over_seeds") is None:
         return []
     return importlib.import_module(f"schedrl.papers.{paper}.over_seeds").seed_lines(scores)
+
+
+def status_bullets(paper: str, scores) -> list[str]:
+    """A paper's own generated bullets of its status.md from its recorded per-seed scores (as
+    ``over_seeds``): ``schedrl.papers.<paper>.over_seeds.status_bullets``'s markdown lines, unwrapped,
+    where the paper has that module (mdp: Fig. 4 per seed), else []."""
+    if scores is None or not len(scores) or importlib.util.find_spec(f"schedrl.papers.{paper}.over_seeds") is None:
+        return []
+    return importlib.import_module(f"schedrl.papers.{paper}.over_seeds").status_bullets(scores)

@@ -245,6 +245,9 @@ class PaperStatus:
     #: a paper's own verdicts over seeds read from ``scores`` ((title, markdown lines) each; the paper's
     #: ``over_seeds`` module, put here by the commands: the core never imports a paper)
     over_seeds: list = field(default_factory=list)
+    #: a paper's own bullets of its status.md's generated block (markdown lines, unwrapped; the paper's
+    #: ``over_seeds.status_bullets``, put here by ``schedrl status``), after the normalised ones
+    bullets: list = field(default_factory=list)
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
@@ -577,7 +580,7 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
             median = f", median over {seeds} seeds" if seeds > 1 else ""
             bullets.append(f"- **Per workload**, {r['player']} ({what.replace(' (', ', ').rstrip(')')}{median}): "
                            f"{words}.")
-    bullets.append(runs_bullet(status))
+    bullets += [*status.bullets, runs_bullet(status)]
     wrapped = [textwrap.fill(b, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
                for b in bullets]
     return "\n".join([BEGIN, *(w.replace("\0", " ") for w in wrapped), END])
@@ -654,22 +657,20 @@ def setup_tails(descriptions: list[str]) -> list[str]:
 def runs_text_of(runs: list[RunSummary]) -> str:
     """``"seeds 0-2 again (2026-12-05, f9330cf, faster kind, 1.44 / 1.33 / 1.37 core-h exact): 31: 4 R,
     11 P, 4 N, 12 C each"``: the runs grouped by date, commit and machine kind, each group's core-hours
-    and verdict counts in the order of its seeds (said once where they agree), as the records give them."""
-    groups: dict[tuple, list[RunSummary]] = {}
-    for r in runs:
-        groups.setdefault((r.label.date, r.label.code, r.label.kind), []).append(r)
-    split: dict[tuple, list[RunSummary]] = {}  # a seed twice in a group: runs of other setups (mdp's scenarios)
-    for key, members in groups.items():
-        seeds = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds).strip() for r in members]
-        if len(set(seeds)) == len(seeds):
-            split[key + ("",)] = members
-            continue
-        tails = setup_tails([r.label.description for r in members])
-        for r, tail in zip(members, tails):
-            split.setdefault(key + (tail,), []).append(r)
+    and verdict counts in the order of its seeds (said once where they agree), as the records give them.
+    Where a seed recurs among runs of other setups (mdp's scenario-seeds, each a run of its own), the
+    groups are split by what sets their labels apart and ordered by it, that setup said once before
+    its first group ("scenario 3: seed 0 (...); seed 1 (...); scenario 6: ...")."""
+    named = [re.sub(r"\s*\([^()]*\)", "", r.label.seeds).strip() for r in runs]
+    tails = setup_tails([r.label.description for r in runs]) if len(set(named)) < len(named) else [""] * len(runs)
+    order = list(dict.fromkeys(tails))
+    split: dict[tuple, list[RunSummary]] = {}
+    for r, tail in sorted(zip(runs, tails), key=lambda rt: order.index(rt[1])):
+        split.setdefault((r.label.date, r.label.code, r.label.kind, tail), []).append(r)
     every = [r.counts_text() if r.claims else "no claims (scores alone)" for r in runs]
-    said = []
+    said, told = [], set()
     for (date, code, kind, tail), members in split.items():
+        tail, told = ("" if tail in told else tail), told | {tail}
         exact = all(r.label.exact for r in members)
         hours = " / ".join(r.label.core_h + (" (exact)" if r.label.exact and not exact else "")
                            for r in members if r.label.core_h)

@@ -133,3 +133,40 @@ def seed_lines(scores: pd.DataFrame) -> list[tuple[str, list[str]]]:
     lines += [f"| {mc.FIG4_CLAIMS[c['claim_id']]} | {c['paper']} | {c['ours']} | {SHORT[c['verdict']]} |"
               for c in fig4_claims_over_seeds(table)]
     return [("paper budget: Fig. 4 over seeds, from the records", lines + [""])]
+
+
+def _listed(values) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
+
+
+def status_bullets(scores: pd.DataFrame) -> list[str]:
+    """mdp status.md's generated bullet of Fig. 4 at the paper's budget (one markdown line, unwrapped):
+    per scenario each agent's mean slowdown per seed, the heuristics', and the gap over seeds with its
+    interval and Welch's p; then fig4-better over seeds. [] where no scenario has both agents recorded."""
+    from schedrl.report.recorded import SHORT
+
+    table = fig4_over_seeds(scores)
+    if table.empty:
+        return []
+    rows = pooled_rows(scores[scores["scale"] == SCALE])
+    proposed, base = agent_player(ml.PROPOSED), agent_player(ml.BASE)
+    heuristics = sorted(set(rows.loc[rows["role"] == "heuristic", "player"]))
+    found = []
+    for r in table.itertuples():
+        part = rows[rows["workload"] == f"scenario {r.scenario}"].sort_values("seed", kind="stable")
+        mine = part[part["player"] == proposed]
+        heur = part[part["role"] == "heuristic"].groupby("player")["value"].mean()
+        gap = (f"{r.diff:+.3f} [{_num(r.lo, '+.3f')}, {_num(r.hi, '+.3f')}], p {_num(r.p, '.3g')}"
+               if np.isfinite(r.lo) else f"{r.diff:+.3f} (one seed: untested)")
+        found.append((r.scenario, mine["seed"].astype(int).tolist(), _listed(mine["value"]),
+                      _listed(part.loc[part["player"] == base, "value"]),
+                      ", ".join(_num(heur.get(h, np.nan)) for h in heuristics), gap))
+    seeds = {tuple(f[1]) for f in found}
+    said = lambda s: f"seed{'s' * (len(s) != 1)} {', '.join(map(str, s))}"  # noqa: E731
+    once = f"{said(found[0][1])}, " if len(seeds) == 1 else ""
+    parts = [f"scenario {sid}{'' if once else ' (' + said(sd) + ')'}: {a} vs {b} | {h} | {gap}"
+             for sid, sd, a, b, h, gap in found]
+    better = next(c for c in fig4_claims_over_seeds(table) if c["claim_id"] == "fig4-better")
+    return [f"- **Fig. 4 at the paper's budget** ({once}mean slowdown: C+S+R vs image-like per seed | "
+            f"{', '.join(heuristics)} | C+S+R minus image-like over seeds [95%], Welch's p): " + "; ".join(parts)
+            + f". Over seeds fig4-better {SHORT[better['verdict']]} ({better['ours']})."]
