@@ -50,6 +50,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from schedrl.agents.sparse_input import _count_nnz
+
 DEEPRM_SPEC = {"env": {}, "train": {"rate": 0.7, "jobset_seed": 0, "num_jobsets": 10},
                "variants": {"discrete-image": {"env": {"num_nw": 10}}}}
 CASES = ("mdp3", "mdp6", "mdp9", "deeprm", "runtime_baseline", "runtime_nn1")
@@ -298,12 +300,9 @@ def _csr_every_input(x: np.ndarray, max_nnz: int):
     """The CSR kernel before groups of zeros were skipped: every input written, the index advanced
     past the non-zero ones (the peer of ``--scan``)."""
     n_rows, n_cols = x.shape
-    nnz = 0
-    for b in range(n_rows):
-        for i in range(n_cols):
-            nnz += x[b, i] != 0
-        if nnz > max_nnz:
-            return np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.float32)
+    nnz = _count_nnz(x, max_nnz)  # the count both kernels share
+    if nnz < 0:
+        return np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.float32)
     indptr = np.empty(n_rows + 1, np.int64)
     cols = np.empty(nnz + 1, np.int32)
     vals = np.empty(nnz + 1, np.float32)
