@@ -194,6 +194,23 @@ def test_counts_uninformative_and_same_setup(tmp_path, monkeypatch):
         assert "; +1 run |" in short and note in short and "seed 0: 1 R" not in short and len(short) <= limit
 
 
+def test_a_budget_run_of_some_workloads_says_which_and_how_many_runs_are_pooled(tmp_path, monkeypatch):
+    """mdp's scenario-seeds are runs of their own, pooled for the scale's score: the README's budget cell
+    names the latest run's workloads and how many runs the scale pools, not "+N runs" of its setup."""
+    import pandas as pd
+
+    import schedrl.report.status_tables as st
+
+    monkeypatch.setattr(st, "normalised_text", lambda status: "-")  # no per-seed scores to score here
+    status = paper_status("alpha", read_recorded(_write_record(tmp_path / "recorded_runs.csv")), ["a"])
+    status.scores = pd.DataFrame({"run": [SEED0, SEED1, SEED1], "workload": ["scenario 3", "scenario 9", "scenario 9"]})
+    status.merged = {"paper-budget": ([SEED0, SEED1], None)}
+    row = readme_block([status]).splitlines()[3]
+    assert "3: 1 P, 2 C (1 not run); 2026-11-29, seed 1, faster kind, 1.20 core-h; scenario 9 of 2 runs pooled |" in row
+    status.scores = pd.DataFrame({"run": [SEED0, SEED1], "workload": ["scenario 9", "scenario 9"]})  # one setup
+    assert "; seed 0: 1 R, 2 C" in readme_block([status]).splitlines()[3]
+
+
 def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
     from schedrl.report.status_tables import headline_text
 

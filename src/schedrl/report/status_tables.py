@@ -868,8 +868,14 @@ def readme_row(status: PaperStatus, width: int = CLAIM_WIDTH, each_run: bool = T
     elif b is None:
         budget = "not run"
     else:
+        # a run of some of the workloads pooled (mdp's scenario-seeds): which, and of how many runs
+        merged = status.merged.get("paper-budget", ([], None))[0]
+        mine = run_workloads(status, b.run)
+        apart = bool(mine) and {w for r in merged for w in run_workloads(status, r)} > set(mine)
         budget = f"{_budget_counts(b)}; {_when(b, seeds=seeds)}"
-        if each_run:
+        if apart:
+            budget += f"; {shared_prefix_list(list(mine))} of {len(merged)} runs pooled"
+        elif each_run:
             budget += "".join(f"; {o.label.seeds or o.label.date or 'other run'}: "
                               + ("same counts" if o.counts == b.counts else _letters(o)) for o in status.same_setup)
         elif status.same_setup:
