@@ -66,8 +66,8 @@ def register(subparsers) -> None:
         "tuned, beside the untrained network it started from), where it stands per workload, and the runs those "
         "stand on (date, commit, machine kind, core-hours, verdict counts), and a paper's own lines read from its "
         "per-seed scores (mdp: Fig. 4 per scenario and seed); and the README's figure docs/where-rl-stands.png with "
-        "its table (.csv): each paper's best agent per scale beside the papers' own agents, the untrained network and uniform play. Without --write or --check, "
-        "print the blocks.",
+        "its table (.csv): each paper's best agent per scale beside the papers' own agents, the untrained network "
+        "and uniform play. Without --write or --check, print the blocks.",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="rewrite the generated blocks of the pages")

@@ -139,6 +139,10 @@ def _listed(values) -> str:
     return ", ".join(f"{v:.3f}" for v in values)
 
 
+def _seeds(seeds: list[int]) -> str:
+    return f"seed{'s' * (len(seeds) != 1)} {', '.join(map(str, seeds))}"
+
+
 def status_bullets(scores: pd.DataFrame) -> list[str]:
     """mdp status.md's generated bullet of Fig. 4 at the paper's budget (one markdown line, unwrapped):
     per scenario each agent's mean slowdown per seed, the heuristics', and the gap over seeds with its
@@ -161,10 +165,8 @@ def status_bullets(scores: pd.DataFrame) -> list[str]:
         found.append((r.scenario, mine["seed"].astype(int).tolist(), _listed(mine["value"]),
                       _listed(part.loc[part["player"] == base, "value"]),
                       ", ".join(_num(heur.get(h, np.nan)) for h in heuristics), gap))
-    seeds = {tuple(f[1]) for f in found}
-    said = lambda s: f"seed{'s' * (len(s) != 1)} {', '.join(map(str, s))}"  # noqa: E731
-    once = f"{said(found[0][1])}, " if len(seeds) == 1 else ""
-    parts = [f"scenario {sid}{'' if once else ' (' + said(sd) + ')'}: {a} vs {b} | {h} | {gap}"
+    once = f"{_seeds(found[0][1])}, " if len({tuple(f[1]) for f in found}) == 1 else ""  # the seeds said once
+    parts = [f"scenario {sid}{'' if once else ' (' + _seeds(sd) + ')'}: {a} vs {b} | {h} | {gap}"
              for sid, sd, a, b, h, gap in found]
     better = next(c for c in fig4_claims_over_seeds(table) if c["claim_id"] == "fig4-better")
     return [f"- **Fig. 4 at the paper's budget** ({once}mean slowdown: C+S+R vs image-like per seed | "
