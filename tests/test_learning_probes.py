@@ -106,7 +106,9 @@ def test_probe_sb3(case, algo, seed, tmp_path):
     report's: Stable-Baselines v2 defaults), trained by schedrl.experiments.train.train (what
     `schedrl train` runs). The papers use plain PPO (DeepRM report, mdp, runtime); MaskablePPO is
     runtime's beyond-the-paper variant, probed so that its "learns nothing" rests on a trainer that
-    can learn."""
+    can learn. The papers' own blocks (mdp's Table 2 PPO, runtime's 1024-512-256 PPO, deeprm's
+    per-variant rates) go through the same probe with `schedrl probe` (config/recipe-probes.csv,
+    tests/test_recipe_probes.py)."""
     from schedrl.agents.hyperparams import load_hyperparams
 
     steps = SB3[algo]

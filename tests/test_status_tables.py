@@ -219,6 +219,21 @@ def test_a_claim_not_run_at_the_budget_reads_not_run(tmp_path):
     assert headline_text(status, "e") == "claim e: default 5.0 (R); paper budget not run"
 
 
+def probed(monkeypatch, tmp_path, rows=(("alpha", "default", "A2C", None), ("alpha", "default", "PPO", None),
+                                        ("alpha", "paper-budget", "PPO", None))):
+    """config/recipe-probes.csv stood in by one holding ``rows`` ((paper, scale, player, probe); probe
+    None: passed), so that a made-up paper's agents read as probed or not as a test needs."""
+    import pandas as pd
+
+    from schedrl.report import recipe_probes as rp
+
+    path = tmp_path / "recipe-probes.csv"
+    rp.write_recipe_probes(pd.DataFrame([{"paper": p, "scale": s, "player": pl, "trainer": "t", "kind": "sb3",
+                                          "algo": "ppo", "probe": probe or "passed (gain +60%)", "date": "", "commit": "",
+                                          "machine": "", "cpu_s": ""} for p, s, pl, probe in rows], columns=rp.COLUMNS), path)
+    monkeypatch.setattr(rp, "FILE", path)
+
+
 def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeypatch):
     """Issue 68: `schedrl record --normalised` keeps the paper's rows of aggregate.csv beside its
     recorded runs; the README column shows the best agent's IQM of the paper-budget run, else the
@@ -228,6 +243,7 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     from schedrl.report.normalised import AGGREGATE_COLUMNS
     from schedrl.report.status_tables import normalised_text, read_paper_status
 
+    probed(monkeypatch, tmp_path)
     record = _write_record(tmp_path / "alpha" / "recorded_runs.csv")
     assert normalised_text(read_paper_status("alpha", record)) == "not recorded"
     claims = tmp_path / "claims.csv"
@@ -252,6 +268,11 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
     assert set(kept["paper"]) == {"alpha"} and set(kept["run"]) == {NEW} and len(kept) == 4
     assert normalised_text(read_paper_status("alpha", record)) == ("0.50 [0.20, 0.70] A2C, default: above random "
                                                                    "valid play, below the best heuristic")
+    # the paper's own recipe's learning probe (config/recipe-probes.csv, `schedrl probe`) decides it too
+    for found, tail in (("failed (gain +5%; seed 0: ...)", " (trainer fails probe)"), (None, " (trainer not probed)")):
+        probed(monkeypatch, tmp_path, [("alpha", "default", "A2C", found)] if found else [])
+        assert normalised_text(read_paper_status("alpha", record)).endswith("below the best heuristic" + tail)
+    probed(monkeypatch, tmp_path)
     budget = agg([{**row, "scale": "paper-budget", "player": "PPO", "role": "agent", "iqm": -0.1, "iqm_lo": -0.3,
                    "iqm_hi": 0.05}])
     assert main(["record", "--claims", str(claims), "--run", SEED1, "--scale", "paper-budget", "--into", str(record),
@@ -729,7 +750,8 @@ def test_scenario_seeds_of_several_commits_are_listed_under_their_scenario():
         "scenario 9: seed 1 (2026-12-06, ddd4444, faster kind, core-h 1.5): 1: 1 R")
 
 
-def test_the_default_is_also_scored_on_the_paper_budgets_fewer_workloads(tmp_path, capsys):
+def test_the_default_is_also_scored_on_the_paper_budgets_fewer_workloads(tmp_path, capsys, monkeypatch):
+    probed(monkeypatch, tmp_path)
     """deeprm's default trains on four variants and its paper budget on one: the status page says the
     default's best agent on the paper budget's workloads too, so the two scales are read on one set."""
     import pandas as pd

@@ -38,7 +38,7 @@ PAPERS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["PAPERS", "PaperValues", "Target", "figures_module", "implemented", "over_seeds", "paper_values",
-           "status_bullets", "titles"]
+           "recipe_trainers", "status_bullets", "titles"]
 
 
 def titles() -> dict[str, str]:
@@ -76,3 +76,10 @@ def status_bullets(paper: str, scores) -> list[str]:
     if scores is None or not len(scores) or importlib.util.find_spec(f"schedrl.papers.{paper}.over_seeds") is None:
         return []
     return importlib.import_module(f"schedrl.papers.{paper}.over_seeds").status_bullets(scores)
+
+
+def recipe_trainers(paper: str, spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of every agent ``paper``'s configured runs train, as the learning probe
+    trains them (``schedrl.experiments.probes.train_trainer``'s descriptions; ``schedrl probe``):
+    ``schedrl.papers.<paper>.tuning.recipe_trainers`` of its checked config section ``spec``."""
+    return importlib.import_module(f"schedrl.papers.{paper}.tuning").recipe_trainers(spec)

@@ -660,11 +660,29 @@ def probe_clause(found: str | None) -> str:
     return "but the tuned trainer fails the learning probe, so this is no headroom verdict"
 
 
-def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] | None = None) -> list[str]:
+def recipe_clause(found: str | None) -> str:
+    """What the learning probe of the paper's own recipe (``schedrl probe``) means for a verdict on its
+    agent: a slow learner (passed at a larger budget) still learns; a failing one gives no verdict."""
+    if found is None:
+        return "the recipe's trainer not yet through the learning probe"
+    if found.startswith("passed at"):
+        return "the recipe's trainer passes the learning probe " + found.split(" (")[0].removeprefix("passed ")
+    if found.startswith("passed"):
+        return "the recipe's trainer passes the learning probe"
+    return "but the recipe's trainer fails the learning probe, so this is no verdict on what RL can do here"
+
+
+def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] | None = None,
+                       recipe_probes: pd.DataFrame | None = None) -> list[str]:
     """One line per paper: does the best agent we trained beat the best heuristic, by how much on the
-    normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom).
-    ``probes``: paper -> its tuned recipe's learning probe (default: read from config/tuned)."""
+    normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom), and
+    did that agent's trainer pass the learning probe. ``probes``: paper -> its tuned recipe's
+    learning probe (default: read from config/tuned); ``recipe_probes``: the papers' own recipes'
+    (``recipe_probes.read_recipe_probes``' frame; default: config/recipe-probes.csv)."""
     from schedrl.experiments.tune import recipe_probe
+    from schedrl.report.recipe_probes import read_recipe_probes, recipe_probe_of
+
+    recipe_probes = read_recipe_probes() if recipe_probes is None else recipe_probes
 
     out = []
     for paper in sorted(set(aggregated["paper"])):
@@ -677,8 +695,11 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
         recorded = probe_of(mine.loc[mine["scale"] == "tuned", PROBE_COLUMN]) if tuned and PROBE_COLUMN in mine else None
         chosen = recorded or (probes[paper] if probes is not None and paper in probes else recipe_probe(paper))
         probe = probe_clause(chosen) if tuned else ""
+        own = "" if best.get("scale") == "tuned" else ", " + recipe_clause(
+            recipe_probe_of(recipe_probes, paper, str(best.get("scale", "default")), str(best["player"])))
         who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (
-            f"the paper's recipe (the tuned agent scores lower, {probe})" if tuned else "the paper's recipe; no tuned agent yet")
+            f"the paper's recipe (the tuned agent scores lower, {probe}){own}" if tuned
+            else f"the paper's recipe; no tuned agent yet{own}")
         rows = mine[mine["scale"] == best["scale"]] if "scale" in mine and "scale" in best else mine
         start = untrained_of(rows, best["player"])
         started = ""

@@ -248,6 +248,9 @@ class PaperStatus:
     #: a paper's own bullets of its status.md's generated block (markdown lines, unwrapped; the paper's
     #: ``over_seeds.status_bullets``, put here by ``schedrl status``), after the normalised ones
     bullets: list = field(default_factory=list)
+    #: the probes of the papers' own recipes (``recipe_probes.read_recipe_probes``'s frame; None: read
+    #: config/recipe-probes.csv)
+    recipe_probes: pd.DataFrame | None = None
 
 
 def paper_status(paper: str, recorded: pd.DataFrame, headline: list[str] | tuple[str, ...] = (),
@@ -381,10 +384,8 @@ def normalised_text(status: PaperStatus) -> str:
         return NOT_RECORDED
     what, r = found
     text = f"{iqm_text(r)} {r['player']}, {what}: {headroom_word(r)}"
-    if what.startswith("tuned"):  # a verdict on an agent counts only when its trainer learns (issue 41)
-        note = probe_note(tuned_probe(status))
-        text += f" ({note})" if note else ""
-    return text
+    note = probe_note(agent_probe(status, scale_of(what), r["player"]))  # a verdict counts only where it learns
+    return text + (f" ({note})" if note else "")
 
 
 def probe_note(probe: str | None) -> str:
@@ -552,7 +553,7 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
             parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")
             continue
         what, r = found
-        note = probe_note(tuned_probe(status)) if scale == "tuned" else ""
+        note = probe_note(agent_probe(status, scale, r["player"]))
         note = f", {note}" if note else ""
         number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
         coverage = coverage_text(candidate_scores(status, scale, what), r["player"])
@@ -714,6 +715,17 @@ def runs_bullet(status: PaperStatus) -> str:
     text = ("- **Runs** (claims R reproduced, P partly, N not, C not comparable; all: docs/reproduction-status.md): "
             + "; ".join(parts) + ".")
     return re.sub(r"(\d) ([RPNC])\b", "\\1\0\\2", text)  # "4 R" kept on one line by the wrap
+
+
+def agent_probe(status: PaperStatus, scale: str, player: str) -> str | None:
+    """The learning probe of the trainer behind ``player`` at ``scale``: the tuned recipe's
+    (``tuned_probe``), else the paper's own recipe's (config/recipe-probes.csv, ``schedrl probe``)."""
+    from schedrl.report.recipe_probes import read_recipe_probes, recipe_probe_of
+
+    if scale == "tuned":
+        return tuned_probe(status)
+    frame = status.recipe_probes if status.recipe_probes is not None else read_recipe_probes()
+    return recipe_probe_of(frame, status.paper, scale, player)
 
 
 def tuned_probe(status: PaperStatus) -> str | None:

@@ -246,4 +246,7 @@ def tuned_block(statuses, tuned_dir: str | Path | None = None) -> str:
                   "seeds and each seed's, beside the untrained network and uniform play there (mean over their seeds "
                   "and players) and the best agent of the paper's own recipe at its budget on the same workload "
                   "where a paper-budget run recorded one.", "", *_table(WORKLOAD_HEADER, per_workload), ""]
+    from schedrl.report.recipe_probes import probes_block
+
+    lines += [probes_block(), ""]  # the papers' own recipes, beside the tuned ones' probes
     return "\n".join([*lines, END])

@@ -202,6 +202,17 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     return {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(run, own["variant"], algo)}
 
 
+
+def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of every SB3 agent the configured runs train, per variant (``schedrl probe``:
+    the learning probe of the paper's own recipe); DeepRM's REINFORCE is probed at probe scale by
+    tests/test_learning_probes.py (its 20 trajectories per job set do not fit the probe's budget)."""
+    from schedrl.papers.deeprm.layout import DEEPRM_AGENT, label
+
+    return [(label(algo), {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(spec, variant, algo)})
+            for variant in spec["variants"] for algo in variant_spec(spec, variant)["algos"] if algo != DEEPRM_AGENT]
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
 

@@ -174,6 +174,16 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     return {"kind": "sb3", "algo": run_algo(run, own["variant"]), "hyperparams": run_hyperparams(run, own["variant"])}
 
 
+
+def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
+    probe of the paper's own recipe): PPO per MDP variant with its ``hyperparams`` block."""
+    from schedrl.papers.mdp.normalised import agent_player
+
+    return [(agent_player(v), {"kind": "sb3", "algo": run_algo(spec, v), "hyperparams": run_hyperparams(spec, v)})
+            for v in spec["variants"]]
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params, own)

@@ -293,6 +293,17 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     return {"kind": "dfp", "hyperparams": {k: v for k, v in run["dfp"].items() if k != "select_on_validation"}}
 
 
+
+def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of the paper's headline agent (``schedrl probe``: the learning probe of the
+    paper's own recipe): DFP with every ``mrsch.dfp`` value (MRSch's [4000, 1000] state layers where
+    the config names none); its CNN variant and scalar RL are not probed."""
+    from schedrl.papers.mrsch.fingerprints import NAMES
+
+    return [(NAMES["mrsch"], {"kind": "dfp", "hyperparams": {k: v for k, v in spec["dfp"].items()
+                                                            if k != "select_on_validation"}})]
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params)

@@ -117,6 +117,15 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     return {"kind": "sb3", "algo": run["agents"]["algo"], "hyperparams": rx.run_hyperparams(run, own["method"], grid)}
 
 
+
+def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
+    probe of the paper's own recipe): PPO per method and grid point."""
+    algo = str(spec["agents"].get("algo", rx.ALGO))
+    return [(f"PPO {rx.LABELS[m]}", {"kind": "sb3", "algo": algo, "hyperparams": rx.run_hyperparams(spec, m, rx.grid_id(g))})
+            for m in spec["agents"]["methods"] for g in rx.grid_points(spec)]
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, params)

@@ -304,6 +304,19 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
                                           "hidden": [int(w) for w in net["hidden"][own["encoder"]]]}}
 
 
+
+def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
+    """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
+    probe of the paper's own recipe): the REINFORCE per encoder with each trace's Table 4 network."""
+    from schedrl.papers.sem.normalised import ENCODERS
+
+    agents = spec["agents"]
+    return [(f"{label} agent", {"kind": "pg", "hyperparams": {
+                **agents["hyperparams"], "network": "pair_conv",
+                "hidden": [int(w) for w in agents["networks"][trace]["hidden"][enc]]}})
+            for trace in agents["traces"] for enc, label in ENCODERS.items()]
+
+
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
     """The chosen recipe as a config overlay (YAML text with a header saying where it came from)."""
     run = trial_spec(spec, own, params)

@@ -1,0 +1,129 @@
+"""The learning probe of the papers' own recipes (``schedrl probe``, config/recipe-probes.csv): each
+distinct trainer the default and paper-budget runs train is probed once, a failing one again at 4x the
+probe's budget, and the status table says where a default or paper-budget agent's trainer fails."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from schedrl.cli import main
+from schedrl.errors import InputFileError
+from schedrl.experiments import probes
+from schedrl.report import recipe_probes as rp
+
+
+def rows(*items):
+    return pd.DataFrame([{"paper": p, "scale": s, "player": pl, "trainer": t, "kind": "sb3", "algo": "ppo",
+                          "probe": probe, "date": "2026-12-06", "commit": "abc", "machine": "faster kind", "cpu_s": "1"}
+                         for p, s, pl, t, probe in items], columns=rp.COLUMNS)
+
+
+def test_lookup_takes_the_failing_finding_and_a_variant_its_base_players():
+    frame = rows(("sem", "default", "SEM agent", "a", "passed (gain +60%)"),
+                 ("sem", "default", "SEM agent", "b", "failed (gain +5%; seed 0: ...)"),
+                 ("mdp", "paper-budget", "PPO image-like", "c", "passed at 4x the probe's budget (gain +69%)"))
+    assert rp.recipe_probe_of(frame, "sem", "default", "SEM agent").startswith("failed")  # one trace's network fails
+    assert rp.recipe_probe_of(frame, "sem", "default", "SEM agent (DRAS's process)").startswith("failed")
+    assert rp.recipe_probe_of(frame, "mdp", "paper-budget", "PPO image-like").startswith("passed at 4x")
+    assert rp.recipe_probe_of(frame, "mdp", "default", "PPO image-like") is None  # another scale
+    assert rp.recipe_probe_of(frame, "sem", "default", "DRAS agent") is None
+    assert rp.recipe_probe_of(None, "sem", "default", "SEM agent") is None
+
+
+def test_merge_replaces_a_probed_paper_scale_whole(tmp_path):
+    old = rows(("mdp", "default", "PPO compact", "x", "failed (...)"), ("mdp", "paper-budget", "PPO image-like", "x", "ok"),
+               ("runtime", "default", "PPO Baseline", "y", "passed (...)"))
+    new = rows(("mdp", "default", "PPO image-like", "z", "passed (...)"))
+    merged = rp.merge_recipe_probes(old, new)
+    assert list(zip(merged["paper"], merged["scale"], merged["player"])) == [
+        ("mdp", "default", "PPO image-like"), ("mdp", "paper-budget", "PPO image-like"), ("runtime", "default", "PPO Baseline")]
+    path = tmp_path / "p.csv"
+    rp.write_recipe_probes(merged, path)
+    assert rp.read_recipe_probes(path).equals(merged)
+    assert rp.read_recipe_probes(tmp_path / "none.csv").empty
+    (tmp_path / "bad.csv").write_text("paper,scale\nmdp,default\n")
+    with pytest.raises(InputFileError, match="bad.csv.*lack column"):
+        rp.read_recipe_probes(tmp_path / "bad.csv")
+
+
+def test_a_failing_recipe_is_probed_again_at_four_times_the_budget(monkeypatch, tmp_path):
+    calls = []
+
+    def fake(trainer, work_dir, seeds=probes.TRAINER_SEEDS, margin=probes.MARGIN, budget=1):
+        calls.append(budget)
+        ok = budget > 1
+        return probes.TrainerProbe(passed=ok, gains=[0.6, 0.5] if ok else [0.1, 0.5],
+                                   problems=[] if ok else ["seed 0: 10% better, needs 30%"], lines=["seed 0: ..."], budget=budget)
+
+    monkeypatch.setattr(probes, "probe_trainer", fake)
+    found = probes.probe_recipe({"kind": "sb3", "algo": "ppo", "hyperparams": {}}, tmp_path)
+    assert calls == [1, probes.RETRY_BUDGET] and found.passed
+    assert found.summary() == "passed at 4x the probe's budget (gain +60%, +50% on seeds 0, 1)"
+    assert found.lines == ["x1 seed 0: ...", "x4 seed 0: ..."]
+    calls.clear()
+    monkeypatch.setattr(probes, "probe_trainer", lambda *a, budget=1, **k: fake(*a, budget=2, **k))  # passes at once
+    assert probes.probe_recipe({}, tmp_path).passed and calls == [2]
+
+
+def test_probe_command_probes_each_distinct_recipe_once(monkeypatch, tmp_path, capsys):
+    """mdp's paper-budget runs train one PPO recipe for both MDPs: one probe, two rows."""
+    seen = []
+
+    def fake(trainer, work_dir, seeds=probes.TRAINER_SEEDS):
+        seen.append(probes.trainer_id(trainer))
+        return probes.TrainerProbe(passed=False, gains=[0.1, 0.2], problems=["seed 0: needs 30%"], lines=[], budget=4)
+
+    monkeypatch.setattr(probes, "probe_recipe", fake)
+    out = tmp_path / "probes.csv"
+    assert main(["probe", "mdp", "--scale", "paper-budget", "--work", str(tmp_path / "w"), "--write", str(out)]) == 0
+    frame = rp.read_recipe_probes(out)
+    assert len(seen) == 1 and set(frame["player"]) == {"PPO image-like", "PPO compact + sparse + reduced"}
+    assert set(frame["trainer"]) == set(seen) and (frame["probe"] == "failed at 4x the probe's budget (gain +10%, +20%; "
+                                                                    "seed 0: needs 30%)").all()
+    assert sorted(frame["cpu_s"].astype(str)) == ["", "0"]  # a recipe's CPU once
+    assert "mdp paper-budget PPO image-like" in capsys.readouterr().out
+
+
+def test_probe_command_bad_paper_is_one_line(repo):
+    done = subprocess.run([str(Path(sys.executable).parent / "schedrl"), "probe", "nosuch"], capture_output=True,
+                          text=True, cwd=repo)
+    assert done.returncode != 0 and "probe: no paper 'nosuch'" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_committed_probes_cover_every_recipe_the_configs_train():
+    """config/recipe-probes.csv holds a row for every (paper, scale, player, trainer) the default and
+    paper-budget configs train: a recipe changed in a config is a trainer not yet probed (rerun
+    ``schedrl probe --write``)."""
+    from schedrl.commands.probe import CONFIGS, trainers_of
+    from schedrl.papers import PAPERS
+
+    committed = rp.read_recipe_probes()
+    have = set(zip(committed["paper"], committed["scale"], committed["player"], committed["trainer"]))
+    want = {(r["paper"], r["scale"], r["player"], r["id"]) for r in trainers_of(list(PAPERS), list(CONFIGS))}
+    assert not want - have, f"not probed (run `schedrl probe --write`): {sorted(want - have)[:3]}"
+    assert not have - want, f"probes of recipes no config trains: {sorted(have - want)[:3]}"
+    assert committed["probe"].str.match(r"^(passed|failed)").all()
+
+
+@pytest.mark.parametrize("probe, clause", [
+    ("passed (gain +60%, +55% on seeds 0, 1)", "the recipe's trainer passes the learning probe."),
+    ("passed at 4x the probe's budget (gain +69%)", "the recipe's trainer passes the learning probe at 4x the probe's budget."),
+    ("failed at 4x the probe's budget (gain +1%; seed 0: ...)", "fails the learning probe, so this is no verdict on what"),
+    (None, "the recipe's trainer not yet through the learning probe."),
+])
+def test_the_headroom_line_of_a_paper_recipe_says_what_its_probe_found(probe, clause):
+    """Where the best agent is the paper's own recipe, its line says whether that trainer learns the
+    probe's case: a failing one is no verdict on what RL can do in the paper's setting."""
+    from schedrl.report.normalised import headroom_sentences
+
+    best = {"paper": "runtime", "scale": "paper-budget", "player": "PPO Baseline", "role": "agent", "seeds": 3,
+            "workloads": 2, "iqm": -0.1, "iqm_lo": -0.2, "iqm_hi": 0.05}
+    found = rows(("runtime", "paper-budget", "PPO Baseline", "t", probe)) if probe else rows()
+    (line,) = headroom_sentences(pd.DataFrame([best]), recipe_probes=found)
+    assert "the paper's recipe; no tuned agent yet, " in line and clause in line
