@@ -19,7 +19,7 @@ from schedrl.report import recipe_probes as rp
 
 def rows(*items):
     return pd.DataFrame([{"paper": p, "scale": s, "player": pl, "trainer": t, "kind": "sb3", "algo": "ppo",
-                          "probe": probe, "date": "2026-12-06", "commit": "abc", "machine": "faster kind", "cpu_s": "1"}
+                          "recipe": "lr 0.0003", "probe": probe, "date": "2026-12-06", "commit": "abc", "machine": "faster kind", "cpu_s": "1"}
                          for p, s, pl, t, probe in items], columns=rp.COLUMNS)
 
 
@@ -127,3 +127,17 @@ def test_the_headroom_line_of_a_paper_recipe_says_what_its_probe_found(probe, cl
     found = rows(("runtime", "paper-budget", "PPO Baseline", "t", probe)) if probe else rows()
     (line,) = headroom_sentences(pd.DataFrame([best]), recipe_probes=found)
     assert "the paper's recipe; no tuned agent yet, " in line and clause in line
+
+
+def test_a_recipe_in_a_few_words():
+    """What tells the papers' recipes apart, by hand: runtime's shared trunk and rollout, a DQN's buffer."""
+    trunk = {"kind": "sb3", "algo": "ppo", "hyperparams": {
+        "learning_rate": 3e-4, "n_steps": 512, "n_envs": 8, "batch_size": 512, "n_epochs": 4,
+        "policy_kwargs": {"shared_net": [1024, 512, 256], "activation_fn": "tanh"}}}
+    assert probes.trainer_text(trunk) == ("lr 0.0003, 1024-512-256 shared by actor and critic, 512 steps x 8 envs, "
+                                          "minibatch 512, epochs 4")
+    dqn = {"kind": "sb3", "algo": "dqn", "hyperparams": {"learning_rate": 1e-3, "buffer_size": 10_000,
+                                                         "policy_kwargs": {"net_arch": [64, 64]}}}
+    assert probes.trainer_text(dqn) == "lr 0.001, 64-64 layers, buffer 10000"
+    assert probes.trainer_id(trunk) != probes.trainer_id(dqn)
+    assert probes.trainer_id(trunk) == probes.trainer_id({**trunk, "hyperparams": dict(reversed(trunk["hyperparams"].items()))})

@@ -229,7 +229,8 @@ def probed(monkeypatch, tmp_path, rows=(("alpha", "default", "A2C", None), ("alp
 
     path = tmp_path / "recipe-probes.csv"
     rp.write_recipe_probes(pd.DataFrame([{"paper": p, "scale": s, "player": pl, "trainer": "t", "kind": "sb3",
-                                          "algo": "ppo", "probe": probe or "passed (gain +60%)", "date": "", "commit": "",
+                                          "algo": "ppo", "recipe": "", "probe": probe or "passed (gain +60%)", "date": "",
+                                          "commit": "",
                                           "machine": "", "cpu_s": ""} for p, s, pl, probe in rows], columns=rp.COLUMNS), path)
     monkeypatch.setattr(rp, "FILE", path)
 

@@ -15,7 +15,7 @@ def register(subparsers) -> None:
         description="Train every distinct trainer that a paper's runs train at default scale and at the paper's "
         "budget (its algorithm and hyperparameters as the config gives them) on the learning probe's case "
         "(schedrl.experiments.probes: one node, rounds of one long and three short jobs; SJF is known to be "
-        "better) and check on held-out episodes that it beats FCFS and random play by 30%% from the state. A "
+        "better) and check on held-out episodes that it beats FCFS and random play by 30% from the state. A "
         "recipe that fails is probed again at 4x the probe's budget; its summary says so. Prints one line per "
         "(paper, scale, player); --write records them in config/recipe-probes.csv, which the status table "
         "reads (a default or paper-budget agent whose trainer fails reads 'trainer fails probe').",
@@ -62,7 +62,7 @@ def run(args) -> int:
     from schedrl.codepaths import native_capability
     from schedrl.commands.tune import _commit
     from schedrl.errors import ConfigError
-    from schedrl.experiments.probes import probe_recipe
+    from schedrl.experiments.probes import probe_recipe, trainer_text
     from schedrl.papers import PAPERS
     from schedrl.report import recipe_probes as rp
 
@@ -86,7 +86,8 @@ def run(args) -> int:
         print(f"{r['paper']} {r['scale']} {r['player']} [{r['id']}]: {summary}", flush=True)
         trainer = r["trainer"]
         out.append({"paper": r["paper"], "scale": r["scale"], "player": r["player"], "trainer": r["id"],
-                    "kind": trainer["kind"], "algo": trainer.get("algo", trainer["kind"]), "probe": summary,
+                    "kind": trainer["kind"], "algo": trainer.get("algo", trainer["kind"]),
+                    "recipe": trainer_text(trainer), "probe": summary,
                     "date": date, "commit": commit, "machine": machine,
                     "cpu_s": f"{cpu:.0f}" if first else ""})  # a recipe's CPU once, where it was probed
     if args.write is not None:

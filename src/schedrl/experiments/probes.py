@@ -510,6 +510,27 @@ def train_trainer(case: ProbeCase, trainer: dict, seed: int, run_dir, *, zeroed:
     raise ValueError(f"trainer kind {kind!r} (choose from: {', '.join(TRAINER_KINDS)})")
 
 
+def trainer_text(trainer: dict) -> str:
+    """A trainer's description in a few words, what tells the papers' recipes apart: learning rate,
+    layers, rollout, minibatch and epochs (SB3), trajectories (REINFORCE), update interval (DFP)."""
+    hp = dict(trainer.get("hyperparams") or {})
+    kw = hp.get("policy_kwargs") or {}
+    arch = kw.get("shared_net") or hp.get("hidden") or hp.get("state_hidden") or kw.get("net_arch")
+    if isinstance(arch, dict):
+        arch = arch.get("pi") if arch.get("pi") == arch.get("vf") else arch
+    parts = [f"lr {hp['learning_rate']:g}" if "learning_rate" in hp else ""]
+    if arch is not None:
+        layers = "-".join(map(str, arch)) if isinstance(arch, list) else str(arch)
+        parts.append(f"{layers} {'shared by actor and critic' if kw.get('shared_net') else 'layers'}")
+    if "n_steps" in hp:
+        parts.append(f"{hp['n_steps']} steps x {hp.get('n_envs', 1)} envs")
+    for key, word in (("batch_size", "minibatch"), ("n_epochs", "epochs"), ("buffer_size", "buffer"),
+                      ("trajectories", "trajectories"), ("update_every", "update every")):
+        if key in hp:
+            parts.append(f"{word} {hp[key]}")
+    return ", ".join(p for p in parts if p)
+
+
 def trainer_id(trainer: dict) -> str:
     """A fingerprint of a trainer's description (its values, in any key order): a recorded probe
     belongs to the recipe it probed, and a changed recipe is a trainer not yet probed."""

@@ -79,6 +79,7 @@ import numpy as np
 import pandas as pd
 
 from schedrl.errors import SchedrlError
+from schedrl.report.recipe_probes import probe_of
 
 LONG_COLUMNS = ("paper", "workload", "player", "role", "seed", "metric", "better", "value")
 #: optional column of the long table: where a placed (not measured) value comes from, "" elsewhere
@@ -639,15 +640,6 @@ def best_agent_row(rows: pd.DataFrame) -> pd.Series | None:
 #: a tuned run's learning-probe finding for the recipe it trained (the recipe header's ``Learning
 #: probe`` line when the run was recorded): config/tuned/<paper>.yml may hold a newer recipe since
 PROBE_COLUMN = "recipe_probe"
-
-
-def probe_of(values) -> str | None:
-    """One probe finding for rows that recorded ``values`` (``PROBE_COLUMN``): a failing one where any
-    failed, else a passing one; None where none is recorded."""
-    found = [str(v) for v in values if isinstance(v, str) and v and v != "nan"]
-    if not found:
-        return None
-    return next((v for v in found if not v.startswith("passed")), found[0])
 
 
 def probe_clause(found: str | None) -> str:

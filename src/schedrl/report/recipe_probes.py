@@ -20,7 +20,7 @@ from schedrl.errors import InputFileError
 #: config/recipe-probes.csv (committed, like config/tuned/; written by ``schedrl probe --write``)
 FILE = Path(__file__).resolve().parents[3] / "config" / "recipe-probes.csv"
 KEY = ["paper", "scale", "player", "trainer"]
-COLUMNS = KEY + ["kind", "algo", "probe", "date", "commit", "machine", "cpu_s"]
+COLUMNS = KEY + ["kind", "algo", "recipe", "probe", "date", "commit", "machine", "cpu_s"]
 
 
 def read_recipe_probes(path: str | Path | None = None) -> pd.DataFrame:
@@ -53,12 +53,19 @@ def write_recipe_probes(frame: pd.DataFrame, path: str | Path | None = None) -> 
     tmp.replace(path)
 
 
+def probe_of(values) -> str | None:
+    """One probe finding for rows that recorded ``values`` (a tuned run's ``normalised.PROBE_COLUMN``,
+    or a recipe's ``probe``): a failing one where any failed, else a passing one; None where none is."""
+    found = [str(v) for v in values if isinstance(v, str) and v and v != "nan"]
+    if not found:
+        return None
+    return next((v for v in found if not v.startswith("passed")), found[0])
+
+
 def recipe_probe_of(frame: pd.DataFrame | None, paper: str, scale: str, player: str) -> str | None:
     """What the probe found for the trainer(s) behind ``player`` at ``scale``: a failing finding where
     any of them failed, else a passing one; None where none was probed. A player's variant ("SEM agent
     (DRAS's process)") trains its base player's recipe ("SEM agent") where it has no row of its own."""
-    from schedrl.report.normalised import probe_of
-
     if frame is None or not len(frame):
         return None
     here = frame[(frame["paper"] == paper) & (frame["scale"] == scale)]
@@ -87,6 +94,6 @@ def probes_block(frame: pd.DataFrame | None = None) -> str:
     for (paper, scale, trainer), g in frame.groupby(["paper", "scale", "trainer"], sort=True):
         first = g.iloc[0]
         rows.append({"paper": f"`{paper}`", "scale": scale.replace("-", " "), "players": ", ".join(g["player"]),
-                     "trainer": f"{first['algo']} `{trainer}`", "learning probe": first["probe"],
+                     "trainer": f"{first['algo']} `{trainer}`: {first['recipe']}", "learning probe": first["probe"],
                      "probed": f"{first['date']}, {first['commit']}, {first['machine']}"})
     return head + "\n\n" + markdown_table(pd.DataFrame(rows))
