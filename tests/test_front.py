@@ -12,7 +12,8 @@ from schedrl.report.front import FRONT_COLUMNS, front_csv, front_rows, front_tab
 def _row(scale, player, role, seeds, iqm, lo=None, hi=None):
     return {"paper": "p", "scale": scale, "player": player, "role": role, "seeds": seeds, "workloads": 3,
             "iqm": iqm, "iqm_lo": iqm if lo is None else lo, "iqm_hi": iqm if hi is None else hi,
-            "p_beats_best_heuristic": 0.0}
+            "p_beats_best_heuristic": 0.0,  # the tuned runs recorded their recipe's learning probe
+            "recipe_probe": "passed (gain +60%, +55% on seeds 0, 1)" if scale == "tuned" else ""}
 
 
 PLAYERS = pd.DataFrame([
@@ -42,6 +43,8 @@ def test_best_agent_per_scale_then_the_leading_scales_references():
     verdicts = dict(zip(rows["row"], rows["verdict"]))
     assert verdicts["ours, tuned: MaskablePPO"] == "above random valid play, below the best heuristic"
     assert "not a verdict" in verdicts["ours, paper budget: A2C"] and verdicts["authors' A2C"] == ""
+    # made-up paper p's own recipes are in no config/recipe-probes.csv: a verdict on them says so
+    assert verdicts["ours, default: A2C"] == "above random valid play, below the best heuristic (trainer not probed)"
 
 
 def test_reference_scale_prefers_the_most_seeded_trained_agent():

@@ -141,3 +141,18 @@ def test_a_recipe_in_a_few_words():
     assert probes.trainer_text(dqn) == "lr 0.001, 64-64 layers, buffer 10000"
     assert probes.trainer_id(trunk) != probes.trainer_id(dqn)
     assert probes.trainer_id(trunk) == probes.trainer_id({**trunk, "hyperparams": dict(reversed(trunk["hyperparams"].items()))})
+
+
+def test_the_readme_figure_marks_an_agent_whose_trainer_fails(monkeypatch, tmp_path):
+    """docs/where-rl-stands.csv's verdict of a paper-budget agent whose recipe fails the probe says so."""
+    from schedrl.report.front import front_rows
+
+    path = tmp_path / "probes.csv"
+    rp.write_recipe_probes(rows(("runtime", "paper-budget", "PPO Baseline", "t", "failed at 4x the probe's budget (+0%)")),
+                           path)
+    monkeypatch.setattr(rp, "FILE", path)
+    players = pd.DataFrame([{"paper": "runtime", "scale": "paper-budget", "player": "PPO Baseline", "role": "agent",
+                             "seeds": 3, "workloads": 1, "iqm": -1.9, "iqm_lo": -2.4, "iqm_hi": -1.6,
+                             "p_beats_best_heuristic": 0.0, "recipe_probe": ""}])
+    (verdict,) = front_rows("runtime", players)["verdict"]
+    assert verdict == "below random valid play (trainer fails probe)"

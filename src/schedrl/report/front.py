@@ -7,7 +7,8 @@ whether any agent of any paper beats random valid play (0) or the best heuristic
 * **ours**: per scale (default, paper budget, tuned) the best agent of that scale's recorded runs,
   merged over seeds where several runs recorded per-seed scores (``status_tables.recorded_players``;
   the agent with the most seeds, then the highest IQM: ``normalised.best_agent_row``), with its
-  headroom words (``normalised.headroom_word``);
+  headroom words (``normalised.headroom_word``) and, where its trainer fails the learning probe or
+  was not probed (``trainer_probe``), that note: then the words are no verdict;
 * **references** of the *reference scale* (the scale of the best of the tuned and paper-budget
   agents, else the default), each taken from another scale only where that one has none: the papers'
   own agents (the authors' trained models we play, and the reported numbers placed on our scale),
@@ -75,17 +76,32 @@ def _references(players: pd.DataFrame, scale: str | None) -> list[pd.Series]:
     return rows
 
 
+def trainer_probe(paper: str, players: pd.DataFrame, scale: str, player: str) -> str | None:
+    """The learning probe of the trainer behind ``player`` at ``scale``: a tuned run's as recorded with
+    it (else the committed recipe's header), the paper's own recipe's from config/recipe-probes.csv."""
+    from schedrl.experiments.tune import recipe_probe
+    from schedrl.report.normalised import PROBE_COLUMN
+    from schedrl.report.recipe_probes import probe_of, read_recipe_probes, recipe_probe_of
+
+    if scale == "tuned":
+        recorded = probe_of(players.loc[players["scale"] == "tuned", PROBE_COLUMN]) if PROBE_COLUMN in players else None
+        return recorded or recipe_probe(paper)
+    return recipe_probe_of(read_recipe_probes(), paper, scale, player)
+
+
 def front_rows(paper: str, players: pd.DataFrame) -> pd.DataFrame:
     """The figure's rows of one paper from its ``recorded_players`` table: its best agent per scale,
     then the reference scale's papers' agents, strongest untrained network and uniform play; one row
     ``role = "none"`` where the records hold no normalised score."""
     from schedrl.report.normalised import headroom_word
+    from schedrl.report.status_tables import probe_note
 
     agents = _best_agents(players) if len(players) else {}
     out = []
     for scale, r in agents.items():
+        note = probe_note(trainer_probe(paper, players, scale, r["player"]))  # a verdict counts where it learns
         out.append({**r.to_dict(), "row": f"ours, {SCALE_NAMES[scale]}: {r['player']}", "scale": scale,
-                    "verdict": headroom_word(r)})
+                    "verdict": headroom_word(r) + (f" ({note})" if note else "")})
     for r in _references(players, reference_scale(agents)) if len(players) else []:
         out.append({**r.to_dict(), "row": r["player"], "verdict": ""})
     if not out:
