@@ -48,6 +48,7 @@ def merge_recipe_probes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
 
 def write_recipe_probes(frame: pd.DataFrame, path: str | Path | None = None) -> None:
     path = Path(path if path is not None else FILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".csv.tmp")
     frame[COLUMNS].to_csv(tmp, index=False)
     tmp.replace(path)
