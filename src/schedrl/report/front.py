@@ -77,16 +77,14 @@ def _references(players: pd.DataFrame, scale: str | None) -> list[pd.Series]:
 
 
 def trainer_probe(paper: str, players: pd.DataFrame, scale: str, player: str) -> str | None:
-    """The learning probe of the trainer behind ``player`` at ``scale``: a tuned run's as recorded with
-    it (else the committed recipe's header), the paper's own recipe's from config/recipe-probes.csv."""
-    from schedrl.experiments.tune import recipe_probe
+    """``recipe_probes.trainer_probe`` of ``player`` at ``scale``, a tuned run's probe read from the
+    rows that recorded it."""
     from schedrl.report.normalised import PROBE_COLUMN
-    from schedrl.report.recipe_probes import probe_of, read_recipe_probes, recipe_probe_of
+    from schedrl.report.recipe_probes import probe_of
+    from schedrl.report.recipe_probes import trainer_probe as probe
 
-    if scale == "tuned":
-        recorded = probe_of(players.loc[players["scale"] == "tuned", PROBE_COLUMN]) if PROBE_COLUMN in players else None
-        return recorded or recipe_probe(paper)
-    return recipe_probe_of(read_recipe_probes(), paper, scale, player)
+    tuned = players.loc[players["scale"] == "tuned", PROBE_COLUMN] if PROBE_COLUMN in players else []
+    return probe(paper, scale, player, probe_of(tuned) if scale == "tuned" else None)
 
 
 def front_rows(paper: str, players: pd.DataFrame) -> pd.DataFrame:

@@ -77,6 +77,19 @@ def recipe_probe_of(frame: pd.DataFrame | None, paper: str, scale: str, player: 
     return None
 
 
+def trainer_probe(paper: str, scale: str, player: str, recorded: str | None = None,
+                  frame: pd.DataFrame | None = None) -> str | None:
+    """The learning probe of the trainer behind ``player`` at ``scale``, the one rule the status lines,
+    the README figure and the report share: a tuned run's as ``recorded`` with it, else the committed
+    recipe's header (``tune.recipe_probe``); the paper's own recipe's from ``frame`` (default:
+    config/recipe-probes.csv) at any other scale."""
+    if scale == "tuned":
+        from schedrl.experiments.tune import recipe_probe
+
+        return recorded if recorded is not None else recipe_probe(paper)
+    return recipe_probe_of(read_recipe_probes() if frame is None else frame, paper, scale, player)
+
+
 def probes_block(frame: pd.DataFrame | None = None) -> str:
     """Markdown: the recorded probes, one row per (paper, scale, recipe) with the players it trains;
     docs/tuned-agents.md's second generated table (``schedrl status --write``)."""

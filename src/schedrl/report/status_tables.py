@@ -718,25 +718,20 @@ def runs_bullet(status: PaperStatus) -> str:
 
 
 def agent_probe(status: PaperStatus, scale: str, player: str) -> str | None:
-    """The learning probe of the trainer behind ``player`` at ``scale``: the tuned recipe's
-    (``tuned_probe``), else the paper's own recipe's (config/recipe-probes.csv, ``schedrl probe``)."""
-    from schedrl.report.recipe_probes import read_recipe_probes, recipe_probe_of
+    """The learning probe of the trainer behind ``player`` at ``scale`` (``recipe_probes.trainer_probe``):
+    the tuned run's as recorded with it, else the paper's own recipe's."""
+    from schedrl.report.recipe_probes import trainer_probe
 
-    if scale == "tuned":
-        return tuned_probe(status)
-    frame = status.recipe_probes if status.recipe_probes is not None else read_recipe_probes()
-    return recipe_probe_of(frame, status.paper, scale, player)
+    recorded = tuned_recorded(status) if scale == "tuned" else None
+    return trainer_probe(status.paper, scale, player, recorded, status.recipe_probes)
 
 
-def tuned_probe(status: PaperStatus) -> str | None:
-    """The learning probe of the recipe the paper's tuned run(s) trained: recorded with the run
-    (``recorded.PROBE_COLUMN``), else the committed recipe's (a run recorded before the column)."""
-    from schedrl.experiments.tune import recipe_probe
-
+def tuned_recorded(status: PaperStatus) -> str | None:
+    """The learning probe recorded with the paper's tuned run(s) (``recorded.PROBE_COLUMN``); None for
+    a run recorded before the column."""
     runs, _ = status.merged.get("tuned", ([], None))
     names = runs or ([status.tuned.run] if status.tuned is not None else [])
-    found = run_probe(status.normalised, names) if status.normalised is not None and names else None
-    return found if found is not None else recipe_probe(status.paper)
+    return run_probe(status.normalised, names) if status.normalised is not None and names else None
 
 
 def read_paper_status(paper: str, path: str | Path, headline: list[str] | tuple[str, ...] = (),

@@ -198,9 +198,12 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
     and hyperparameters (network included); the job sets it trains over are the MDP's."""
     run = trial_spec(spec, params, own)
-    algo = run["variants"][own["variant"]]["algos"][0]
-    return {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(run, own["variant"], algo)}
+    return sb3_trainer(run, own["variant"], run["variants"][own["variant"]]["algos"][0])
 
+
+def sb3_trainer(spec: dict, variant: str, algo: str) -> dict:
+    """The trainer of SB3 ``algo`` in ``variant``: its hyperparameters as the training rule reads them."""
+    return {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(spec, variant, algo)}
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
@@ -209,7 +212,7 @@ def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     tests/test_learning_probes.py (its 20 trajectories per job set do not fit the probe's budget)."""
     from schedrl.papers.deeprm.layout import DEEPRM_AGENT, label
 
-    return [(label(algo), {"kind": "sb3", "algo": algo, "hyperparams": run_hyperparams(spec, variant, algo)})
+    return [(label(algo), sb3_trainer(spec, variant, algo))
             for variant in spec["variants"] for algo in variant_spec(spec, variant)["algos"] if algo != DEEPRM_AGENT]
 
 

@@ -170,9 +170,12 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
 def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
     (MaskablePPO with ``mask``) and hyperparameters, network included."""
-    run = trial_spec(spec, params, own)
-    return {"kind": "sb3", "algo": run_algo(run, own["variant"]), "hyperparams": run_hyperparams(run, own["variant"])}
+    return variant_trainer(trial_spec(spec, params, own), own["variant"])
 
+
+def variant_trainer(spec: dict, variant: str) -> dict:
+    """The trainer the runs of MDP ``variant`` train with: its algorithm and hyperparameters."""
+    return {"kind": "sb3", "algo": run_algo(spec, variant), "hyperparams": run_hyperparams(spec, variant)}
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
@@ -180,8 +183,7 @@ def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     probe of the paper's own recipe): PPO per MDP variant with its ``hyperparams`` block."""
     from schedrl.papers.mdp.normalised import agent_player
 
-    return [(agent_player(v), {"kind": "sb3", "algo": run_algo(spec, v), "hyperparams": run_hyperparams(spec, v)})
-            for v in spec["variants"]]
+    return [(agent_player(v), variant_trainer(spec, v)) for v in spec["variants"]]
 
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:

@@ -289,9 +289,12 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
 def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     """The trial's DFP as the learning probe trains it (``probes.train_trainer``): every ``mrsch.dfp``
     value, the state layers included (the probe's measurement and goal are its own)."""
-    run = trial_spec(spec, params)
-    return {"kind": "dfp", "hyperparams": {k: v for k, v in run["dfp"].items() if k != "select_on_validation"}}
+    return dfp_trainer(trial_spec(spec, params))
 
+
+def dfp_trainer(spec: dict) -> dict:
+    """The DFP the runs train: every ``mrsch.dfp`` value but the checkpoint selection's."""
+    return {"kind": "dfp", "hyperparams": {k: v for k, v in spec["dfp"].items() if k != "select_on_validation"}}
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
@@ -300,8 +303,7 @@ def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     the config names none); its CNN variant and scalar RL are not probed."""
     from schedrl.papers.mrsch.fingerprints import NAMES
 
-    return [(NAMES["mrsch"], {"kind": "dfp", "hyperparams": {k: v for k, v in spec["dfp"].items()
-                                                            if k != "select_on_validation"}})]
+    return [(NAMES["mrsch"], dfp_trainer(spec))]
 
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:

@@ -113,16 +113,19 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     """The trial's trainer as the learning probe trains it (``probes.train_trainer``): its algorithm
     and hyperparameters (network included); the env's remedies (reward, mask_unfit) are the MDP's."""
     run = trial_spec(spec, params)
-    grid = rx.grid_id(rx.grid_points(run)[0])
-    return {"kind": "sb3", "algo": run["agents"]["algo"], "hyperparams": rx.run_hyperparams(run, own["method"], grid)}
+    return method_trainer(run, own["method"], rx.grid_id(rx.grid_points(run)[0]))
 
+
+def method_trainer(spec: dict, method: str, grid: str) -> dict:
+    """The trainer of ``method`` at grid point ``grid``: the runs' algorithm and hyperparameters."""
+    return {"kind": "sb3", "algo": str(spec["agents"].get("algo", rx.ALGO)),
+            "hyperparams": rx.run_hyperparams(spec, method, grid)}
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
     probe of the paper's own recipe): PPO per method and grid point."""
-    algo = str(spec["agents"].get("algo", rx.ALGO))
-    return [(f"PPO {rx.LABELS[m]}", {"kind": "sb3", "algo": algo, "hyperparams": rx.run_hyperparams(spec, m, rx.grid_id(g))})
+    return [(f"PPO {rx.LABELS[m]}", method_trainer(spec, m, rx.grid_id(g)))
             for m in spec["agents"]["methods"] for g in rx.grid_points(spec)]
 
 

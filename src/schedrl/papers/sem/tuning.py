@@ -298,11 +298,14 @@ def start_learner(spec: dict, own: dict, params: dict[str, Any], seed: int, thre
 def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     """The trial's REINFORCE as the learning probe trains it (``probes.train_trainer``): its
     hyperparameters and the tuned encoder's hidden layers in the pair_conv network sem trains."""
-    run = trial_spec(spec, own, params)
-    net = run["agents"]["networks"][own["trace"]]
-    return {"kind": "pg", "hyperparams": {**run["agents"]["hyperparams"], "network": "pair_conv",
-                                          "hidden": [int(w) for w in net["hidden"][own["encoder"]]]}}
+    return reinforce_trainer(trial_spec(spec, own, params), own["trace"], own["encoder"])
 
+
+def reinforce_trainer(spec: dict, trace: str, encoder: str) -> dict:
+    """The REINFORCE of ``encoder`` on ``trace``: the runs' hyperparameters and that trace's network."""
+    agents = spec["agents"]
+    return {"kind": "pg", "hyperparams": {**agents["hyperparams"], "network": "pair_conv",
+                                          "hidden": [int(w) for w in agents["networks"][trace]["hidden"][encoder]]}}
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
@@ -310,11 +313,8 @@ def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     probe of the paper's own recipe): the REINFORCE per encoder with each trace's Table 4 network."""
     from schedrl.papers.sem.normalised import ENCODERS
 
-    agents = spec["agents"]
-    return [(f"{label} agent", {"kind": "pg", "hyperparams": {
-                **agents["hyperparams"], "network": "pair_conv",
-                "hidden": [int(w) for w in agents["networks"][trace]["hidden"][enc]]}})
-            for trace in agents["traces"] for enc, label in ENCODERS.items()]
+    return [(f"{label} agent", reinforce_trainer(spec, trace, enc))
+            for trace in spec["agents"]["traces"] for enc, label in ENCODERS.items()]
 
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
