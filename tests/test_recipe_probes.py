@@ -156,3 +156,58 @@ def test_the_readme_figure_marks_an_agent_whose_trainer_fails(monkeypatch, tmp_p
                              "p_beats_best_heuristic": 0.0, "recipe_probe": ""}])
     (verdict,) = front_rows("runtime", players)["verdict"]
     assert verdict == "below random valid play (trainer fails probe)"
+
+
+def test_a_run_looks_up_its_players_probes_by_trainer_id():
+    """runtime's default PPO (all three players) fails the committed probe; mdp's Table 2 PPO passes at
+    4x; smoke's smaller runtime network is a recipe no one probed."""
+    from schedrl.commands import load_spec
+    from schedrl.papers import recipe_trainers
+
+    def of(paper, config):
+        return rp.run_probes(recipe_trainers(paper, load_spec(paper, config)))
+
+    runtime = of("runtime", "config/config.yaml")
+    assert set(runtime) == {"PPO Baseline", "PPO Proposal (NN1)", "PPO Proposal (NN2)"}
+    assert all(v.startswith("failed") for v in runtime.values())
+    assert all(v.startswith("passed") for v in of("mdp", "config/config.yaml").values())
+    assert set(of("runtime", "config/smoke.yaml").values()) == {None}
+
+
+def test_a_player_with_one_unprobed_trainer_is_not_probed_and_one_failing_fails():
+    trainers = [("SEM agent", {"lr": 1}), ("SEM agent", {"lr": 2}), ("DRAS agent", {"lr": 1}), ("DRAS agent", {"lr": 3})]
+    ids = [probes.trainer_id(t) for _, t in trainers]
+    frame = rows(("sem", "default", "SEM agent", ids[0], "passed (gain +60%)"),
+                 ("sem", "default", "DRAS agent", ids[3], "failed (gain +1%; ...)"))
+    assert rp.run_probes(trainers, frame) == {"SEM agent": None, "DRAS agent": "failed (gain +1%; ...)"}
+
+
+def test_claims_of_a_run_whose_trainers_all_fail_name_it_as_their_cause():
+    from schedrl.report.claims import TRAINER_FAILS, make_claims, with_trainer_probes
+
+    claims = [{"claim_id": "heur", "verdict": "not reproduced"},  # no reference, no convergence: not RL
+              {"claim_id": "rl_n", "verdict": "not reproduced", "random_verdict": "not reproduced", "note": "5 vs 7"},
+              {"claim_id": "rl_p", "verdict": "partly reproduced", "converged": "converged"},
+              {"claim_id": "rl_r", "verdict": "reproduced", "untrained_verdict": "reproduced"},
+              {"claim_id": "rl_c", "verdict": "not comparable", "random_verdict": "not comparable"},
+              {"claim_id": "rl_told", "verdict": "not reproduced", "random_verdict": "reproduced", "cause": "setup"}]
+    claims = [{"paper": "runtime", "claim": c["claim_id"], "paper_value": "", "ours": "", "note": "", **c} for c in claims]
+    failing = {"PPO Baseline": "failed (gain +0%)", "PPO Proposal (NN1)": "failed at 4x the probe's budget (...)"}
+    got = make_claims(with_trainer_probes(claims, failing)).set_index("claim_id")
+    assert got.loc["heur", "cause"] == "disagrees" and got.loc["heur", "note"] == ""
+    assert got.loc["rl_n", "cause"] == got.loc["rl_p", "cause"] == TRAINER_FAILS
+    assert got.loc["rl_n", "note"].startswith("5 vs 7; the trainer of PPO Baseline, PPO Proposal (NN1) fails")
+    assert got.loc["rl_r", "cause"] == "" and "fails the learning probe" in got.loc["rl_r", "note"]
+    assert got.loc["rl_c", "cause"] == "paper value not comparable"
+    assert got.loc["rl_told", "cause"] == "setup"  # a cause the paper's code knows stays
+    # one player's trainer passing (or unprobed): the claims cannot be pinned on the failing one
+    for other in ("passed (gain +60%)", None):
+        assert with_trainer_probes(claims, {**failing, "PPO Proposal (NN2)": other}) == claims
+    assert with_trainer_probes(claims, {}) == claims
+
+
+def test_every_cause_has_its_words_in_the_report():
+    from schedrl.report.claims import CAUSES
+    from schedrl.report.render import CAUSE_SHORT, CAUSE_TEXT
+
+    assert set(CAUSE_TEXT) == set(CAUSE_SHORT) == set(CAUSES)

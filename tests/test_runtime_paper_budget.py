@@ -98,6 +98,12 @@ def test_claims_and_figures_of_a_scale_without_nn2_and_with_one_half(tmp_path):
     assert {"rl_vs_heuristics", "proposal_gain"} <= set(series["claim_id"])
     assert sorted(series["fraction"].unique()) == [0.125, 0.25, 0.5, 1.0]
     assert claims.loc["rl_vs_heuristics", "at_budgets"].count(":") == 4
+    # the paper's PPO (shared 1024-512-256 trunk) fails the committed learning probe: every RL claim says so,
+    # and one not (fully) reproduced names it as its cause; Table 4's heuristic claims do not
+    rl = claims[claims["random_verdict"] != ""]
+    assert len(rl) and rl["note"].str.contains("fails the learning probe").all()
+    assert (rl.loc[rl["verdict"].isin(["not reproduced", "partly reproduced"]), "cause"] == "trainer fails probe").all()
+    assert not claims.loc["table4_sjf_vs_fcfs", "note"].count("learning probe")
     # every figure the scale's target builds draws from these runs
     names = [t.name for t in figures.trained_targets(spec) if t.kind != "claims" and t.name != "table4"]
     assert names == ["table5", "table6", "curves", "sensitivity", "budget"]

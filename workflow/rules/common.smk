@@ -33,6 +33,9 @@ REPORT_SECTIONS = []
 
 # Every rule runs in the project environment (`--use-conda` builds it from envs/schedrl.yaml).
 CONDA_ENV = "../../envs/schedrl.yaml"
+# the learning probes of the papers' own recipes (`schedrl probe`): the claims tables mark RL claims
+# whose trainer fails it, so they are an input of every paper's claims rule that trains with SB3 or DFP
+RECIPE_PROBES = "config/recipe-probes.csv"
 
 
 def register(group, *paths):

@@ -408,6 +408,7 @@ rule deeprm_claims:
         fingerprints=DL.fingerprint_files(DEEPRM, DEEPRM_ROOT),
         authors=DL.authors_files(DEEPRM, DEEPRM_ROOT),
         values=DEEPRM_VALUES,
+        probes=RECIPE_PROBES,
     output:
         claims=f"{DEEPRM_ROOT}/claims.csv",
         budget=f"{DEEPRM_ROOT}/claims_budget.csv",

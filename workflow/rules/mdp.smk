@@ -437,6 +437,7 @@ rule mdp_claims:
         **ML.claims_inputs(MDP, MDP_ROOT),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
+        probes=RECIPE_PROBES,
     output:
         claims=f"{MDP_ROOT}/claims.csv",
         budget=f"{MDP_ROOT}/claims_budget.csv",
@@ -476,6 +477,7 @@ rule mdp_claims_scenario:
         unpack(lambda wildcards: ML.claims_inputs(ML.only_scenarios(MDP, [int(wildcards.scenario)]), MDP_ROOT)),
         values=MDP_VALUES,
         hyperparams=MDP_HYPERPARAMS,
+        probes=RECIPE_PROBES,
     output:
         claims=f"{MDP_ROOT}/claims_scenario{{scenario}}.csv",
         budget=f"{MDP_ROOT}/claims_budget_scenario{{scenario}}.csv",

@@ -513,6 +513,7 @@ rule mrsch_claims:
         fingerprints=f"{MRSCH_ROOT}/fingerprints.csv",
         references=MRSCH_REF_DIRS,
         values=MRSCH_VALUES,
+        probes=RECIPE_PROBES,
     output:
         claims=f"{MRSCH_ROOT}/claims.csv",
         budget=f"{MRSCH_ROOT}/claims_budget.csv",

@@ -540,6 +540,7 @@ rule runtime_claims:
         references=RUNTIME_REFERENCES,
         fingerprints=[f for f in RUNTIME_FINGERPRINTS if "/agents/" in f],
         values=RUNTIME_VALUES,
+        probes=RECIPE_PROBES,
     output:
         claims=f"{RX.ROOT}/claims.csv",
         budget=f"{RX.ROOT}/claims_budget.csv",

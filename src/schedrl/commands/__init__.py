@@ -67,10 +67,17 @@ def load_spec(paper: str, text: str) -> dict:
     return spec_module(paper).load_spec(text)
 
 
-def write_paper_claims(path, rows) -> None:
-    """Write a claims table and print its verdict counts (one line)."""
-    from schedrl.report.claims import write_claims
+def write_paper_claims(path, rows, paper: str | None = None, spec: dict | None = None) -> None:
+    """Write a claims table and print its verdict counts (one line); with the ``paper`` and its checked
+    ``spec``, its RL claims say where the trainers that run trains fail the learning probe
+    (``claims.with_trainer_probes``, from config/recipe-probes.csv)."""
+    from schedrl.report.claims import with_trainer_probes, write_claims
 
+    if paper is not None and spec is not None:
+        from schedrl.papers import recipe_trainers
+        from schedrl.report.recipe_probes import run_probes
+
+        rows = with_trainer_probes(rows, run_probes(recipe_trainers(paper, spec)))
     frame = write_claims(path, rows)
     print(f"{path}: {len(frame)} claims; " + ", ".join(f"{k} {v}" for k, v in frame["verdict"].value_counts().items()))
 
@@ -89,7 +96,8 @@ def write_claims_of(paper: str, args) -> int:
     import importlib
 
     claims = importlib.import_module(f"schedrl.papers.{paper}.claims")
-    write_paper_claims(args.out, claims.claims_rows(load_spec(paper, args.spec), args.root))
+    spec = load_spec(paper, args.spec)
+    write_paper_claims(args.out, claims.claims_rows(spec, args.root), paper, spec)
     return 0
 
 

@@ -378,7 +378,8 @@ def run_claims(args) -> int:
     from schedrl.report.convergence import write_budget_table
 
     budget = [] if args.budget_out else None
-    write_paper_claims(args.out, claims_rows(_spec(args.spec), args.root, budget=budget))
+    spec = _spec(args.spec)
+    write_paper_claims(args.out, claims_rows(spec, args.root, budget=budget), "deeprm", spec)
     if args.budget_out:
         write_budget_table(args.budget_out, budget)
     return 0

@@ -221,8 +221,9 @@ def run_claims(args) -> int:
     from schedrl.papers.mdp.claims import claims_and_budgets
     from schedrl.report.convergence import write_budget_table
 
-    rows, long = claims_and_budgets(_spec(args.spec), args.root)
-    write_paper_claims(args.out, rows)
+    spec = _spec(args.spec)
+    rows, long = claims_and_budgets(spec, args.root)
+    write_paper_claims(args.out, rows, "mdp", spec)
     if args.budget_out:
         write_budget_table(args.budget_out, long)
         print(f"{args.budget_out}: {len(long)} budget rows")

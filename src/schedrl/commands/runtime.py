@@ -405,5 +405,5 @@ def run_claims(args) -> int:
                                   budgets=budgets, per_draw=budget.per_draw_counts(evals, spec, args.root),
                                   heuristics=heur, references=_references(spec, args.root),
                                   plays=_plays(spec, args.root, evals))
-    write_paper_claims(args.out, rows)
+    write_paper_claims(args.out, rows, "runtime", spec if "agents" in spec else None)
     return 0

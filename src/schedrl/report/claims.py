@@ -29,7 +29,7 @@ VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not comparable
 #: One letter per verdict, as the report's tables and the figures' captions print it.
 VERDICT_SHORT = {"reproduced": "R", "partly reproduced": "P", "not reproduced": "N", "not comparable": "C"}
 #: Why a claim is not (or only partly) reproduced, one per claim (issue 39).
-CAUSES = ("not converged", "in-sample only", "setup", "process", "agent = heuristic", "uninformative",
+CAUSES = ("trainer fails probe", "not converged", "in-sample only", "setup", "process", "agent = heuristic", "uninformative",
           "paper value not comparable", "disagrees")
 
 
@@ -43,6 +43,37 @@ def reference_fields(verdict: str, random_verdict: str, untrained_verdict: str =
     uninformative = "" if not refs else ("yes" if verdict in held and any(v in held for v in refs) else "no")
     return {"random_verdict": random_verdict, "untrained_verdict": untrained_verdict,
             "uninformative": uninformative, "plays_as": plays_as}
+
+
+#: The cause of an RL claim whose agents' trainer fails the learning probe (``with_trainer_probes``).
+TRAINER_FAILS = CAUSES[0]
+
+
+def is_rl_claim(row) -> bool:
+    """Whether a claim row rests on trained agents: it has a no-learning reference or a convergence status."""
+    return any(str(row.get(c, "") or "") not in ("", "nan") for c in ("random_verdict", "untrained_verdict", "converged"))
+
+
+def with_trainer_probes(rows: list[dict], probes: dict[str, str | None]) -> list[dict]:
+    """``rows`` with the RL claims marked where every player the run trains has a trainer that fails the
+    learning probe (``probes``: player -> finding, ``recipe_probes.run_probes``): a verdict on RL then
+    says nothing about learning (issue 41's rule). Each RL claim's note says so; one not (fully)
+    reproduced and comparable gets the cause ``TRAINER_FAILS`` unless the paper's code set one. Where
+    only some players' trainers fail a claim cannot be pinned on them, and the rows stay as they are."""
+    failing = {p: f for p, f in probes.items() if f is not None and not f.startswith("passed")}
+    if not probes or len(failing) < len(probes):
+        return rows
+    players = ", ".join(failing)
+    out = []
+    for row in rows:
+        row = dict(row)
+        if is_rl_claim(row):
+            said = f"the trainer of {players} fails the learning probe (`schedrl probe`): no verdict on learning"
+            row["note"] = "; ".join(x for x in (str(row.get("note", "") or ""), said) if x)
+            if row.get("verdict") in ("not reproduced", "partly reproduced") and not row.get("cause"):
+                row["cause"] = TRAINER_FAILS
+        out.append(row)
+    return out
 
 
 def claim_cause(row) -> str:

@@ -90,6 +90,24 @@ def trainer_probe(paper: str, scale: str, player: str, recorded: str | None = No
     return recipe_probe_of(read_recipe_probes() if frame is None else frame, paper, scale, player)
 
 
+def run_probes(trainers: list[tuple[str, dict]], frame: pd.DataFrame | None = None) -> dict[str, str | None]:
+    """What the probe found for each player a run trains (``trainers``: (player, trainer) as a paper's
+    ``recipe_trainers`` gives them for its config), looked up by trainer id in ``frame`` (default: the
+    committed file) whatever scale probed it, so a recipe changed since reads as not probed (None); a
+    failing finding where any of the player's trainers failed, None where one is not probed."""
+    from schedrl.experiments.probes import trainer_id
+
+    frame = read_recipe_probes() if frame is None else frame
+    found: dict[str, list[str | None]] = {}
+    for player, trainer in trainers:
+        found.setdefault(player, []).append(probe_of(frame.loc[frame["trainer"] == trainer_id(trainer), "probe"]))
+    out = {}
+    for player, probes in found.items():
+        failing = [p for p in probes if p is not None and not p.startswith("passed")]
+        out[player] = failing[0] if failing else None if None in probes else probes[0]
+    return out
+
+
 def probes_block(frame: pd.DataFrame | None = None) -> str:
     """Markdown: the recorded probes, one row per (paper, scale, recipe) with the players it trains;
     docs/tuned-agents.md's second generated table (``schedrl status --write``)."""

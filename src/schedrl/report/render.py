@@ -71,6 +71,7 @@ FINGERPRINT = {"agent": "agent", "contested": "contested decisions", "chance": "
 
 
 CAUSE_TEXT = {
+    "trainer fails probe": "the agents' trainer fails the learning probe (`schedrl probe`): no verdict on learning",
     "not converged": "the value still moved over the last doubling of training",
     "in-sample only": "holds under the paper's protocol (in-sample), not held out",
     "setup": "rests on a named deviation from the paper's setup",
@@ -80,7 +81,7 @@ CAUSE_TEXT = {
     "paper value not comparable": "the paper's number cannot be set against ours",
     "disagrees": "none of these: our evidence stands against the paper's",
 }
-CAUSE_SHORT = {"not converged": "not conv.", "in-sample only": "in-sample", "setup": "setup", "process": "process",
+CAUSE_SHORT = {"trainer fails probe": "no learner", "not converged": "not conv.", "in-sample only": "in-sample", "setup": "setup", "process": "process",
                "agent = heuristic": "heuristic", "uninformative": "uninf.", "paper value not comparable": "not comp.",
                "disagrees": "disagrees"}
 FOLD_AT = 160  # characters of a note shown before the rest folds away
