@@ -102,6 +102,15 @@ class FixedWeightReward(gym.Wrapper):
         return self.env.unwrapped.action_masks()
 
 
+def scalar_config(spec: dict) -> dict:
+    """The scalar-RL baseline's ``ReinforceConfig`` values (``mrsch.scalar_rl``): the learning probe
+    trains the same (``tuning.recipe_trainers``)."""
+    s = spec["scalar_rl"]
+    return {"hidden": list(s["hidden"]), "learning_rate": float(s["learning_rate"]),
+            "trajectories": int(s["trajectories"]), "examples_per_update": int(s["examples"]),
+            "mask_actions": True, "optimizer": "adam", "discount": float(s["discount"])}
+
+
 def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=WORKLOAD_DIR):
     from schedrl.agents.reinforce import ReinforceConfig, train_reinforce
 
@@ -118,9 +127,7 @@ def train_scalar_run(spec: dict, group: str, root=ROOT, threads: int = 1, base=W
         return f.iloc[s0: s0 + n_jobs]
 
     weights = np.full(len(RESOURCES[group]), 1.0 / len(RESOURCES[group]))
-    cfg = ReinforceConfig.from_dict({"hidden": list(s["hidden"]), "learning_rate": float(s["learning_rate"]),
-                                     "trajectories": int(s["trajectories"]), "examples_per_update": int(s["examples"]),
-                                     "mask_actions": True, "optimizer": "adam", "discount": float(s["discount"])})
+    cfg = ReinforceConfig.from_dict(scalar_config(spec))
 
     def make():
         return FixedWeightReward(make_env(frames[0], int(spec["window"]), jobs=block, **env_kwargs(spec)), weights)

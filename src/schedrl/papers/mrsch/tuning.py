@@ -298,12 +298,17 @@ def dfp_trainer(spec: dict) -> dict:
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
-    """(player, trainer) of the paper's headline agent (``schedrl probe``: the learning probe of the
-    paper's own recipe): DFP with every ``mrsch.dfp`` value (MRSch's [4000, 1000] state layers where
-    the config names none); its CNN variant and scalar RL are not probed."""
+    """(player, trainer) of the agents the configured runs train (``schedrl probe``: the learning probe
+    of the paper's own recipe): DFP with every ``mrsch.dfp`` value (MRSch's [4000, 1000] state layers
+    where the config names none) and, where the config trains it, the scalar-RL baseline's REINFORCE
+    (its ``scalar_config``); the CNN variant is not probed (its layers read MRSch's image, not the
+    probe's case)."""
     from schedrl.papers.mrsch.fingerprints import NAMES
+    from schedrl.papers.mrsch.layout import has_scalar
+    from schedrl.papers.mrsch.training import scalar_config
 
-    return [(NAMES["mrsch"], dfp_trainer(spec))]
+    scalar = [(NAMES["scalar_rl"], {"kind": "pg", "hyperparams": scalar_config(spec)})] if has_scalar(spec) else []
+    return [(NAMES["mrsch"], dfp_trainer(spec)), *scalar]
 
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
