@@ -33,8 +33,9 @@ REPORT_SECTIONS = []
 
 # Every rule runs in the project environment (`--use-conda` builds it from envs/schedrl.yaml).
 CONDA_ENV = "../../envs/schedrl.yaml"
-# the learning probes of the papers' own recipes (`schedrl probe`): the claims tables mark RL claims
-# whose trainer fails it, so they are an input of every paper's claims rule that trains with SB3 or DFP
+# the learning probes of the papers' own recipes (`schedrl probe`): the claims tables of deeprm, mdp, mrsch
+# and runtime mark the RL claims of a run whose trainers fail it, so they are an input of those claims rules
+# (sem's claims come from its agent-figures step, without a spec; its REINFORCE passes the probe)
 RECIPE_PROBES = "config/recipe-probes.csv"
 
 
