@@ -33,7 +33,7 @@ plays both on the held-out episodes and ``failures(report)`` lists what fails. Y
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,21 @@ class ZeroObservation(gym.ObservationWrapper):
 
     def observation(self, observation):
         return np.zeros_like(observation)
+
+    def action_masks(self):
+        return self.env.unwrapped.action_masks()
+
+
+class ScaledReward(gym.RewardWrapper):
+    """The reward times ``scale``: a trainer probed at another scale of returns (the case's
+    ``neg_slowdown`` returns are ~-70 an episode; a value loss on them can swamp a shared trunk)."""
+
+    def __init__(self, env, scale: float = 1.0):
+        super().__init__(env)
+        self.scale = float(scale)
+
+    def reward(self, reward):
+        return float(reward) * self.scale
 
     def action_masks(self):
         return self.env.unwrapped.action_masks()
@@ -528,6 +543,8 @@ def trainer_text(trainer: dict) -> str:
                       ("trajectories", "trajectories"), ("update_every", "update every")):
         if key in hp:
             parts.append(f"{word} {hp[key]}")
+    if float(trainer.get("reward_scale", 1.0)) != 1.0:
+        parts.append(f"probed on rewards x{float(trainer['reward_scale']):g}")
     return ", ".join(p for p in parts if p)
 
 
@@ -562,10 +579,14 @@ class TrainerProbe:
 def probe_trainer(trainer: dict, work_dir, seeds: Sequence[int] = TRAINER_SEEDS, margin: float = MARGIN,
                   budget: int = 1) -> TrainerProbe:
     """``trainer`` (``train_trainer``'s description) through the probe on ``sjf_case``: each seed
-    trained (at ``budget`` times the probe's budget) and played held out, the zeroed-observation
+    trained (at ``budget`` times the probe's budget; on the case's rewards times the trainer's
+    ``reward_scale`` where it gives one, ``ScaledReward``) and played held out, the zeroed-observation
     control on the first seed."""
     work_dir = Path(work_dir)
     case = sjf_case(work_dir / "case")
+    scale = float(trainer.get("reward_scale", 1.0))
+    if scale != 1.0:
+        case = replace(case, wrappers=(*case.wrappers, {f"{__name__}:ScaledReward": {"scale": scale}}))
     gains, problems, lines = [], [], []
     for seed in seeds:
         trained = train_trainer(case, trainer, seed, work_dir / f"seed{seed}", budget=budget)

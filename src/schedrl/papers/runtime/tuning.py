@@ -122,10 +122,22 @@ def method_trainer(spec: dict, method: str, grid: str) -> dict:
             "hyperparams": rx.run_hyperparams(spec, method, grid)}
 
 
+#: The learning probe's rewards scaled to the returns a recipe trains on, per training reward: the
+#: probe's case pays ~-70 an episode (neg_slowdown, sd ~36), the paper's ``runtime_final`` pays the
+#: utilisation at the end (a first rollout in wl2_rnda: mean 0.05, sd 0.11; ``scripts/
+#: probe_runtime_trunk.py --gradients``). PPO without reward normalisation is not scale-free: at the
+#: case's own scale the value loss's gradient on the paper's shared trunk is ~4e5 times the policy
+#: loss's and the policy never leaves FCFS; at x0.01 and x0.001 the recipe learns (2026-12-07).
+PROBE_REWARD_SCALES = {"runtime_final": 0.01}
+
+
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
-    probe of the paper's own recipe): PPO per method and grid point."""
-    return [(f"PPO {rx.LABELS[m]}", method_trainer(spec, m, rx.grid_id(g)))
+    probe of the paper's own recipe): PPO per method and grid point, probed at the scale of the
+    returns of the configured reward (``PROBE_REWARD_SCALES``)."""
+    scale = PROBE_REWARD_SCALES.get(str(spec["env"].get("reward", "runtime_final")))
+    extra = {"reward_scale": scale} if scale is not None else {}
+    return [(f"PPO {rx.LABELS[m]}", {**method_trainer(spec, m, rx.grid_id(g)), **extra})
             for m in spec["agents"]["methods"] for g in rx.grid_points(spec)]
 
 
