@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -159,8 +160,8 @@ def test_the_readme_figure_marks_an_agent_whose_trainer_fails(monkeypatch, tmp_p
 
 
 def test_a_run_looks_up_its_players_probes_by_trainer_id():
-    """runtime's default PPO (all three players) fails the committed probe; mdp's Table 2 PPO passes at
-    4x; smoke's smaller runtime network is a recipe no one probed."""
+    """runtime's default PPO (all three players; probed at its reward's return scale) and mdp's Table 2
+    PPO (at 4x) pass the committed probe; smoke's smaller runtime network is a recipe no one probed."""
     from schedrl.commands import load_spec
     from schedrl.papers import recipe_trainers
 
@@ -169,7 +170,8 @@ def test_a_run_looks_up_its_players_probes_by_trainer_id():
 
     runtime = of("runtime", "config/config.yaml")
     assert set(runtime) == {"PPO Baseline", "PPO Proposal (NN1)", "PPO Proposal (NN2)"}
-    assert all(v.startswith("failed") for v in runtime.values())
+    assert all(v.startswith("passed") for v in runtime.values())
+    assert {t["reward_scale"] for _, t in recipe_trainers("runtime", load_spec("runtime", "config/config.yaml"))} == {0.01}
     assert all(v.startswith("passed") for v in of("mdp", "config/config.yaml").values())
     assert set(of("runtime", "config/smoke.yaml").values()) == {None}
 
@@ -211,3 +213,39 @@ def test_every_cause_has_its_words_in_the_report():
     from schedrl.report.render import CAUSE_SHORT, CAUSE_TEXT
 
     assert set(CAUSE_TEXT) == set(CAUSE_SHORT) == set(CAUSES)
+
+
+def test_a_trainer_is_probed_at_the_reward_scale_it_gives(monkeypatch, tmp_path):
+    """``reward_scale`` wraps the probe's training env in ``ScaledReward`` (the held-out play is scored
+    by slowdown, not reward), and the recipe's words say so."""
+    seen = []
+
+    def fake_train(case, trainer, seed, run_dir, *, zeroed=False, budget=1):
+        seen.append(case.wrappers)
+        env = case.env()
+        env.reset(seed=0)
+        _, reward, *_ = env.step(int(np.flatnonzero(probes._mask(env))[0]))
+        seen.append(reward)
+        return probes.Trained(probes.fcfs_policy, None)
+
+    monkeypatch.setattr(probes, "train_trainer", fake_train)
+    monkeypatch.setattr(probes, "run_probe", lambda case, trained, zeroed=None: _Report())
+    monkeypatch.setattr(probes, "failures", lambda report, margin=probes.MARGIN: [])
+    trainer = {"kind": "sb3", "algo": "ppo", "hyperparams": {"learning_rate": 3e-4}, "reward_scale": 0.01}
+    probes.probe_trainer(trainer, tmp_path, seeds=(0,))
+    assert seen[0][-1] == {"schedrl.experiments.probes:ScaledReward": {"scale": 0.01}}
+    unscaled = probes.sjf_case(tmp_path / "plain").env()
+    unscaled.reset(seed=0)
+    _, reward, *_ = unscaled.step(int(np.flatnonzero(probes._mask(unscaled))[0]))
+    assert seen[1] == pytest.approx(0.01 * reward)
+    assert probes.trainer_text(trainer).endswith("probed on rewards x0.01")
+    assert "probed on" not in probes.trainer_text({**trainer, "reward_scale": 1.0})
+    assert probes.trainer_id(trainer) != probes.trainer_id({k: v for k, v in trainer.items() if k != "reward_scale"})
+
+
+class _Report:
+    def gain(self, value=None):
+        return 0.7
+
+    def line(self):
+        return "fake"
