@@ -118,7 +118,7 @@ def probes_block(frame: pd.DataFrame | None = None) -> str:
             "`config/recipe-probes.csv`): every distinct trainer the default and paper-budget runs train, as the "
             "config gives it, on the probe's case (one node; rounds of one long and three short jobs; it must beat "
             "FCFS and random play by 30% on held-out rounds, from the state: the zeroed-observation control must "
-            "not). A recipe that fails at the probe's budget is probed again at 4x; *passed at 4x* is a slow "
+            "not; the case's rewards scaled to the paper's returns where the recipe says so). A recipe that fails at the probe's budget is probed again at 4x; *passed at 4x* is a slow "
             "learner, not a blind one.")
     if not len(frame):
         return head + "\n\nNo recipe probed yet."
