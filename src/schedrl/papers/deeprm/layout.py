@@ -277,6 +277,8 @@ def protocol_setup(spec: dict, protocol: str) -> dict[str, Any]:
 # DeepRM's own agent (Mao et al. 2016): REINFORCE trained for slowdown at every rate of the sweep.
 
 DEEPRM_AGENT = "deeprm_pg"
+#: its player in the normalised score and the recipe probes
+DEEPRM_AGENT_PLAYER = "DeepRM agent (ours)"
 DEEPRM_AGENT_LABEL = "DeepRM (Mao et al.) agent, trained per load"
 
 

@@ -112,7 +112,7 @@ def long_table(spec: dict, root: str | Path = dl.ROOT) -> tuple[pd.DataFrame, li
     agent = spec.get("deeprm_agent")
     for rate, seed in dl.deeprm_agent_runs(spec):
         path = dl.eval_paths(dl.deeprm_agent_dir(root, agent["variant"], rate, seed), PROTOCOL)["episodes"]
-        add(path, "DeepRM agent (ours)", "agent", seed, agent["variant"], [rate])
+        add(path, dl.DEEPRM_AGENT_PLAYER, "agent", seed, agent["variant"], [rate])
     authors = dl.authors_runs(spec)
     for variant, name, _ in authors:
         if not name.endswith("-slowdown"):

@@ -208,9 +208,17 @@ def deeprm_agent_env_kwargs(spec: dict, rate: float) -> dict[str, Any]:
     return env_kwargs(spec, agent["variant"], "slowdown", rate=rate, num_jobsets=int(agent["jobsets"]))
 
 
+def deeprm_agent_hyperparams(agent: dict) -> dict:
+    """DeepRM's REINFORCE values (hyperparams/deeprm_pg.yaml) with ``deeprm.deeprm_agent``'s trajectories:
+    what ``train_deeprm_agent`` trains and the learning probe probes (``tuning.recipe_trainers``)."""
+    from schedrl.agents.hyperparams import load_hyperparams
+
+    return load_hyperparams(DEEPRM_AGENT, hyperparams_variant(agent["variant"]),
+                            overrides={"trajectories": int(agent["trajectories"])})
+
+
 def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, threads: int = 1):
     """Train DeepRM's agent at ``rate`` (hyperparams/deeprm_pg.yaml; trajectories from the config)."""
-    from schedrl.agents.hyperparams import load_hyperparams
     from schedrl.experiments.train import train_pg
 
     agent = spec.get("deeprm_agent")
@@ -218,8 +226,7 @@ def train_deeprm_agent(spec: dict, rate: float, seed: int, run: str | Path, thre
         raise ConfigError("deeprm.deeprm_agent is not configured")
     if not any(np.isclose(rate, r) for r in agent["rates"]):
         raise ConfigError(f"rate {rate} is not one of deeprm.deeprm_agent.rates {agent['rates']}")
-    hp = load_hyperparams(DEEPRM_AGENT, hyperparams_variant(agent["variant"]),
-                          overrides={"trajectories": int(agent["trajectories"])})
+    hp = deeprm_agent_hyperparams(agent)
     return train_pg(ENV_ID, deeprm_agent_env_kwargs(spec, rate), hp, deeprm_agent_iterations(spec, rate), seed, run,
                     wrappers=WRAPPERS, variant=hyperparams_variant(agent["variant"]),
                     checkpoint_every=int(agent.get("checkpoint_every", 10)), threads=threads,

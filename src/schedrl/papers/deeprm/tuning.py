@@ -207,13 +207,17 @@ def sb3_trainer(spec: dict, variant: str, algo: str) -> dict:
 
 
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
-    """(player, trainer) of every SB3 agent the configured runs train, per variant (``schedrl probe``:
-    the learning probe of the paper's own recipe); DeepRM's REINFORCE is probed at probe scale by
-    tests/test_learning_probes.py (its 20 trajectories per job set do not fit the probe's budget)."""
-    from schedrl.papers.deeprm.layout import DEEPRM_AGENT, label
+    """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning probe
+    of the paper's own recipe): each SB3 algorithm per variant and, where configured, DeepRM's own
+    REINFORCE as ``train_deeprm_agent`` trains it (20 trajectories a job set, 10 job sets an update, no
+    masks; tests/test_learning_probes.py probes a denser-update variant of it)."""
+    from schedrl.papers.deeprm.layout import DEEPRM_AGENT, DEEPRM_AGENT_PLAYER, label
+    from schedrl.papers.deeprm.training import deeprm_agent_hyperparams
 
+    own = ([(DEEPRM_AGENT_PLAYER, {"kind": "pg", "hyperparams": deeprm_agent_hyperparams(spec["deeprm_agent"])})]
+           if spec.get("deeprm_agent") else [])
     return [(label(algo), sb3_trainer(spec, variant, algo))
-            for variant in spec["variants"] for algo in variant_spec(spec, variant)["algos"] if algo != DEEPRM_AGENT]
+            for variant in spec["variants"] for algo in variant_spec(spec, variant)["algos"] if algo != DEEPRM_AGENT] + own
 
 
 def recipe(spec: dict, own: dict, params: dict[str, Any], result, study: StudySpec, commit: str | None) -> str:
