@@ -19,7 +19,7 @@ def register(subparsers) -> None:
         "recipe that fails is probed again at 4x the probe's budget; its summary says so. Prints one line per "
         "(paper, scale, player); --write records them in config/recipe-probes.csv, which the status table "
         "reads (a default or paper-budget agent whose trainer fails reads 'trainer fails probe'). All five papers: "
-        "14 distinct recipes, ~32 CPU-minutes (2026-12-07, faster kind).",
+        "15 distinct recipes, ~40 CPU-minutes (2026-12-07, faster kind).",
     )
     p.add_argument("papers", nargs="*", metavar="PAPER", help=f"papers to probe (default: all; {', '.join(PAPERS)})")
     p.add_argument("--scale", nargs="+", choices=tuple(CONFIGS), default=list(CONFIGS),
