@@ -215,37 +215,28 @@ def test_every_cause_has_its_words_in_the_report():
     assert set(CAUSE_TEXT) == set(CAUSE_SHORT) == set(CAUSES)
 
 
-def test_a_trainer_is_probed_at_the_reward_scale_it_gives(monkeypatch, tmp_path):
-    """``reward_scale`` wraps the probe's training env in ``ScaledReward`` (the held-out play is scored
-    by slowdown, not reward), and the recipe's words say so."""
-    seen = []
-
-    def fake_train(case, trainer, seed, run_dir, *, zeroed=False, budget=1):
-        seen.append(case.wrappers)
-        env = case.env()
-        env.reset(seed=0)
-        _, reward, *_ = env.step(int(np.flatnonzero(probes._mask(env))[0]))
-        seen.append(reward)
-        return probes.Trained(probes.fcfs_policy, None)
-
-    monkeypatch.setattr(probes, "train_trainer", fake_train)
-    monkeypatch.setattr(probes, "run_probe", lambda case, trained, zeroed=None: _Report())
-    monkeypatch.setattr(probes, "failures", lambda report, margin=probes.MARGIN: [])
+def test_a_trainer_is_trained_at_the_reward_scale_it_gives(monkeypatch, tmp_path):
+    """``reward_scale`` wraps the case's training env in ``ScaledReward`` wherever the trainer is trained
+    (``train_trainer``: the probe, the studies' gate, the tests), and the recipe's words and id say so."""
     trainer = {"kind": "sb3", "algo": "ppo", "hyperparams": {"learning_rate": 3e-4}, "reward_scale": 0.01}
-    probes.probe_trainer(trainer, tmp_path, seeds=(0,))
-    assert seen[0][-1] == {"schedrl.experiments.probes:ScaledReward": {"scale": 0.01}}
-    unscaled = probes.sjf_case(tmp_path / "plain").env()
-    unscaled.reset(seed=0)
-    _, reward, *_ = unscaled.step(int(np.flatnonzero(probes._mask(unscaled))[0]))
-    assert seen[1] == pytest.approx(0.01 * reward)
+    case = probes.sjf_case(tmp_path / "case")
+
+    def first_reward(c):  # an episode's return, the lowest valid slot picked throughout
+        env, total, done = c.env(), 0.0, False
+        env.reset(seed=0)
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(probes._mask(env))[0]))
+            total, done = total + float(reward), terminated or truncated
+        return total
+
+    scaled = probes.scaled_case(case, trainer)
+    assert scaled.wrappers[-1] == {"schedrl.experiments.probes:ScaledReward": {"scale": 0.01}}
+    assert first_reward(case) != 0 and first_reward(scaled) == pytest.approx(0.01 * first_reward(case))
+    assert probes.scaled_case(case, {**trainer, "reward_scale": 1.0}) is case
+    seen = []
+    monkeypatch.setattr(probes, "train_sb3", lambda c, *a, **k: seen.append(c.wrappers))
+    probes.train_trainer(case, trainer, 0, tmp_path / "run")
+    assert seen == [scaled.wrappers]
     assert probes.trainer_text(trainer).endswith("probed on rewards x0.01")
     assert "probed on" not in probes.trainer_text({**trainer, "reward_scale": 1.0})
     assert probes.trainer_id(trainer) != probes.trainer_id({k: v for k, v in trainer.items() if k != "reward_scale"})
-
-
-class _Report:
-    def gain(self, value=None):
-        return 0.7
-
-    def line(self):
-        return "fake"

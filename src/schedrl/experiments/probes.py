@@ -505,13 +505,24 @@ TRAINER_SEEDS = (0, 1)
 TRAINER_KINDS = ("sb3", "pg", "dfp")
 
 
+def scaled_case(case: ProbeCase, trainer: dict) -> ProbeCase:
+    """``case`` whose training env pays its rewards times the trainer's ``reward_scale`` (``ScaledReward``),
+    where the trainer gives one: the scale of the returns its own env pays (PPO without reward
+    normalisation is not scale-free); the held-out play is scored by the case's metric, not its reward."""
+    scale = float(trainer.get("reward_scale", 1.0))
+    if scale == 1.0:
+        return case
+    return replace(case, wrappers=(*case.wrappers, {f"{__name__}:ScaledReward": {"scale": scale}}))
+
+
 def train_trainer(case: ProbeCase, trainer: dict, seed: int, run_dir, *, zeroed: bool = False,
                   budget: int = 1) -> Trained:
     """Train ``trainer`` on ``case`` at probe scale: ``{"kind": "sb3", "algo", "hyperparams"}`` (an
     SB3 algorithm, ``SB3_STEPS``), ``{"kind": "pg", "hyperparams"}`` (REINFORCE's ``ReinforceConfig``
     values, ``PG_PASSES`` x ``PG_EXAMPLES``) or ``{"kind": "dfp", "hyperparams"}`` (``DFPConfig``'s,
     ``DFP_EPISODES``); ``budget``: that budget times this (steps, passes, episodes). Only the budget
-    is the probe's; every other value is the trainer's own."""
+    is the probe's; every other value is the trainer's own, ``reward_scale`` too (``scaled_case``)."""
+    case = scaled_case(case, trainer)
     kind = trainer.get("kind")
     if kind == "sb3":
         algo = str(trainer["algo"])
@@ -579,14 +590,10 @@ class TrainerProbe:
 def probe_trainer(trainer: dict, work_dir, seeds: Sequence[int] = TRAINER_SEEDS, margin: float = MARGIN,
                   budget: int = 1) -> TrainerProbe:
     """``trainer`` (``train_trainer``'s description) through the probe on ``sjf_case``: each seed
-    trained (at ``budget`` times the probe's budget; on the case's rewards times the trainer's
-    ``reward_scale`` where it gives one, ``ScaledReward``) and played held out, the zeroed-observation
+    trained (at ``budget`` times the probe's budget) and played held out, the zeroed-observation
     control on the first seed."""
     work_dir = Path(work_dir)
     case = sjf_case(work_dir / "case")
-    scale = float(trainer.get("reward_scale", 1.0))
-    if scale != 1.0:
-        case = replace(case, wrappers=(*case.wrappers, {f"{__name__}:ScaledReward": {"scale": scale}}))
     gains, problems, lines = [], [], []
     for seed in seeds:
         trained = train_trainer(case, trainer, seed, work_dir / f"seed{seed}", budget=budget)

@@ -116,12 +116,6 @@ def trainer(spec: dict, own: dict, params: dict[str, Any]) -> dict:
     return method_trainer(run, own["method"], rx.grid_id(rx.grid_points(run)[0]))
 
 
-def method_trainer(spec: dict, method: str, grid: str) -> dict:
-    """The trainer of ``method`` at grid point ``grid``: the runs' algorithm and hyperparameters."""
-    return {"kind": "sb3", "algo": str(spec["agents"].get("algo", rx.ALGO)),
-            "hyperparams": rx.run_hyperparams(spec, method, grid)}
-
-
 #: The learning probe's rewards scaled to the returns a recipe trains on, per training reward: the
 #: probe's case pays ~-70 an episode (neg_slowdown, sd ~36), the paper's ``runtime_final`` pays the
 #: utilisation at the end (a first rollout in wl2_rnda: mean 0.05, sd 0.11; ``scripts/
@@ -131,13 +125,18 @@ def method_trainer(spec: dict, method: str, grid: str) -> dict:
 PROBE_REWARD_SCALES = {"runtime_final": 0.01}
 
 
+def method_trainer(spec: dict, method: str, grid: str) -> dict:
+    """The trainer of ``method`` at grid point ``grid``: the runs' algorithm and hyperparameters, and
+    the probe's reward scale of the configured reward (``PROBE_REWARD_SCALES``) where it has one."""
+    scale = PROBE_REWARD_SCALES.get(str(spec["env"].get("reward", "runtime_final")))
+    return {"kind": "sb3", "algo": str(spec["agents"].get("algo", rx.ALGO)),
+            "hyperparams": rx.run_hyperparams(spec, method, grid), **({"reward_scale": scale} if scale else {})}
+
+
 def recipe_trainers(spec: dict) -> list[tuple[str, dict]]:
     """(player, trainer) of every agent the configured runs train (``schedrl probe``: the learning
-    probe of the paper's own recipe): PPO per method and grid point, probed at the scale of the
-    returns of the configured reward (``PROBE_REWARD_SCALES``)."""
-    scale = PROBE_REWARD_SCALES.get(str(spec["env"].get("reward", "runtime_final")))
-    extra = {"reward_scale": scale} if scale is not None else {}
-    return [(f"PPO {rx.LABELS[m]}", {**method_trainer(spec, m, rx.grid_id(g)), **extra})
+    probe of the paper's own recipe): PPO per method and grid point."""
+    return [(f"PPO {rx.LABELS[m]}", method_trainer(spec, m, rx.grid_id(g)))
             for m in spec["agents"]["methods"] for g in rx.grid_points(spec)]
 
 
