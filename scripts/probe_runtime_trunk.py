@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Which value of the runtime paper's PPO recipe keeps it from learning the probe's case?
+"""Which value of the runtime paper's PPO recipe keeps it from learning the probe's case, and why?
 
-`schedrl probe runtime` finds the recipe (one 1024-512-256 trunk shared by the policy and value heads,
-SB3 1.0's reading of the paper's net_arch; no entropy bonus; 8 envs x 512 steps) failing the learning
-probe at 1x and 4x its budget. This trains it with one value changed at a time, at 4x the probe's
-budget (``schedrl.experiments.probes.probe_trainer``, seeds 0 and 1, the zeroed control on seed 0),
+On the case's own rewards (neg_slowdown, returns ~-70 an episode) the paper's PPO (one 1024-512-256 trunk
+shared by the policy and value heads, SB3 1.0's reading of the paper's net_arch; no entropy bonus; 8 envs x
+512 steps) fails the learning probe at 1x and 4x its budget; at runtime_final's return scale it passes
+(``runtime.tuning.PROBE_REWARD_SCALES``, runtime history.md 2026-12-07). This trains it with one value
+changed at a time, at 4x the probe's budget (``schedrl.experiments.probes.probe_trainer``, seeds 0 and 1,
+the zeroed control on seed 0), the case's rewards rescaled for two of them,
 and prints one line per variant: which change lets it learn. ``--stock``: the same case with stock SB3 PPO
 (its own ActorCriticPolicy, not schedrl's lean policy class), a shared 64-64 extractor against separate
 64-64 copies, runtime's values otherwise, 40,960 steps, seed 0: is it our policy code or PPO's shared trunk?
