@@ -13,7 +13,8 @@ and prints one line per variant: which change lets it learn. ``--stock``: the sa
 ``--gradients``: stock SB3 with the paper's trunk; how the value loss's gradient on the trunk compares with
 the policy loss's, before and after training (the mechanism).
 
-    python scripts/probe_runtime_trunk.py [--work DIR] [--only NAME ...] [--stock] [--gradients probe|runtime]
+    python scripts/probe_runtime_trunk.py [--work DIR] [--only NAME ...] [--stock]
+        [--gradients probe|runtime [--reward runtime_final|runtime_idle] [--steps N]]
 
 About 15 CPU-minutes (2026-12-06, faster kind).
 """
@@ -67,9 +68,9 @@ def stock(work: str, steps: int = 40_960) -> None:
         print(f"stock SB3, {name} 64-64: {report.line()} ({time.process_time() - t0:.0f} CPU-s)", flush=True)
 
 
-def runtime_env():
+def runtime_env(reward: str = "runtime_final"):
     """The runtime paper's training env (config/config.yaml, the baseline's encoder, wl2_rnda draw 0;
-    ``snakemake results/workloads/runtime/wl2_rnda.swf`` writes its workload)."""
+    ``snakemake results/workloads/runtime/wl2_rnda.swf`` writes its workload), paying ``reward``."""
     import gymnasium as gym
 
     import schedrl.envs  # noqa: F401
@@ -77,13 +78,14 @@ def runtime_env():
     from schedrl.papers.runtime import experiments as rx
 
     spec = load_spec("runtime", "config/config.yaml")
+    spec["env"]["reward"] = reward
     return gym.make(rx.ENV_ID, **rx.env_kwargs(spec, rx.METHODS["baseline"][0], "wl2_rnda", training=True))
 
 
-def gradients(work: str, where: str = "probe", steps: int = 40_960) -> None:
+def gradients(work: str, where: str = "probe", steps: int = 40_960, reward: str = "runtime_final") -> None:
     """How much of the shared trunk's gradient is the value loss's: stock SB3 PPO with the paper's shared
     1024-512-256 trunk and runtime's values, seed 0, on the probe's case (``where`` "probe") or the
-    runtime paper's own training env ("runtime"). On one fresh rollout (8 x 512 steps), before training
+    runtime paper's own training env ("runtime", paying ``reward``). On one fresh rollout (8 x 512 steps), before training
     and after ``steps``, the policy loss (the clipped surrogate at ratio 1) and the value loss are
     differentiated apart; prints each loss, the norm of its gradient on the trunk (the value's times
     vf_coef, as PPO sums them) and on its own head, and their cosine on the trunk."""
@@ -96,7 +98,7 @@ def gradients(work: str, where: str = "probe", steps: int = 40_960) -> None:
     from schedrl.agents.shared_mlp import SharedMlpExtractor
     from schedrl.experiments import probes
 
-    make = probes.sjf_case(f"{work}/gradients_case").env if where == "probe" else runtime_env
+    make = probes.sjf_case(f"{work}/gradients_case").env if where == "probe" else (lambda: runtime_env(reward))
     kwargs = {"features_extractor_class": SharedMlpExtractor, "net_arch": {"pi": [], "vf": []},
               "features_extractor_kwargs": {"hidden": [1024, 512, 256], "activation_fn": nn.Tanh}, "activation_fn": nn.Tanh}
     model = PPO("MlpPolicy", DummyVecEnv([make for _ in range(8)]), n_steps=512, batch_size=512, n_epochs=4,
@@ -121,7 +123,7 @@ def gradients(work: str, where: str = "probe", steps: int = 40_960) -> None:
         g_vf = torch.autograd.grad(value_loss, trunk + heads["value"])
         n = len(trunk)
         cos = float(sum((a * b).sum() for a, b in zip(g_pi[:n], g_vf[:n], strict=True)) / (norm(g_pi[:n]) * norm(g_vf[:n]) + 1e-12))
-        print(f"{where}, {stage}: policy loss {policy_loss.item():+.4f}, value loss x vf_coef {value_loss.item():.4g}; "
+        print(f"{where if where == 'probe' else reward}, {stage}: policy loss {policy_loss.item():+.4f}, value loss x vf_coef {value_loss.item():.4g}; "
               f"trunk gradient norm: policy {norm(g_pi[:n]):.3g}, value {norm(g_vf[:n]):.3g} "
               f"(value/policy {norm(g_vf[:n]) / max(norm(g_pi[:n]), 1e-12):.3g}, cosine {cos:+.2f}); "
               f"head gradient norm: policy {norm(g_pi[n:]):.3g}, value {norm(g_vf[n:]):.3g}; "
@@ -141,12 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gradients", choices=("probe", "runtime"),
                    help="only the gradient check on the probe's case or runtime's own training env: the value "
                    "and policy losses' gradients on the shared trunk")
+    p.add_argument("--reward", default="runtime_final", choices=("runtime_final", "runtime_idle"),
+                   help="with --gradients runtime: the env's reward (default: %(default)s)")
+    p.add_argument("--steps", type=int, default=40_960, help="with --gradients: steps trained between the two "
+                   "measurements (default: %(default)s)")
     args = p.parse_args(argv)
     if args.stock:
         stock(args.work)
         return 0
     if args.gradients:
-        gradients(args.work, args.gradients)
+        gradients(args.work, args.gradients, args.steps, args.reward)
         return 0
     for name in args.only:
         t0 = time.process_time()

@@ -61,9 +61,24 @@ def test_headroom_lines_say_whether_a_tuned_agent_stands_behind_them():
     (line,) = headroom_sentences(recipe)
     assert "no better than random valid play" in line and "no tuned agent yet" in line and "-0.10 [-0.20, 0.05]" in line
     tuned = pd.concat([recipe, pd.DataFrame([_row("PPO tuned", "agent", 3, 1.2, 1.1, 1.3, scale="tuned")])])
-    (line,) = headroom_sentences(tuned, probes={"runtime": "passed (gain +60%, +55% on seeds 0, 1)"})
+    (line,) = headroom_sentences(tuned, probes={"runtime": "passed (gain +60%, +55% on seeds 0, 1)"}, rechecks={})
     assert "PPO tuned" in line and "beats the best heuristic" in line
     assert line.endswith("a tuned agent, its trainer passes the learning probe.")
+
+
+def test_a_tuned_verdict_needs_a_study_whose_gate_held():
+    """A study whose probe gate, rechecked with today's trainers, pruned trials that learn chose its
+    recipe among fewer trials than it ran: the tuned line says so and gives no headroom verdict; a
+    recheck that found the gate right changes nothing."""
+    from schedrl.experiments.tune import GateRecheck
+
+    tuned = pd.DataFrame([_row("PPO tuned", "agent", 3, -0.08, -0.12, -0.01, scale="tuned")])
+    passed = {"runtime": "passed (gain +69%, +70% on seeds 0, 1)"}
+    (line,) = headroom_sentences(tuned, probes=passed, rechecks={"runtime": GateRecheck(8, 7, "2026-12-07, abc1234")})
+    assert "below random valid play" in line and "pruned 7 trial(s) whose trainers pass the probe today" in line
+    assert line.endswith("no headroom verdict until the study runs again.")
+    (line,) = headroom_sentences(tuned, probes=passed, rechecks={"runtime": GateRecheck(8, 0, "2026-12-07, abc1234")})
+    assert line.endswith("its trainer passes the learning probe.")
 
 
 @pytest.mark.parametrize("probe, clause", [

@@ -43,6 +43,29 @@ def test_the_study_reads_from_its_files_and_places_the_recipe_on_its_references_
     assert "(a step: job set of 9 jobs)" in row[1] and "1.25 core-h" in row[1]
 
 
+def test_a_rechecked_gate_counts_the_pruned_trials_that_learn_today(tmp_path):
+    """``scripts/recheck_gates.py --write`` adds regate columns: a trial the gate pruned that passes
+    today counts against the study (not a complete trial, not one the gate let through); a study
+    never rechecked reads as None, and its row as before."""
+    from schedrl.experiments.tune import gate_recheck
+
+    s = _study(tmp_path)
+    assert s.regate is None and gate_recheck("x", tmp_path) is None
+    trials = pd.read_csv(tmp_path / "x.trials.csv")
+    trials["gate"] = ["passed", "failed", "passed"]
+    trials["regate"], trials["regate_gain"] = ["passed", "passed", "passed"], [0.7, 0.6, 0.7]
+    trials["regate_when"] = "2026-12-07, abc1234"
+    trials.to_csv(tmp_path / "x.trials.csv", index=False)
+    found = gate_recheck("x", tmp_path)
+    assert (found.rechecked, found.wrongly_pruned, found.when) == (3, 1, "2026-12-07, abc1234")
+    row = study_row("x", read_study("x", tmp_path), None, tmp_path)
+    assert row[6].startswith("passes; the study's gate") and "pruned 1 trial(s) that pass today" in row[6]
+    trials["regate"] = ["passed", "failed", "passed"]
+    trials.to_csv(tmp_path / "x.trials.csv", index=False)
+    assert gate_recheck("x", tmp_path).wrongly_pruned == 0
+    assert study_row("x", read_study("x", tmp_path), None, tmp_path)[6] == "passes"
+
+
 def test_no_scale_where_random_play_beats_every_heuristic_or_none_was_scored(tmp_path):
     s = _study(tmp_path, {"FCFS + EASY": -1.0, "random valid picks": -0.8})
     assert s.position() is None and "random valid play matches or beats" in study_row("x", s, None, tmp_path)[5]
@@ -123,3 +146,52 @@ def test_tuned_runs_that_drew_random_play_apart_are_scored_on_the_pooled_anchor(
     rows[2], rows[5] = row("r0", "PPO", "agent", 0, 8.0, 11.05), row("r1", "PPO", "agent", 1, 9.5, 10.95)
     out = per_workload_rows("x", pd.DataFrame(rows))
     assert out[0][4] == "**+2.25** (+3.00, +1.50)"
+
+
+def _recheck_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "recheck_gates.py"
+    spec = importlib.util.spec_from_file_location("recheck_gates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_recheck_gates_probes_each_trial_as_built_today_and_writes_the_verdicts(tmp_path, monkeypatch, capsys):
+    """The script rebuilds each trial's trainer with the paper's ``tuning.trainer`` (the runtime study's
+    space: the trial's reward decides the probe's reward scale) and records what the gate finds today;
+    the probe itself is stood in for (its own tests train it)."""
+    from schedrl.experiments import probes
+    from schedrl.experiments.tune import gate_recheck
+
+    seen = []
+
+    def fake_probe(trainer, work, seeds=probes.TRAINER_SEEDS):
+        seen.append((trainer.get("reward_scale"), tuple(seeds)))
+        return probes.TrainerProbe(passed=True, gains=[0.7], problems=[], lines=[])
+
+    monkeypatch.setattr(probes, "probe_trainer", fake_probe)
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the script's default --spec files
+    trials = pd.read_csv("config/tuned/runtime.trials.csv").iloc[:2].drop(
+        columns=["regate", "regate_gain", "regate_when"], errors="ignore")
+    trials.loc[:, "state"] = ["pruned", "complete"]
+    trials.loc[:, "gate"] = ["failed", "passed"]
+    path = tmp_path / "runtime.trials.csv"
+    trials.to_csv(path, index=False)
+    assert _recheck_script().main(["runtime", str(path), "--write"]) == 0
+    assert seen == [(0.01, (0,)), (0.01, (0,))]  # both rewards of the space are probed at x0.01, seed 0 as the gate
+    assert "verdict changed for 1 (trials 0)" in capsys.readouterr().out
+    found = gate_recheck("runtime", tmp_path)
+    assert (found.rechecked, found.wrongly_pruned) == (2, 1)
+
+
+def test_recheck_gates_bad_input_is_one_line(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"number": [0], "state": ["complete"]}).to_csv(path, index=False)
+    assert _recheck_script().main(["runtime", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no 'gate' column" in err[0] and str(path) in err[0]

@@ -411,6 +411,49 @@ def recipe_probe(paper: str, tuned_dir: str | Path | None = None) -> str | None:
     return None
 
 
+#: the columns ``scripts/recheck_gates.py --write`` adds to a study's ``trials.csv``: each trial's
+#: trainer as ``tuning.trainer`` builds it today, through the probe gate again
+REGATE_COLUMNS = ("regate", "regate_gain", "regate_when")
+
+
+@dataclass(frozen=True)
+class GateRecheck:
+    """What probing a finished study's trials again found (``gate_recheck``)."""
+
+    rechecked: int  # trials probed again
+    wrongly_pruned: int  # pruned by the study's gate, passing the probe today
+    when: str  # "date, commit" of the recheck
+
+    def clause(self) -> str:
+        """Words for a headroom verdict resting on this study ("" where the gate still holds)."""
+        if not self.wrongly_pruned:
+            return ""
+        return (f"but its study's gate pruned {self.wrongly_pruned} trial(s) whose trainers pass the probe today "
+                f"(rechecked {self.when}), so the recipe was not chosen among them: no headroom verdict until the "
+                "study runs again")
+
+
+def gate_recheck(paper: str, tuned_dir: str | Path | None = None) -> GateRecheck | None:
+    """The recheck of ``paper``'s committed study's probe gate (``REGATE_COLUMNS`` in its
+    ``trials.csv``); None where the study was never rechecked. A trial the gate pruned whose trainer
+    passes today is one the study should have trained: its recipe is the best of fewer trials than it
+    says, so a "RL cannot do better" verdict does not rest on it."""
+    import pandas as pd
+
+    path = Path(tuned_dir if tuned_dir is not None else TUNED_DIR) / f"{paper}.trials.csv"
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path)
+    if "regate" not in frame or "gate" not in frame:
+        return None
+    done = frame[frame["regate"].isin(["passed", "failed"])]
+    if done.empty:
+        return None
+    wrong = done[(done["gate"] == "failed") & (done["state"] == "pruned") & (done["regate"] == "passed")]
+    whens = sorted(set(done["regate_when"].dropna().astype(str))) if "regate_when" in done else []
+    return GateRecheck(rechecked=len(done), wrongly_pruned=len(wrong), when="; ".join(whens) or "undated")
+
+
 def recipe_id(paper: str, tuned_dir: str | Path | None = None) -> str | None:
     """A fingerprint of ``paper``'s committed recipe: its values, not its comments or layout (so a
     header rewritten by ``--reselect`` keeps it); None when there is no recipe. Tuned runs of one

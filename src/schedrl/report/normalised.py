@@ -665,13 +665,15 @@ def recipe_clause(found: str | None) -> str:
 
 
 def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] | None = None,
-                       recipe_probes: pd.DataFrame | None = None) -> list[str]:
+                       recipe_probes: pd.DataFrame | None = None, rechecks: dict | None = None) -> list[str]:
     """One line per paper: does the best agent we trained beat the best heuristic, by how much on the
     normalised scale, and is it a tuned agent or only the paper's recipe (issue 69's headroom), and
-    did that agent's trainer pass the learning probe. ``probes``: paper -> its tuned recipe's
+    did that agent's trainer pass the learning probe, and did its study's probe gate hold when rechecked
+    (``tune.gate_recheck``). ``probes``: paper -> its tuned recipe's
     learning probe (default: read from config/tuned); ``recipe_probes``: the papers' own recipes'
-    (``recipe_probes.read_recipe_probes``' frame; default: config/recipe-probes.csv)."""
-    from schedrl.experiments.tune import recipe_probe
+    (``recipe_probes.read_recipe_probes``' frame; default: config/recipe-probes.csv); ``rechecks``:
+    paper -> its study's ``tune.GateRecheck`` or None (default: read from config/tuned)."""
+    from schedrl.experiments.tune import gate_recheck, recipe_probe
     from schedrl.report.recipe_probes import read_recipe_probes, recipe_probe_of
 
     recipe_probes = read_recipe_probes() if recipe_probes is None else recipe_probes
@@ -687,6 +689,9 @@ def headroom_sentences(aggregated: pd.DataFrame, probes: dict[str, str | None] |
         recorded = probe_of(mine.loc[mine["scale"] == "tuned", PROBE_COLUMN]) if tuned and PROBE_COLUMN in mine else None
         chosen = recorded or (probes[paper] if probes is not None and paper in probes else recipe_probe(paper))
         probe = probe_clause(chosen) if tuned else ""
+        recheck = (rechecks.get(paper) if rechecks is not None else gate_recheck(paper)) if tuned else None
+        if recheck is not None and recheck.clause():
+            probe += ", " + recheck.clause()
         own = "" if best.get("scale") == "tuned" else ", " + recipe_clause(
             recipe_probe_of(recipe_probes, paper, str(best.get("scale", "default")), str(best["player"])))
         who = f"a tuned agent, {probe}" if best.get("scale") == "tuned" else (

@@ -6,7 +6,8 @@ Per paper, from its committed study (``config/tuned/<paper>.yml``, ``.trials.csv
 * what the study covered: trials (complete, pruned), seeds x steps per trial, CPU core-hours summed
   over the trials' own ``cpu_s`` (the learning probes and the references are not in it);
 * the recipe: the trial its header names, that trial's validation score, its learning probe (the
-  header's line, ``schedrl.experiments.tune.recipe_probe``);
+  header's line, ``schedrl.experiments.tune.recipe_probe``), and where the study's probe gate was
+  rechecked (``tune.gate_recheck``), how many pruned trials learn after all;
 * where that score sits on the validation references' own scale (random valid play 0, the best
   heuristic the study scored 1; ``normalised.headroom``'s scale, here on validation workloads): a
   study whose random valid play matches or beats every heuristic it scored has no scale, and says so;
@@ -60,6 +61,7 @@ class Study:
     date: str = ""
     commit: str = ""
     unit: str = ""  # what a step is where it is not an agent step (the header's "a step is ...")
+    regate: object = None  # tune.GateRecheck: the study's probe gate probed again, None where never
 
     def position(self) -> float | None:
         """The recipe's validation score on the references' scale (random valid play 0, the best
@@ -105,7 +107,7 @@ def read_study(paper: str, tuned_dir: str | Path) -> Study | None:
     refs = pd.read_csv(refs_path) if refs_path.is_file() else pd.DataFrame(columns=["reference", "score"])
     random, best = _split_references(refs)
     done = complete if len(complete) else trials
-    from schedrl.experiments.tune import recipe_probe
+    from schedrl.experiments.tune import gate_recheck, recipe_probe
 
     when, unit = _DATE.search(header), _UNIT.search(header.splitlines()[0] if header else "")
     return Study(paper=paper, trials=len(trials), complete=len(complete), pruned=int((state == "pruned").sum()),
@@ -115,7 +117,7 @@ def read_study(paper: str, tuned_dir: str | Path) -> Study | None:
                  value=float(row["value"].iloc[0]) if len(row) else None, random=random, best=best,
                  probe=recipe_probe(paper, tuned_dir),
                  date=when.group(1) if when else "", commit=when.group(2) if when else "",
-                 unit=unit.group(1).strip() if unit else "")
+                 unit=unit.group(1).strip() if unit else "", regate=gate_recheck(paper, tuned_dir))
 
 
 def _probe_word(probe: str | None) -> str:
@@ -168,7 +170,11 @@ def study_row(paper: str, study: Study | None, status, tuned_dir: str | Path) ->
         place = "no scale: random valid play matches or beats every heuristic scored"
     else:
         place = "no scale: references not scored"
-    return [f"`{paper}`", covered, recipe, random, best, place, _probe_word(study.probe),
+    probe = _probe_word(study.probe)
+    if study.regate is not None and study.regate.wrongly_pruned:
+        probe += (f"; the study's gate, rechecked ({study.regate.when}), pruned {study.regate.wrongly_pruned} "
+                  "trial(s) that pass today: no headroom verdict")
+    return [f"`{paper}`", covered, recipe, random, best, place, probe,
             recorded_tuned(status, paper, tuned_dir)]
 
 
