@@ -299,6 +299,14 @@ def test_record_normalised_feeds_the_best_agent_column(tmp_path, capsys, monkeyp
         (tmp_path / "alpha.yml").write_text(f"# Learning probe (schedrl.experiments.probes): {line}.\n")
         monkeypatch.setattr(tune, "TUNED_DIR", tmp_path)
         assert normalised_text(read_paper_status("alpha", record)).endswith("below the best heuristic" + tail)
+    # a study whose probe gate, rechecked (scripts/recheck_gates.py), pruned a trial that learns
+    (tmp_path / "alpha.yml").write_text("# Learning probe (schedrl.experiments.probes): passed (gain +60%).\n")
+    pd.DataFrame({"number": [0, 1], "state": ["pruned", "complete"], "gate": ["failed", "passed"],
+                  "regate": ["passed", "passed"], "regate_when": "2026-12-07, abc1234"}).to_csv(
+        tmp_path / "alpha.trials.csv", index=False)
+    assert normalised_text(read_paper_status("alpha", record)).endswith(" (study's gate pruned learners)")
+    (tmp_path / "alpha.trials.csv").unlink()
+    (tmp_path / "alpha.yml").write_text("# Learning probe (schedrl.experiments.probes): failed by all 3 trials probed.\n")
     # recorded with the run: a later recipe (a new study's) does not change what this run's trainer did
     assert main(["record", "--claims", str(claims), "--run", label, "--scale", "tuned", "--into", str(record),
                  "--normalised", str(tuned)]) == 0  # recorded while the recipe says it fails

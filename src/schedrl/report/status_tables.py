@@ -384,8 +384,21 @@ def normalised_text(status: PaperStatus) -> str:
         return NOT_RECORDED
     what, r = found
     text = f"{iqm_text(r)} {r['player']}, {what}: {headroom_word(r)}"
-    note = probe_note(agent_probe(status, scale_of(what), r["player"]))  # a verdict counts only where it learns
+    note = agent_note(status, scale_of(what), r["player"])  # a verdict counts only where it learns
     return text + (f" ({note})" if note else "")
+
+
+def agent_note(status: PaperStatus, scale: str, player: str) -> str:
+    """Why a best agent's words are no verdict, "" where nothing stands against them: its trainer's
+    learning probe (``probe_note``) and, for a tuned agent, a study whose probe gate, rechecked
+    (``tune.gate_recheck``), pruned trials that learn: its recipe is not the best of what learns."""
+    from schedrl.experiments.tune import gate_recheck
+
+    notes = [probe_note(agent_probe(status, scale, player))]
+    recheck = gate_recheck(status.paper) if scale == "tuned" else None
+    if recheck is not None and recheck.wrongly_pruned:
+        notes.append("study's gate pruned learners")
+    return ", ".join(n for n in notes if n)
 
 
 def probe_note(probe: str | None) -> str:
@@ -553,7 +566,7 @@ def status_page_block(status: PaperStatus, width: int = 120) -> str:
             parts.append(f"{name} {'= default' if scale == 'paper-budget' and status.default_is_budget else NOT_RECORDED}")
             continue
         what, r = found
-        note = probe_note(agent_probe(status, scale, r["player"]))
+        note = agent_note(status, scale, r["player"])
         note = f", {note}" if note else ""
         number = iqm_text(r).replace(" ", "\0")  # kept on one line by the wrap
         coverage = coverage_text(candidate_scores(status, scale, what), r["player"])
