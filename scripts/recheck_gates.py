@@ -15,7 +15,7 @@ was not chosen among every trial that learns (``tune.gate_recheck``).
 
     python scripts/recheck_gates.py runtime config/tuned/runtime.trials.csv [--failed-only] [--write]
 
-About 40-120 CPU-s a trial on the faster kind (the 1024-512-256 trunk the longest).
+About 15-65 CPU-s a trial (2026-12-07, the faster kind; the 1024-512-256 trunk the longest): runtime's 8 in 3.5 CPU-min.
 """
 
 from __future__ import annotations
