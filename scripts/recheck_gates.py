@@ -21,16 +21,10 @@ About 15-65 CPU-s a trial (2026-12-07, the faster kind; the 1024-512-256 trunk t
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import date
-
-
-def _commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return done.stdout.strip() or "commit unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     from schedrl.commands import load_spec, spec_text
-    from schedrl.commands.tune import STUDIES
+    from schedrl.commands.tune import STUDIES, _commit
     from schedrl.errors import ConfigError
     from schedrl.experiments import probes
     from schedrl.experiments.tune import REGATE_COLUMNS, params_from_row
@@ -66,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"{args.trials}: no 'gate' column (the study ran without tune.probe_gate)")
         rows = frame[frame["gate"] == "failed"] if args.failed_only else frame
         found = []
-        when = f"{date.today().isoformat()}, {_commit()}"
+        when = f"{date.today().isoformat()}, {_commit() or 'commit unknown'}"
         for column, empty in zip(REGATE_COLUMNS, ("not rechecked", float("nan"), ""), strict=True):
             if column not in frame:
                 frame[column] = empty
